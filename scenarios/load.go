@@ -1,0 +1,268 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Problem is one thing wrong with a scenario file, with its position.
+type Problem struct {
+	File  string
+	Line  int
+	Field string // dotted path such as phases[1].rate; empty for syntax errors
+	Msg   string
+}
+
+func (p Problem) Error() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d", p.Line)
+	}
+	b.WriteString(": ")
+	if p.Field != "" {
+		b.WriteString(p.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Problems is every problem found in one or more files.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// FieldError is a validation problem on a field path, before positions are
+// known. Validate returns these; Load turns them into Problems with lines.
+type FieldError struct {
+	Path string
+	Msg  string
+}
+
+func (e FieldError) Error() string { return e.Path + ": " + e.Msg }
+
+// LoadFile reads, decodes, defaults and validates a scenario file. On any
+// problem it returns Problems listing all of them.
+func LoadFile(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Problems{{File: path, Msg: err.Error()}}
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes data (named file in messages) strictly: unknown keys,
+// wrong types and failed validation are all reported, each with its line.
+func Parse(file string, data []byte) (*Scenario, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, Problems{{File: file, Msg: "empty scenario file"}}
+		}
+		return nil, Problems{syntaxProblem(file, err)}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, Problems{{File: file, Line: extra.Line, Msg: "more than one YAML document; a scenario file holds one"}}
+	}
+	doc := &root
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		doc = doc.Content[0]
+	}
+	if doc.Kind != yaml.MappingNode {
+		return nil, Problems{{File: file, Line: doc.Line, Msg: "a scenario must be a mapping (name:, target:, phases: ...)"}}
+	}
+
+	var sc Scenario
+	var probs Problems
+	// Decode a second time with KnownFields so unknown keys are errors;
+	// yaml.v3 collects every type/unknown-field error before returning.
+	strict := yaml.NewDecoder(bytes.NewReader(data))
+	strict.KnownFields(true)
+	if err := strict.Decode(&sc); err != nil {
+		probs = append(probs, decodeProblems(file, err)...)
+	}
+	sc.File = file
+	if len(probs) > 0 {
+		sortProblems(probs)
+		return nil, probs
+	}
+	sc.ApplyDefaults()
+	for _, fe := range sc.Validate() {
+		probs = append(probs, Problem{File: file, Line: lineOf(doc, fe.Path), Field: fe.Path, Msg: fe.Msg})
+	}
+	if len(probs) > 0 {
+		sortProblems(probs)
+		return nil, probs
+	}
+	return &sc, nil
+}
+
+var lineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
+
+func syntaxProblem(file string, err error) Problem {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := lineRE.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return Problem{File: file, Line: n, Msg: m[2]}
+	}
+	return Problem{File: file, Msg: msg}
+}
+
+func decodeProblems(file string, err error) Problems {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		out := make(Problems, 0, len(te.Errors))
+		for _, e := range te.Errors {
+			p := syntaxProblem(file, errors.New(e))
+			p.Msg = friendlier(p.Msg)
+			out = append(out, p)
+		}
+		return out
+	}
+	return Problems{syntaxProblem(file, err)}
+}
+
+var notFoundRE = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)
+
+// friendlier rewrites yaml.v3's Go-flavoured messages into scenario terms.
+func friendlier(msg string) string {
+	if m := notFoundRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown key %q in %s", m[1], strings.ToLower(m[2]))
+	}
+	msg = strings.ReplaceAll(msg, "!!str", "a string")
+	msg = strings.ReplaceAll(msg, "!!int", "an integer")
+	msg = strings.ReplaceAll(msg, "!!float", "a number")
+	msg = strings.ReplaceAll(msg, "!!map", "a mapping")
+	msg = strings.ReplaceAll(msg, "!!seq", "a list")
+	return msg
+}
+
+func sortProblems(ps Problems) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].Line < ps[j-1].Line; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+// lineOf finds the line of the node at a dotted path like
+// "phases[1].mix.read"; it falls back to the deepest node that exists.
+func lineOf(doc *yaml.Node, path string) int {
+	n := doc
+	line := doc.Line
+	for _, part := range splitPath(path) {
+		if n == nil {
+			break
+		}
+		switch {
+		case part.index >= 0:
+			if n.Kind != yaml.SequenceNode || part.index >= len(n.Content) {
+				return line
+			}
+			n = n.Content[part.index]
+			line = n.Line
+		default:
+			if n.Kind != yaml.MappingNode {
+				return line
+			}
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == part.key {
+					next = n.Content[i+1]
+					line = n.Content[i].Line
+					break
+				}
+			}
+			if next == nil {
+				return line
+			}
+			n = next
+		}
+	}
+	return line
+}
+
+type pathPart struct {
+	key   string
+	index int
+}
+
+func splitPath(path string) []pathPart {
+	var out []pathPart
+	for _, seg := range strings.Split(path, ".") {
+		if seg == "" {
+			continue
+		}
+		for seg != "" {
+			open := strings.IndexByte(seg, '[')
+			if open < 0 {
+				out = append(out, pathPart{key: seg, index: -1})
+				break
+			}
+			if open > 0 {
+				out = append(out, pathPart{key: seg[:open], index: -1})
+			}
+			end := strings.IndexByte(seg[open:], ']')
+			if end < 0 {
+				out = append(out, pathPart{key: seg[open:], index: -1})
+				break
+			}
+			i, err := strconv.Atoi(seg[open+1 : open+end])
+			if err != nil {
+				i = 0
+			}
+			out = append(out, pathPart{index: i})
+			seg = seg[open+end+1:]
+		}
+	}
+	return out
+}
+
+// UnmarshalYAML decodes "30s" style durations.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return typeErr(n, "expected a duration such as 30s")
+	}
+	v, err := ParseDuration(n.Value)
+	if err != nil {
+		return typeErr(n, err.Error())
+	}
+	*d = v
+	return nil
+}
+
+// UnmarshalYAML decodes "512mb" style sizes.
+func (b *Bytes) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return typeErr(n, "expected a size such as 512mb")
+	}
+	v, err := ParseBytes(n.Value)
+	if err != nil {
+		return typeErr(n, err.Error())
+	}
+	*b = v
+	return nil
+}
+
+// typeErr returns a *yaml.TypeError so the decoder keeps going and
+// reports this problem together with all the others.
+func typeErr(n *yaml.Node, msg string) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s", n.Line, msg)}}
+}

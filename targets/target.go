@@ -1,0 +1,214 @@
+// Package targets holds the store adapter interface, the one registry of
+// adapters, and error classification shared by them. Adapters live in
+// subpackages (redis, mongo, elastic, embedded) and register themselves.
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/soakd/soakd/scenarios"
+)
+
+// Request is one operation handed to an adapter. The engine owns it and
+// reuses it: adapters must not keep references after Do returns.
+type Request struct {
+	Op     scenarios.Op
+	KeyNum int64  // record number
+	Key    []byte // formatted key (prefix + number)
+	// Fields holds names/values for insert (all fields) and update (one
+	// field, as YCSB does); values alias read-only generator buffers.
+	Fields []Field
+	// ScanLen is the number of records a scan returns.
+	ScanLen int
+	// Search terms and pagination for search ops.
+	Query    string
+	Page     int
+	PageSize int
+}
+
+// Field is one field of a record.
+type Field struct {
+	Name  string
+	Value []byte
+}
+
+// Target is a connected store. Do must be safe for concurrent use by the
+// engine's workers.
+type Target interface {
+	// Do runs one operation. A nil error is a success; a "not found" on a
+	// read of a record that exists is an error the adapter reports.
+	Do(ctx context.Context, r *Request) error
+	Close() error
+}
+
+// Batcher is implemented by targets that can send several due operations
+// in one round trip (pipelines, bulk). errs has len(reqs).
+type Batcher interface {
+	DoBatch(ctx context.Context, reqs []*Request, errs []error)
+	// MaxBatch is the largest batch worth sending at once.
+	MaxBatch() int
+}
+
+// Preparer is implemented by targets that set things up before a run
+// (indexes, capability checks). An error here fails the run at start.
+type Preparer interface {
+	Prepare(ctx context.Context, sc *scenarios.Scenario) error
+}
+
+// StatsSource is implemented by targets that report server-side figures
+// (memory, persistence, cache...). Names are snake_case metric suffixes,
+// e.g. "used_memory_bytes"; a figure the server lacks is absent, not zero.
+type StatsSource interface {
+	ServerStats(ctx context.Context) (map[string]float64, error)
+}
+
+// Classifier is implemented by targets with store-specific error classes
+// (oom, moved, rejected...). The result must be one of a small fixed set.
+type Classifier interface {
+	Classify(err error) string
+}
+
+// Describer reports a one-line description (server version, modules...)
+// for summaries; it must not include credentials.
+type Describer interface {
+	Describe() string
+}
+
+// Options passes what a factory needs besides the scenario's target block.
+type Options struct {
+	Env func(string) string // environment lookup for auth (os.Getenv when nil)
+}
+
+// Getenv reads an environment variable through Options.
+func (o Options) Getenv(k string) string {
+	if o.Env == nil {
+		return os.Getenv(k)
+	}
+	return o.Env(k)
+}
+
+// Factory opens a target from a scenario's target block.
+type Factory func(ctx context.Context, t scenarios.Target, o Options) (Target, error)
+
+// Registry maps target kinds to factories. It is the one piece of
+// package-level state in soakd: adapters register in init.
+type Registry struct {
+	mu sync.RWMutex
+	m  map[string]Factory
+}
+
+var registry = &Registry{m: map[string]Factory{}}
+
+// Register adds a factory for a kind; registering a kind twice panics.
+func Register(kind string, f Factory) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if _, dup := registry.m[kind]; dup {
+		panic("targets: kind registered twice: " + kind)
+	}
+	registry.m[kind] = f
+}
+
+// Kinds lists the registered kinds.
+func Kinds() []string {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	out := make([]string, 0, len(registry.m))
+	for k := range registry.m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Open connects to the target a scenario names.
+func Open(ctx context.Context, t scenarios.Target, o Options) (Target, error) {
+	registry.mu.RLock()
+	f, ok := registry.m[t.Kind]
+	registry.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("no adapter for target kind %q (built in: %s)", t.Kind, strings.Join(Kinds(), ", "))
+	}
+	tg, err := f(ctx, t, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s target %s: %w", t.Kind, scenarios.RedactURL(t.URL), err)
+	}
+	return tg, nil
+}
+
+// Error classes used in soakd_ops_total{outcome}.
+const (
+	ClassOK         = "ok"
+	ClassTimeout    = "timeout"
+	ClassConnection = "connection"
+	ClassOOM        = "oom"
+	ClassMoved      = "moved"
+	ClassRejected   = "rejected"
+	ClassNotFound   = "not_found"
+	ClassOther      = "other"
+)
+
+// Classes lists every outcome label value, so metrics stay bounded.
+func Classes() []string {
+	return []string{ClassOK, ClassTimeout, ClassConnection, ClassOOM, ClassMoved, ClassRejected, ClassNotFound, ClassOther}
+}
+
+// ErrNotFound is returned by adapters when a read finds no record.
+var ErrNotFound = errors.New("record not found")
+
+// Classify maps an error to a class using the target's own classifier
+// first and generic network rules after.
+func Classify(t Target, err error) string {
+	if err == nil {
+		return ClassOK
+	}
+	if c, ok := t.(Classifier); ok {
+		if cl := c.Classify(err); cl != "" {
+			return cl
+		}
+	}
+	return ClassifyGeneric(err)
+}
+
+// ClassifyGeneric classifies timeouts, connection failures and not-found.
+func ClassifyGeneric(err error) string {
+	if err == nil {
+		return ClassOK
+	}
+	if errors.Is(err, ErrNotFound) {
+		return ClassNotFound
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return ClassTimeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return ClassTimeout
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
+		return ClassConnection
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return ClassConnection
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "i/o timeout"), strings.Contains(msg, "timeout"):
+		return ClassTimeout
+	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "connection reset"),
+		strings.Contains(msg, "broken pipe"), strings.Contains(msg, "use of closed network connection"):
+		return ClassConnection
+	}
+	return ClassOther
+}
