@@ -1,0 +1,59 @@
+package embedded
+
+import (
+	"context"
+
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/targets/redis"
+)
+
+func init() {
+	targets.Register("embedded", Open)
+}
+
+// Target is the redis adapter connected to an embedded server that it
+// owns: closing the target stops the server.
+type Target struct {
+	*redis.Target
+	srv *Server
+}
+
+// Open starts an embedded server on a free loopback port and connects
+// the redis adapter to it.
+func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.Target, error) {
+	srv, err := Start(Config{StallEvery: t.Embedded.StallEvery.D(), StallFor: t.Embedded.StallFor.D()})
+	if err != nil {
+		return nil, err
+	}
+	rt := t
+	rt.Kind = "redis"
+	rt.URL = srv.URL()
+	rt.Managed = nil
+	tg, err := redis.Open(ctx, rt, o)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return &Target{Target: tg.(*redis.Target), srv: srv}, nil
+}
+
+// Server returns the embedded server.
+func (t *Target) Server() *Server { return t.srv }
+
+// Describe says plainly that figures measure soakd, not a database.
+func (t *Target) Describe() string { return "embedded (in-process Redis-protocol store; figures measure soakd, not a database)" }
+
+// ServerStats reports the embedded store's key count.
+func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
+	return map[string]float64{"keys": float64(t.srv.Keys()), "stalls_total": float64(t.srv.Stalls())}, nil
+}
+
+// Close stops the client and the server.
+func (t *Target) Close() error {
+	err := t.Target.Close()
+	if e := t.srv.Close(); err == nil {
+		err = e
+	}
+	return err
+}
