@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitSLO     = 1
+	exitBadUsed = 2
+)
+
+// version is stamped with -ldflags "-X main.version=...".
+var version = "dev"
+
+// App is the CLI with its environment injected, so commands are testable.
+type App struct {
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Now            func() time.Time
+}
+
+const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasticsearch
+
+usage:
+  soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR]
+  soakd validate SCENARIO.yaml...
+  soakd report RUN_DIR...
+  soakd version
+`
+
+// Main runs a command line and returns the exit code.
+func (a *App) Main(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(a.Stderr, usage)
+		return exitBadUsed
+	}
+	switch args[0] {
+	case "run":
+		return a.run(ctx, args[1:])
+	case "validate":
+		return a.validate(args[1:])
+	case "report":
+		return a.report(args[1:])
+	case "version", "--version":
+		fmt.Fprintln(a.Stdout, "soakd", version)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(a.Stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(a.Stderr, "soakd: unknown command %q\n%s", args[0], usage)
+	return exitBadUsed
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments (soakd run file.yaml --rate 100).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+type runFlags struct {
+	target, out, listen string
+	rate                float64
+	duration            string
+	rateSet             bool
+	quiet               bool
+}
+
+func (a *App) run(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(a.Stderr)
+	var f runFlags
+	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://); overrides the scenario's")
+	fs.Float64Var(&f.rate, "rate", -1, "override every phase's rate (ops/s; 0 = closed loop)")
+	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration")
+	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "address for /metrics while running (empty = off)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitBadUsed
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(a.Stderr, "soakd run: give exactly one scenario file")
+		return exitBadUsed
+	}
+	sc, err := scenarios.LoadFile(pos[0])
+	if err != nil {
+		fmt.Fprintln(a.Stderr, err)
+		return exitBadUsed
+	}
+	if f.target != "" {
+		kind := scenarios.KindFromURL(f.target)
+		if kind == "" || kind == "embedded" {
+			fmt.Fprintf(a.Stderr, "soakd run: --target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)\n", scenarios.RedactURL(f.target))
+			return exitBadUsed
+		}
+		sc.Target.Kind, sc.Target.URL = kind, f.target
+	}
+	if f.rate >= 0 {
+		for i := range sc.Phases {
+			if sc.Phases[i].Kind != scenarios.PhaseLoad {
+				sc.Phases[i].Rate = f.rate
+			}
+		}
+	}
+	if f.duration != "" {
+		d, err := scenarios.ParseDuration(f.duration)
+		if err != nil || d <= 0 {
+			fmt.Fprintf(a.Stderr, "soakd run: --duration: %q is not a positive duration\n", f.duration)
+			return exitBadUsed
+		}
+		for i := range sc.Phases {
+			if sc.Phases[i].Kind == scenarios.PhaseSteady {
+				sc.Phases[i].Duration = d
+			}
+		}
+	}
+	if errs := sc.Validate(); len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintf(a.Stderr, "%s: %s (after command-line overrides)\n", sc.File, e)
+		}
+		return exitBadUsed
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("runs", fmt.Sprintf("%s-%s", sc.Name, a.Now().UTC().Format("20060102T150405Z")))
+	}
+
+	tg, err := targets.Open(ctx, sc.Target, targets.Options{Env: a.Getenv})
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
+		return exitBadUsed
+	}
+	defer tg.Close()
+
+	info := map[string]string{"version": version, "target_kind": sc.Target.Kind}
+	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), info)
+	if f.listen != "" {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(exp, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		ln, err := net.Listen("tcp", f.listen)
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: --listen %s: %v (use --listen 127.0.0.1:0 or --listen '' to turn metrics off)\n", f.listen, err)
+			return exitBadUsed
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
+	}
+	targetLine := sc.Target.Kind
+	if sc.Target.URL != "" {
+		targetLine += " " + scenarios.RedactURL(sc.Target.URL)
+	}
+	fmt.Fprintf(a.Stderr, "soakd: scenario %s, target: %s, run directory %s\n", sc.Name, targetLine, out)
+	var progress io.Writer = a.Stderr
+	if f.quiet {
+		progress = nil
+	}
+	sum, err := engine.Run(ctx, engine.Options{
+		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
+		OutDir: out, Progress: progress, Exporter: exp,
+	})
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
+		if sum == nil {
+			return exitBadUsed
+		}
+		return exitSLO
+	}
+	fmt.Fprint(a.Stdout, sum.Text())
+	fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", out)
+	if !sum.SLO.Passed {
+		return exitSLO
+	}
+	return exitOK
+}
+
+func (a *App) validate(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(a.Stderr, "soakd validate: give one or more scenario files")
+		return exitBadUsed
+	}
+	bad := 0
+	for _, path := range args {
+		_, err := scenarios.LoadFile(path)
+		if err != nil {
+			bad++
+			var ps scenarios.Problems
+			if errors.As(err, &ps) {
+				for _, p := range ps {
+					fmt.Fprintln(a.Stderr, p.Error())
+				}
+			} else {
+				fmt.Fprintln(a.Stderr, err)
+			}
+			continue
+		}
+		fmt.Fprintf(a.Stdout, "%s: ok\n", path)
+	}
+	if bad > 0 {
+		fmt.Fprintf(a.Stderr, "%d of %d files have problems\n", bad, len(args))
+		return exitBadUsed
+	}
+	return exitOK
+}
+
+func (a *App) report(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(a.Stderr, "soakd report: give one or more run directories")
+		return exitBadUsed
+	}
+	for i, dir := range args {
+		s, err := engine.ReadSummary(dir)
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
+			return exitBadUsed
+		}
+		if i > 0 {
+			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
+		}
+		fmt.Fprint(a.Stdout, s.Text())
+	}
+	return exitOK
+}

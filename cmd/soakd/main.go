@@ -1,0 +1,21 @@
+// Command soakd is the single soakd binary: main only wires the real
+// environment into App.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	_ "github.com/soakd/soakd/targets/embedded"
+	_ "github.com/soakd/soakd/targets/redis"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := &App{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now}
+	os.Exit(app.Main(ctx, os.Args[1:]))
+}

@@ -1,0 +1,60 @@
+// Package engine is soakd's load engine: the open-loop pacer on an
+// absolute schedule, the worker pool, phases, the live progress line and
+// the run directory. `soakd run` and the daemon both drive it.
+package engine
+
+import (
+	"math"
+	"time"
+)
+
+// Schedule is a constant-rate absolute schedule: op i is intended to start
+// at t0 + i/rate. It is pure, so it can be tested without sleeping.
+type Schedule struct {
+	Rate float64 // ops/s, > 0
+}
+
+// At returns the intended start offset of op i.
+func (s Schedule) At(i uint64) time.Duration {
+	return time.Duration(float64(i) * 1e9 / s.Rate)
+}
+
+// Due returns how many ops are due by elapsed: those with At(i) <= elapsed.
+func (s Schedule) Due(elapsed time.Duration) uint64 {
+	if elapsed < 0 {
+		return 0
+	}
+	n := math.Floor(float64(elapsed)*s.Rate/1e9) + 1
+	// At() truncates; make Due(At(i)) include i exactly.
+	u := uint64(n)
+	for u > 0 && s.At(u-1) > elapsed {
+		u--
+	}
+	for s.At(u) <= elapsed {
+		u++
+	}
+	return u
+}
+
+// Total returns the number of ops scheduled in [0, d).
+func (s Schedule) Total(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return s.Due(d - 1)
+}
+
+// Pace says what the dispatcher does next: given elapsed time and how
+// many ops have been dispatched, it returns how long to wait before the
+// next op is due (0 when one is due now) and whether the schedule is
+// over (limit ops, 0 = unbounded).
+func (s Schedule) Pace(elapsed time.Duration, done, limit uint64) (wait time.Duration, stop bool) {
+	if limit > 0 && done >= limit {
+		return 0, true
+	}
+	next := s.At(done)
+	if next <= elapsed {
+		return 0, false
+	}
+	return next - elapsed, false
+}

@@ -1,0 +1,379 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+)
+
+// Options configure one run.
+type Options struct {
+	Scenario *scenarios.Scenario
+	Target   targets.Target
+	// TargetKind and TargetURL are for the summary (URL is redacted).
+	TargetKind, TargetURL string
+	OutDir                string         // run directory (created)
+	Progress              io.Writer      // live progress line each interval; nil = none
+	Exporter              *metrics.Exporter
+	Interval              time.Duration // default 1s
+	Shard                 Shard
+}
+
+// Shard identifies this process's slice of a scenario split over hosts.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+func (s Shard) String() string {
+	if s.Count <= 1 {
+		return "0/1"
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+type runner struct {
+	opts     Options
+	sc       *scenarios.Scenario
+	target   targets.Target
+	interval time.Duration
+	inserted *scenarios.Inserted
+	classIdx map[string]uint8
+	classes  []string
+
+	hlogMu sync.Mutex
+	hlog   *hdr.HistogramLogWriter
+	hbuf   *os.File
+
+	// per segment, while it runs
+	statsMu   sync.Mutex
+	lastStats map[string]float64
+}
+
+// Run executes every phase of the scenario and writes the run directory.
+// The returned summary says whether the SLOs held. A cancelled ctx ends
+// the run early: results so far are written and the run is marked
+// interrupted.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.Shard.Count == 0 {
+		o.Shard.Count = 1
+	}
+	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
+	r.classes = targets.Classes()
+	for i, c := range r.classes {
+		r.classIdx[c] = uint8(i)
+	}
+	if len(r.sc.Phases) == 0 || r.sc.Phases[0].Kind != scenarios.PhaseLoad {
+		r.inserted.Store(r.sc.Keyspace.Records)
+	}
+	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
+	hf, err := os.Create(filepath.Join(o.OutDir, "latency.hlog.partial"))
+	if err != nil {
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
+	r.hbuf = hf
+	r.hlog = hdr.NewHistogramLogWriter(hf)
+	start := time.Now()
+	_ = r.hlog.OutputLogFormatVersion()
+	_ = r.hlog.OutputComment("soakd latency log: values in ns; tags are <phase>.<op>.latency (from intended start) and <phase>.<op>.service (from send)")
+	_ = r.hlog.OutputStartTime(start.UnixMilli())
+	_ = r.hlog.OutputBaseTime(start.UnixMilli())
+	r.hlog.SetBaseTime(start.UnixMilli())
+	_ = r.hlog.OutputLegend()
+
+	if p, ok := o.Target.(targets.Preparer); ok {
+		if err := p.Prepare(ctx, r.sc); err != nil {
+			hf.Close()
+			os.Remove(hf.Name())
+			return nil, fmt.Errorf("prepare target: %w", err)
+		}
+	}
+
+	sum := &Summary{
+		SchemaVersion: SchemaVersion,
+		Scenario:      r.sc.Name,
+		ScenarioFile:  r.sc.File,
+		Target:        TargetInfo{Kind: o.TargetKind, URL: scenarios.RedactURL(o.TargetURL)},
+		Shard:         o.Shard,
+		Start:         start.UTC(),
+		Status:        StatusCompleted,
+	}
+	if d, ok := o.Target.(targets.Describer); ok {
+		sum.Target.Server = d.Describe()
+	}
+	if o.TargetKind == "embedded" {
+		sum.Target.Note = "target: embedded — figures measure soakd itself, not a database"
+	}
+
+	stopStats := r.startStats(ctx)
+	for pi := range r.sc.Phases {
+		if ctx.Err() != nil {
+			break
+		}
+		ph := &r.sc.Phases[pi]
+		pr, err := r.runPhase(ctx, pi, ph)
+		if err != nil {
+			stopStats()
+			return nil, err
+		}
+		sum.Phases = append(sum.Phases, *pr)
+	}
+	stopStats()
+	if ctx.Err() != nil {
+		sum.Status = StatusInterrupted
+	}
+	sum.End = time.Now().UTC()
+	sum.evaluate(r.sc)
+
+	if err := r.finishHlog(); err != nil {
+		return sum, err
+	}
+	if err := WriteRunDir(o.OutDir, sum); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+func (r *runner) finishHlog() error {
+	r.hlogMu.Lock()
+	defer r.hlogMu.Unlock()
+	if err := r.hbuf.Sync(); err != nil {
+		return err
+	}
+	if err := r.hbuf.Close(); err != nil {
+		return err
+	}
+	return os.Rename(r.hbuf.Name(), filepath.Join(r.opts.OutDir, "latency.hlog"))
+}
+
+// startStats samples server stats each interval in the background so a
+// slow stats call never delays the load.
+func (r *runner) startStats(ctx context.Context) func() {
+	src, ok := r.target.(targets.StatsSource)
+	if !ok {
+		return func() {}
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(r.interval)
+		defer t.Stop()
+		for {
+			c, cc := context.WithTimeout(sctx, r.interval)
+			st, err := src.ServerStats(c)
+			cc()
+			if err == nil {
+				r.statsMu.Lock()
+				r.lastStats = st
+				r.statsMu.Unlock()
+			}
+			select {
+			case <-sctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+func (r *runner) stats() map[string]float64 {
+	r.statsMu.Lock()
+	defer r.statsMu.Unlock()
+	if r.lastStats == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(r.lastStats))
+	for k, v := range r.lastStats {
+		out[k] = v
+	}
+	return out
+}
+
+func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*PhaseResult, error) {
+	mix, err := scenarios.NewMix(ph.Mix)
+	if err != nil {
+		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
+	}
+	base := segment{
+		Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(), Mix: mix,
+		Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(),
+		Seed: uint64(r.sc.Seed)*0x9e3779b97f4a7c15 + uint64(pi)*0x2545f4914f6cdd1d + 1,
+	}
+	pr := &PhaseResult{Name: ph.Name, Kind: ph.Kind}
+	var segs []segment
+	switch ph.Kind {
+	case scenarios.PhaseLoad:
+		s := base
+		s.Duration = 0
+		s.Warmup = 0
+		s.Limit = uint64(ph.Records)
+		s.Sequential = true
+		segs = append(segs, s)
+	case scenarios.PhaseSteady:
+		segs = append(segs, base)
+	case scenarios.PhaseRamp:
+		for i, st := range ph.Steps {
+			s := base
+			s.Stage = fmt.Sprintf("step-%d", i+1)
+			s.Rate = st.Rate
+			s.Duration = st.Duration.D()
+			s.Warmup = 0
+			s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
+			segs = append(segs, s)
+		}
+	default:
+		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
+	}
+	pr.Start = time.Now().UTC()
+	total := metrics.NewSet(mix.Ops())
+	var scheduled uint64
+	var elapsed time.Duration
+	for i := range segs {
+		if ctx.Err() != nil {
+			break
+		}
+		s := &segs[i]
+		res := r.runSegment(ctx, s, r)
+		if s.Sequential {
+			if n := s.KeyBase + int64(res.Scheduled); n > r.inserted.Load() {
+				r.inserted.Store(n)
+			}
+		}
+		total.Merge(res.Total)
+		scheduled += res.Scheduled
+		elapsed += res.Elapsed
+		if s.Stage != "" {
+			st := stageResult(s, res, r.stats())
+			pr.Stages = append(pr.Stages, st)
+		}
+		if len(segs) == 1 {
+			pr.TargetRate = s.Rate
+		}
+	}
+	pr.End = time.Now().UTC()
+	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	if len(segs) > 1 {
+		pr.TargetRate = 0
+		for _, st := range pr.Stages {
+			if st.TargetRate > pr.TargetRate {
+				pr.TargetRate = st.TargetRate
+			}
+		}
+	}
+	pr.Server = r.stats()
+	return pr, nil
+}
+
+func stageResult(s *segment, res *segResult, stats map[string]float64) StageResult {
+	st := StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
+	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, nil)
+	st.TargetRate = s.Rate
+	return st
+}
+
+// interval is called by the collector once per interval: it writes the
+// hlog, feeds Prometheus and prints the progress line.
+func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed int64) {
+	r.hlogMu.Lock()
+	for op, os := range w.Ops {
+		if os == nil || os.Count == 0 {
+			continue
+		}
+		name := scenarios.Op(op).String()
+		for _, h := range []struct {
+			tag string
+			h   *hdr.Histogram
+		}{{seg.Phase + "." + name + ".latency", os.Latency}, {seg.Phase + "." + name + ".service", os.Service}} {
+			h.h.SetTag(h.tag)
+			h.h.SetStartTimeMs(from.UnixMilli())
+			h.h.SetEndTimeMs(to.UnixMilli())
+			_ = r.hlog.OutputIntervalHistogram(h.h)
+		}
+	}
+	r.hlogMu.Unlock()
+	dt := to.Sub(from).Seconds()
+	achieved := 0.0
+	if dt > 0 {
+		achieved = float64(completed) / dt
+	}
+	if r.opts.Exporter != nil {
+		r.opts.Exporter.Update(seg.Phase, seg.Rate, achieved, w)
+	}
+	if r.opts.Progress != nil {
+		fmt.Fprintln(r.opts.Progress, progressLine(seg, elapsed, achieved, w, r.classes))
+	}
+}
+
+func progressLine(seg *segment, elapsed time.Duration, achieved float64, w *metrics.Set, classes []string) string {
+	var b strings.Builder
+	name := seg.Phase
+	if seg.Stage != "" {
+		name += "/" + seg.Stage
+	}
+	el := elapsed.Truncate(time.Second)
+	if seg.Duration > 0 {
+		fmt.Fprintf(&b, "[%s %s/%s]", name, el, seg.Duration)
+	} else {
+		fmt.Fprintf(&b, "[%s %s]", name, el)
+	}
+	if seg.Rate > 0 {
+		fmt.Fprintf(&b, " target %.0f/s achieved %.0f/s", seg.Rate, achieved)
+	} else {
+		fmt.Fprintf(&b, " closed-loop achieved %.0f/s", achieved)
+	}
+	var errs, dropped int64
+	ops := make([]int, 0)
+	for op, os := range w.Ops {
+		if os != nil {
+			ops = append(ops, op)
+			for ci, n := range os.Classes {
+				if ci > 0 {
+					errs += n
+				}
+			}
+			dropped += os.Dropped
+		}
+	}
+	sort.Ints(ops)
+	for _, op := range ops {
+		os := w.Ops[op]
+		if os.Count == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, " | %s p50 %s p99 %s", scenarios.Op(op), fmtDur(metrics.Quantile(os.Latency, 50)), fmtDur(metrics.Quantile(os.Latency, 99)))
+	}
+	fmt.Fprintf(&b, " | errors %d dropped %d lag p99 %s", errs, dropped, fmtDur(metrics.Quantile(w.Lag, 99)))
+	return b.String()
+}
+
+func fmtDur(sec float64) string {
+	switch {
+	case sec == 0:
+		return "0"
+	case sec < 1e-3:
+		return fmt.Sprintf("%.0fus", sec*1e6)
+	case sec < 1:
+		return fmt.Sprintf("%.2fms", sec*1e3)
+	}
+	return fmt.Sprintf("%.2fs", sec)
+}
+
