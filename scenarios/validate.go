@@ -20,6 +20,7 @@ const (
 	DefaultMaxLag      = Duration(time.Second)
 	DefaultZipfTheta   = 0.99
 	DefaultScanLength  = 100
+	MaxRampSteps       = 1000
 )
 
 // ApplyDefaults fills in everything a scenario may leave out.
@@ -78,7 +79,7 @@ func (s *Scenario) ApplyDefaults() {
 				p.Mix = map[string]float64{"insert": 100}
 			}
 		}
-		if p.Kind == PhaseRamp && len(p.Steps) == 0 && p.Step > 0 && p.To >= p.From && p.From > 0 {
+		if p.Kind == PhaseRamp && len(p.Steps) == 0 && p.Step > 0 && p.To >= p.From && p.From > 0 && (p.To-p.From)/p.Step < MaxRampSteps {
 			for r := p.From; r <= p.To+1e-9; r += p.Step {
 				p.Steps = append(p.Steps, Step{Rate: r, Duration: p.StepDuration})
 			}
@@ -235,7 +236,9 @@ func (s *Scenario) Validate() []FieldError {
 				add(pp+".mix", "a steady phase needs a mix, e.g. {read: 50, update: 50}")
 			}
 		case PhaseRamp:
-			if len(p.Steps) == 0 {
+			if len(p.Steps) == 0 && p.Step > 0 && (p.To-p.From)/p.Step >= MaxRampSteps {
+				add(pp+".step", "from/to/step make more than %d steps", MaxRampSteps)
+			} else if len(p.Steps) == 0 {
 				add(pp+".steps", "a ramp needs steps (list of {rate, duration}) or from/to/step/step_duration")
 			}
 			for j, st := range p.Steps {

@@ -1,0 +1,186 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func problemsOf(t *testing.T, src string) Problems {
+	t.Helper()
+	_, err := Parse("s.yaml", []byte(src))
+	if err == nil {
+		t.Fatalf("expected problems, got none for:\n%s", src)
+	}
+	var ps Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("error is %T, not Problems: %v", err, err)
+	}
+	return ps
+}
+
+func hasProblem(ps Problems, line int, field, sub string) bool {
+	for _, p := range ps {
+		if p.Line == line && (field == "" || p.Field == field) && strings.Contains(p.Msg, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestParseValid(t *testing.T) {
+	src := `name: t
+keyspace:
+  records: 1000
+  distribution: hotspot
+phases:
+  - kind: load
+  - kind: steady
+    rate: 500
+    duration: 10s
+    mix: {read: 95, update: 5}
+slo:
+  latency:
+    read: {p99: 5ms, p99.9: 20ms}
+  min_achieved_ratio: 0.99
+`
+	sc, err := Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Target.Kind != "embedded" || sc.Record.Fields != 10 || sc.Record.FieldBytes != 100 {
+		t.Errorf("defaults not applied: %+v %+v", sc.Target, sc.Record)
+	}
+	if sc.Phases[0].Records != 1000 || sc.Phases[0].Mix["insert"] != 100 {
+		t.Errorf("load defaults: %+v", sc.Phases[0])
+	}
+	if sc.Phases[1].Duration.D().Seconds() != 10 || sc.Phases[1].MaxLag != DefaultMaxLag {
+		t.Errorf("steady: %+v", sc.Phases[1])
+	}
+	if sc.Keyspace.HotFraction != 0.2 || sc.Keyspace.HotOps != 0.8 {
+		t.Errorf("hotspot defaults: %+v", sc.Keyspace)
+	}
+	if got := sc.SLO.Latency["read"]["p99.9"].D().Milliseconds(); got != 20 {
+		t.Errorf("slo p99.9 = %dms", got)
+	}
+}
+
+func TestParseReportsEveryProblemWithLine(t *testing.T) {
+	src := `name: t
+target:
+  kind: redis
+  urll: redis://x
+keyspace:
+  records: -3
+phases:
+  - kind: steady
+    rate: -5
+    duration: soon
+    mix: {read: 50, frobnicate: 40}
+`
+	ps := problemsOf(t, src)
+	// Decoding problems (unknown key, bad duration) come first, all at once.
+	if !hasProblem(ps, 4, "", `unknown key "urll"`) {
+		t.Errorf("unknown key not reported on line 4: %v", ps)
+	}
+	if !hasProblem(ps, 10, "", "not a duration") {
+		t.Errorf("bad duration not reported on line 10: %v", ps)
+	}
+	src2 := strings.Replace(strings.Replace(src, "  urll: redis://x\n", "  url: redis://x\n", 1), "soon", "10s", 1)
+	ps = problemsOf(t, src2)
+	for _, want := range []struct {
+		line  int
+		field string
+		sub   string
+	}{
+		{6, "keyspace.records", "at least 1"},
+		{9, "phases[0].rate", "positive"},
+		{11, "phases[0].mix.frobnicate", "unknown op"},
+		{11, "phases[0].mix", "add up to 90"},
+	} {
+		if !hasProblem(ps, want.line, want.field, want.sub) {
+			t.Errorf("missing %s:%d %s %q in\n%v", "s.yaml", want.line, want.field, want.sub, ps)
+		}
+	}
+	if !strings.HasPrefix(ps[0].Error(), "s.yaml:") {
+		t.Errorf("problem does not start with file:line: %q", ps[0].Error())
+	}
+}
+
+func TestParseRejectsSecretsInURL(t *testing.T) {
+	ps := problemsOf(t, "target: {url: 'redis://u:hunter2@h:6379'}\nphases: [{kind: steady, duration: 1s, mix: {get: 100}}]\n")
+	if !hasProblem(ps, 1, "target.url", "password") {
+		t.Fatalf("password in URL not refused: %v", ps)
+	}
+	if strings.Contains(ps.Error(), "hunter2") {
+		t.Fatalf("secret leaked into the error: %v", ps)
+	}
+}
+
+func TestParseSyntaxAndShapeErrors(t *testing.T) {
+	for name, src := range map[string]string{
+		"syntax":   "phases: [\n",
+		"notamap":  "- a\n- b\n",
+		"empty":    "",
+		"twodocs":  "name: a\n---\nname: b\n",
+		"wrongtyp": "phases: 3\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			ps := problemsOf(t, src)
+			if ps[0].File != "s.yaml" || ps[0].Msg == "" {
+				t.Fatalf("bad problem: %+v", ps[0])
+			}
+		})
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"redis://user:secret@h:6379/0":         "redis://user:xxxxx@h:6379/0",
+		"mongodb://h/?password=secret&w=1":     "mongodb://h/?password=xxxxx&w=1",
+		"http://h:9200":                        "http://h:9200",
+		"::bad::user:secret@host":              "xxxxx@host",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestShippedScenariosValidate loads every scenario in the catalog.
+func TestShippedScenariosValidate(t *testing.T) {
+	files, _ := filepath.Glob("*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no shipped scenarios found")
+	}
+	for _, f := range files {
+		if _, err := LoadFile(f); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("*.yaml")
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("phases: [{kind: ramp, from: 1, to: 5, step: 1, step_duration: 1s, mix: {get: 100}}]"))
+	f.Add([]byte("keyspace: {records: -1}\nslo: {latency: {'*': {p0: 1s}}}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := Parse("fuzz.yaml", data)
+		if err == nil && sc == nil {
+			t.Fatal("nil scenario without error")
+		}
+		if err != nil {
+			var ps Problems
+			if !errors.As(err, &ps) || len(ps) == 0 {
+				t.Fatalf("error is not a non-empty Problems: %v", err)
+			}
+		}
+	})
+}
