@@ -1,0 +1,18 @@
+# soakd — make test is what CI runs; make bench is the benchmark script.
+GO ?= go
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: build test bench fuzz
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o soakd ./cmd/soakd
+
+test:
+	$(GO) test -race -count=1 -timeout 8m ./...
+	@for m in $$(find . -mindepth 2 -name go.mod -not -path './.git/*' -exec dirname {} \;); do \
+		echo "== $$m"; (cd $$m && $(GO) test -race -count=1 -timeout 5m ./...) || exit 1; done
+
+fuzz:
+	$(GO) test -run XXX -fuzz FuzzParse -fuzztime 60s ./scenarios/
+
+bench:
+	bash bench/run.sh

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# soakd benchmark script: prints one line per measurement so runs can be
+# compared across commits (redirect to a file and diff, or paste in notes).
+#   bash bench/run.sh            # Go benchmarks + rate runs (30 s each)
+#   DUR=10s bash bench/run.sh    # shorter runs
+#   RSS=1 bash bench/run.sh      # also the 10-minute RSS-flatness run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DUR=${DUR:-30s}
+OUT=${OUT:-bench/out}
+mkdir -p "$OUT"
+go build -o "$OUT/soakd" ./cmd/soakd
+echo "# soakd bench $(git describe --always --dirty 2>/dev/null) $(date -u +%FT%TZ) $(nproc) cores"
+
+echo "## Go benchmarks (recording path)"
+go test -run XXX -bench 'Record|Drain' -benchmem -benchtime 1s ./metrics/ | grep -E '^Benchmark'
+
+summarize() { # dir label
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+d, label = sys.argv[1], sys.argv[2]
+s = json.load(open(d + "/summary.json"))
+p = [x for x in s["phases"] if x["name"] == "steady"][0]
+tr, ar = p["target_rate"], p["achieved_rate"]
+dev = (ar - tr) / tr * 100 if tr else 0
+ops = " ".join(f'{op}:p50={o["latency"]["p50"]*1e3:.3f}ms,p99={o["latency"]["p99"]*1e3:.3f}ms,svc_p99={o["service"]["p99"]*1e3:.3f}ms' for op, o in sorted(p["ops"].items()))
+print(f'{label}: target={tr:.0f} achieved={ar:.1f} ({dev:+.3f}%) lag_p50={p["lag"]["p50"]*1e6:.0f}us lag_p99={p["lag"]["p99"]*1e6:.0f}us lag_max={p["lag"]["max"]*1e3:.2f}ms dropped={p["dropped"]} errors={p["errors"]} {ops}')
+PY
+}
+
+rate_run() { # label rate target-args...
+  local label=$1 rate=$2; shift 2
+  local d="$OUT/$label"
+  rm -rf "$d"
+  "$OUT/soakd" run bench/kv.yaml --rate "$rate" --duration "$DUR" --out "$d" --listen "" --quiet "$@" >/dev/null 2>"$d.log" || true
+  summarize "$d" "$label"
+}
+
+echo "## open-loop rate runs ($DUR each)"
+rate_run embedded-6000 6000
+rate_run embedded-50000 50000
+
+if command -v redis-server >/dev/null; then
+  PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  RDIR=$(mktemp -d)
+  redis-server --port "$PORT" --save '' --appendonly no --dir "$RDIR" --daemonize no >/dev/null &
+  RPID=$!
+  trap 'kill $RPID 2>/dev/null; rm -rf "$RDIR"' EXIT
+  for i in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  rate_run redis-6000 6000 --target "redis://127.0.0.1:$PORT"
+  rate_run redis-50000 50000 --target "redis://127.0.0.1:$PORT"
+  if command -v redis-benchmark >/dev/null; then
+    echo "## closed loop GET, 50 connections"
+    redis-benchmark -p "$PORT" -c 50 -n 500000 -t get -q | tr '\r' '\n' | grep -E 'GET' | tail -1 | sed 's/^/redis-benchmark: /'
+    cat > "$OUT/closed.yaml" <<YAML
+name: bench-closed-get
+keyspace: {records: 10000}
+record: {fields: 1, field_bytes: 3}
+phases:
+  - {name: load, kind: load, concurrency: 16, mix: {set: 100}}
+  - {name: steady, kind: steady, rate: 0, duration: 15s, concurrency: 50, mix: {get: 100}}
+YAML
+    rm -rf "$OUT/closed"
+    "$OUT/soakd" run "$OUT/closed.yaml" --target "redis://127.0.0.1:$PORT" --out "$OUT/closed" --listen "" --quiet >/dev/null 2>&1 || true
+    summarize "$OUT/closed" "soakd-closed-loop-get-c50"
+  fi
+fi
+
+if [ "${RSS:-0}" = 1 ]; then
+  echo "## RSS over a 10-minute run at 20000 ops/s (embedded)"
+  rm -rf "$OUT/rss"
+  "$OUT/soakd" run bench/kv.yaml --rate 20000 --duration 10m --out "$OUT/rss" --listen "" --quiet >/dev/null 2>&1 &
+  SPID=$!
+  sleep 60; R1=$(awk '/VmRSS/{print $2}' /proc/$SPID/status)
+  sleep 530; R10=$(awk '/VmRSS/{print $2}' /proc/$SPID/status)
+  wait $SPID || true
+  python3 -c "r1,r10=$R1,$R10; print(f'rss: 1min={r1/1024:.1f}MiB 9.8min={r10/1024:.1f}MiB change={(r10-r1)/r1*100:+.1f}%')"
+  summarize "$OUT/rss" "embedded-20000-10m"
+fi

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func newApp() (*App, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return &App{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}, &out, &errb
+}
+
+func write(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestValidateExitCodesAndPositions(t *testing.T) {
+	dir := t.TempDir()
+	good := write(t, dir, "good.yaml", "phases: [{kind: steady, rate: 10, duration: 1s, mix: {get: 100}}]\n")
+	bad := write(t, dir, "bad.yaml", "phases:\n  - kind: steady\n    rate: 10\n    mix: {get: 60}\n    colour: blue\n")
+	a, out, errb := newApp()
+	if code := a.Main(context.Background(), []string{"validate", good}); code != 0 {
+		t.Fatalf("good file: exit %d, %s", code, errb)
+	}
+	if !strings.Contains(out.String(), "good.yaml: ok") {
+		t.Errorf("stdout %q", out)
+	}
+	a, _, errb = newApp()
+	if code := a.Main(context.Background(), []string{"validate", good, bad}); code != 2 {
+		t.Fatalf("bad file: exit %d", code)
+	}
+	if !strings.Contains(errb.String(), bad+":5: unknown key \"colour\"") {
+		t.Errorf("stderr lacks file:line for unknown key:\n%s", errb)
+	}
+	// Fix the unknown key: now the semantic problems show, all at once.
+	write(t, dir, "bad.yaml", "phases:\n  - kind: steady\n    rate: 10\n    mix: {get: 60}\n")
+	a, _, errb = newApp()
+	a.Main(context.Background(), []string{"validate", bad})
+	for _, want := range []string{bad + ":2: phases[0].duration", bad + ":4: phases[0].mix: percentages add up to 60"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb)
+		}
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	pass := write(t, dir, "pass.yaml", "keyspace: {records: 100}\nphases: [{kind: steady, rate: 200, duration: 1s, mix: {get: 100}}]\nslo: {latency: {'*': {p99: 1s}}}\n")
+	fail := write(t, dir, "fail.yaml", "keyspace: {records: 100}\nphases: [{kind: steady, rate: 200, duration: 1s, mix: {get: 100}}]\nslo: {latency: {'*': {max: 1ns}}}\n")
+	a, out, errb := newApp()
+	outDir := filepath.Join(dir, "run1")
+	if code := a.Main(context.Background(), []string{"run", pass, "--out", outDir, "--listen", "", "--quiet"}); code != 0 {
+		t.Fatalf("passing run: exit %d\n%s", code, errb)
+	}
+	if !strings.Contains(out.String(), "target: embedded") || !strings.Contains(out.String(), "SLO PASSED") {
+		t.Errorf("summary output:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(outDir, "summary.json")); err != nil {
+		t.Fatal(err)
+	}
+	a, _, errb = newApp()
+	if code := a.Main(context.Background(), []string{"run", fail, "--out", filepath.Join(dir, "run2"), "--listen", "", "--quiet"}); code != 1 {
+		t.Fatalf("failing SLO: exit %d, want 1\n%s", code, errb)
+	}
+	a, _, errb = newApp()
+	if code := a.Main(context.Background(), []string{"run", filepath.Join(dir, "missing.yaml")}); code != 2 {
+		t.Fatalf("missing file: exit %d, want 2", code)
+	}
+	a, _, errb = newApp()
+	if code := a.Main(context.Background(), []string{"run", pass, "--target", "ftp://user:pw@x", "--listen", ""}); code != 2 {
+		t.Fatalf("bad target: exit %d, want 2", code)
+	}
+	if strings.Contains(errb.String(), ":pw@") {
+		t.Errorf("credential leaked: %s", errb)
+	}
+	a, out, _ = newApp()
+	if code := a.Main(context.Background(), []string{"report", outDir}); code != 0 || !strings.Contains(out.String(), "SLO PASSED") {
+		t.Errorf("report: exit %d\n%s", code, out)
+	}
+}
+
+func TestRunServesMetrics(t *testing.T) {
+	dir := t.TempDir()
+	sc := write(t, dir, "m.yaml", "keyspace: {records: 100}\nphases: [{kind: steady, rate: 100, duration: 3s, mix: {get: 100}}]\n")
+	var errb syncBuf
+	a := &App{Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
+	done := make(chan int)
+	go func() { done <- a.Main(context.Background(), []string{"run", sc, "--out", filepath.Join(dir, "r"), "--listen", "127.0.0.1:0"}) }()
+	var url string
+	deadline := time.Now().Add(5 * time.Second)
+	for url == "" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		if i := strings.Index(errb.String(), "metrics on "); i >= 0 {
+			rest := errb.String()[i+len("metrics on "):]
+			url = strings.TrimSpace(rest[:strings.Index(rest, "\n")])
+		}
+	}
+	if url == "" {
+		t.Fatal("no metrics address printed")
+	}
+	time.Sleep(1500 * time.Millisecond)
+	body := httpGet(t, url)
+	for _, want := range []string{`soakd_ops_total{op="get",outcome="ok",phase="steady-1",scenario="m",shard="0"}`, "soakd_op_latency_seconds_bucket", "soakd_target_rate_ops"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+}
