@@ -36,7 +36,7 @@ type Exporter struct {
 	order    []string
 
 	opsTotal, dropped, latency, service, quantile, targetRate, achieved, lag, info *prometheus.Desc
-	runInfo                                                                       map[string]string
+	runInfo                                                                        map[string]string
 }
 
 type phaseState struct {
@@ -151,7 +151,7 @@ func ConstHistogram(d *prometheus.Desc, h *hdr.Histogram, labels ...string) prom
 			// A bar's values are equivalent within 3 digits; place it by its
 			// upper edge (conservative: never report a value as faster).
 			v := float64(b.To) / 1e9
-			sum += float64(b.Count) * (float64(b.From)+float64(b.To)) / 2 / 1e9
+			sum += float64(b.Count) * (float64(b.From) + float64(b.To)) / 2 / 1e9
 			total += uint64(b.Count)
 			i := sort.SearchFloat64s(bounds, v)
 			if i < len(cum) {

@@ -95,7 +95,9 @@ func TestRunServesMetrics(t *testing.T) {
 	var errb syncBuf
 	a := &App{Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
 	done := make(chan int)
-	go func() { done <- a.Main(context.Background(), []string{"run", sc, "--out", filepath.Join(dir, "r"), "--listen", "127.0.0.1:0"}) }()
+	go func() {
+		done <- a.Main(context.Background(), []string{"run", sc, "--out", filepath.Join(dir, "r"), "--listen", "127.0.0.1:0"})
+	}()
 	var url string
 	deadline := time.Now().Add(5 * time.Second)
 	for url == "" && time.Now().Before(deadline) {
