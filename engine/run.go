@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -50,6 +51,7 @@ type runner struct {
 	target   targets.Target
 	interval time.Duration
 	inserted *scenarios.Inserted
+	values   *scenarios.Values // read-only value bytes shared by all workers
 	classIdx map[string]uint8
 	classes  []string
 
@@ -75,6 +77,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
 	r.classes = targets.Classes()
+	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
 	for i, c := range r.classes {
 		r.classIdx[c] = uint8(i)
 	}

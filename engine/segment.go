@@ -169,7 +169,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	}()
 
 	if work != nil {
-		r.dispatch(ctx, seg, sched, work, chunkMax, stripes, &scheduled)
+		r.dispatch(ctx, seg, sched, t0, work, chunkMax, stripes, &scheduled)
 		close(work)
 	} else {
 		select {
@@ -202,10 +202,9 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 // dispatch runs the open-loop schedule on its own OS thread. It never
 // waits for a worker: when the queue is full the ops stay due (late) and
 // are sent as soon as there is room, or counted dropped past max_lag.
-func (r *runner) dispatch(ctx context.Context, seg *segment, sched Schedule, work chan chunk, chunkMax int, stripes []*metrics.Recorder, scheduled *atomic.Uint64) {
+func (r *runner) dispatch(ctx context.Context, seg *segment, sched Schedule, t0 time.Time, work chan chunk, chunkMax int, stripes []*metrics.Recorder, scheduled *atomic.Uint64) {
 	release := pacerThread()
 	defer release()
-	t0 := time.Now()
 	limit := seg.Limit
 	if seg.Duration > 0 {
 		if n := sched.Total(seg.Duration); limit == 0 || n < limit {
@@ -297,7 +296,7 @@ func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets
 	}
 	wk := &worker{
 		r: r, seg: seg, rec: rec, rng: rng, chooser: ch,
-		values:    scenarios.NewValues(rng, r.sc.Record.FieldBytes),
+		values:    r.values,
 		batcher:   b,
 		reqs:      make([]targets.Request, chunkMax),
 		reqPtrs:   make([]*targets.Request, chunkMax),
