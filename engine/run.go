@@ -52,6 +52,7 @@ type runner struct {
 	interval time.Duration
 	inserted *scenarios.Inserted
 	values   *scenarios.Values // read-only value bytes shared by all workers
+	choosers func() scenarios.Chooser
 	classIdx map[string]uint8
 	classes  []string
 
@@ -68,7 +69,7 @@ type runner struct {
 // The returned summary says whether the SLOs held. A cancelled ctx ends
 // the run early: results so far are written and the run is marked
 // interrupted.
-func Run(ctx context.Context, o Options) (*Summary, error) {
+func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
 	}
@@ -83,6 +84,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	if len(r.sc.Phases) == 0 || r.sc.Phases[0].Kind != scenarios.PhaseLoad {
 		r.inserted.Store(r.sc.Keyspace.Records)
+	}
+	if r.choosers, err = scenarios.NewChoosers(r.sc.Keyspace, r.inserted); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)

@@ -290,10 +290,7 @@ type worker struct {
 
 func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets.Batcher, chunkMax int, t0 time.Time, completed *atomic.Int64) *worker {
 	rng := rand.New(rand.NewPCG(seg.Seed, uint64(w)+1))
-	ch, err := scenarios.NewChooser(r.sc.Keyspace, r.inserted)
-	if err != nil {
-		panic(err) // Validate rejected unknown distributions already
-	}
+	ch := r.choosers()
 	wk := &worker{
 		r: r, seg: seg, rec: rec, rng: rng, chooser: ch,
 		values:    r.values,

@@ -27,6 +27,31 @@ func (c *Inserted) Store(v int64) { c.n.Store(v) }
 // Add advances the count and returns the new value.
 func (c *Inserted) Add(d int64) int64 { return c.n.Add(d) }
 
+// NewChoosers prepares what every worker's chooser shares (the zipfian
+// constants cost O(min(n, 2^20)) to compute) and returns a constructor
+// for per-worker choosers.
+func NewChoosers(ks Keyspace, inserted *Inserted) (func() Chooser, error) {
+	switch ks.Distribution {
+	case "zipfian":
+		z := newZipf(ks.Records, ks.ZipfTheta) // read-only once built
+		return func() Chooser { return &scrambledZipf{z: z, n: ks.Records} }, nil
+	case "latest":
+		if inserted == nil {
+			inserted = &Inserted{}
+			inserted.Store(ks.Records)
+		}
+		base := newZipf(max(inserted.Load(), 1), ks.ZipfTheta)
+		return func() Chooser {
+			z := *base
+			return &latest{theta: ks.ZipfTheta, inserted: inserted, z: &z}
+		}, nil
+	}
+	if _, err := NewChooser(ks, inserted); err != nil {
+		return nil, err
+	}
+	return func() Chooser { c, _ := NewChooser(ks, inserted); return c }, nil
+}
+
 // NewChooser builds the key chooser for a keyspace. inserted is used by
 // "latest" (and bounds the others when fewer records exist than the
 // keyspace declares); it may be nil for a fixed keyspace.
