@@ -42,7 +42,9 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 func (t *Target) Server() *Server { return t.srv }
 
 // Describe says plainly that figures measure soakd, not a database.
-func (t *Target) Describe() string { return "embedded (in-process Redis-protocol store; figures measure soakd, not a database)" }
+func (t *Target) Describe() string {
+	return "embedded (in-process Redis-protocol store; figures measure soakd, not a database)"
+}
 
 // ServerStats reports the embedded store's key count.
 func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
