@@ -284,15 +284,7 @@ func TestOpenErrorsRedactURL(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("%v", err)
 	}
-	if c := ClassifyDial(err); c != targets.ClassConnection {
-		t.Fatalf("class %s", c)
+	if c := targets.ClassifyGeneric(errors.Unwrap(err)); c != targets.ClassConnection {
+		t.Fatalf("class %s for %v", c, err)
 	}
-}
-
-func ClassifyDial(err error) string {
-	var tg Target
-	if errors.Is(err, context.Canceled) {
-		return "canceled"
-	}
-	return targets.Classify(&tg, err)
 }
