@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -488,7 +489,8 @@ func (t *Target) update(ctx context.Context, c cmdable, r *targets.Request) post
 	case searchJSON:
 		cmds := make([]goredis.Cmder, len(fs))
 		for i, f := range fs {
-			cmds[i] = c.Do(ctx, "JSON.SET", key, "$."+f.Name, strconv.Quote(string(f.Value)), "XX")
+			v, _ := json.Marshal(string(f.Value))
+			cmds[i] = c.Do(ctx, "JSON.SET", key, "$."+f.Name, v, "XX")
 		}
 		return done(cmds...)
 	}
