@@ -20,15 +20,16 @@ import (
 // Server is a redis-server process started by soakd (target.managed) or
 // by tests. Stop ends it: SIGTERM, then SIGKILL after StopGrace.
 type Server struct {
-	Port    int
-	Dir     string
-	cmd     *exec.Cmd
-	tempDir bool
-	exited  chan struct{}
-	waitErr error
-	stopMu  sync.Mutex
-	stopped bool
-	stderr  *tailBuffer
+	Port        int
+	Dir         string
+	Persistence string
+	cmd         *exec.Cmd
+	tempDir     bool
+	exited      chan struct{}
+	waitErr     error
+	stopMu      sync.Mutex
+	stopped     bool
+	stderr      *tailBuffer
 }
 
 // StopGrace is how long Stop waits after SIGTERM before SIGKILL.
@@ -82,7 +83,10 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Port: cfg.Port, Dir: cfg.Dir, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
+	if cfg.Persistence == "" {
+		cfg.Persistence = "none"
+	}
+	s := &Server{Port: cfg.Port, Dir: cfg.Dir, Persistence: cfg.Persistence, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
 	if s.Dir == "" {
 		d, err := os.MkdirTemp("", "soakd-redis-")
 		if err != nil {

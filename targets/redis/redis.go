@@ -239,7 +239,7 @@ func (t *Target) Describe() string {
 		d += ", " + t.search.module
 	}
 	if t.managed != nil {
-		d += ", managed by soakd"
+		d += ", managed by soakd (persistence " + t.managed.Persistence + ")"
 	}
 	return d
 }

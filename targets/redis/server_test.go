@@ -79,6 +79,9 @@ func TestParseInfo(t *testing.T) {
 	if v, ok := st["keys"]; !ok || v != 0 {
 		t.Fatal("empty keyspace should be keys=0")
 	}
+	if procServesPort(os.Getpid(), "6379") {
+		t.Fatal("the test process taken for a redis-server")
+	}
 	if _, ok := ProcSwapBytes(os.Getpid()); !ok {
 		t.Skip("no VmSwap in /proc on this host")
 	}
@@ -120,7 +123,7 @@ func TestManagedServer(t *testing.T) {
 	if _, ok := st["aof_delayed_fsync_total"]; !ok {
 		t.Error("aof_delayed_fsync_total missing with AOF on")
 	}
-	if !strings.Contains(tg.Describe(), "managed") {
+	if !strings.Contains(tg.Describe(), "managed by soakd (persistence aof:everysec)") {
 		t.Errorf("describe %q", tg.Describe())
 	}
 	if err := tg.Close(); err != nil {

@@ -137,10 +137,26 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 		return nil, err
 	}
 	st, pid := ParseInfo(info)
-	if t.local {
+	if t.local && procServesPort(pid, infoField(info, "tcp_port")) {
 		if sw, ok := ProcSwapBytes(pid); ok {
 			st["process_swap_bytes"] = sw
 		}
 	}
 	return st, nil
+}
+
+// procServesPort checks that process pid on this host is the server we
+// talk to: redis-server's process title ends in ":<port>". A server in a
+// container reached through a forwarded port reports a pid of its own
+// namespace, which must not be read from this host's /proc.
+func procServesPort(pid int, port string) bool {
+	if pid <= 0 || port == "" {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	title := strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " ")
+	return strings.Contains(title, ":"+port+" ") || strings.HasSuffix(title, ":"+port)
 }
