@@ -35,6 +35,7 @@ func benchOp(b *testing.B, op scenarios.Op) {
 }
 
 func BenchmarkGet(b *testing.B)    { benchOp(b, scenarios.OpGet) }
+func BenchmarkSet(b *testing.B)    { benchOp(b, scenarios.OpSet) }
 func BenchmarkRead(b *testing.B)   { benchOp(b, scenarios.OpRead) }
 func BenchmarkInsert(b *testing.B) { benchOp(b, scenarios.OpInsert) }
 

@@ -278,7 +278,7 @@ type post func(ctx context.Context) error
 // sends them in one pipeline.
 func (t *Target) multi(op scenarios.Op) bool {
 	switch op {
-	case scenarios.OpInsert, scenarios.OpDelete, scenarios.OpMSet:
+	case scenarios.OpInsert, scenarios.OpDelete:
 		return true
 	}
 	return false
