@@ -58,6 +58,7 @@ const (
 	kHash
 	kList
 	kSet
+	kZSet
 )
 
 type value struct {
@@ -66,6 +67,7 @@ type value struct {
 	hash map[string][]byte
 	list [][]byte
 	set  map[string]struct{}
+	zset *zset
 }
 
 // Start listens and serves until Close.
@@ -682,10 +684,135 @@ func (s *Server) exec(w *bufio.Writer, args [][]byte) bool {
 			writeInt(w, 0)
 		}
 		sh.mu.RUnlock()
+	case "ZADD", "ZREM", "ZRANGEBYSCORE", "ZSCORE", "ZCARD":
+		s.execZ(w, cmd, args)
 	default:
 		writeError(w, fmt.Sprintf("ERR unknown command '%s'", strings.ToLower(cmd)))
 	}
 	return false
+}
+
+// execZ runs the sorted-set commands the redis adapter's scan index uses.
+func (s *Server) execZ(w *bufio.Writer, cmd string, args [][]byte) {
+	argc := len(args)
+	min := map[string]int{"ZADD": 4, "ZREM": 3, "ZRANGEBYSCORE": 4, "ZSCORE": 3, "ZCARD": 2}[cmd]
+	if argc < min || (cmd == "ZADD" && argc%2 != 0) {
+		writeError(w, fmt.Sprintf("ERR wrong number of arguments for '%s' command", strings.ToLower(cmd)))
+		return
+	}
+	write := cmd == "ZADD" || cmd == "ZREM"
+	sh := s.shardFor(args[1])
+	if write {
+		sh.mu.Lock()
+		defer sh.mu.Unlock()
+	} else {
+		sh.mu.RLock()
+		defer sh.mu.RUnlock()
+	}
+	v := sh.m[string(args[1])]
+	if v != nil && v.k != kZSet {
+		writeError(w, wrongType)
+		return
+	}
+	switch cmd {
+	case "ZADD":
+		scores := make([]float64, 0, (argc-2)/2)
+		for i := 2; i < argc; i += 2 {
+			f, err := strconv.ParseFloat(string(args[i]), 64)
+			if err != nil {
+				writeError(w, "ERR value is not a valid float")
+				return
+			}
+			scores = append(scores, f)
+		}
+		if v == nil {
+			v = &value{k: kZSet, zset: newZset()}
+			sh.m[string(args[1])] = v
+		}
+		var added int64
+		for i, f := range scores {
+			if v.zset.add(string(args[3+2*i]), f) {
+				added++
+			}
+		}
+		writeInt(w, added)
+	case "ZREM":
+		var n int64
+		if v != nil {
+			for _, m := range args[2:] {
+				if v.zset.remove(string(m)) {
+					n++
+				}
+			}
+			if v.zset.n == 0 {
+				delete(sh.m, string(args[1]))
+			}
+		}
+		writeInt(w, n)
+	case "ZSCORE":
+		if v == nil {
+			writeNil(w)
+			return
+		}
+		f, ok := v.zset.scores[string(args[2])]
+		if !ok {
+			writeNil(w)
+			return
+		}
+		writeBulk(w, strconv.AppendFloat(nil, f, 'g', -1, 64))
+	case "ZCARD":
+		if v == nil {
+			writeInt(w, 0)
+			return
+		}
+		writeInt(w, int64(v.zset.n))
+	case "ZRANGEBYSCORE":
+		lo, loEx, err1 := parseScoreBound(string(args[2]))
+		hi, hiEx, err2 := parseScoreBound(string(args[3]))
+		if err1 != nil || err2 != nil {
+			writeError(w, "ERR min or max is not a float")
+			return
+		}
+		offset, limit := 0, -1
+		withScores := false
+		for i := 4; i < argc; i++ {
+			switch strings.ToUpper(string(args[i])) {
+			case "WITHSCORES":
+				withScores = true
+			case "LIMIT":
+				if i+2 >= argc {
+					writeError(w, "ERR syntax error")
+					return
+				}
+				o, e1 := strconv.Atoi(string(args[i+1]))
+				l, e2 := strconv.Atoi(string(args[i+2]))
+				if e1 != nil || e2 != nil {
+					writeError(w, "ERR value is not an integer or out of range")
+					return
+				}
+				offset, limit = o, l
+				i += 2
+			default:
+				writeError(w, "ERR syntax error")
+				return
+			}
+		}
+		var out []zentry
+		if v != nil {
+			v.zset.rangeByScore(lo, hi, loEx, hiEx, offset, limit, func(e zentry) { out = append(out, e) })
+		}
+		if withScores {
+			writeArrayLen(w, 2*len(out))
+		} else {
+			writeArrayLen(w, len(out))
+		}
+		for _, e := range out {
+			writeBulk(w, []byte(e.member))
+			if withScores {
+				writeBulk(w, strconv.AppendFloat(nil, e.score, 'g', -1, 64))
+			}
+		}
+	}
 }
 
 func (s *Server) set(k, v []byte) {

@@ -1,11 +1,22 @@
 // Package redis is the adapter for Redis and Redis-protocol stores
 // (Valkey, KeyDB, SSDB, soakd's embedded store) on go-redis v9.
+//
+// YCSB ops work on a hash per record, as YCSB's redis binding does:
+// read=HGETALL, update=HSET one field, insert=HSET all fields plus ZADD
+// to the sorted set IndexKey scored by record number, scan=ZRANGEBYSCORE
+// on that set then HGETALL each, rmw=HGETALL then HSET, delete=DEL+ZREM.
+// Search uses RediSearch (1.x FT.ADD dialect or 2.x ON HASH / ON JSON).
 package redis
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -20,27 +31,72 @@ func init() {
 	targets.Register("redis", Open)
 }
 
-// Target drives one Redis server.
+// IndexKey is the sorted set of inserted records used by scan.
+const IndexKey = "soakd:index"
+
+// Target drives one Redis deployment (standalone, cluster or sentinel).
 type Target struct {
 	c        goredis.UniversalClient
 	maxBatch int
 	desc     string
+	mode     string // standalone | cluster | sentinel
+	local    bool   // the server runs on this host (swap from /proc)
+	managed  *Server
+	search   searchState
+	url      string // redacted
 }
 
-// Open connects to the server a scenario's target block names.
+// Open connects to the server a scenario's target block names, starting
+// it first when target.managed is set.
 func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.Target, error) {
-	if t.URL == "" {
+	var ms *Server
+	if m := t.Managed; m != nil {
+		p := m.Persistence
+		if p == "" && len(m.Persistences) > 0 {
+			p = m.Persistences[0]
+		}
+		var err error
+		ms, err = StartServer(ctx, ServerConfig{Command: m.Command, Args: m.Args, Dir: m.DataDir, Persistence: p, MaxMemory: int64(m.MaxMemory), Policy: m.Policy})
+		if err != nil {
+			return nil, fmt.Errorf("managed server: %w", err)
+		}
+		t.URL = ms.URL()
+		t.Client.Mode = ""
+	}
+	tg, err := open(ctx, t, o)
+	if err != nil {
+		if ms != nil {
+			ms.Stop()
+		}
+		return nil, err
+	}
+	tg.managed = ms
+	return tg, nil
+}
+
+func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, error) {
+	if t.URL == "" && len(t.Client.Addrs) == 0 {
 		return nil, errors.New("no url (use redis://host:port)")
 	}
-	opt, err := goredis.ParseURL(t.URL)
-	if err != nil {
-		return nil, fmt.Errorf("bad url: %s", strings.ReplaceAll(err.Error(), t.URL, scenarios.RedactURL(t.URL)))
+	var opt *goredis.Options
+	if t.URL != "" {
+		var err error
+		opt, err = goredis.ParseURL(t.URL)
+		if err != nil {
+			return nil, fmt.Errorf("bad url: %s", strings.ReplaceAll(err.Error(), t.URL, scenarios.RedactURL(t.URL)))
+		}
+	} else {
+		opt = &goredis.Options{Addr: t.Client.Addrs[0]}
 	}
 	if t.Auth.UsernameEnv != "" {
 		opt.Username = o.Getenv(t.Auth.UsernameEnv)
 	}
 	if t.Auth.PasswordEnv != "" {
 		opt.Password = o.Getenv(t.Auth.PasswordEnv)
+	}
+	tlsCfg, err := tlsConfig(t.TLS, opt)
+	if err != nil {
+		return nil, err
 	}
 	c := t.Client
 	if c.PoolSize > 0 {
@@ -55,14 +111,51 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	if c.WriteTimeout > 0 {
 		opt.WriteTimeout = c.WriteTimeout.D()
 	}
-	// Fail fast on a dead server so an outage shows as errors, not hangs.
-	opt.MaxRetries = -1
+	// Fail fast on a dead server so an outage shows as errors, not hangs:
+	// no command retries, one dial attempt of at most a second. After
+	// PoolSize failed dials go-redis answers from its last dial error and
+	// probes once a second, so a restarted server is used again within ~1 s.
 	if opt.DialTimeout == 0 || opt.DialTimeout > time.Second {
 		opt.DialTimeout = time.Second
 	}
-	opt.Protocol = 2
-	opt.DisableIdentity = true
-	cl := goredis.NewClient(opt)
+	mode := c.Mode
+	if mode == "" {
+		mode = "standalone"
+	}
+	var cl goredis.UniversalClient
+	switch mode {
+	case "standalone":
+		cl = goredis.NewClient(&goredis.Options{
+			Addr: opt.Addr, Network: opt.Network, Username: opt.Username, Password: opt.Password, DB: opt.DB,
+			TLSConfig: tlsCfg, PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout,
+			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true,
+		})
+	case "cluster":
+		addrs := c.Addrs
+		if len(addrs) == 0 {
+			addrs = []string{opt.Addr}
+		}
+		cl = goredis.NewClusterClient(&goredis.ClusterOptions{
+			Addrs: addrs, Username: opt.Username, Password: opt.Password, TLSConfig: tlsCfg,
+			PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout, WriteTimeout: opt.WriteTimeout,
+			MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true,
+		})
+	case "sentinel":
+		if c.MasterName == "" {
+			return nil, errors.New("client.mode sentinel needs client.master_name")
+		}
+		addrs := c.Addrs
+		if len(addrs) == 0 {
+			addrs = []string{opt.Addr}
+		}
+		cl = goredis.NewFailoverClient(&goredis.FailoverOptions{
+			MasterName: c.MasterName, SentinelAddrs: addrs, Username: opt.Username, Password: opt.Password, DB: opt.DB,
+			TLSConfig: tlsCfg, PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout,
+			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true,
+		})
+	default:
+		return nil, fmt.Errorf("unknown client.mode %q (use standalone, cluster or sentinel)", c.Mode)
+	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := cl.Ping(pctx).Err(); err != nil {
@@ -73,11 +166,61 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	if mb <= 0 {
 		mb = 256
 	}
-	tg := &Target{c: cl, maxBatch: mb}
+	tg := &Target{c: cl, maxBatch: mb, mode: mode, url: scenarios.RedactURL(t.URL)}
+	tg.local = isLocal(opt.Addr, opt.Network) && mode == "standalone"
+	tg.search.pref = c.Search
 	if info, err := cl.Info(pctx, "server").Result(); err == nil {
 		tg.desc = "redis " + infoField(info, "redis_version")
+		if m := infoField(info, "redis_mode"); m != "" && m != "standalone" {
+			tg.desc += " (" + m + ")"
+		}
 	}
 	return tg, nil
+}
+
+func tlsConfig(o scenarios.TLS, opt *goredis.Options) (*tls.Config, error) {
+	if !o.Enabled && opt.TLSConfig == nil {
+		return nil, nil
+	}
+	host, _, _ := net.SplitHostPort(opt.Addr)
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host, InsecureSkipVerify: o.InsecureSkipVerify}
+	if o.ServerName != "" {
+		cfg.ServerName = o.ServerName
+	}
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("tls.ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("tls.ca_file %s: no PEM certificates", o.CAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if o.CertFile != "" || o.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("tls.cert_file/key_file: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+func isLocal(addr, network string) bool {
+	if network == "unix" {
+		return true
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func infoField(info, name string) string {
@@ -89,122 +232,300 @@ func infoField(info, name string) string {
 	return ""
 }
 
-// Describe names the server version.
-func (t *Target) Describe() string { return t.desc }
+// Describe names the server version and the search module in use.
+func (t *Target) Describe() string {
+	d := t.desc
+	if t.search.module != "" {
+		d += ", " + t.search.module
+	}
+	if t.managed != nil {
+		d += ", managed by soakd (persistence " + t.managed.Persistence + ")"
+	}
+	return d
+}
 
-// Close closes the client.
-func (t *Target) Close() error { return t.c.Close() }
+// Managed returns the server soakd started for this target, or nil.
+func (t *Target) Managed() *Server { return t.managed }
+
+// Client returns the underlying go-redis client (tests, tools).
+func (t *Target) Client() goredis.UniversalClient { return t.c }
+
+// Close closes the client and stops a managed server.
+func (t *Target) Close() error {
+	err := t.c.Close()
+	if t.managed != nil {
+		if e := t.managed.Stop(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
 
 // MaxBatch is the pipeline depth used for due ops.
 func (t *Target) MaxBatch() int { return t.maxBatch }
 
-// Do runs one op.
-func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	cmd, post := t.build(ctx, t.c, r)
-	if cmd == nil {
-		return post(nil)
-	}
-	return post(cmd.Err())
+// cmdable is what both the client and a pipeline offer.
+type cmdable interface {
+	goredis.Cmdable
+	Do(ctx context.Context, args ...any) *goredis.Cmd
 }
 
-// DoBatch sends due ops in one pipeline.
+// post finishes an op after its queued commands ran: it reads their
+// results and may send follow-up commands (scan, rmw).
+type post func(ctx context.Context) error
+
+// multi reports whether the op queues more than one command, so Do
+// sends them in one pipeline.
+func (t *Target) multi(op scenarios.Op) bool {
+	switch op {
+	case scenarios.OpInsert, scenarios.OpDelete:
+		return true
+	}
+	return false
+}
+
+// Do runs one op.
+func (t *Target) Do(ctx context.Context, r *targets.Request) error {
+	if t.multi(r.Op) {
+		pipe := t.c.Pipeline()
+		p := t.build(ctx, pipe, r)
+		_, _ = pipe.Exec(ctx)
+		return p(ctx)
+	}
+	return t.build(ctx, t.c, r)(ctx)
+}
+
+// DoBatch sends due ops in one pipeline; follow-ups (scan's reads, rmw's
+// write) go after it.
 func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
 	if len(reqs) == 1 {
 		errs[0] = t.Do(ctx, reqs[0])
 		return
 	}
 	pipe := t.c.Pipeline()
-	cmds := make([]goredis.Cmder, len(reqs))
-	posts := make([]func(error) error, len(reqs))
+	posts := make([]post, len(reqs))
 	for i, r := range reqs {
-		cmds[i], posts[i] = t.build(ctx, pipe, r)
+		posts[i] = t.build(ctx, pipe, r)
 	}
 	_, _ = pipe.Exec(ctx)
 	for i := range reqs {
-		if cmds[i] == nil {
-			errs[i] = posts[i](nil)
-			continue
-		}
-		errs[i] = posts[i](cmds[i].Err())
+		errs[i] = posts[i](ctx)
 	}
 }
 
-func ok(err error) error {
+func okNil(err error) error {
 	if errors.Is(err, goredis.Nil) {
 		return nil
 	}
 	return err
 }
 
-func notFoundOnNil(err error) error {
-	if errors.Is(err, goredis.Nil) {
-		return targets.ErrNotFound
+// done is the post for ops whose result is the error of their commands.
+func done(cmds ...goredis.Cmder) post {
+	return func(context.Context) error {
+		for _, c := range cmds {
+			if err := okNil(c.Err()); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return err
 }
 
-// build queues the command for r on c and returns a function that maps
-// its error to the op's result.
-func (t *Target) build(ctx context.Context, c goredis.Cmdable, r *targets.Request) (goredis.Cmder, func(error) error) {
+func fail(err error) post { return func(context.Context) error { return err } }
+
+// Keys of the redis-benchmark suite, as redis-benchmark names them.
+const (
+	benchList    = "mylist"
+	benchSet     = "myset"
+	benchHash    = "myhash"
+	benchCounter = "counter:"
+)
+
+// LRangeFill is how many elements Prepare puts in mylist for lrange ops.
+const LRangeFill = 600
+
+// build queues the commands for r on c and returns its post.
+func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post {
 	key := string(r.Key)
 	switch r.Op {
 	case scenarios.OpRead:
-		cmd := c.HGetAll(ctx, key)
-		return cmd, func(err error) error {
-			if err == nil && len(cmd.Val()) == 0 {
-				return targets.ErrNotFound
+		return t.read(ctx, c, key)
+	case scenarios.OpUpdate:
+		return t.update(ctx, c, r)
+	case scenarios.OpInsert:
+		return t.insert(ctx, c, r)
+	case scenarios.OpScan:
+		n := r.ScanLen
+		if n <= 0 {
+			n = scenarios.DefaultScanLength
+		}
+		zr := c.ZRangeByScore(ctx, IndexKey, &goredis.ZRangeBy{Min: strconv.FormatInt(r.KeyNum, 10), Max: "+inf", Count: int64(n)})
+		return func(ctx context.Context) error {
+			if err := zr.Err(); err != nil {
+				return err
 			}
-			return err
+			return t.readAll(ctx, zr.Val())
 		}
-	case scenarios.OpUpdate, scenarios.OpInsert, scenarios.OpHSet, scenarios.OpRMW:
-		args := make([]any, 0, 2*len(r.Fields))
-		for _, f := range r.Fields {
-			args = append(args, f.Name, f.Value)
+	case scenarios.OpRMW:
+		rd := t.read(ctx, c, key)
+		// A real read-modify-write: the write is sent after the read's
+		// reply (r stays valid: posts run before Do/DoBatch return).
+		return func(ctx context.Context) error {
+			if err := rd(ctx); err != nil {
+				return err
+			}
+			return t.update(ctx, t.c, r)(ctx)
 		}
-		if len(args) == 0 {
-			args = append(args, "field0", "")
-		}
-		return c.HSet(ctx, key, args...), ok
-	case scenarios.OpDelete, scenarios.OpDel:
-		return c.Del(ctx, key), ok
+	case scenarios.OpDelete:
+		return t.delete(ctx, c, key)
+	case scenarios.OpSearch:
+		return t.searchOp(ctx, c, r)
+	case scenarios.OpDel:
+		return done(c.Del(ctx, key))
+	case scenarios.OpHSet:
+		// redis-benchmark: HSET myhash element:__rand_int__ value.
+		return done(c.HSet(ctx, benchHash, "element:"+strconv.FormatInt(r.KeyNum, 10), value(r)))
 	case scenarios.OpPing:
-		return c.Ping(ctx), ok
+		return done(c.Ping(ctx))
 	case scenarios.OpSet:
-		return c.Set(ctx, key, value(r), 0), ok
+		return done(c.Set(ctx, key, value(r), 0))
 	case scenarios.OpGet:
-		return c.Get(ctx, key), ok
+		return done(c.Get(ctx, key))
 	case scenarios.OpIncr:
-		return c.Incr(ctx, "counter:"+strconv.FormatInt(r.KeyNum%1000, 10)), ok
+		return done(c.Incr(ctx, benchCounter+strconv.FormatInt(r.KeyNum, 10)))
 	case scenarios.OpLPush:
-		return c.LPush(ctx, "mylist", value(r)), ok
+		return done(c.LPush(ctx, benchList, value(r)))
 	case scenarios.OpRPush:
-		return c.RPush(ctx, "mylist", value(r)), ok
+		return done(c.RPush(ctx, benchList, value(r)))
 	case scenarios.OpLPop:
-		return c.LPop(ctx, "mylist"), ok
+		return done(c.LPop(ctx, benchList))
 	case scenarios.OpRPop:
-		return c.RPop(ctx, "mylist"), ok
+		return done(c.RPop(ctx, benchList))
 	case scenarios.OpSAdd:
-		return c.SAdd(ctx, "myset", key), ok
+		return done(c.SAdd(ctx, benchSet, "element:"+strconv.FormatInt(r.KeyNum, 10)))
 	case scenarios.OpSPop:
-		return c.SPop(ctx, "myset"), ok
+		return done(c.SPop(ctx, benchSet))
 	case scenarios.OpLRange100:
-		return c.LRange(ctx, "mylist", 0, 99), ok
+		return done(c.LRange(ctx, benchList, 0, 99))
 	case scenarios.OpLRange300:
-		return c.LRange(ctx, "mylist", 0, 299), ok
+		return done(c.LRange(ctx, benchList, 0, 299))
 	case scenarios.OpLRange500:
-		return c.LRange(ctx, "mylist", 0, 449), ok
+		return done(c.LRange(ctx, benchList, 0, 499))
 	case scenarios.OpLRange600:
-		return c.LRange(ctx, "mylist", 0, 599), ok
+		return done(c.LRange(ctx, benchList, 0, 599))
 	case scenarios.OpMSet:
-		// redis-benchmark's MSET sets 10 keys.
+		// redis-benchmark's MSET sets 10 keys. In a cluster they share a
+		// hash tag so MSET stays in one slot.
+		base := key
+		if t.mode == "cluster" {
+			base = "{" + key + "}"
+		}
 		args := make([]any, 0, 20)
 		for i := 0; i < 10; i++ {
-			args = append(args, key+":"+strconv.Itoa(i), value(r))
+			args = append(args, base+":"+strconv.Itoa(i), value(r))
 		}
-		return c.MSet(ctx, args...), ok
+		return done(c.MSet(ctx, args...))
 	}
-	op := r.Op
-	return nil, func(error) error { return fmt.Errorf("op %s is not supported by the redis adapter", op) }
+	return fail(fmt.Errorf("op %s is not supported by the redis adapter", r.Op))
+}
+
+func (t *Target) read(ctx context.Context, c cmdable, key string) post {
+	if t.search.mode == searchJSON {
+		cmd := c.Do(ctx, "JSON.GET", key)
+		return func(context.Context) error {
+			if errors.Is(cmd.Err(), goredis.Nil) {
+				return targets.ErrNotFound
+			}
+			return cmd.Err()
+		}
+	}
+	cmd := c.HGetAll(ctx, key)
+	return func(context.Context) error {
+		if err := cmd.Err(); err != nil {
+			return err
+		}
+		if len(cmd.Val()) == 0 {
+			return targets.ErrNotFound
+		}
+		return nil
+	}
+}
+
+// readAll reads the records of keys in one pipeline (scan).
+func (t *Target) readAll(ctx context.Context, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	pipe := t.c.Pipeline()
+	for _, k := range keys {
+		if t.search.mode == searchJSON {
+			pipe.Do(ctx, "JSON.GET", k)
+		} else {
+			pipe.HGetAll(ctx, k)
+		}
+	}
+	_, err := pipe.Exec(ctx)
+	return okNil(err)
+}
+
+func fieldArgs(args []any, fs []targets.Field) []any {
+	for _, f := range fs {
+		args = append(args, f.Name, f.Value)
+	}
+	return args
+}
+
+func (t *Target) update(ctx context.Context, c cmdable, r *targets.Request) post {
+	fs := r.Fields
+	if len(fs) == 0 {
+		fs = []targets.Field{{Name: scenarios.FieldName(0)}}
+	}
+	key := string(r.Key)
+	switch t.search.mode {
+	case searchFT1:
+		args := fieldArgs([]any{"FT.ADD", t.search.index, key, "1.0", "REPLACE", "PARTIAL", "FIELDS"}, fs)
+		return done(c.Do(ctx, args...))
+	case searchJSON:
+		cmds := make([]goredis.Cmder, len(fs))
+		for i, f := range fs {
+			v, _ := json.Marshal(string(f.Value))
+			cmds[i] = c.Do(ctx, "JSON.SET", key, "$."+f.Name, v, "XX")
+		}
+		return done(cmds...)
+	}
+	return done(c.HSet(ctx, key, fieldArgs(make([]any, 0, 2*len(fs)), fs)...))
+}
+
+func (t *Target) insert(ctx context.Context, c cmdable, r *targets.Request) post {
+	key := string(r.Key)
+	fs := r.Fields
+	if len(fs) == 0 {
+		fs = []targets.Field{{Name: scenarios.FieldName(0)}}
+	}
+	z := c.ZAdd(ctx, IndexKey, goredis.Z{Score: float64(r.KeyNum), Member: key})
+	switch t.search.mode {
+	case searchFT1:
+		title, body := DocText(r.KeyNum)
+		args := []any{"FT.ADD", t.search.index, key, "1.0", "REPLACE", "FIELDS", "title", title, "body", body, "num", r.KeyNum}
+		return done(c.Do(ctx, fieldArgs(args, fs)...), z)
+	case searchHash:
+		title, body := DocText(r.KeyNum)
+		args := fieldArgs([]any{"title", title, "body", body, "num", r.KeyNum}, fs)
+		return done(c.HSet(ctx, key, args...), z)
+	case searchJSON:
+		return done(c.Do(ctx, "JSON.SET", key, "$", jsonDoc(r.KeyNum, fs)), z)
+	}
+	return done(c.HSet(ctx, key, fieldArgs(make([]any, 0, 2*len(fs)), fs)...), z)
+}
+
+func (t *Target) delete(ctx context.Context, c cmdable, key string) post {
+	z := c.ZRem(ctx, IndexKey, key)
+	if t.search.mode == searchFT1 {
+		// FT.DEL ... DD removes the document from the index and its hash.
+		return done(c.Do(ctx, "FT.DEL", t.search.index, key, "DD"), z)
+	}
+	return done(c.Del(ctx, key), z)
 }
 
 func value(r *targets.Request) []byte {
@@ -220,23 +541,16 @@ func (t *Target) Classify(err error) string {
 	switch {
 	case strings.HasPrefix(msg, "OOM "):
 		return targets.ClassOOM
-	case strings.HasPrefix(msg, "MOVED "), strings.HasPrefix(msg, "ASK "):
+	case strings.HasPrefix(msg, "MOVED "), strings.HasPrefix(msg, "ASK "), strings.HasPrefix(msg, "TRYAGAIN"),
+		strings.HasPrefix(msg, "CLUSTERDOWN"):
 		return targets.ClassMoved
-	case strings.HasPrefix(msg, "LOADING "), strings.HasPrefix(msg, "BUSY "), strings.HasPrefix(msg, "MASTERDOWN "):
+	case strings.HasPrefix(msg, "LOADING "), strings.HasPrefix(msg, "BUSY "), strings.HasPrefix(msg, "MASTERDOWN "),
+		strings.HasPrefix(msg, "MISCONF "), strings.HasPrefix(msg, "READONLY "):
 		return targets.ClassRejected
+	case errors.Is(err, goredis.ErrClosed), strings.Contains(msg, "connection pool exhausted"):
+		return targets.ClassConnection
+	case errors.Is(err, goredis.ErrPoolTimeout):
+		return targets.ClassTimeout
 	}
 	return ""
-}
-
-// Prepare checks the scenario's ops are ones this adapter runs.
-func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
-	for _, p := range sc.Phases {
-		for name := range p.Mix {
-			op, _ := scenarios.ParseOp(name)
-			if op == scenarios.OpScan || op == scenarios.OpSearch {
-				return fmt.Errorf("phase %s: op %s is not supported by the redis adapter yet", p.Name, name)
-			}
-		}
-	}
-	return nil
 }

@@ -1,0 +1,228 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/soakd/soakd/scenarios"
+)
+
+// Server is a redis-server process started by soakd (target.managed) or
+// by tests. Stop ends it: SIGTERM, then SIGKILL after StopGrace.
+type Server struct {
+	Port        int
+	Dir         string
+	Persistence string
+	cmd         *exec.Cmd
+	tempDir     bool
+	exited      chan struct{}
+	waitErr     error
+	stopMu      sync.Mutex
+	stopped     bool
+	stderr      *tailBuffer
+}
+
+// StopGrace is how long Stop waits after SIGTERM before SIGKILL.
+const StopGrace = 5 * time.Second
+
+// ServerConfig says how to start a redis-server.
+type ServerConfig struct {
+	Command     string   // default redis-server
+	Args        []string // appended after soakd's own arguments
+	Dir         string   // data dir; "" = a new temp dir removed on Stop
+	Port        int      // 0 = a free port
+	Persistence string   // none | rdb:N | aof:everysec | aof:always | aof:no
+	MaxMemory   int64
+	Policy      string
+}
+
+// PersistenceArgs returns redis-server arguments for a persistence variant.
+func PersistenceArgs(p string) ([]string, error) {
+	if p == "" {
+		p = "none"
+	}
+	if err := scenarios.ValidPersistence(p); err != nil {
+		return nil, err
+	}
+	switch {
+	case p == "none":
+		return []string{"--save", "", "--appendonly", "no"}, nil
+	case strings.HasPrefix(p, "rdb:"):
+		return []string{"--save", strings.TrimPrefix(p, "rdb:") + " 1", "--appendonly", "no"}, nil
+	default: // aof:X
+		return []string{"--appendonly", "yes", "--appendfsync", strings.TrimPrefix(p, "aof:"), "--save", ""}, nil
+	}
+}
+
+// FreePort asks the kernel for a free loopback TCP port.
+func FreePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// StartServer starts redis-server and waits until it answers PING.
+func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
+	if cfg.Command == "" {
+		cfg.Command = "redis-server"
+	}
+	pargs, err := PersistenceArgs(cfg.Persistence)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Persistence == "" {
+		cfg.Persistence = "none"
+	}
+	s := &Server{Port: cfg.Port, Dir: cfg.Dir, Persistence: cfg.Persistence, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
+	if s.Dir == "" {
+		d, err := os.MkdirTemp("", "soakd-redis-")
+		if err != nil {
+			return nil, err
+		}
+		s.Dir, s.tempDir = d, true
+	} else if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	if s.Port == 0 {
+		if s.Port, err = FreePort(); err != nil {
+			s.cleanup()
+			return nil, err
+		}
+	}
+	args := []string{"--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1", "--dir", s.Dir, "--daemonize", "no", "--logfile", ""}
+	args = append(args, pargs...)
+	if cfg.MaxMemory > 0 {
+		args = append(args, "--maxmemory", strconv.FormatInt(cfg.MaxMemory, 10))
+	}
+	if cfg.Policy != "" {
+		args = append(args, "--maxmemory-policy", cfg.Policy)
+	}
+	args = append(args, cfg.Args...)
+	s.cmd = exec.Command(cfg.Command, args...)
+	s.cmd.Dir = s.Dir
+	s.cmd.Stdout = s.stderr
+	s.cmd.Stderr = s.stderr
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		s.cleanup()
+		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
+	}
+	go func() {
+		s.waitErr = s.cmd.Wait()
+		close(s.exited)
+	}()
+	if err := s.waitReady(ctx, 10*time.Second); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
+	c := goredis.NewClient(&goredis.Options{Addr: s.Addr(), DialTimeout: 200 * time.Millisecond, MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+	defer c.Close()
+	deadline := time.Now().Add(limit)
+	for {
+		select {
+		case <-s.exited:
+			return fmt.Errorf("redis-server exited at start (%v): %s", s.waitErr, strings.TrimSpace(s.stderr.String()))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		pctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		err := c.Ping(pctx).Err()
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("redis-server on port %d not answering PING after %s: %v", s.Port, limit, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Addr is host:port.
+func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.Port) }
+
+// URL is a redis:// URL for the server.
+func (s *Server) URL() string { return "redis://" + s.Addr() }
+
+// Pid is the server's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Exited is closed when the process has ended.
+func (s *Server) Exited() <-chan struct{} { return s.exited }
+
+// Kill ends the process with SIGKILL at once (tests: a server crash).
+func (s *Server) Kill() {
+	_ = s.cmd.Process.Signal(syscall.SIGKILL)
+	<-s.exited
+}
+
+// Stop ends the process (SIGTERM, SIGKILL after StopGrace) and removes
+// a temp data dir. It is safe to call more than once.
+func (s *Server) Stop() error {
+	s.stopMu.Lock()
+	defer s.stopMu.Unlock()
+	if s.stopped {
+		return nil
+	}
+	s.stopped = true
+	select {
+	case <-s.exited:
+	default:
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(StopGrace):
+			_ = s.cmd.Process.Signal(syscall.SIGKILL)
+			<-s.exited
+		}
+	}
+	s.cleanup()
+	return nil
+}
+
+func (s *Server) cleanup() {
+	if s.tempDir {
+		os.RemoveAll(s.Dir)
+	}
+}
+
+// tailBuffer keeps the last max bytes written (server output for errors).
+type tailBuffer struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

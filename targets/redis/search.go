@@ -1,0 +1,258 @@
+package redis
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+)
+
+// Search document modes.
+const (
+	searchNone = iota
+	searchFT1  // RediSearch 1.x: FT.ADD documents (stored as hashes)
+	searchHash // RediSearch 2.x: FT.CREATE ... ON HASH, documents are HSET
+	searchJSON // RediSearch 2.x + RedisJSON: ON JSON, documents are JSON.SET
+)
+
+// SearchIndex is the name of the index soakd creates.
+const SearchIndex = "soakd:search"
+
+type searchState struct {
+	pref   string // client.search: auto | json | hash
+	mode   int
+	index  string
+	module string // "search 2.8.4" for Describe
+}
+
+// Vocabulary is the fixed word list search documents and queries use.
+var vocabulary = [...]string{
+	"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+	"india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa",
+	"quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey", "xray",
+	"yankee", "zulu", "amber", "basalt", "cobalt", "dune", "ember", "fjord",
+	"granite", "harbor", "iris", "jasper", "kelp", "lagoon", "meadow", "nectar",
+	"onyx", "prairie", "quartz", "river", "summit", "tundra", "umber", "valley",
+	"willow", "xenon", "yarrow", "zephyr", "anchor", "beacon", "canyon", "delta2",
+	"estuary", "forest", "glacier", "highland", "island", "jungle", "karst", "lantern",
+}
+
+// Vocabulary returns the word list (a copy).
+func Vocabulary() []string { return append([]string(nil), vocabulary[:]...) }
+
+func word(h uint64) string { return vocabulary[h%uint64(len(vocabulary))] }
+
+// DocText returns the title (2 words) and body (8 words) of the search
+// document for record n; both are a pure function of n.
+func DocText(n int64) (title, body string) {
+	var w [10]string
+	h := uint64(n)
+	for i := range w {
+		h = scenarios.Mix64(h)
+		w[i] = word(h)
+	}
+	return w[0] + " " + w[1], strings.Join(w[2:], " ")
+}
+
+// DefaultQuery returns the two-word query used when a request has none.
+func DefaultQuery(n int64) string {
+	h := scenarios.Mix64(uint64(n) ^ 0x5eed)
+	return word(h) + " " + word(scenarios.Mix64(h))
+}
+
+func jsonDoc(n int64, fs []targets.Field) string {
+	title, body := DocText(n)
+	m := make(map[string]any, len(fs)+3)
+	for _, f := range fs {
+		m[f.Name] = string(f.Value)
+	}
+	m["title"], m["body"], m["num"] = title, body, n
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func (t *Target) searchOp(ctx context.Context, c cmdable, r *targets.Request) post {
+	if t.search.mode == searchNone {
+		return fail(fmt.Errorf("op search needs Prepare to find RediSearch first"))
+	}
+	q := r.Query
+	if q == "" {
+		q = DefaultQuery(r.KeyNum)
+	}
+	n := r.PageSize
+	if n <= 0 {
+		n = 10
+	}
+	off := r.Page * n
+	return done(c.Do(ctx, "FT.SEARCH", t.search.index, q, "SORTBY", "num", "LIMIT", off, n))
+}
+
+// Module is a loaded server module.
+type Module struct {
+	Name    string
+	Version int
+}
+
+// Modules lists the server's modules (MODULE LIST).
+func (t *Target) Modules(ctx context.Context) ([]Module, error) {
+	v, err := t.c.Do(ctx, "MODULE", "LIST").Slice()
+	if err != nil {
+		return nil, err
+	}
+	var out []Module
+	for _, e := range v {
+		var m Module
+		switch x := e.(type) {
+		case []any:
+			for i := 0; i+1 < len(x); i += 2 {
+				setModuleField(&m, fmt.Sprint(x[i]), x[i+1])
+			}
+		case map[any]any:
+			for k, val := range x {
+				setModuleField(&m, fmt.Sprint(k), val)
+			}
+		}
+		if m.Name != "" {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func setModuleField(m *Module, k string, v any) {
+	switch k {
+	case "name":
+		m.Name = fmt.Sprint(v)
+	case "ver":
+		switch n := v.(type) {
+		case int64:
+			m.Version = int(n)
+		default:
+			m.Version, _ = strconv.Atoi(fmt.Sprint(v))
+		}
+	}
+}
+
+func versionString(v int) string {
+	return fmt.Sprintf("%d.%d.%d", v/10000, v/100%100, v%100)
+}
+
+func usesOp(sc *scenarios.Scenario, op scenarios.Op) bool {
+	for _, p := range sc.Phases {
+		if p.Mix[op.String()] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Prepare finds RediSearch (and RedisJSON) when the scenario searches,
+// creates the index, and fills mylist for lrange ops.
+func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
+	if usesOp(sc, scenarios.OpSearch) {
+		if err := t.prepareSearch(ctx, sc); err != nil {
+			return err
+		}
+	}
+	for _, op := range []scenarios.Op{scenarios.OpLRange100, scenarios.OpLRange300, scenarios.OpLRange500, scenarios.OpLRange600} {
+		if usesOp(sc, op) {
+			return t.fillList(ctx, sc.Record.FieldBytes)
+		}
+	}
+	return nil
+}
+
+// fillList makes mylist hold at least LRangeFill elements, as
+// redis-benchmark's "LPUSH (needed to benchmark LRANGE)" step does.
+func (t *Target) fillList(ctx context.Context, size int) error {
+	n, err := t.c.LLen(ctx, benchList).Result()
+	if err != nil {
+		return fmt.Errorf("lrange setup: %w", err)
+	}
+	if n >= LRangeFill {
+		return nil
+	}
+	if size <= 0 {
+		size = 3
+	}
+	v := strings.Repeat("x", size)
+	args := make([]any, LRangeFill-n)
+	for i := range args {
+		args[i] = v
+	}
+	if err := t.c.RPush(ctx, benchList, args...).Err(); err != nil {
+		return fmt.Errorf("lrange setup: %w", err)
+	}
+	return nil
+}
+
+func (t *Target) prepareSearch(ctx context.Context, sc *scenarios.Scenario) error {
+	mods, err := t.Modules(ctx)
+	if err != nil {
+		return fmt.Errorf("op search: cannot list server modules (MODULE LIST: %v); the search op needs the RediSearch module", err)
+	}
+	var ft, js *Module
+	var names []string
+	for i := range mods {
+		m := &mods[i]
+		names = append(names, m.Name+" "+versionString(m.Version))
+		switch strings.ToLower(m.Name) {
+		case "ft", "search", "searchlight":
+			ft = m
+		case "rejson", "redisjson":
+			js = m
+		}
+	}
+	if ft == nil {
+		loaded := "none"
+		if len(names) > 0 {
+			loaded = strings.Join(names, ", ")
+		}
+		return fmt.Errorf("scenario uses op search but the server at %s has no RediSearch module (modules loaded: %s); start redis-server with --loadmodule /path/to/redisearch.so or use Redis Stack", t.url, loaded)
+	}
+	t.search.index = SearchIndex
+	t.search.module = "RediSearch " + versionString(ft.Version)
+	v2 := ft.Version >= 20000
+	switch pref := t.search.pref; {
+	case pref == "json":
+		if js == nil {
+			return fmt.Errorf("client.search is json but the server at %s has no RedisJSON (ReJSON) module", t.url)
+		}
+		if !v2 {
+			return fmt.Errorf("client.search is json but RediSearch %s predates ON JSON (needs 2.2+)", versionString(ft.Version))
+		}
+		t.search.mode = searchJSON
+	case pref == "hash" && !v2, pref == "" && !v2, pref == "auto" && !v2:
+		t.search.mode = searchFT1
+	case pref == "hash":
+		t.search.mode = searchHash
+	case pref == "" || pref == "auto":
+		t.search.mode = searchHash
+		if js != nil {
+			t.search.mode = searchJSON
+		}
+	default:
+		return fmt.Errorf("unknown client.search %q (use auto, json or hash)", pref)
+	}
+	if t.search.mode == searchJSON {
+		t.search.module += " + RedisJSON " + versionString(js.Version)
+	}
+	var args []any
+	switch t.search.mode {
+	case searchFT1:
+		args = []any{"FT.CREATE", t.search.index, "SCHEMA", "title", "TEXT", "body", "TEXT", "num", "NUMERIC", "SORTABLE"}
+	case searchHash:
+		args = []any{"FT.CREATE", t.search.index, "ON", "HASH", "PREFIX", 1, sc.Keyspace.Prefix, "SCHEMA", "title", "TEXT", "body", "TEXT", "num", "NUMERIC", "SORTABLE"}
+	case searchJSON:
+		args = []any{"FT.CREATE", t.search.index, "ON", "JSON", "PREFIX", 1, sc.Keyspace.Prefix, "SCHEMA",
+			"$.title", "AS", "title", "TEXT", "$.body", "AS", "body", "TEXT", "$.num", "AS", "num", "NUMERIC", "SORTABLE"}
+	}
+	if err := t.c.Do(ctx, args...).Err(); err != nil && !strings.Contains(strings.ToLower(err.Error()), "already exists") {
+		return fmt.Errorf("create search index %s: %w", t.search.index, err)
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package redis
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	goredis "github.com/redis/go-redis/v9"
+)
+
+// infoStats maps INFO fields to soakd_server_* names; scale converts
+// units (microseconds to seconds).
+var infoStats = []struct {
+	field, name string
+	scale       float64
+}{
+	{"used_memory", "used_memory_bytes", 1},
+	{"maxmemory", "maxmemory_bytes", 1},
+	{"used_memory_rss", "used_memory_rss_bytes", 1},
+	{"mem_fragmentation_ratio", "mem_fragmentation_ratio", 1},
+	{"evicted_keys", "evicted_keys_total", 1},
+	{"expired_keys", "expired_keys_total", 1},
+	{"rdb_bgsave_in_progress", "rdb_bgsave_in_progress", 1},
+	{"aof_rewrite_in_progress", "aof_rewrite_in_progress", 1},
+	{"aof_enabled", "aof_enabled", 1},
+	{"latest_fork_usec", "latest_fork_seconds", 1e-6},
+	{"aof_delayed_fsync", "aof_delayed_fsync_total", 1},
+	{"connected_clients", "connected_clients", 1},
+	{"rdb_changes_since_last_save", "rdb_changes_since_last_save", 1},
+	{"total_commands_processed", "commands_processed_total", 1},
+}
+
+// ParseInfo turns INFO text into soakd's server stats. Figures the text
+// lacks are absent. keys is db0's key count (0 when the Keyspace section
+// is present without db0).
+func ParseInfo(info string) (stats map[string]float64, pid int) {
+	raw := map[string]string{}
+	keyspace := false
+	sc := bufio.NewScanner(strings.NewReader(info))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "# Keyspace" {
+			keyspace = true
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, "#") {
+			raw[k] = v
+		}
+	}
+	stats = map[string]float64{}
+	for _, s := range infoStats {
+		if v, ok := raw[s.field]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				stats[s.name] = f * s.scale
+			}
+		}
+	}
+	if db, ok := raw["db0"]; ok {
+		for _, kv := range strings.Split(db, ",") {
+			if v, ok := strings.CutPrefix(kv, "keys="); ok {
+				if n, err := strconv.ParseFloat(v, 64); err == nil {
+					stats["keys"] = n
+				}
+			}
+		}
+	} else if keyspace {
+		stats["keys"] = 0
+	}
+	pid, _ = strconv.Atoi(raw["process_id"])
+	return stats, pid
+}
+
+// ProcSwapBytes reads VmSwap of a process from /proc (ok false when the
+// figure is unavailable).
+func ProcSwapBytes(pid int) (float64, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmSwap:"); ok {
+			fs := strings.Fields(v)
+			if len(fs) == 0 {
+				return 0, false
+			}
+			n, err := strconv.ParseFloat(fs[0], 64)
+			if err != nil {
+				return 0, false
+			}
+			if len(fs) > 1 && strings.EqualFold(fs[1], "kB") {
+				n *= 1024
+			}
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// ServerStats reads INFO (memory, persistence, stats, clients, keyspace)
+// and, for a server on this host, its process's swap. In a cluster the
+// masters' figures are summed (ratios and flags take the maximum).
+func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
+	if cc, ok := t.c.(*goredis.ClusterClient); ok {
+		var mu sync.Mutex
+		total := map[string]float64{}
+		err := cc.ForEachMaster(ctx, func(ctx context.Context, c *goredis.Client) error {
+			info, err := c.Info(ctx).Result()
+			if err != nil {
+				return err
+			}
+			st, _ := ParseInfo(info)
+			mu.Lock()
+			defer mu.Unlock()
+			for k, v := range st {
+				switch k {
+				case "mem_fragmentation_ratio", "rdb_bgsave_in_progress", "aof_rewrite_in_progress", "aof_enabled", "latest_fork_seconds":
+					if v > total[k] {
+						total[k] = v
+					}
+				default:
+					total[k] += v
+				}
+			}
+			return nil
+		})
+		return total, err
+	}
+	info, err := t.c.Info(ctx).Result()
+	if err != nil {
+		return nil, err
+	}
+	st, pid := ParseInfo(info)
+	if t.local && procServesPort(pid, infoField(info, "tcp_port")) {
+		if sw, ok := ProcSwapBytes(pid); ok {
+			st["process_swap_bytes"] = sw
+		}
+	}
+	return st, nil
+}
+
+// procServesPort checks that process pid on this host is the server we
+// talk to: redis-server's process title ends in ":<port>". A server in a
+// container reached through a forwarded port reports a pid of its own
+// namespace, which must not be read from this host's /proc.
+func procServesPort(pid int, port string) bool {
+	if pid <= 0 || port == "" {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	title := strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " ")
+	return strings.Contains(title, ":"+port+" ") || strings.HasSuffix(title, ":"+port)
+}
