@@ -1,0 +1,3 @@
+package mongotest
+
+import _ "github.com/FerretDB/FerretDB/ferretdb"
