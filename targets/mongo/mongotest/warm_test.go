@@ -1,3 +1,0 @@
-package mongotest
-
-import _ "github.com/FerretDB/FerretDB/ferretdb"
