@@ -135,7 +135,6 @@ func TestParseWriteConcern(t *testing.T) {
 	}
 }
 
-
 func TestDocument(t *testing.T) {
 	r := &targets.Request{Op: scenarios.OpInsert, KeyNum: 42, Key: []byte("user42"),
 		Fields: []targets.Field{{Name: "field0", Value: []byte("aa")}, {Name: "field1", Value: []byte("bb")}}}
