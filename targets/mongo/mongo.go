@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -81,72 +82,19 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	if i := strings.Index(t.URL, "://"); i >= 0 {
 		if at := strings.LastIndex(t.URL, "@"); at > i {
 			if c := strings.Index(t.URL[i+3:at], ":"); c >= 0 {
-				tg.secrets = append(tg.secrets, t.URL[i+3+c+1:at])
+				pw := t.URL[i+3+c+1 : at]
+				tg.secrets = append(tg.secrets, pw)
+				if dec, err := url.PathUnescape(pw); err == nil && dec != pw {
+					tg.secrets = append(tg.secrets, dec)
+				}
 			}
 		}
 	}
 
-	// Defaults first: options present in the URI override them.
-	co := options.Client()
-	co.SetAppName("soakd")
-	co.SetServerSelectionTimeout(5 * time.Second)
-	if tg.dialTO > 0 {
-		co.SetConnectTimeout(tg.dialTO)
-		co.SetServerSelectionTimeout(tg.dialTO)
-	}
-	co.ApplyURI(t.URL)
-	if err := co.Validate(); err != nil {
-		return nil, tg.scrub(fmt.Errorf("bad MongoDB URL: %w", err))
-	}
-	// Scenario client options override the URI.
-	if t.Client.PoolSize > 0 {
-		co.SetMaxPoolSize(uint64(t.Client.PoolSize))
-	}
-	if rp := t.Client.ReadPreference; rp != "" {
-		mode, err := readpref.ModeFromString(rp)
-		if err != nil {
-			return nil, fmt.Errorf("client.read_preference %q: %w", rp, err)
-		}
-		p, err := readpref.New(mode)
-		if err != nil {
-			return nil, fmt.Errorf("client.read_preference %q: %w", rp, err)
-		}
-		co.SetReadPreference(p)
-	}
-	if wc := t.Client.WriteConcern; wc != "" {
-		w, err := ParseWriteConcern(wc)
-		if err != nil {
-			return nil, err
-		}
-		co.SetWriteConcern(w)
-	}
-	if u := t.Auth.UsernameEnv; u != "" || t.Auth.PasswordEnv != "" {
-		cred := options.Credential{}
-		if co.Auth != nil {
-			cred = *co.Auth
-		}
-		if u != "" {
-			cred.Username = o.Getenv(u)
-			if cred.Username == "" {
-				return nil, fmt.Errorf("auth.username_env names %s, which is empty", u)
-			}
-		}
-		if p := t.Auth.PasswordEnv; p != "" {
-			cred.Password = o.Getenv(p)
-			if cred.Password == "" {
-				return nil, fmt.Errorf("auth.password_env names %s, which is empty", p)
-			}
-			cred.PasswordSet = true
-			tg.secrets = append(tg.secrets, cred.Password)
-		}
-		co.SetAuth(cred)
-	}
-	if t.TLS.Enabled || t.TLS.CAFile != "" || t.TLS.CertFile != "" {
-		cfg, err := tlsConfig(t.TLS)
-		if err != nil {
-			return nil, err
-		}
-		co.SetTLSConfig(cfg)
+	co, secrets, err := clientOptions(t, o)
+	tg.secrets = append(tg.secrets, secrets...)
+	if err != nil {
+		return nil, tg.scrub(err)
 	}
 	cl, err := mongo.Connect(ctx, co)
 	if err != nil {
@@ -163,6 +111,81 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	}
 	tg.coll = cl.Database(db).Collection(coll)
 	return tg, nil
+}
+
+// clientOptions builds the driver options: soakd defaults, then the URI
+// (w, journal, readPreference, retryWrites, compressors, replicaSet, tls...),
+// then the scenario's client options, auth and TLS block, which override
+// the URI. It also returns the secrets errors must not show.
+func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOptions, []string, error) {
+	var secrets []string
+	dial := t.Client.DialTimeout.D()
+	// Defaults first: options present in the URI override them.
+	co := options.Client()
+	co.SetAppName("soakd")
+	co.SetServerSelectionTimeout(5 * time.Second)
+	if dial > 0 {
+		co.SetConnectTimeout(dial)
+		co.SetServerSelectionTimeout(dial)
+	}
+	co.ApplyURI(t.URL)
+	if err := co.Validate(); err != nil {
+		if strings.Contains(err.Error(), "lookup ") {
+			return nil, nil, fmt.Errorf("cannot resolve the MongoDB URL's hosts: %w", err)
+		}
+		return nil, nil, fmt.Errorf("bad MongoDB URL: %w", err)
+	}
+	// Scenario client options override the URI.
+	if t.Client.PoolSize > 0 {
+		co.SetMaxPoolSize(uint64(t.Client.PoolSize))
+	}
+	if rp := t.Client.ReadPreference; rp != "" {
+		mode, err := readpref.ModeFromString(rp)
+		if err != nil {
+			return nil, nil, fmt.Errorf("client.read_preference %q: %w", rp, err)
+		}
+		p, err := readpref.New(mode)
+		if err != nil {
+			return nil, nil, fmt.Errorf("client.read_preference %q: %w", rp, err)
+		}
+		co.SetReadPreference(p)
+	}
+	if wc := t.Client.WriteConcern; wc != "" {
+		w, err := ParseWriteConcern(wc)
+		if err != nil {
+			return nil, nil, err
+		}
+		co.SetWriteConcern(w)
+	}
+	if u := t.Auth.UsernameEnv; u != "" || t.Auth.PasswordEnv != "" {
+		cred := options.Credential{}
+		if co.Auth != nil {
+			cred = *co.Auth
+		}
+		if u != "" {
+			cred.Username = o.Getenv(u)
+			if cred.Username == "" {
+				return nil, nil, fmt.Errorf("auth.username_env names %s, which is empty", u)
+			}
+		}
+		if p := t.Auth.PasswordEnv; p != "" {
+			cred.Password = o.Getenv(p)
+			if cred.Password == "" {
+				return nil, nil, fmt.Errorf("auth.password_env names %s, which is empty", p)
+			}
+			cred.PasswordSet = true
+			secrets = append(secrets, cred.Password)
+		}
+		co.SetAuth(cred)
+	}
+	if t.TLS.Enabled || t.TLS.CAFile != "" || t.TLS.CertFile != "" {
+		cfg, err := tlsConfig(t.TLS)
+		if err != nil {
+			return nil, nil, err
+		}
+		co.SetTLSConfig(cfg)
+	}
+	return co, secrets, nil
 }
 
 // ParseWriteConcern reads client.write_concern: "majority", a node count
@@ -364,16 +387,23 @@ func (t *Target) scan(ctx context.Context, key string, n int) error {
 }
 
 func (t *Target) search(ctx context.Context, r *targets.Request) error {
-	size := r.PageSize
-	if size <= 0 {
-		size = DefaultPageSize
-	}
-	cur, err := t.coll.Find(ctx, bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: r.Query}}}},
-		options.Find().SetSort(bson.D{{Key: NumField, Value: 1}}).SetSkip(int64(r.Page*size)).SetLimit(int64(size)))
+	filter, opts := searchQuery(r)
+	cur, err := t.coll.Find(ctx, filter, opts)
 	if err != nil {
 		return err
 	}
 	return drain(ctx, cur)
+}
+
+// searchQuery is the $text query of a search op: all the query words
+// against the text index, sorted by num, one page of PageSize.
+func searchQuery(r *targets.Request) (bson.D, *options.FindOptions) {
+	size := r.PageSize
+	if size <= 0 {
+		size = DefaultPageSize
+	}
+	return bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: r.Query}}}},
+		options.Find().SetSort(bson.D{{Key: NumField, Value: 1}}).SetSkip(int64(r.Page * size)).SetLimit(int64(size))
 }
 
 // MaxBatch is the largest InsertMany worth sending.

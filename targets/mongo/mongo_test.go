@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/readpref"
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -202,5 +204,88 @@ func TestPut(t *testing.T) {
 		if m[k] != v {
 			t.Errorf("%s = %v, want %v", k, m[k], v)
 		}
+	}
+}
+
+func TestClientOptions(t *testing.T) {
+	uri := "mongodb://h1:27017,h2:27017/?replicaSet=rs0&w=majority&journal=true&readPreference=secondaryPreferred" +
+		"&retryWrites=false&compressors=zstd,snappy&tls=true&serverSelectionTimeoutMS=1234"
+	co, _, err := clientOptions(scenarios.Target{Kind: "mongo", URL: uri}, targets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := co.ReadPreference.Mode(); m != readpref.SecondaryPreferredMode {
+		t.Errorf("read preference from the URI = %v", m)
+	}
+	if co.WriteConcern == nil || co.WriteConcern.W != "majority" || co.WriteConcern.Journal == nil || !*co.WriteConcern.Journal {
+		t.Errorf("write concern from the URI = %+v", co.WriteConcern)
+	}
+	if co.RetryWrites == nil || *co.RetryWrites {
+		t.Errorf("retryWrites = %v", co.RetryWrites)
+	}
+	if strings.Join(co.Compressors, ",") != "zstd,snappy" {
+		t.Errorf("compressors = %v", co.Compressors)
+	}
+	if co.ReplicaSet == nil || *co.ReplicaSet != "rs0" {
+		t.Errorf("replicaSet = %v", co.ReplicaSet)
+	}
+	if co.TLSConfig == nil {
+		t.Error("tls=true ignored")
+	}
+	if co.ServerSelectionTimeout == nil || *co.ServerSelectionTimeout != 1234*time.Millisecond {
+		t.Errorf("serverSelectionTimeoutMS from the URI = %v, want it to override soakd's default", co.ServerSelectionTimeout)
+	}
+	if strings.Join(co.Hosts, ",") != "h1:27017,h2:27017" {
+		t.Errorf("hosts = %v", co.Hosts)
+	}
+
+	// The scenario's client block overrides the URI.
+	env := map[string]string{"MU": "soak", "MP": "pw"}
+	co, secrets, err := clientOptions(scenarios.Target{Kind: "mongo", URL: uri,
+		Client: scenarios.ClientOptions{ReadPreference: "primary", WriteConcern: "1", PoolSize: 7},
+		Auth:   scenarios.Auth{UsernameEnv: "MU", PasswordEnv: "MP"}},
+		targets.Options{Env: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := co.ReadPreference.Mode(); m != readpref.PrimaryMode {
+		t.Errorf("client.read_preference did not override: %v", m)
+	}
+	if co.WriteConcern.W != 1 || co.WriteConcern.Journal != nil {
+		t.Errorf("client.write_concern did not override: %+v", co.WriteConcern)
+	}
+	if co.MaxPoolSize == nil || *co.MaxPoolSize != 7 {
+		t.Errorf("pool size = %v", co.MaxPoolSize)
+	}
+	if co.Auth == nil || co.Auth.Username != "soak" || co.Auth.Password != "pw" {
+		t.Errorf("auth = %+v", co.Auth)
+	}
+	if len(secrets) != 1 || secrets[0] != "pw" {
+		t.Errorf("secrets = %v", secrets)
+	}
+
+	// Defaults when the URI is silent; dial_timeout bounds server selection.
+	co, _, err = clientOptions(scenarios.Target{Kind: "mongo", URL: "mongodb://h1",
+		Client: scenarios.ClientOptions{DialTimeout: scenarios.Duration(2 * time.Second)}}, targets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *co.ServerSelectionTimeout != 2*time.Second || *co.ConnectTimeout != 2*time.Second {
+		t.Errorf("dial_timeout: selection %v connect %v", *co.ServerSelectionTimeout, *co.ConnectTimeout)
+	}
+}
+
+func TestSearchQuery(t *testing.T) {
+	filter, opts := searchQuery(&targets.Request{Op: scenarios.OpSearch, Query: "alpha beta", Page: 3, PageSize: 20})
+	want := bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "alpha beta"}}}}
+	if fmt.Sprint(filter) != fmt.Sprint(want) {
+		t.Errorf("filter = %v", filter)
+	}
+	if *opts.Skip != 60 || *opts.Limit != 20 || fmt.Sprint(opts.Sort) != fmt.Sprint(bson.D{{Key: "num", Value: 1}}) {
+		t.Errorf("skip %d limit %d sort %v", *opts.Skip, *opts.Limit, opts.Sort)
+	}
+	_, opts = searchQuery(&targets.Request{Op: scenarios.OpSearch, Query: "a b"})
+	if *opts.Skip != 0 || *opts.Limit != DefaultPageSize {
+		t.Errorf("default page: skip %d limit %d", *opts.Skip, *opts.Limit)
 	}
 }

@@ -389,3 +389,39 @@ func TestReconnect(t *testing.T) {
 		t.Errorf("insert after restart: %v", err)
 	}
 }
+
+// TestURIAndClientOptions runs ops with URI options passed through and
+// with the scenario's read preference / write concern overriding them.
+func TestURIAndClientOptions(t *testing.T) {
+	f := startFerret(t, "127.0.0.1:0", t.TempDir())
+	ctx := context.Background()
+	for i, tc := range []scenarios.Target{
+		{Kind: "mongo", URL: testURL(f) + "&w=majority&journal=true&readPreference=secondaryPreferred&retryWrites=false&compressors=zlib,snappy"},
+		{Kind: "mongo", URL: testURL(f) + "&w=majority&readPreference=secondaryPreferred",
+			Client: scenarios.ClientOptions{ReadPreference: "nearest", WriteConcern: "1,j", PoolSize: 4, Collection: "other",
+				ReadTimeout: scenarios.Duration(5 * time.Second), WriteTimeout: scenarios.Duration(5 * time.Second)}},
+	} {
+		tg, err := targets.Open(ctx, tc, targets.Options{})
+		if err != nil {
+			t.Fatalf("%d: open: %v", i, err)
+		}
+		defer tg.Close()
+		if err := tg.(targets.Preparer).Prepare(ctx, scenario(map[string]float64{"read": 100})); err != nil {
+			t.Fatalf("%d: Prepare: %v", i, err)
+		}
+		if err := tg.Do(ctx, insertReq(int64(i))); err != nil {
+			t.Errorf("%d: insert: %v", i, err)
+		}
+		if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpRead, Key: key(int64(i))}); err != nil {
+			t.Errorf("%d: read: %v", i, err)
+		}
+	}
+	cl, err := mongo.Connect(ctx, options.Client().ApplyURI(f.uri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Disconnect(ctx)
+	if n, err := cl.Database("soakd").Collection("other").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Errorf("client.collection ignored: %d docs in soakd.other, %v", n, err)
+	}
+}
