@@ -394,7 +394,7 @@ func (t *Target) update(ctx context.Context, key string, fields []targets.Field)
 		}
 		b = appendString(b, f.Name)
 		b = append(b, ':')
-		b = appendString(b, string(f.Value))
+		b = appendString(b, f.Value)
 	}
 	b = append(b, "}}"...)
 	_, err := t.call(ctx, http.MethodPost, t.pathUpd+key, t.refreshQuery(), b, "", false, nil)
@@ -447,7 +447,7 @@ func (t *Target) scan(ctx context.Context, key string, n int) error {
 // named "num" holding an integer, else the record number).
 func appendDoc(b []byte, r *targets.Request) []byte {
 	b = append(b, `{"id":`...)
-	b = appendString(b, string(r.Key))
+	b = appendString(b, r.Key)
 	hasNum := false
 	for _, f := range r.Fields {
 		b = append(b, ',')
@@ -460,7 +460,7 @@ func appendDoc(b []byte, r *targets.Request) []byte {
 				continue
 			}
 		}
-		b = appendString(b, string(f.Value))
+		b = appendString(b, f.Value)
 	}
 	if !hasNum {
 		b = append(b, `,"num":`...)
@@ -472,7 +472,7 @@ func appendDoc(b []byte, r *targets.Request) []byte {
 const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
+func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -504,7 +504,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		body = append(body, `{"index":{"_index":`...)
 		body = appendString(body, t.index)
 		body = append(body, `,"_id":`...)
-		body = appendString(body, string(r.Key))
+		body = appendString(body, r.Key)
 		body = append(body, "}}\n"...)
 		body = appendDoc(body, r)
 		body = append(body, '\n')

@@ -665,3 +665,15 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("6000 variant: rate %v mix %v", sc.Phases[1].Rate, sc.Phases[1].Mix)
 	}
 }
+
+func BenchmarkAppendDoc(b *testing.B) {
+	r := &targets.Request{Op: scenarios.OpInsert, KeyNum: 12345, Key: []byte("user12345")}
+	for i := 0; i < 10; i++ {
+		r.Fields = append(r.Fields, targets.Field{Name: scenarios.FieldName(i), Value: bytes.Repeat([]byte("x"), 100)})
+	}
+	buf := make([]byte, 0, 4096)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf = appendDoc(buf[:0], r)
+	}
+}
