@@ -9,7 +9,9 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/soakd/soakd/targets/elastic"
 	_ "github.com/soakd/soakd/targets/embedded"
+	_ "github.com/soakd/soakd/targets/mongo"
 	_ "github.com/soakd/soakd/targets/redis"
 )
 
