@@ -24,8 +24,8 @@ type Options struct {
 	Target   targets.Target
 	// TargetKind and TargetURL are for the summary (URL is redacted).
 	TargetKind, TargetURL string
-	OutDir                string         // run directory (created)
-	Progress              io.Writer      // live progress line each interval; nil = none
+	OutDir                string    // run directory (created)
+	Progress              io.Writer // live progress line each interval; nil = none
 	Exporter              *metrics.Exporter
 	Interval              time.Duration // default 1s
 	Shard                 Shard
@@ -404,4 +404,3 @@ func fmtDur(sec float64) string {
 	}
 	return fmt.Sprintf("%.2fs", sec)
 }
-
