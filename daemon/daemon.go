@@ -309,7 +309,9 @@ func (d *Daemon) applyLocked(cfg *Config) {
 		}
 	}
 	for n, st := range d.sched {
-		if !names[n] && !st.busy {
+		if !names[n] {
+			// A run still going finishes; nothing queued behind it starts.
+			st.pending = false
 			delete(d.sched, n)
 		}
 	}
@@ -409,7 +411,7 @@ func (d *Daemon) launchScheduled(cfg *Config, s Schedule, st *schedState) {
 	path := cfg.ScenarioPath(s.Scenario)
 	finish := func() {
 		d.mu.Lock()
-		if st.pending && !d.stopping {
+		if st.pending && !d.stopping && d.sched[s.Name] == st {
 			st.pending = false
 			cfg := d.cfg
 			d.mu.Unlock()

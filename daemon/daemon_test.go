@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/scenarios"
 	_ "github.com/soakd/soakd/targets/embedded"
@@ -502,5 +504,66 @@ func waitLog(t *testing.T, log *syncBuf, s string) {
 			t.Fatalf("log never said %q:\n%s", s, log.String())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// overlap: skip drops firings while the schedule's run is busy; queue
+// runs once more after it (several firings coalesce into one).
+func TestScheduleOverlap(t *testing.T) {
+	for _, tc := range []struct {
+		overlap string
+		runs    int
+	}{{OverlapSkip, 1}, {OverlapQueue, 2}} {
+		t.Run(tc.overlap, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "s.yaml"), shortScenario("s", 100, "700ms"))
+			src := baseConfig(dir) + "schedules:\n  - {name: x, cron: \"0 0 1 1 *\", scenario: s.yaml, overlap: " + tc.overlap + "}\n"
+			path := writeFile(t, filepath.Join(dir, "soakd.yaml"), src)
+			env := getenv(map[string]string{"SOAKD_TEST_TOKEN": testToken})
+			cfg, err := LoadConfig(path, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := New(cfg, Options{ConfigPath: path, Getenv: env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.baseCtx, d.cancel = context.WithCancel(context.Background())
+			defer d.cancel()
+			d.sched["x"] = &schedState{}
+			for i := 0; i < 3; i++ {
+				d.fire(cfg.Schedules[0])
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				d.mu.Lock()
+				busy := d.sched["x"].busy
+				d.mu.Unlock()
+				if !busy {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("schedule still busy")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			d.runsWG.Wait()
+			list := d.hist.List()
+			if len(list) != tc.runs {
+				t.Errorf("%d runs, want %d", len(list), tc.runs)
+			}
+			wantSkipped := 0.0
+			if tc.overlap == OverlapSkip {
+				wantSkipped = 2
+			}
+			if got := testutil.ToFloat64(d.skipped.WithLabelValues("x")); got != wantSkipped {
+				t.Errorf("soakd_schedule_skipped_total = %v, want %v", got, wantSkipped)
+			}
+			for _, e := range list {
+				if e.State != StateCompleted || e.Source != "schedule:x" {
+					t.Errorf("run %+v", e)
+				}
+			}
+		})
 	}
 }
