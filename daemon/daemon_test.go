@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -340,6 +341,13 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	}
 	if !strings.Contains(string(body), `soakd_daemon_runs_total{state="completed"} 2`) {
 		t.Errorf("/metrics: runs_total completed != 2")
+	}
+	if pt, err := exec.LookPath("promtool"); err == nil {
+		cmd := exec.Command(pt, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(body)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
 	}
 	var list struct{ Runs []Entry }
 	h.do("GET", "/api/v1/runs?scenario=short", "", nil, &list)
