@@ -30,6 +30,9 @@ type Options struct {
 	Exporter              *metrics.Exporter
 	Interval              time.Duration // default 1s
 	Shard                 Shard
+	// Control, when set, lets the caller change the running phase's rate
+	// live (the daemon's POST /api/v1/runs/{id}/rate).
+	Control *Control
 }
 
 // Shard identifies this process's slice of a scenario split over hosts.
@@ -274,6 +277,9 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		}
 		if len(segs) == 1 {
 			pr.TargetRate = s.Rate
+			if res.Retimed {
+				pr.TargetRate = retimedRate(s, res)
+			}
 		}
 	}
 	pr.End = time.Now().UTC()
@@ -294,7 +300,23 @@ func stageResult(s *segment, res *segResult, stats map[string]float64) StageResu
 	st := StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
 	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, nil)
 	st.TargetRate = s.Rate
+	if res.Retimed {
+		st.TargetRate = retimedRate(s, res)
+	}
 	return st
+}
+
+// retimedRate is the target rate of a segment whose rate was changed
+// live: what the schedule called for over the time it ran.
+func retimedRate(s *segment, res *segResult) float64 {
+	d := res.End.Sub(res.Start)
+	if s.Duration > 0 && d > s.Duration {
+		d = s.Duration
+	}
+	if d <= 0 {
+		return s.Rate
+	}
+	return float64(res.Scheduled) / d.Seconds()
 }
 
 // interval is called by the collector once per interval: it writes the
@@ -322,15 +344,21 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 	if dt > 0 {
 		achieved = float64(completed) / dt
 	}
+	rate := seg.Rate
+	if r.opts.Control != nil {
+		if _, cur := r.opts.Control.Current(); cur > 0 {
+			rate = cur
+		}
+	}
 	if r.opts.Exporter != nil {
-		r.opts.Exporter.Update(seg.Phase, seg.Rate, achieved, w)
+		r.opts.Exporter.Update(seg.Phase, rate, achieved, w)
 	}
 	if r.opts.Progress != nil {
-		fmt.Fprintln(r.opts.Progress, progressLine(seg, elapsed, achieved, w, r.classes))
+		fmt.Fprintln(r.opts.Progress, progressLine(seg, rate, elapsed, achieved, w, r.classes))
 	}
 }
 
-func progressLine(seg *segment, elapsed time.Duration, achieved float64, w *metrics.Set, classes []string) string {
+func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved float64, w *metrics.Set, classes []string) string {
 	var b strings.Builder
 	name := seg.Phase
 	if seg.Stage != "" {
@@ -342,8 +370,8 @@ func progressLine(seg *segment, elapsed time.Duration, achieved float64, w *metr
 	} else {
 		fmt.Fprintf(&b, "[%s %s]", name, el)
 	}
-	if seg.Rate > 0 {
-		fmt.Fprintf(&b, " target %.0f/s achieved %.0f/s", seg.Rate, achieved)
+	if rate > 0 {
+		fmt.Fprintf(&b, " target %.0f/s achieved %.0f/s", rate, achieved)
 	} else {
 		fmt.Fprintf(&b, " closed-loop achieved %.0f/s", achieved)
 	}

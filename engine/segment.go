@@ -35,6 +35,7 @@ type segment struct {
 type chunk struct {
 	first uint64
 	n     uint32
+	ep    *epoch // schedule the indices belong to
 }
 
 // segResult is what a segment measured.
@@ -47,6 +48,9 @@ type segResult struct {
 	Stats      map[string]float64
 	MaxLag     time.Duration
 	Canceled   bool
+	// Retimed: the rate was changed live (Control.SetRate); the target
+	// rate reported is then scheduled ops over the schedule's duration.
+	Retimed bool
 }
 
 // minSleep is the shortest pacer sleep: at high rates the pacer wakes at
@@ -86,7 +90,6 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	var work chan chunk
 	var next atomic.Uint64 // closed loop: next index to claim
 	var scheduled atomic.Uint64
-	sched := Schedule{Rate: seg.Rate}
 	if seg.Rate > 0 {
 		capacity := seg.Concurrency * 4
 		if capacity < 1024 {
@@ -103,7 +106,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 			wk := r.newWorker(seg, w, stripes[w%nStripes], batcher, chunkMax, t0, &completed)
 			if work != nil {
 				for c := range work {
-					wk.runChunk(opCtx, c, sched)
+					wk.runChunk(opCtx, c)
 				}
 				return
 			}
@@ -168,8 +171,9 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		}
 	}()
 
+	r.opts.Control.setCurrent(currentName(seg), seg.Rate)
 	if work != nil {
-		r.dispatch(ctx, seg, sched, t0, work, chunkMax, stripes, &scheduled)
+		res.Retimed = r.dispatch(ctx, seg, t0, work, chunkMax, stripes, &scheduled)
 		close(work)
 	} else {
 		select {
@@ -178,6 +182,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 			halt()
 		}
 	}
+	r.opts.Control.setCurrent("", 0)
 	wg.Wait()
 	res.End = time.Now()
 	close(collectDone)
@@ -202,34 +207,58 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 // dispatch runs the open-loop schedule on its own OS thread. It never
 // waits for a worker: when the queue is full the ops stay due (late) and
 // are sent as soon as there is room, or counted dropped past max_lag.
-func (r *runner) dispatch(ctx context.Context, seg *segment, sched Schedule, t0 time.Time, work chan chunk, chunkMax int, stripes []*metrics.Recorder, scheduled *atomic.Uint64) {
+//
+// The schedule is absolute from t0. When Options.Control changes the
+// rate, a new epoch starts at that moment: ops already sent stay counted,
+// the next op is due at once and later ones follow at the new rate; a
+// segment bounded by duration still ends at t0+duration. It reports
+// whether the rate was changed.
+func (r *runner) dispatch(ctx context.Context, seg *segment, t0 time.Time, work chan chunk, chunkMax int, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
 	release := pacerThread()
 	defer release()
-	limit := seg.Limit
-	if seg.Duration > 0 {
-		if n := sched.Total(seg.Duration); limit == 0 || n < limit {
-			limit = n
+	ctl := r.opts.Control
+	gen := ctl.generation()
+	ep := &epoch{t0: t0, sched: Schedule{Rate: seg.Rate}}
+	limitFor := func(ep *epoch) uint64 {
+		limit := seg.Limit
+		if seg.Duration > 0 {
+			left := seg.Duration - ep.t0.Sub(t0)
+			if n := ep.base + ep.sched.Total(left); limit == 0 || n < limit {
+				limit = n
+			}
 		}
+		return limit
 	}
+	limit := limitFor(ep)
 	var sent uint64
 	for sent < limit {
 		if ctx.Err() != nil {
 			break
 		}
-		el := time.Since(t0)
-		due := sched.Due(el)
+		if g := ctl.generation(); g != gen {
+			gen = g
+			if rate := ctl.requested(); rate > 0 {
+				ep = &epoch{t0: time.Now(), base: sent, sched: Schedule{Rate: rate}}
+				limit = limitFor(ep)
+				retimed = true
+				r.opts.Control.setCurrent(currentName(seg), rate)
+			}
+			continue
+		}
+		el := time.Since(ep.t0)
+		due := ep.base + ep.sched.Due(el)
 		if due > limit {
 			due = limit
 		}
 		// Ops later than max_lag are dropped here, counted per op kind.
 		if seg.MaxLag > 0 && el > seg.MaxLag {
-			tooLate := sched.Due(el - seg.MaxLag - 1)
+			tooLate := ep.base + ep.sched.Due(el-seg.MaxLag-1)
 			if tooLate > due {
 				tooLate = due
 			}
 			for ; sent < tooLate; sent++ {
 				op := r.opFor(seg, sent)
-				stripes[int(sent)%len(stripes)].Drop(op, 1, int64(el-sched.At(sent)))
+				stripes[int(sent)%len(stripes)].Drop(op, 1, int64(time.Since(ep.intended(sent))))
 			}
 		}
 		full := false
@@ -239,7 +268,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, sched Schedule, t0 
 				n = uint64(chunkMax)
 			}
 			select {
-			case work <- chunk{first: sent, n: uint32(n)}:
+			case work <- chunk{first: sent, n: uint32(n), ep: ep}:
 				sent += n
 			default:
 				full = true
@@ -252,14 +281,27 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, sched Schedule, t0 
 		if sent >= limit {
 			break
 		}
-		wait, _ := sched.Pace(time.Since(t0), sent, limit)
+		wait, _ := ep.sched.Pace(time.Since(ep.t0), sent-ep.base, limit-ep.base)
 		if full || wait < minSleep {
 			wait = minSleep
+		}
+		if ctl != nil && wait > 10*time.Millisecond {
+			// Look at the control often enough that a change at a low
+			// rate takes effect promptly.
+			wait = 10 * time.Millisecond
 		}
 		preciseSleep(wait)
 	}
 	// Scheduled counts everything the schedule called for, dropped included.
 	scheduled.Store(sent)
+	return retimed
+}
+
+func currentName(seg *segment) string {
+	if seg.Stage != "" {
+		return seg.Phase + "/" + seg.Stage
+	}
+	return seg.Phase
 }
 
 // opFor returns the op kind of schedule index i: a pure function of the
@@ -362,12 +404,12 @@ func (w *worker) class(err error) uint8 {
 
 // runChunk runs schedule indices [c.first, c.first+c.n) of an open-loop
 // segment, as one batch where the target batches.
-func (w *worker) runChunk(ctx context.Context, c chunk, sched Schedule) {
+func (w *worker) runChunk(ctx context.Context, c chunk) {
 	n := 0
 	now := time.Now()
 	for k := uint32(0); k < c.n; k++ {
 		i := c.first + uint64(k)
-		intended := w.t0.Add(sched.At(i))
+		intended := c.ep.intended(i)
 		if lag := now.Sub(intended); w.seg.MaxLag > 0 && lag > w.seg.MaxLag {
 			w.rec.Drop(w.r.opFor(w.seg, i), 1, int64(lag))
 			continue

@@ -139,7 +139,7 @@ func decodeProblems(file string, err error) Problems {
 	return Problems{syntaxProblem(file, err)}
 }
 
-var notFoundRE = regexp.MustCompile(`^field (\S+) not found in type scenarios\.(\w+)$`)
+var notFoundRE = regexp.MustCompile(`^field (\S+) not found in type \w+\.(\w+)$`)
 
 // friendlier rewrites yaml.v3's Go-flavoured messages into scenario terms.
 func friendlier(msg string) string {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/soakd/soakd/daemon"
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
@@ -37,6 +39,11 @@ type App struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Now            func() time.Time
+	// Reload delivers SIGHUP to `serve` (nil: no reloads). SIGTERM and
+	// SIGINT cancel the ctx given to Main.
+	Reload <-chan os.Signal
+	// OnListen, when set, is told the daemon's API address (tests).
+	OnListen func(net.Addr)
 }
 
 const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasticsearch
@@ -45,6 +52,8 @@ usage:
   soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR]
   soakd validate SCENARIO.yaml...
   soakd report RUN_DIR...
+  soakd serve --config soakd.yaml
+  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2]
   soakd version
 `
 
@@ -61,6 +70,10 @@ func (a *App) Main(ctx context.Context, args []string) int {
 		return a.validate(args[1:])
 	case "report":
 		return a.report(args[1:])
+	case "serve":
+		return a.serve(ctx, args[1:])
+	case "compare":
+		return a.compare(args[1:])
 	case "version", "--version":
 		fmt.Fprintln(a.Stdout, "soakd", version)
 		return exitOK
@@ -254,6 +267,86 @@ func (a *App) report(args []string) int {
 			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
 		}
 		fmt.Fprint(a.Stdout, s.Text())
+	}
+	return exitOK
+}
+
+func (a *App) serve(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(a.Stderr)
+	config := fs.String("config", "soakd.yaml", "daemon config file")
+	if err := fs.Parse(args); err != nil {
+		return exitBadUsed
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(a.Stderr, "soakd serve: unexpected argument %q\n", fs.Arg(0))
+		return exitBadUsed
+	}
+	cfg, err := daemon.LoadConfig(*config, a.Getenv)
+	if err != nil {
+		printProblems(a.Stderr, err)
+		fmt.Fprintf(a.Stderr, "soakd serve: %s refused\n", *config)
+		return exitBadUsed
+	}
+	d, err := daemon.New(cfg, daemon.Options{ConfigPath: *config, Getenv: a.Getenv, Log: a.Stderr,
+		Reload: a.Reload, Now: a.Now, Version: version, OnListen: a.OnListen})
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd serve: %v\n", err)
+		return exitBadUsed
+	}
+	if err := d.Run(ctx); err != nil {
+		fmt.Fprintf(a.Stderr, "soakd serve: %v\n", err)
+		return exitSLO
+	}
+	return exitOK
+}
+
+func printProblems(w io.Writer, err error) {
+	var ps scenarios.Problems
+	if errors.As(err, &ps) {
+		for _, p := range ps {
+			fmt.Fprintln(w, p.Error())
+		}
+		return
+	}
+	fmt.Fprintln(w, err)
+}
+
+// compare judges CANDIDATE_DIR against BASELINE_DIR with the daemon's
+// regression code (one baseline: the relative threshold only).
+func (a *App) compare(args []string) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(a.Stderr)
+	threshold := fs.Float64("threshold", daemon.DefaultThreshold, "relative slowdown that counts as a regression (0.2 = 20%)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitBadUsed
+	}
+	if len(pos) != 2 {
+		fmt.Fprintln(a.Stderr, "soakd compare: give BASELINE_DIR and CANDIDATE_DIR")
+		return exitBadUsed
+	}
+	if !(*threshold > 0) {
+		fmt.Fprintln(a.Stderr, "soakd compare: --threshold must be > 0")
+		return exitBadUsed
+	}
+	base, err := engine.ReadSummary(pos[0])
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
+		return exitBadUsed
+	}
+	cand, err := engine.ReadSummary(pos[1])
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
+		return exitBadUsed
+	}
+	if base.Scenario != cand.Scenario {
+		fmt.Fprintf(a.Stderr, "soakd compare: note: comparing different scenarios (%s vs %s)\n", base.Scenario, cand.Scenario)
+	}
+	v := daemon.Compare([]*engine.Summary{base}, cand, daemon.RegressOptions{Threshold: *threshold, K: daemon.DefaultK})
+	fmt.Fprint(a.Stdout, v.Table())
+	if v.Regressed {
+		return exitSLO
 	}
 	return exitOK
 }

@@ -1,0 +1,234 @@
+package daemon
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/soakd/soakd/engine"
+)
+
+// Handler is the HTTP API:
+//
+//	GET  /api/v1/runs             run index, newest first (?scenario=NAME filters)
+//	GET  /api/v1/runs/{id}        one run: index entry, live phase/rate, summary when written
+//	POST /api/v1/runs             {"scenario": PATH, "target": URL?} start a run
+//	POST /api/v1/runs/{id}/stop   cancel a run (the engine writes interrupted results)
+//	POST /api/v1/runs/{id}/rate   {"rate": N} change the running phase's rate live
+//	GET  /metrics, /healthz, /readyz
+//
+// POST calls need "Authorization: Bearer TOKEN". Errors are JSON
+// {"error": "..."}.
+func (d *Daemon) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/runs", d.listRuns)
+	mux.HandleFunc("GET /api/v1/runs/{id}", d.getRun)
+	mux.HandleFunc("POST /api/v1/runs", d.auth(d.postRun))
+	mux.HandleFunc("POST /api/v1/runs/{id}/stop", d.auth(d.stopRun))
+	mux.HandleFunc("POST /api/v1/runs/{id}/rate", d.auth(d.rateRun))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(d.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		d.mu.Lock()
+		ready := d.ready
+		d.mu.Unlock()
+		if !ready {
+			writeErr(w, http.StatusServiceUnavailable, "not ready")
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeErr(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	return mux
+}
+
+// auth checks the bearer token in constant time (over SHA-256 digests,
+// so the token's length does not leak either). The token is never logged
+// or echoed.
+func (d *Daemon) auth(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		d.mu.Lock()
+		want := sha256.Sum256(d.token)
+		d.mu.Unlock()
+		have := sha256.Sum256([]byte(strings.TrimSpace(got)))
+		if !ok || subtle.ConstantTimeCompare(want[:], have[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="soakd"`)
+			writeErr(w, http.StatusUnauthorized, "missing or wrong bearer token")
+			return
+		}
+		h(w, r)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+func (d *Daemon) listRuns(w http.ResponseWriter, r *http.Request) {
+	runs := d.hist.List()
+	if sc := r.URL.Query().Get("scenario"); sc != "" {
+		out := runs[:0]
+		for _, e := range runs {
+			if e.Scenario == sc {
+				out = append(out, e)
+			}
+		}
+		runs = out
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"runs": runs})
+}
+
+// RunView is GET /api/v1/runs/{id}.
+type RunView struct {
+	Entry
+	Phase   string          `json:"phase,omitempty"` // running phase[/stage]
+	Rate    float64         `json:"rate,omitempty"`  // its effective rate
+	Summary *engine.Summary `json:"summary,omitempty"`
+}
+
+func (d *Daemon) getRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	e, ok := d.entry(w, id)
+	if !ok {
+		return
+	}
+	v := RunView{Entry: e}
+	d.mu.Lock()
+	ar := d.active[id]
+	d.mu.Unlock()
+	if ar != nil {
+		v.Phase, v.Rate = ar.ctl.Current()
+	}
+	if e.Finished() {
+		if s, err := engine.ReadSummary(d.hist.RunDir(id)); err == nil {
+			v.Summary = s
+		}
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (d *Daemon) entry(w http.ResponseWriter, id string) (Entry, bool) {
+	if !ValidID(id) {
+		writeErr(w, http.StatusBadRequest, "malformed run id")
+		return Entry{}, false
+	}
+	e, ok := d.hist.Get(id)
+	if !ok {
+		writeErr(w, http.StatusNotFound, "no run "+id)
+		return Entry{}, false
+	}
+	return e, true
+}
+
+func decodeBody(r *http.Request, v any) error {
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("request body: %v", err)
+	}
+	return nil
+}
+
+// StartRequest is POST /api/v1/runs.
+type StartRequest struct {
+	Scenario string `json:"scenario"`
+	Target   string `json:"target,omitempty"`
+}
+
+func (d *Daemon) postRun(w http.ResponseWriter, r *http.Request) {
+	var req StartRequest
+	if err := decodeBody(r, &req); err != nil {
+		writeErr(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if req.Scenario == "" {
+		writeErr(w, http.StatusBadRequest, `"scenario" (path to a scenario file) is required`)
+		return
+	}
+	d.mu.Lock()
+	path := d.cfg.ScenarioPath(req.Scenario)
+	d.mu.Unlock()
+	e, _, err := d.startRun(d.baseCtx, runRequest{file: path, target: req.Target, source: "api", slot: true})
+	if err != nil {
+		code := http.StatusBadRequest
+		if errors.Is(err, errStopping) {
+			code = http.StatusServiceUnavailable
+		}
+		writeErr(w, code, err.Error())
+		return
+	}
+	w.Header().Set("Location", "/api/v1/runs/"+e.ID)
+	writeJSON(w, http.StatusAccepted, e)
+}
+
+func (d *Daemon) stopRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	e, ok := d.entry(w, id)
+	if !ok {
+		return
+	}
+	d.mu.Lock()
+	ar := d.active[id]
+	d.mu.Unlock()
+	if ar == nil {
+		writeErr(w, http.StatusConflict, fmt.Sprintf("run %s is not running (state %s)", id, e.State))
+		return
+	}
+	ar.cancel()
+	writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "status": "stopping"})
+}
+
+// RateRequest is POST /api/v1/runs/{id}/rate.
+type RateRequest struct {
+	Rate float64 `json:"rate"`
+}
+
+func (d *Daemon) rateRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	e, ok := d.entry(w, id)
+	if !ok {
+		return
+	}
+	var req RateRequest
+	if err := decodeBody(r, &req); err != nil {
+		writeErr(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !(req.Rate > 0) {
+		writeErr(w, http.StatusBadRequest, `"rate" must be a positive number of ops/s`)
+		return
+	}
+	d.mu.Lock()
+	ar := d.active[id]
+	d.mu.Unlock()
+	if ar == nil {
+		writeErr(w, http.StatusConflict, fmt.Sprintf("run %s is not running (state %s)", id, e.State))
+		return
+	}
+	if err := ar.ctl.SetRate(req.Rate); err != nil {
+		writeErr(w, http.StatusConflict, err.Error())
+		return
+	}
+	phase, _ := ar.ctl.Current()
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "phase": phase, "rate": req.Rate})
+}

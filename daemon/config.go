@@ -1,0 +1,275 @@
+// Package daemon is `soakd serve`: scheduled runs (cron), continuous
+// soaks, an HTTP API to start, stop and steer runs, a run history in the
+// data directory with retention, and latency regression verdicts.
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/soakd/soakd/scenarios"
+)
+
+// Defaults.
+const (
+	DefaultListen    = "127.0.0.1:9470"
+	DefaultThreshold = 0.20
+	DefaultK         = 3.0
+	DefaultHistory   = 10
+)
+
+// Overlap policies for a schedule that fires while its last run is busy.
+const (
+	OverlapSkip  = "skip"
+	OverlapQueue = "queue"
+)
+
+// Config is soakd.yaml.
+type Config struct {
+	Listen        string         `yaml:"listen"`
+	TokenFile     string         `yaml:"token_file"`
+	TokenEnv      string         `yaml:"token_env"`
+	DataDir       string         `yaml:"data_dir"`
+	MaxConcurrent int            `yaml:"max_concurrent"`
+	Retention     Retention      `yaml:"retention"`
+	Regression    RegressionConf `yaml:"regression"`
+	Schedules     []Schedule     `yaml:"schedules"`
+	Soaks         []Soak         `yaml:"soaks"`
+
+	// File is the path the config was read from; relative scenario paths
+	// are resolved against its directory.
+	File string `yaml:"-"`
+}
+
+// Retention bounds the run history; 0 means unbounded.
+type Retention struct {
+	MaxRuns int                `yaml:"max_runs"`
+	MaxAge  scenarios.Duration `yaml:"max_age"`
+}
+
+// RegressionConf tunes the verdict after each run.
+type RegressionConf struct {
+	History   int     `yaml:"history"`   // last N runs of the scenario (default 10)
+	Threshold float64 `yaml:"threshold"` // relative change (default 0.20)
+	K         float64 `yaml:"k"`         // times the noise seen in history (default 3)
+}
+
+// Schedule runs a scenario on a cron expression.
+type Schedule struct {
+	Name     string `yaml:"name"`
+	Cron     string `yaml:"cron"`
+	Scenario string `yaml:"scenario"`
+	Overlap  string `yaml:"overlap"`
+	Target   string `yaml:"target"`
+}
+
+// Soak runs a scenario again and again until the daemon stops or a
+// reload removes it. Soaks do not count against max_concurrent.
+type Soak struct {
+	Name     string             `yaml:"name"`
+	Scenario string             `yaml:"scenario"`
+	Target   string             `yaml:"target"`
+	Pause    scenarios.Duration `yaml:"pause"` // between iterations (default 0)
+}
+
+// Default returns a config with every default filled in; getenv supplies
+// $STATE_DIRECTORY (systemd's StateDirectory=).
+func Default(getenv func(string) string) Config {
+	c := Config{Listen: DefaultListen, MaxConcurrent: 1}
+	c.DataDir = defaultDataDir(getenv)
+	c.Regression = RegressionConf{History: DefaultHistory, Threshold: DefaultThreshold, K: DefaultK}
+	return c
+}
+
+func defaultDataDir(getenv func(string) string) string {
+	if getenv != nil {
+		// systemd may pass several colon-separated directories.
+		if sd := getenv("STATE_DIRECTORY"); sd != "" {
+			return strings.Split(sd, ":")[0]
+		}
+	}
+	return "./soakd-data"
+}
+
+// ApplyDefaults fills what the file left empty (after decoding over Default).
+func (c *Config) ApplyDefaults() {
+	for i := range c.Schedules {
+		if c.Schedules[i].Overlap == "" {
+			c.Schedules[i].Overlap = OverlapSkip
+		}
+	}
+}
+
+// ScenarioPath resolves a scenario path from the config against the
+// config file's directory.
+func (c *Config) ScenarioPath(p string) string {
+	if p == "" || filepath.IsAbs(p) || c.File == "" {
+		return p
+	}
+	return filepath.Join(filepath.Dir(c.File), p)
+}
+
+// Validate reports every problem with the (defaulted) config at once,
+// each on the dotted path of the field.
+func (c *Config) Validate() []error {
+	var errs []error
+	add := func(path, format string, a ...any) {
+		errs = append(errs, scenarios.FieldError{Path: path, Msg: fmt.Sprintf(format, a...)})
+	}
+	if _, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {
+		add("listen", "%q is not host:port (e.g. %s)", c.Listen, DefaultListen)
+	}
+	switch {
+	case c.TokenFile == "" && c.TokenEnv == "":
+		add("token_file", "set token_file or token_env: the API needs a bearer token for state-changing calls")
+	case c.TokenFile != "" && c.TokenEnv != "":
+		add("token_env", "set token_file or token_env, not both")
+	}
+	if c.DataDir == "" {
+		add("data_dir", "must not be empty")
+	}
+	if c.MaxConcurrent < 1 {
+		add("max_concurrent", "must be at least 1, got %d", c.MaxConcurrent)
+	}
+	if c.Retention.MaxRuns < 0 {
+		add("retention.max_runs", "must be >= 0 (0 = keep all), got %d", c.Retention.MaxRuns)
+	}
+	if c.Retention.MaxAge < 0 {
+		add("retention.max_age", "must be >= 0 (0 = keep all)")
+	}
+	if c.Regression.History < 1 {
+		add("regression.history", "must be at least 1, got %d", c.Regression.History)
+	}
+	if !(c.Regression.Threshold > 0) {
+		add("regression.threshold", "must be > 0 (a fraction: 0.2 = 20%%), got %v", c.Regression.Threshold)
+	}
+	if c.Regression.K < 0 {
+		add("regression.k", "must be >= 0, got %v", c.Regression.K)
+	}
+	names := map[string]string{}
+	name := func(path, n string) {
+		if n == "" {
+			add(path+".name", "is required")
+			return
+		}
+		if prev, dup := names[n]; dup {
+			add(path+".name", "%q is already used by %s", n, prev)
+			return
+		}
+		names[n] = path
+	}
+	parser := cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+	for i, s := range c.Schedules {
+		p := fmt.Sprintf("schedules[%d]", i)
+		name(p, s.Name)
+		if s.Cron == "" {
+			add(p+".cron", "is required (5 fields: minute hour day-of-month month day-of-week, or @daily, @every 1h ...)")
+		} else if _, err := parser.Parse(s.Cron); err != nil {
+			add(p+".cron", "%q: %v", s.Cron, err)
+		}
+		if s.Overlap != OverlapSkip && s.Overlap != OverlapQueue {
+			add(p+".overlap", "%q: must be skip or queue", s.Overlap)
+		}
+		errs = append(errs, c.checkScenario(p, s.Scenario, s.Target)...)
+	}
+	for i, s := range c.Soaks {
+		p := fmt.Sprintf("soaks[%d]", i)
+		name(p, s.Name)
+		if s.Pause < 0 {
+			add(p+".pause", "must be >= 0")
+		}
+		errs = append(errs, c.checkScenario(p, s.Scenario, s.Target)...)
+	}
+	return errs
+}
+
+func (c *Config) checkScenario(p, file, target string) []error {
+	var errs []error
+	if file == "" {
+		return []error{scenarios.FieldError{Path: p + ".scenario", Msg: "is required (path to a scenario file)"}}
+	}
+	if _, err := scenarios.LoadFile(c.ScenarioPath(file)); err != nil {
+		var ps scenarios.Problems
+		if errors.As(err, &ps) {
+			for _, sp := range ps {
+				errs = append(errs, scenarios.FieldError{Path: p + ".scenario", Msg: sp.Error()})
+			}
+		} else {
+			errs = append(errs, scenarios.FieldError{Path: p + ".scenario", Msg: err.Error()})
+		}
+	}
+	if target != "" {
+		if k := scenarios.KindFromURL(target); k == "" || k == "embedded" {
+			errs = append(errs, scenarios.FieldError{Path: p + ".target", Msg: fmt.Sprintf("%s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)", scenarios.RedactURL(target))})
+		}
+	}
+	return errs
+}
+
+// LoadConfig reads, decodes strictly, defaults and validates soakd.yaml.
+// Every problem is returned at once as scenarios.Problems, each with
+// file:line.
+func LoadConfig(path string, getenv func(string) string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, scenarios.Problems{{File: path, Msg: err.Error()}}
+	}
+	return ParseConfig(path, data, getenv)
+}
+
+// ParseConfig is LoadConfig on bytes.
+func ParseConfig(file string, data []byte, getenv func(string) string) (*Config, error) {
+	c := Default(getenv)
+	doc, probs := scenarios.DecodeStrict(file, data, &c, "daemon config")
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	c.File = file
+	c.ApplyDefaults()
+	for _, e := range c.Validate() {
+		var fe scenarios.FieldError
+		if errors.As(e, &fe) {
+			probs = append(probs, scenarios.Problem{File: file, Line: scenarios.LineOf(doc, fe.Path), Field: fe.Path, Msg: fe.Msg})
+		} else {
+			probs = append(probs, scenarios.Problem{File: file, Msg: e.Error()})
+		}
+	}
+	if len(probs) > 0 {
+		scenarios.SortProblems(probs)
+		return nil, probs
+	}
+	return &c, nil
+}
+
+// Token reads the API bearer token the config names. The error never
+// contains the token.
+func (c *Config) Token(getenv func(string) string) ([]byte, error) {
+	var tok string
+	switch {
+	case c.TokenFile != "":
+		b, err := os.ReadFile(c.TokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("token_file: %w", err)
+		}
+		tok = strings.TrimSpace(string(b))
+		if tok == "" {
+			return nil, fmt.Errorf("token_file %s is empty", c.TokenFile)
+		}
+	case c.TokenEnv != "":
+		if getenv != nil {
+			tok = strings.TrimSpace(getenv(c.TokenEnv))
+		}
+		if tok == "" {
+			return nil, fmt.Errorf("token_env: environment variable %s is not set or empty", c.TokenEnv)
+		}
+	default:
+		return nil, errors.New("no token_file or token_env")
+	}
+	return []byte(tok), nil
+}

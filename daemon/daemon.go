@@ -1,0 +1,616 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/robfig/cron/v3"
+
+	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+)
+
+// Options wire the daemon to its environment (injected for tests).
+type Options struct {
+	ConfigPath string
+	Getenv     func(string) string
+	Log        io.Writer           // log lines (stderr); tokens are never written
+	Reload     <-chan os.Signal    // SIGHUP: reload config and schedules
+	Now        func() time.Time    // default time.Now
+	Version    string              // for soakd_run_info
+	OnListen   func(addr net.Addr) // called once the API listens (tests)
+	Pid        int                 // for WATCHDOG_PID; default os.Getpid()
+}
+
+// Daemon is one `soakd serve` process.
+type Daemon struct {
+	o      Options
+	log    *slog.Logger
+	notify *Notifier
+	hist   *History
+
+	baseCtx context.Context
+	cancel  context.CancelFunc
+	runsWG  sync.WaitGroup
+
+	mu       sync.Mutex
+	cfg      *Config
+	token    []byte
+	active   map[string]*activeRun
+	slots    int
+	wake     chan struct{}
+	sched    map[string]*schedState
+	soaks    map[string]*soakState
+	cron     *cron.Cron
+	stopping bool
+	ready    bool
+
+	reg        *prometheus.Registry
+	regression *prometheus.GaugeVec
+	runsTotal  *prometheus.CounterVec
+	skipped    *prometheus.CounterVec
+	reloads    *prometheus.CounterVec
+}
+
+type activeRun struct {
+	id     string
+	cancel context.CancelFunc
+	ctl    *engine.Control
+	exp    *metrics.Exporter
+}
+
+type schedState struct {
+	busy, pending bool
+}
+
+type soakState struct {
+	key    string
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// New loads nothing itself: cfg is a validated config (LoadConfig).
+// It opens the run history, recovering runs a crashed daemon left
+// "running", and reads the token.
+func New(cfg *Config, o Options) (*Daemon, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Pid == 0 {
+		o.Pid = os.Getpid()
+	}
+	tok, err := cfg.Token(o.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{o: o, cfg: cfg, token: tok,
+		log:    slog.New(slog.NewTextHandler(o.Log, nil)),
+		notify: NewNotifier(o.Getenv, o.Pid),
+		active: map[string]*activeRun{}, wake: make(chan struct{}),
+		sched: map[string]*schedState{}, soaks: map[string]*soakState{},
+	}
+	hist, notes, err := OpenHistory(cfg.DataDir, o.Now())
+	if err != nil {
+		return nil, err
+	}
+	d.hist = hist
+	for _, n := range notes {
+		d.log.Warn(n)
+	}
+	d.initMetrics()
+	return d, nil
+}
+
+func (d *Daemon) initMetrics() {
+	d.reg = prometheus.NewRegistry()
+	d.regression = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "soakd_regression",
+		Help: "1 when the last completed run of the scenario regressed on this op against its history, else 0."}, []string{"scenario", "op"})
+	d.runsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "soakd_daemon_runs_total",
+		Help: "Runs the daemon finished, by final state."}, []string{"state"})
+	d.skipped = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "soakd_schedule_skipped_total",
+		Help: "Schedule firings skipped because the schedule's previous run was still going (overlap: skip)."}, []string{"schedule"})
+	d.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "soakd_config_reloads_total",
+		Help: "Config reloads (SIGHUP) by result."}, []string{"result"})
+	for _, st := range []string{StateCompleted, StateInterrupted, StateFailed} {
+		d.runsTotal.WithLabelValues(st)
+	}
+	for _, r := range []string{"ok", "error"} {
+		d.reloads.WithLabelValues(r)
+	}
+	active := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "soakd_daemon_runs_active", Help: "Runs queued or running now."},
+		func() float64 { d.mu.Lock(); defer d.mu.Unlock(); return float64(len(d.active)) })
+	d.reg.MustRegister(d.regression, d.runsTotal, d.skipped, d.reloads, active, runCollector{d},
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// The gauge survives restarts: the newest verdict per scenario.
+	seen := map[string]bool{}
+	for _, e := range d.hist.List() {
+		if e.Regression == nil || seen[e.Scenario] {
+			continue
+		}
+		seen[e.Scenario] = true
+		d.setRegression(e.Scenario, e.Regression)
+	}
+}
+
+func (d *Daemon) setRegression(scenario string, v *Verdict) {
+	for op, bad := range v.OpRegressed() {
+		val := 0.0
+		if bad {
+			val = 1
+		}
+		d.regression.WithLabelValues(scenario, op).Set(val)
+	}
+}
+
+// runCollector exposes the live metrics of every running run.
+type runCollector struct{ d *Daemon }
+
+func (runCollector) Describe(chan<- *prometheus.Desc) {}
+
+func (c runCollector) Collect(ch chan<- prometheus.Metric) {
+	c.d.mu.Lock()
+	exps := make([]*metrics.Exporter, 0, len(c.d.active))
+	for _, r := range c.d.active {
+		if r.exp != nil {
+			exps = append(exps, r.exp)
+		}
+	}
+	c.d.mu.Unlock()
+	for _, e := range exps {
+		e.Collect(ch)
+	}
+}
+
+// Run serves until ctx is cancelled (SIGTERM): then it stops the
+// schedules, cancels every run (the engine writes interrupted results),
+// waits for them and returns.
+func (d *Daemon) Run(ctx context.Context) error {
+	d.baseCtx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	defer d.cancel()
+	d.mu.Lock()
+	cfg := d.cfg
+	d.mu.Unlock()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	d.log.Info("soakd serving", "addr", ln.Addr().String(), "data_dir", cfg.DataDir,
+		"schedules", len(cfg.Schedules), "soaks", len(cfg.Soaks))
+	if d.o.OnListen != nil {
+		d.o.OnListen(ln.Addr())
+	}
+	d.prune()
+	d.mu.Lock()
+	d.applyLocked(cfg)
+	d.ready = true
+	d.mu.Unlock()
+	if err := d.notify.Notify("READY=1\nSTATUS=serving on " + ln.Addr().String()); err != nil {
+		d.log.Warn("sd_notify READY failed", "err", err)
+	}
+	var wd <-chan time.Time
+	if iv := d.notify.WatchdogInterval(); iv > 0 {
+		t := time.NewTicker(iv)
+		defer t.Stop()
+		wd = t.C
+		_ = d.notify.Notify("WATCHDOG=1")
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			d.shutdown(srv)
+			return nil
+		case err := <-serveErr:
+			d.shutdown(srv)
+			return fmt.Errorf("http server: %w", err)
+		case <-d.o.Reload:
+			d.reload()
+		case <-wd:
+			_ = d.notify.Notify("WATCHDOG=1")
+		}
+	}
+}
+
+func (d *Daemon) shutdown(srv *http.Server) {
+	_ = d.notify.Notify("STOPPING=1")
+	d.mu.Lock()
+	d.stopping = true
+	d.ready = false
+	c := d.cron
+	d.cron = nil
+	n := len(d.active)
+	d.mu.Unlock()
+	d.log.Info("stopping: cancelling runs", "active", n)
+	if c != nil {
+		c.Stop()
+	}
+	d.cancel()
+	d.runsWG.Wait()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	d.log.Info("stopped")
+}
+
+// reload re-reads the config file. A bad file keeps the running config.
+// Listen and data_dir changes need a restart; everything else (token,
+// limits, retention, schedules, soaks) applies now. A soak whose entry
+// is unchanged keeps running.
+func (d *Daemon) reload() {
+	_ = d.notify.Notify("RELOADING=1")
+	defer d.notify.Notify("READY=1")
+	cfg, err := LoadConfig(d.o.ConfigPath, d.o.Getenv)
+	if err != nil {
+		d.reloads.WithLabelValues("error").Inc()
+		d.log.Error("reload refused; keeping the running config", "config", d.o.ConfigPath, "problems", err.Error())
+		return
+	}
+	tok, err := cfg.Token(d.o.Getenv)
+	if err != nil {
+		d.reloads.WithLabelValues("error").Inc()
+		d.log.Error("reload refused; keeping the running config", "err", err.Error())
+		return
+	}
+	d.mu.Lock()
+	old := d.cfg
+	if cfg.Listen != old.Listen || cfg.DataDir != old.DataDir {
+		d.log.Warn("listen and data_dir changes take effect on restart only")
+		cfg.Listen, cfg.DataDir = old.Listen, old.DataDir
+	}
+	d.cfg = cfg
+	d.token = tok
+	d.applyLocked(cfg)
+	d.mu.Unlock()
+	d.reloads.WithLabelValues("ok").Inc()
+	d.log.Info("config reloaded", "schedules", len(cfg.Schedules), "soaks", len(cfg.Soaks))
+}
+
+// applyLocked (re)starts the cron schedules and reconciles soaks.
+func (d *Daemon) applyLocked(cfg *Config) {
+	if d.stopping {
+		return
+	}
+	if d.cron != nil {
+		d.cron.Stop() // running jobs are runs in their own goroutines; they continue
+	}
+	parser := cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+	c := cron.New(cron.WithParser(parser), cron.WithChain(cron.Recover(cron.DiscardLogger)))
+	names := map[string]bool{}
+	for _, s := range cfg.Schedules {
+		s := s
+		names[s.Name] = true
+		if d.sched[s.Name] == nil {
+			d.sched[s.Name] = &schedState{}
+		}
+		if _, err := c.AddFunc(s.Cron, func() { d.fire(s) }); err != nil {
+			d.log.Error("schedule not added", "schedule", s.Name, "err", err)
+		}
+	}
+	for n, st := range d.sched {
+		if !names[n] {
+			// A run still going finishes; nothing queued behind it starts.
+			st.pending = false
+			delete(d.sched, n)
+		}
+	}
+	d.cron = c
+	c.Start()
+	// wake slot waiters: max_concurrent may have changed
+	close(d.wake)
+	d.wake = make(chan struct{})
+
+	want := map[string]Soak{}
+	for _, s := range cfg.Soaks {
+		want[s.Name] = s
+	}
+	for name, st := range d.soaks {
+		s, ok := want[name]
+		if ok && soakKey(cfg, s) == st.key {
+			delete(want, name) // unchanged: keep running
+			continue
+		}
+		d.log.Info("soak stopped by reload", "soak", name)
+		st.cancel()
+		delete(d.soaks, name)
+	}
+	names2 := make([]string, 0, len(want))
+	for n := range want {
+		names2 = append(names2, n)
+	}
+	sort.Strings(names2)
+	for _, n := range names2 {
+		d.startSoakLocked(cfg, want[n])
+	}
+}
+
+func soakKey(cfg *Config, s Soak) string {
+	return strings.Join([]string{cfg.ScenarioPath(s.Scenario), s.Target, s.Pause.String()}, "\x00")
+}
+
+func (d *Daemon) startSoakLocked(cfg *Config, s Soak) {
+	ctx, cancel := context.WithCancel(d.baseCtx)
+	st := &soakState{key: soakKey(cfg, s), cancel: cancel, done: make(chan struct{})}
+	d.soaks[s.Name] = st
+	path := cfg.ScenarioPath(s.Scenario)
+	d.runsWG.Add(1)
+	go func() {
+		defer d.runsWG.Done()
+		defer close(st.done)
+		d.log.Info("soak started", "soak", s.Name, "scenario", path)
+		for ctx.Err() == nil {
+			e, wait, err := d.startRun(ctx, runRequest{file: path, target: s.Target, source: "soak:" + s.Name})
+			pause := s.Pause.D()
+			if err != nil {
+				d.recordFailure(path, "soak:"+s.Name, err)
+				if pause < 5*time.Second {
+					pause = 5 * time.Second
+				}
+			} else {
+				<-wait
+				if got, _ := d.hist.Get(e.ID); got.State == StateFailed && pause < 5*time.Second {
+					pause = 5 * time.Second
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(pause):
+			}
+		}
+	}()
+}
+
+// fire runs a schedule, honouring its overlap policy.
+func (d *Daemon) fire(s Schedule) {
+	d.mu.Lock()
+	st := d.sched[s.Name]
+	if st == nil || d.stopping {
+		d.mu.Unlock()
+		return
+	}
+	if st.busy {
+		if s.Overlap == OverlapQueue {
+			st.pending = true
+			d.mu.Unlock()
+			d.log.Info("schedule fired while its last run is busy: queued", "schedule", s.Name)
+			return
+		}
+		d.mu.Unlock()
+		d.skipped.WithLabelValues(s.Name).Inc()
+		d.log.Info("schedule fired while its last run is busy: skipped", "schedule", s.Name)
+		return
+	}
+	st.busy = true
+	cfg := d.cfg
+	d.mu.Unlock()
+	d.launchScheduled(cfg, s, st)
+}
+
+func (d *Daemon) launchScheduled(cfg *Config, s Schedule, st *schedState) {
+	path := cfg.ScenarioPath(s.Scenario)
+	finish := func() {
+		d.mu.Lock()
+		if st.pending && !d.stopping && d.sched[s.Name] == st {
+			st.pending = false
+			cfg := d.cfg
+			d.mu.Unlock()
+			d.launchScheduled(cfg, s, st)
+			return
+		}
+		st.busy, st.pending = false, false
+		d.mu.Unlock()
+	}
+	_, wait, err := d.startRun(d.baseCtx, runRequest{file: path, target: s.Target, source: "schedule:" + s.Name, slot: true})
+	if err != nil {
+		d.recordFailure(path, "schedule:"+s.Name, err)
+		finish()
+		return
+	}
+	go func() { <-wait; finish() }()
+}
+
+// recordFailure puts a run that could not start (its scenario file
+// vanished or no longer validates) into the index, so it is visible in
+// the API and not only in the log.
+func (d *Daemon) recordFailure(file, source string, err error) {
+	now := d.o.Now().UTC()
+	name := strings.TrimSuffix(baseName(file), ".yaml")
+	e := &Entry{ID: d.hist.NewID(now, name), Scenario: name, ScenarioFile: file, Source: source,
+		State: StateFailed, Error: err.Error(), Created: now, End: &now}
+	e.Dir = "runs/" + e.ID
+	if perr := d.hist.Put(e); perr != nil {
+		d.log.Error("index write failed", "err", perr)
+	}
+	d.runsTotal.WithLabelValues(StateFailed).Inc()
+	d.log.Error("run could not start", "source", source, "scenario", file, "err", err.Error())
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+type runRequest struct {
+	file, target, source string
+	slot                 bool // counts against max_concurrent
+}
+
+// errBusy and errStopping are API-visible refusals.
+var errStopping = errors.New("the daemon is stopping")
+
+// startRun loads and checks the scenario, adds a queued entry and starts
+// the run in the background. wait is closed when the run has finished
+// and its entry is final.
+func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan struct{}, error) {
+	sc, err := scenarios.LoadFile(req.file)
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	if req.target != "" {
+		kind := scenarios.KindFromURL(req.target)
+		if kind == "" || kind == "embedded" {
+			return Entry{}, nil, fmt.Errorf("target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)", scenarios.RedactURL(req.target))
+		}
+		sc.Target.Kind, sc.Target.URL = kind, req.target
+		if fes := sc.Validate(); len(fes) > 0 {
+			msgs := make([]string, len(fes))
+			for i, fe := range fes {
+				msgs[i] = fe.Error()
+			}
+			return Entry{}, nil, fmt.Errorf("%s with target override: %s", req.file, strings.Join(msgs, "; "))
+		}
+	}
+	now := d.o.Now().UTC()
+	id := d.hist.NewID(now, sc.Name)
+	e := Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id}
+	ctx, cancel := context.WithCancel(parent)
+	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{},
+		exp: metrics.NewExporter(sc.Name, "0", targets.Classes(), map[string]string{"version": d.o.Version, "target_kind": sc.Target.Kind})}
+	d.mu.Lock()
+	if d.stopping {
+		d.mu.Unlock()
+		cancel()
+		return Entry{}, nil, errStopping
+	}
+	d.active[id] = ar
+	d.runsWG.Add(1)
+	d.mu.Unlock()
+	if err := d.hist.Put(&e); err != nil {
+		d.log.Error("index write failed", "err", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer d.runsWG.Done()
+		defer close(done)
+		defer cancel()
+		d.execute(ctx, ar, sc, req)
+	}()
+	return e, done, nil
+}
+
+func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scenario, req runRequest) {
+	id := ar.id
+	finish := func(state, msg string, sum *engine.Summary) {
+		now := d.o.Now().UTC()
+		var verdict *Verdict
+		if sum != nil && state == StateCompleted {
+			d.mu.Lock()
+			rc := d.cfg.Regression
+			d.mu.Unlock()
+			if hist := d.hist.Baselines(sc.Name, id, rc.History); len(hist) > 0 {
+				verdict = Compare(hist, sum, RegressOptions{Threshold: rc.Threshold, K: rc.K})
+				d.setRegression(sc.Name, verdict)
+			}
+		}
+		_ = d.hist.Update(id, func(e *Entry) {
+			e.State, e.Error, e.End = state, msg, &now
+			if sum != nil {
+				p := sum.SLO.Passed
+				e.SLOPassed = &p
+			}
+			e.Regression = verdict
+		})
+		d.mu.Lock()
+		delete(d.active, id)
+		d.mu.Unlock()
+		d.runsTotal.WithLabelValues(state).Inc()
+		attrs := []any{"id", id, "scenario", sc.Name, "source", req.source, "state", state}
+		if msg != "" {
+			attrs = append(attrs, "err", msg)
+		}
+		if verdict != nil {
+			attrs = append(attrs, "regressed", verdict.Regressed)
+		}
+		d.log.Info("run finished", attrs...)
+		d.prune()
+	}
+	if req.slot {
+		if err := d.acquire(ctx); err != nil {
+			finish(StateInterrupted, "stopped before it started", nil)
+			return
+		}
+		defer d.release()
+	}
+	start := d.o.Now().UTC()
+	_ = d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start })
+	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
+	tg, err := targets.Open(ctx, sc.Target, targets.Options{Env: d.o.Getenv})
+	if err != nil {
+		finish(StateFailed, err.Error(), nil)
+		return
+	}
+	defer tg.Close()
+	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
+		OutDir: d.hist.RunDir(id), Exporter: ar.exp, Control: ar.ctl})
+	switch {
+	case sum == nil:
+		finish(StateFailed, err.Error(), nil)
+	case err != nil:
+		finish(StateFailed, err.Error(), sum)
+	default:
+		finish(sum.Status, "", sum)
+	}
+}
+
+// acquire waits for a max_concurrent slot.
+func (d *Daemon) acquire(ctx context.Context) error {
+	for {
+		d.mu.Lock()
+		if d.slots < d.cfg.MaxConcurrent {
+			d.slots++
+			d.mu.Unlock()
+			return nil
+		}
+		w := d.wake
+		d.mu.Unlock()
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (d *Daemon) release() {
+	d.mu.Lock()
+	d.slots--
+	close(d.wake)
+	d.wake = make(chan struct{})
+	d.mu.Unlock()
+}
+
+func (d *Daemon) prune() {
+	d.mu.Lock()
+	r := d.cfg.Retention
+	d.mu.Unlock()
+	ids, err := d.hist.Prune(d.o.Now(), r.MaxRuns, r.MaxAge.D())
+	if err != nil {
+		d.log.Error("retention", "err", err)
+	}
+	if len(ids) > 0 {
+		d.log.Info("retention removed runs", "count", len(ids))
+	}
+}

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Control steers a run while it is in progress. The daemon hands one to
+// engine.Run through Options.Control; `soakd run` passes none.
+//
+// SetRate changes the rate of the open-loop segment (a steady phase or a
+// ramp step) that is running now: the dispatcher restarts the absolute
+// schedule from the moment it sees the change, at the new rate, keeping
+// the count of ops already sent. The override ends with that segment;
+// the next phase or step runs at its own configured rate.
+type Control struct {
+	gen  atomic.Uint64 // bumped by each SetRate
+	rate atomic.Uint64 // float64 bits of the last SetRate
+
+	mu      sync.Mutex
+	phase   string  // phase[/stage] now running; "" between segments
+	current float64 // its effective rate (0 = closed loop)
+}
+
+// SetRate asks the running open-loop segment to change its rate. It
+// fails when no open-loop segment is running.
+func (c *Control) SetRate(rate float64) error {
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		return fmt.Errorf("rate must be a positive number of ops/s, got %v", rate)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.phase == "" {
+		return fmt.Errorf("no phase is running")
+	}
+	if c.current == 0 {
+		return fmt.Errorf("phase %s is closed-loop (rate 0): its rate cannot be changed", c.phase)
+	}
+	c.rate.Store(math.Float64bits(rate))
+	c.gen.Add(1)
+	return nil
+}
+
+// Current reports the segment running now and its effective rate.
+func (c *Control) Current() (phase string, rate float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.phase, c.current
+}
+
+func (c *Control) setCurrent(phase string, rate float64) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.phase, c.current = phase, rate
+	c.mu.Unlock()
+}
+
+// generation returns the change counter; nil-safe.
+func (c *Control) generation() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.gen.Load()
+}
+
+func (c *Control) requested() float64 { return math.Float64frombits(c.rate.Load()) }
+
+// epoch is one stretch of an open-loop segment at one rate: op i (i >=
+// base) is intended at t0 + sched.At(i-base). A rate change starts a new
+// epoch; workers read the epoch carried by their chunk.
+type epoch struct {
+	t0    time.Time
+	base  uint64
+	sched Schedule
+}
+
+// intended returns op i's intended start.
+func (e *epoch) intended(i uint64) time.Time { return e.t0.Add(e.sched.At(i - e.base)) }
