@@ -40,11 +40,11 @@ func TestPaceTable(t *testing.T) {
 		wait        time.Duration
 		stop        bool
 	}{
-		{0, 0, 0, 0, false},                                          // op 0 due at t0
-		{0, 1, 0, 10 * time.Millisecond, false},                      // next in 10 ms
-		{25 * time.Millisecond, 1, 0, 0, false},                      // behind: due now, no catch-up sleep
-		{25 * time.Millisecond, 3, 0, 5 * time.Millisecond, false},   // ahead
-		{time.Second, 5, 5, 0, true},                                 // limit reached
+		{0, 0, 0, 0, false},                                        // op 0 due at t0
+		{0, 1, 0, 10 * time.Millisecond, false},                    // next in 10 ms
+		{25 * time.Millisecond, 1, 0, 0, false},                    // behind: due now, no catch-up sleep
+		{25 * time.Millisecond, 3, 0, 5 * time.Millisecond, false}, // ahead
+		{time.Second, 5, 5, 0, true},                               // limit reached
 	} {
 		w, st := s.Pace(tc.elapsed, tc.done, tc.limit)
 		if w != tc.wait || st != tc.stop {

@@ -24,8 +24,8 @@ type Options struct {
 	Target   targets.Target
 	// TargetKind and TargetURL are for the summary (URL is redacted).
 	TargetKind, TargetURL string
-	OutDir                string         // run directory (created)
-	Progress              io.Writer      // live progress line each interval; nil = none
+	OutDir                string    // run directory (created)
+	Progress              io.Writer // live progress line each interval; nil = none
 	Exporter              *metrics.Exporter
 	Interval              time.Duration // default 1s
 	Shard                 Shard
@@ -178,8 +178,13 @@ func (r *runner) startStats(ctx context.Context) func() {
 		defer t.Stop()
 		for {
 			c, cc := context.WithTimeout(sctx, r.interval)
+			t0 := time.Now()
 			st, err := src.ServerStats(c)
+			took := time.Since(t0)
 			cc()
+			if r.opts.Exporter != nil && sctx.Err() == nil {
+				r.opts.Exporter.ServerStats(st, err, took)
+			}
 			if err == nil {
 				r.statsMu.Lock()
 				r.lastStats = st
@@ -234,6 +239,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		for i, st := range ph.Steps {
 			s := base
 			s.Stage = fmt.Sprintf("step-%d", i+1)
+			s.StageIndex = i + 1
 			s.Rate = st.Rate
 			s.Duration = st.Duration.D()
 			s.Warmup = 0
@@ -317,6 +323,7 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 	}
 	if r.opts.Exporter != nil {
 		r.opts.Exporter.Update(seg.Phase, seg.Rate, achieved, w)
+		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
 	if r.opts.Progress != nil {
 		fmt.Fprintln(r.opts.Progress, progressLine(seg, elapsed, achieved, w, r.classes))
@@ -376,4 +383,3 @@ func fmtDur(sec float64) string {
 	}
 	return fmt.Sprintf("%.2fs", sec)
 }
-

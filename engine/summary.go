@@ -75,7 +75,7 @@ type PhaseResult struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 	Result
-	Stages []StageResult       `json:"stages,omitempty"`
+	Stages []StageResult      `json:"stages,omitempty"`
 	Server map[string]float64 `json:"server,omitempty"`
 	SLO    *Verdict           `json:"slo,omitempty"`
 }

@@ -138,10 +138,10 @@ func TestParseSyntaxAndShapeErrors(t *testing.T) {
 
 func TestRedactURL(t *testing.T) {
 	for in, want := range map[string]string{
-		"redis://user:secret@h:6379/0":         "redis://user:xxxxx@h:6379/0",
-		"mongodb://h/?password=secret&w=1":     "mongodb://h/?password=xxxxx&w=1",
-		"http://h:9200":                        "http://h:9200",
-		"::bad::user:secret@host":              "xxxxx@host",
+		"redis://user:secret@h:6379/0":     "redis://user:xxxxx@h:6379/0",
+		"mongodb://h/?password=secret&w=1": "mongodb://h/?password=xxxxx&w=1",
+		"http://h:9200":                    "http://h:9200",
+		"::bad::user:secret@host":          "xxxxx@host",
 	} {
 		if got := RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)

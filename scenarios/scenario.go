@@ -66,18 +66,18 @@ type ClientOptions struct {
 	DialTimeout    Duration `yaml:"dial_timeout"`
 	ReadTimeout    Duration `yaml:"read_timeout"`
 	WriteTimeout   Duration `yaml:"write_timeout"`
-	MaxBatch       int      `yaml:"max_batch"`        // pipelining/bulk size where the adapter batches
-	ReadPreference string   `yaml:"read_preference"`  // mongo
-	WriteConcern   string   `yaml:"write_concern"`    // mongo
-	Refresh        string   `yaml:"refresh"`          // elastic: false | wait_for | true
-	Database       string   `yaml:"database"`         // mongo database / elastic index prefix
-	Collection     string   `yaml:"collection"`       // mongo collection / elastic index
-	IndexShards    int      `yaml:"index_shards"`     // elastic
-	IndexReplicas  *int     `yaml:"index_replicas"`   // elastic
-	Mode           string   `yaml:"mode"`             // redis: standalone | cluster | sentinel
-	MasterName     string   `yaml:"master_name"`      // redis sentinel
-	Addrs          []string `yaml:"addrs"`            // redis cluster/sentinel seed addresses
-	Search         string   `yaml:"search"`           // redis: auto | json | hash
+	MaxBatch       int      `yaml:"max_batch"`       // pipelining/bulk size where the adapter batches
+	ReadPreference string   `yaml:"read_preference"` // mongo
+	WriteConcern   string   `yaml:"write_concern"`   // mongo
+	Refresh        string   `yaml:"refresh"`         // elastic: false | wait_for | true
+	Database       string   `yaml:"database"`        // mongo database / elastic index prefix
+	Collection     string   `yaml:"collection"`      // mongo collection / elastic index
+	IndexShards    int      `yaml:"index_shards"`    // elastic
+	IndexReplicas  *int     `yaml:"index_replicas"`  // elastic
+	Mode           string   `yaml:"mode"`            // redis: standalone | cluster | sentinel
+	MasterName     string   `yaml:"master_name"`     // redis sentinel
+	Addrs          []string `yaml:"addrs"`           // redis cluster/sentinel seed addresses
+	Search         string   `yaml:"search"`          // redis: auto | json | hash
 }
 
 // Managed describes a server process soakd starts for the run.
@@ -174,15 +174,15 @@ type CapacitySpec struct {
 
 // GrowthSpec configures staged dataset growth.
 type GrowthSpec struct {
-	Batch        int64    `yaml:"batch"`       // records inserted per stage
-	MeasureRate  float64  `yaml:"measure_rate"` // ops/s while measuring
-	MeasureFor   Duration `yaml:"measure_for"`
-	LoadRate     float64  `yaml:"load_rate"` // 0 = as fast as allowed
-	StopRecords  int64    `yaml:"stop_records"`
-	StopMemory   Bytes    `yaml:"stop_memory"`
-	AfterCliff   int      `yaml:"after_cliff"`  // stages to run past the first cliff (-1 = don't stop)
-	CliffFactor  float64  `yaml:"cliff_factor"` // p99 rise that counts as a cliff, default 3
-	MaxStages    int      `yaml:"max_stages"`
+	Batch       int64    `yaml:"batch"`        // records inserted per stage
+	MeasureRate float64  `yaml:"measure_rate"` // ops/s while measuring
+	MeasureFor  Duration `yaml:"measure_for"`
+	LoadRate    float64  `yaml:"load_rate"` // 0 = as fast as allowed
+	StopRecords int64    `yaml:"stop_records"`
+	StopMemory  Bytes    `yaml:"stop_memory"`
+	AfterCliff  int      `yaml:"after_cliff"`  // stages to run past the first cliff (-1 = don't stop)
+	CliffFactor float64  `yaml:"cliff_factor"` // p99 rise that counts as a cliff, default 3
+	MaxStages   int      `yaml:"max_stages"`
 }
 
 // SLO holds the pass/fail limits for a run.

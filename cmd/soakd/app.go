@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -167,9 +169,16 @@ func (a *App) run(ctx context.Context, args []string) int {
 
 	info := map[string]string{"version": version, "target_kind": sc.Target.Kind}
 	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), info)
+	for _, l := range sloLimits(sc) {
+		exp.SetSLO(l.op, l.quantile, l.limit)
+	}
 	if f.listen != "" {
 		reg := prometheus.NewRegistry()
-		reg.MustRegister(exp, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		if err := exp.Register(reg); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: metrics: %v\n", err)
+			return exitBadUsed
+		}
 		ln, err := net.Listen("tcp", f.listen)
 		if err != nil {
 			fmt.Fprintf(a.Stderr, "soakd run: --listen %s: %v (use --listen 127.0.0.1:0 or --listen '' to turn metrics off)\n", f.listen, err)
@@ -256,4 +265,46 @@ func (a *App) report(args []string) int {
 		fmt.Fprint(a.Stdout, s.Text())
 	}
 	return exitOK
+}
+
+type sloLimit struct {
+	op       string
+	quantile float64
+	limit    time.Duration
+}
+
+// sloLimits expands the scenario's latency SLOs to one limit per op in
+// the phases' mixes ("*" covers the ops not named explicitly).
+func sloLimits(sc *scenarios.Scenario) []sloLimit {
+	ops := map[string]bool{}
+	for _, ph := range sc.Phases {
+		for op := range ph.Mix {
+			ops[op] = true
+		}
+	}
+	names := make([]string, 0, len(ops))
+	for op := range ops {
+		names = append(names, op)
+	}
+	sort.Strings(names)
+	var out []sloLimit
+	for _, op := range names {
+		lims, ok := sc.SLO.Latency[op]
+		if !ok {
+			lims = sc.SLO.Latency["*"]
+		}
+		ps := make([]string, 0, len(lims))
+		for p := range lims {
+			ps = append(ps, p)
+		}
+		sort.Strings(ps)
+		for _, p := range ps {
+			q, err := strconv.ParseFloat(strings.TrimPrefix(p, "p"), 64)
+			if err != nil {
+				continue
+			}
+			out = append(out, sloLimit{op: op, quantile: q / 100, limit: lims[p].D()})
+		}
+	}
+	return out
 }

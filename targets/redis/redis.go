@@ -25,6 +25,7 @@ type Target struct {
 	c        goredis.UniversalClient
 	maxBatch int
 	desc     string
+	addr     string // host:port, for reading local process stats
 }
 
 // Open connects to the server a scenario's target block names.
@@ -73,7 +74,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	if mb <= 0 {
 		mb = 256
 	}
-	tg := &Target{c: cl, maxBatch: mb}
+	tg := &Target{c: cl, maxBatch: mb, addr: opt.Addr}
 	if info, err := cl.Info(pctx, "server").Result(); err == nil {
 		tg.desc = "redis " + infoField(info, "redis_version")
 	}
