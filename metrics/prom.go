@@ -292,8 +292,10 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 				continue
 			}
 			opName := scenarios.Op(op).String()
+			// Every class is exported, zero or not, so rate() sees the
+			// first error and error panels have a series to show.
 			for ci, n := range os.Classes {
-				if ci < len(e.classes) && (n > 0 || ci == 0) {
+				if ci < len(e.classes) {
 					ch <- prometheus.MustNewConstMetric(e.opsTotal, prometheus.CounterValue, float64(n), e.scenario, e.shard, name, opName, e.classes[ci])
 				}
 			}

@@ -53,6 +53,12 @@ func TestExporterValues(t *testing.T) {
 # TYPE soakd_ops_total counter
 soakd_ops_total{op="read",outcome="ok",phase="steady",scenario="sc",shard="0"} 100
 soakd_ops_total{op="read",outcome="timeout",phase="steady",scenario="sc",shard="0"} 2
+soakd_ops_total{op="read",outcome="connection",phase="steady",scenario="sc",shard="0"} 0
+soakd_ops_total{op="read",outcome="oom",phase="steady",scenario="sc",shard="0"} 0
+soakd_ops_total{op="read",outcome="moved",phase="steady",scenario="sc",shard="0"} 0
+soakd_ops_total{op="read",outcome="rejected",phase="steady",scenario="sc",shard="0"} 0
+soakd_ops_total{op="read",outcome="not_found",phase="steady",scenario="sc",shard="0"} 0
+soakd_ops_total{op="read",outcome="other",phase="steady",scenario="sc",shard="0"} 0
 # HELP soakd_ops_dropped_total Operations not sent because they were later than max_lag.
 # TYPE soakd_ops_dropped_total counter
 soakd_ops_dropped_total{op="read",phase="steady",scenario="sc",shard="0"} 3
