@@ -304,7 +304,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			e.histograms(ch, e.service, e.serviceClassic, os.Service, e.scenario, e.shard, name, opName)
 			if w := ps.window.Ops[op]; cur && w != nil && w.Latency.TotalCount() > 0 {
 				for _, q := range WindowQuantiles() {
-					gauge(e.quantile, Quantile(w.Latency, q), e.scenario, e.shard, name, opName, strconv.FormatFloat(q/100, 'g', -1, 64))
+					gauge(e.quantile, Quantile(w.Latency, q), e.scenario, e.shard, name, opName, strconv.FormatFloat(q/100, 'g', 10, 64))
 				}
 			}
 		}

@@ -98,6 +98,9 @@ soakd_slo_latency_seconds{op="read",quantile="0.99",scenario="sc",shard="0"} 0.0
 	}
 	// HDR resolution near 100 us is 512 ns (LowestNs 1000): allow 1%.
 	near(t, "p50", q["0.5"], 100e-6, 1e-2)
+	if len(q) != 6 || q["0.9"] == 0 || q["0.999"] == 0 || q["0.9999"] == 0 {
+		t.Fatalf("quantile labels: %v", q)
+	}
 	near(t, "p99", q["0.99"], 1e-3, 1e-3)
 	near(t, "max", q["1"], 0.2, 1e-3)
 
