@@ -44,7 +44,7 @@ type App struct {
 const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasticsearch
 
 usage:
-  soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR]
+  soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL]
   soakd validate SCENARIO.yaml...
   soakd report RUN_DIR...
   soakd version
@@ -97,6 +97,7 @@ type runFlags struct {
 	duration            string
 	rateSet             bool
 	quiet               bool
+	otlpEndpoint        string
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -109,6 +110,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "address for /metrics while running (empty = off)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send OpenTelemetry spans to this OTLP/HTTP traces URL (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
@@ -191,6 +193,18 @@ func (a *App) run(ctx context.Context, args []string) int {
 		defer srv.Close()
 		fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
 	}
+	tp, shutdownTracing, err := metrics.NewTracerProvider(ctx, metrics.TracingConfig{Endpoint: f.otlpEndpoint, Getenv: a.Getenv, Version: version})
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: tracing: %v\n", err)
+		return exitBadUsed
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdownTracing(sctx); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd: tracing: %v\n", err)
+		}
+	}()
 	targetLine := sc.Target.Kind
 	if sc.Target.URL != "" {
 		targetLine += " " + scenarios.RedactURL(sc.Target.URL)
@@ -202,7 +216,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	}
 	sum, err := engine.Run(ctx, engine.Options{
 		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
-		OutDir: out, Progress: progress, Exporter: exp,
+		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"),
 	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
