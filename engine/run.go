@@ -13,6 +13,10 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
@@ -33,6 +37,7 @@ type Options struct {
 	// Control, when set, lets the caller change the running phase's rate
 	// live (the daemon's POST /api/v1/runs/{id}/rate).
 	Control *Control
+	Tracer                trace.Tracer // spans for run, phases, stages; nil = none
 }
 
 // Shard identifies this process's slice of a scenario split over hosts.
@@ -58,6 +63,7 @@ type runner struct {
 	choosers func() scenarios.Chooser
 	classIdx map[string]uint8
 	classes  []string
+	tracer   trace.Tracer
 
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter
@@ -82,6 +88,10 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
 	r.classes = targets.Classes()
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
+	r.tracer = o.Tracer
+	if r.tracer == nil {
+		r.tracer = noop.NewTracerProvider().Tracer("")
+	}
 	for i, c := range r.classes {
 		r.classIdx[c] = uint8(i)
 	}
@@ -132,18 +142,29 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		sum.Target.Note = "target: embedded — figures measure soakd itself, not a database"
 	}
 
+	ctx, runSpan := r.tracer.Start(ctx, "soakd.run", trace.WithTimestamp(start), trace.WithAttributes(
+		attribute.String("soakd.scenario", r.sc.Name), attribute.String("soakd.target.kind", o.TargetKind),
+		attribute.String("soakd.shard", o.Shard.String())))
+	defer runSpan.End()
+	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
 	for pi := range r.sc.Phases {
 		if ctx.Err() != nil {
 			break
 		}
 		ph := &r.sc.Phases[pi]
-		pr, err := r.runPhase(ctx, pi, ph)
+		pctx, ps := r.tracer.Start(ctx, "soakd.phase", trace.WithAttributes(attribute.String("soakd.phase", ph.Name),
+			attribute.String("soakd.phase.kind", ph.Kind), attribute.Float64("soakd.target_rate", ph.Rate)))
+		pr, err := r.runPhase(pctx, pi, ph)
 		if err != nil {
 			stopStats()
+			ps.SetStatus(codes.Error, err.Error())
+			ps.End()
+			runSpan.SetStatus(codes.Error, err.Error())
 			return nil, err
 		}
 		sum.Phases = append(sum.Phases, *pr)
+		phaseSpans = append(phaseSpans, ps)
 	}
 	stopStats()
 	if ctx.Err() != nil {
@@ -151,6 +172,20 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	}
 	sum.End = time.Now().UTC()
 	sum.evaluate(r.sc)
+	// Phase spans end here, at their phases' end times, so they carry
+	// the SLO verdicts computed over the whole run.
+	for i, ps := range phaseSpans {
+		pr := &sum.Phases[i]
+		ps.SetAttributes(resultAttrs(&pr.Result)...)
+		if pr.SLO != nil {
+			ps.SetAttributes(attribute.Bool("soakd.slo.passed", pr.SLO.Passed))
+		}
+		ps.End(trace.WithTimestamp(pr.End))
+	}
+	runSpan.SetAttributes(attribute.String("soakd.status", sum.Status), attribute.Bool("soakd.slo.passed", sum.SLO.Passed))
+	if !sum.SLO.Passed {
+		runSpan.SetStatus(codes.Error, "SLO not met")
+	}
 
 	if err := r.finishHlog(); err != nil {
 		return sum, err
@@ -188,8 +223,13 @@ func (r *runner) startStats(ctx context.Context) func() {
 		defer t.Stop()
 		for {
 			c, cc := context.WithTimeout(sctx, r.interval)
+			t0 := time.Now()
 			st, err := src.ServerStats(c)
+			took := time.Since(t0)
 			cc()
+			if r.opts.Exporter != nil && sctx.Err() == nil {
+				r.opts.Exporter.ServerStats(st, err, took)
+			}
 			if err == nil {
 				r.statsMu.Lock()
 				r.lastStats = st
@@ -244,6 +284,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		for i, st := range ph.Steps {
 			s := base
 			s.Stage = fmt.Sprintf("step-%d", i+1)
+			s.StageIndex = i + 1
 			s.Rate = st.Rate
 			s.Duration = st.Duration.D()
 			s.Warmup = 0
@@ -262,7 +303,12 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 			break
 		}
 		s := &segs[i]
-		res := r.runSegment(ctx, s, r)
+		sctx, ss := ctx, trace.Span(nil)
+		if s.Stage != "" {
+			sctx, ss = r.tracer.Start(ctx, "soakd.stage", trace.WithAttributes(attribute.String("soakd.stage", s.Stage),
+				attribute.Int("soakd.stage.index", s.StageIndex), attribute.Float64("soakd.target_rate", s.Rate)))
+		}
+		res := r.runSegment(sctx, s, r)
 		if s.Sequential {
 			if n := s.KeyBase + int64(res.Scheduled); n > r.inserted.Load() {
 				r.inserted.Store(n)
@@ -274,6 +320,8 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		if s.Stage != "" {
 			st := stageResult(s, res, r.stats())
 			pr.Stages = append(pr.Stages, st)
+			ss.SetAttributes(resultAttrs(&st.Result)...)
+			ss.End()
 		}
 		if len(segs) == 1 {
 			pr.TargetRate = s.Rate
@@ -352,6 +400,7 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 	}
 	if r.opts.Exporter != nil {
 		r.opts.Exporter.Update(seg.Phase, rate, achieved, w)
+		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
 	if r.opts.Progress != nil {
 		fmt.Fprintln(r.opts.Progress, progressLine(seg, rate, elapsed, achieved, w, r.classes))
@@ -410,4 +459,11 @@ func fmtDur(sec float64) string {
 		return fmt.Sprintf("%.2fms", sec*1e3)
 	}
 	return fmt.Sprintf("%.2fs", sec)
+}
+
+func resultAttrs(r *Result) []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attribute.Float64("soakd.achieved_rate", r.AchievedRate), attribute.Int64("soakd.completed", r.Completed),
+		attribute.Int64("soakd.errors", r.Errors), attribute.Int64("soakd.dropped", r.Dropped),
+	}
 }

@@ -17,6 +17,7 @@ import (
 type segment struct {
 	Phase       string
 	Stage       string // "" for a phase that is one segment
+	StageIndex  int    // 1-based number of Stage; 0 when Stage is ""
 	Kind        string
 	Rate        float64 // 0 = closed loop
 	Duration    time.Duration

@@ -1,9 +1,12 @@
 package metrics
 
 import (
+	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,12 +24,30 @@ func LatencyBuckets() []float64 {
 	}
 }
 
+// Native histogram layout: schema 3 (8 buckets per power of two, each
+// about 9% wide); values at or below NativeZeroThreshold (1 us, the HDR
+// resolution) go to the zero bucket.
+const (
+	NativeSchema        = 3
+	NativeZeroThreshold = 1e-6
+)
+
 // WindowQuantiles are exported as soakd_op_latency_quantile_seconds.
 func WindowQuantiles() []float64 { return []float64{50, 90, 99, 99.9, 99.99, 100} }
+
+// StatsSourceServer is the source label of the target's server stats in
+// soakd_stats_collection_*.
+const StatsSourceServer = "server"
 
 // Exporter turns the engine's interval data into Prometheus metrics at
 // scrape time. Nothing is observed on the hot path: histograms are built
 // from the cumulative HDR data, so the exposition costs nothing per op.
+//
+// Each latency-like histogram is exposed twice: as a native histogram
+// under the SPEC name (soakd_op_latency_seconds...) and as a classic
+// histogram under <name minus _seconds>_classic_seconds, because
+// Prometheus 2.42 keeps only the native part of a histogram exposing
+// both.
 type Exporter struct {
 	mu       sync.Mutex
 	scenario string
@@ -34,9 +55,32 @@ type Exporter struct {
 	classes  []string
 	phases   map[string]*phaseState
 	order    []string
+	current  string // phase of the last Update
+	created  time.Time
+	runInfo  map[string]string
 
-	opsTotal, dropped, latency, service, quantile, targetRate, achieved, lag, info *prometheus.Desc
-	runInfo                                                                        map[string]string
+	stage   int
+	records int64
+	opsUp   bool // last interval was not all connection failures
+
+	hasStats    bool
+	statsOK     bool
+	statsDur    float64
+	serverStats map[string]float64
+	serverDescs map[string]*prometheus.Desc
+	slo         []sloEntry
+
+	opsTotal, dropped, quantile, targetRate, achieved, info *prometheus.Desc
+	latency, latencyClassic                                 *prometheus.Desc
+	service, serviceClassic                                 *prometheus.Desc
+	lag, lagClassic                                         *prometheus.Desc
+	datasetRecords, growthStage, targetUp                   *prometheus.Desc
+	statsDuration, statsSuccess, sloLatency                 *prometheus.Desc
+}
+
+type sloEntry struct {
+	op, quantile string
+	seconds      float64
 }
 
 type phaseState struct {
@@ -51,28 +95,72 @@ type phaseState struct {
 func NewExporter(scenario, shard string, classes []string, info map[string]string) *Exporter {
 	l := []string{"scenario", "shard", "phase", "op"}
 	p := []string{"scenario", "shard", "phase"}
+	r := []string{"scenario", "shard"}
 	infoKeys := make([]string, 0, len(info))
 	for k := range info {
 		infoKeys = append(infoKeys, k)
 	}
 	sort.Strings(infoKeys)
+	const classicNote = " Classic buckets; the native histogram is "
 	return &Exporter{
 		scenario: scenario, shard: shard, classes: classes, phases: map[string]*phaseState{}, runInfo: info,
-		opsTotal:   prometheus.NewDesc("soakd_ops_total", "Operations completed, by outcome (ok or an error class).", append(l, "outcome"), nil),
-		dropped:    prometheus.NewDesc("soakd_ops_dropped_total", "Operations not sent because they were later than max_lag.", l, nil),
-		latency:    prometheus.NewDesc("soakd_op_latency_seconds", "Latency from the intended start on the schedule.", l, nil),
-		service:    prometheus.NewDesc("soakd_op_service_seconds", "Service time from the actual send.", l, nil),
-		quantile:   prometheus.NewDesc("soakd_op_latency_quantile_seconds", "Latency from intended start at a quantile over the last interval (HDR, 3 digits).", append(l, "quantile"), nil),
-		targetRate: prometheus.NewDesc("soakd_target_rate_ops", "Target rate of the phase in ops/s (0 = closed loop).", p, nil),
-		achieved:   prometheus.NewDesc("soakd_achieved_rate_ops", "Achieved rate over the last interval in ops/s.", p, nil),
-		lag:        prometheus.NewDesc("soakd_schedule_lag_seconds", "Lag from intended start to actual send.", p, nil),
-		info:       prometheus.NewDesc("soakd_run_info", "Run description; value is 1.", append([]string{"scenario", "shard"}, infoKeys...), nil),
+		created: time.Now(), opsUp: true, serverDescs: map[string]*prometheus.Desc{},
+		opsTotal:       prometheus.NewDesc("soakd_ops_total", "Operations completed, by outcome (ok or an error class).", append(l, "outcome"), nil),
+		dropped:        prometheus.NewDesc("soakd_ops_dropped_total", "Operations not sent because they were later than max_lag.", l, nil),
+		latency:        prometheus.NewDesc("soakd_op_latency_seconds", "Latency from the intended start on the schedule (native histogram).", l, nil),
+		latencyClassic: prometheus.NewDesc("soakd_op_latency_classic_seconds", "Latency from the intended start on the schedule."+classicNote+"soakd_op_latency_seconds.", l, nil),
+		service:        prometheus.NewDesc("soakd_op_service_seconds", "Service time from the actual send (native histogram).", l, nil),
+		serviceClassic: prometheus.NewDesc("soakd_op_service_classic_seconds", "Service time from the actual send."+classicNote+"soakd_op_service_seconds.", l, nil),
+		quantile:       prometheus.NewDesc("soakd_op_latency_quantile_seconds", "Latency from intended start at a quantile over the last interval (HDR, 3 digits); current phase only.", append(l, "quantile"), nil),
+		targetRate:     prometheus.NewDesc("soakd_target_rate_ops", "Target rate of the running phase or stage in ops/s (0 = closed loop or as fast as allowed).", p, nil),
+		achieved:       prometheus.NewDesc("soakd_achieved_rate_ops", "Achieved rate of the running phase over the last interval in ops/s.", p, nil),
+		lag:            prometheus.NewDesc("soakd_schedule_lag_seconds", "Lag from intended start to actual send (native histogram).", p, nil),
+		lagClassic:     prometheus.NewDesc("soakd_schedule_lag_classic_seconds", "Lag from intended start to actual send."+classicNote+"soakd_schedule_lag_seconds.", p, nil),
+		info:           prometheus.NewDesc("soakd_run_info", "Run description; value is 1.", append([]string{"scenario", "shard"}, infoKeys...), nil),
+		datasetRecords: prometheus.NewDesc("soakd_dataset_records", "Records soakd has inserted into the keyspace (or the scenario's records when there is no load phase).", r, nil),
+		growthStage:    prometheus.NewDesc("soakd_growth_stage", "Number of the running stage of a ramp or growth phase (1-based; 0 outside staged phases).", p, nil),
+		targetUp:       prometheus.NewDesc("soakd_target_up", "1 when the target answers (server stats succeed and ops are not all connection failures), else 0.", r, nil),
+		statsDuration:  prometheus.NewDesc("soakd_stats_collection_duration_seconds", "Duration of the last stats collection, per source.", append(r, "source"), nil),
+		statsSuccess:   prometheus.NewDesc("soakd_stats_collection_success", "1 when the last stats collection succeeded, per source.", append(r, "source"), nil),
+		sloLatency:     prometheus.NewDesc("soakd_slo_latency_seconds", "The scenario's latency SLO (from intended start) per op and quantile.", []string{"scenario", "shard", "op", "quantile"}, nil),
 	}
 }
 
-// Describe implements prometheus.Collector.
+// Register registers the exporter and the collector of its server stats
+// (an unchecked collector: their names come from the target at run time).
+func (e *Exporter) Register(reg prometheus.Registerer) error {
+	if err := reg.Register(e); err != nil {
+		return err
+	}
+	return reg.Register(serverCollector{e})
+}
+
+type serverCollector struct{ e *Exporter }
+
+// Describe sends nothing: the collector is unchecked.
+func (serverCollector) Describe(chan<- *prometheus.Desc) {}
+
+// Collect sends one metric per server stats key.
+func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
+	e := c.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for name, v := range e.serverStats {
+		// Keys ending in _total are the server's own counters.
+		vt := prometheus.GaugeValue
+		if strings.HasSuffix(name, "_total") {
+			vt = prometheus.CounterValue
+		}
+		ch <- prometheus.MustNewConstMetric(e.serverDescs[name], vt, v, e.scenario, e.shard)
+	}
+}
+
+// Describe implements prometheus.Collector. Server stats are collected
+// by the separate collector Register adds.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{e.opsTotal, e.dropped, e.latency, e.service, e.quantile, e.targetRate, e.achieved, e.lag, e.info} {
+	for _, d := range []*prometheus.Desc{e.opsTotal, e.dropped, e.latency, e.latencyClassic, e.service, e.serviceClassic,
+		e.quantile, e.targetRate, e.achieved, e.lag, e.lagClassic, e.info, e.datasetRecords, e.growthStage, e.targetUp,
+		e.statsDuration, e.statsSuccess, e.sloLatency} {
 		ch <- d
 	}
 }
@@ -87,10 +175,80 @@ func (e *Exporter) Update(phase string, targetRate, achieved float64, window *Se
 		e.phases[phase] = ps
 		e.order = append(e.order, phase)
 	}
+	if e.current != phase {
+		e.stage = 0
+	}
+	e.current = phase
 	ps.total.Merge(window)
 	ps.window = NewSet(nil)
 	ps.window.Merge(window)
 	ps.targetRate, ps.achieved = targetRate, achieved
+	var ok, conn, all int64
+	for _, os := range window.Ops {
+		if os == nil {
+			continue
+		}
+		ok += os.Classes[0]
+		all += os.Count
+		for ci, n := range os.Classes {
+			if ci < len(e.classes) && e.classes[ci] == "connection" {
+				conn += n
+			}
+		}
+	}
+	if all > 0 {
+		e.opsUp = !(ok == 0 && conn > 0)
+	}
+}
+
+// SetProgress records the running stage (1-based, 0 outside staged
+// phases) and the number of records in the dataset.
+func (e *Exporter) SetProgress(stage int, records int64) {
+	e.mu.Lock()
+	e.stage, e.records = stage, records
+	e.mu.Unlock()
+}
+
+// ServerStats records one sample of the target's server-side stats:
+// each key k becomes the gauge soakd_server_<k> (a counter when k ends
+// in _total). On error the previous
+// figures are kept and collection success is 0.
+func (e *Exporter) ServerStats(stats map[string]float64, err error, took time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hasStats = true
+	e.statsDur = took.Seconds()
+	e.statsOK = err == nil
+	if err != nil {
+		return
+	}
+	e.serverStats = make(map[string]float64, len(stats))
+	for k, v := range stats {
+		name := "soakd_server_" + SanitizeName(k)
+		if _, ok := e.serverDescs[name]; !ok {
+			e.serverDescs[name] = prometheus.NewDesc(name, "Server-side figure "+k+" reported by the target.", []string{"scenario", "shard"}, nil)
+		}
+		e.serverStats[name] = v
+	}
+}
+
+// SetSLO exposes a latency limit of the scenario as
+// soakd_slo_latency_seconds{op,quantile} so alerts can compare against it.
+func (e *Exporter) SetSLO(op string, quantile float64, limit time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.slo = append(e.slo, sloEntry{op: op, quantile: strconv.FormatFloat(quantile, 'g', -1, 64), seconds: limit.Seconds()})
+}
+
+// SanitizeName maps a stats key to a valid metric name suffix.
+func SanitizeName(k string) string {
+	b := []byte(strings.ToLower(k))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 // Collect implements prometheus.Collector.
@@ -106,67 +264,125 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	for _, k := range keys {
 		vals = append(vals, e.runInfo[k])
 	}
-	ch <- prometheus.MustNewConstMetric(e.info, prometheus.GaugeValue, 1, vals...)
+	gauge := func(d *prometheus.Desc, v float64, lv ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, lv...)
+	}
+	gauge(e.info, 1, vals...)
+	gauge(e.datasetRecords, float64(e.records), e.scenario, e.shard)
+	up := e.opsUp && (!e.hasStats || e.statsOK)
+	gauge(e.targetUp, b2f(up), e.scenario, e.shard)
+	if e.hasStats {
+		gauge(e.statsDuration, e.statsDur, e.scenario, e.shard, StatsSourceServer)
+		gauge(e.statsSuccess, b2f(e.statsOK), e.scenario, e.shard, StatsSourceServer)
+	}
+	for _, s := range e.slo {
+		gauge(e.sloLatency, s.seconds, e.scenario, e.shard, s.op, s.quantile)
+	}
 	for _, name := range e.order {
 		ps := e.phases[name]
-		ch <- prometheus.MustNewConstMetric(e.targetRate, prometheus.GaugeValue, ps.targetRate, e.scenario, e.shard, name)
-		ch <- prometheus.MustNewConstMetric(e.achieved, prometheus.GaugeValue, ps.achieved, e.scenario, e.shard, name)
-		ch <- ConstHistogram(e.lag, ps.total.Lag, e.scenario, e.shard, name)
+		cur := name == e.current
+		if cur {
+			gauge(e.targetRate, ps.targetRate, e.scenario, e.shard, name)
+			gauge(e.achieved, ps.achieved, e.scenario, e.shard, name)
+			gauge(e.growthStage, float64(e.stage), e.scenario, e.shard, name)
+		}
+		e.histograms(ch, e.lag, e.lagClassic, ps.total.Lag, e.scenario, e.shard, name)
 		for op, os := range ps.total.Ops {
 			if os == nil {
 				continue
 			}
 			opName := scenarios.Op(op).String()
+			// Every class is exported, zero or not, so rate() sees the
+			// first error and error panels have a series to show.
 			for ci, n := range os.Classes {
-				if ci < len(e.classes) && (n > 0 || ci == 0) {
+				if ci < len(e.classes) {
 					ch <- prometheus.MustNewConstMetric(e.opsTotal, prometheus.CounterValue, float64(n), e.scenario, e.shard, name, opName, e.classes[ci])
 				}
 			}
 			ch <- prometheus.MustNewConstMetric(e.dropped, prometheus.CounterValue, float64(os.Dropped), e.scenario, e.shard, name, opName)
-			ch <- ConstHistogram(e.latency, os.Latency, e.scenario, e.shard, name, opName)
-			ch <- ConstHistogram(e.service, os.Service, e.scenario, e.shard, name, opName)
-			if w := ps.window.Ops[op]; w != nil && w.Latency.TotalCount() > 0 {
+			e.histograms(ch, e.latency, e.latencyClassic, os.Latency, e.scenario, e.shard, name, opName)
+			e.histograms(ch, e.service, e.serviceClassic, os.Service, e.scenario, e.shard, name, opName)
+			if w := ps.window.Ops[op]; cur && w != nil && w.Latency.TotalCount() > 0 {
 				for _, q := range WindowQuantiles() {
-					ch <- prometheus.MustNewConstMetric(e.quantile, prometheus.GaugeValue, Quantile(w.Latency, q),
-						e.scenario, e.shard, name, opName, strconv.FormatFloat(q/100, 'g', -1, 64))
+					gauge(e.quantile, Quantile(w.Latency, q), e.scenario, e.shard, name, opName, strconv.FormatFloat(q/100, 'g', 10, 64))
 				}
 			}
 		}
 	}
 }
 
-// ConstHistogram converts an HDR histogram (ns) into a classic
-// Prometheus histogram (seconds) with LatencyBuckets.
-func ConstHistogram(d *prometheus.Desc, h *hdr.Histogram, labels ...string) prometheus.Metric {
+func (e *Exporter) histograms(ch chan<- prometheus.Metric, native, classic *prometheus.Desc, h *hdr.Histogram, labels ...string) {
+	d := HistData(h)
+	ch <- prometheus.MustNewConstHistogram(classic, d.Count, d.Sum, d.Classic, labels...)
+	ch <- prometheus.MustNewConstNativeHistogram(native, d.Count, d.Sum, d.Native, nil, d.Zero, NativeSchema, NativeZeroThreshold, e.created, labels...)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Hist is an HDR histogram (ns) converted to Prometheus form (seconds):
+// cumulative classic bucket counts keyed by LatencyBuckets bounds, and
+// native schema-3 bucket counts keyed by bucket index.
+type Hist struct {
+	Count   uint64
+	Sum     float64
+	Classic map[float64]uint64
+	Native  map[int]int64
+	Zero    uint64
+}
+
+// NativeIndex returns the index of the native bucket holding v (> 0) at
+// schema s: bucket i covers (2^((i-1)/2^s), 2^(i/2^s)].
+func NativeIndex(v float64, s int) int {
+	frac, exp := math.Frexp(v) // v = frac * 2^exp, frac in [0.5, 1)
+	if frac == 0.5 {           // exact power of two: upper bound of its bucket
+		return (exp - 1) << s
+	}
+	n := float64(int(1) << s)
+	i := int(math.Ceil((math.Log2(frac) + float64(exp)) * n))
+	// Correct rounding of log2 at bucket edges.
+	if v <= math.Exp2(float64(i-1)/n) {
+		i--
+	} else if v > math.Exp2(float64(i)/n) {
+		i++
+	}
+	return i
+}
+
+// HistData converts h. An HDR bar's values are equivalent within 3
+// digits; each bar is placed by its upper edge (conservative: never
+// report a value as faster) and summed at its midpoint.
+func HistData(h *hdr.Histogram) Hist {
 	bounds := LatencyBuckets()
-	counts := make(map[float64]uint64, len(bounds))
-	var sum float64
-	var total uint64
+	d := Hist{Classic: make(map[float64]uint64, len(bounds)), Native: map[int]int64{}}
+	cum := make([]uint64, len(bounds))
 	if h != nil && h.TotalCount() > 0 {
-		cum := make([]uint64, len(bounds))
 		for _, b := range h.Distribution() {
 			if b.Count == 0 {
 				continue
 			}
-			// A bar's values are equivalent within 3 digits; place it by its
-			// upper edge (conservative: never report a value as faster).
 			v := float64(b.To) / 1e9
-			sum += float64(b.Count) * (float64(b.From) + float64(b.To)) / 2 / 1e9
-			total += uint64(b.Count)
-			i := sort.SearchFloat64s(bounds, v)
-			if i < len(cum) {
-				cum[i] += uint64(b.Count)
+			n := uint64(b.Count)
+			d.Sum += float64(b.Count) * (float64(b.From) + float64(b.To)) / 2 / 1e9
+			d.Count += n
+			if i := sort.SearchFloat64s(bounds, v); i < len(cum) {
+				cum[i] += n
+			}
+			if v <= NativeZeroThreshold {
+				d.Zero += n
+			} else {
+				d.Native[NativeIndex(v, NativeSchema)] += int64(n)
 			}
 		}
-		var acc uint64
-		for i, b := range bounds {
-			acc += cum[i]
-			counts[b] = acc
-		}
-	} else {
-		for _, b := range bounds {
-			counts[b] = 0
-		}
 	}
-	return prometheus.MustNewConstHistogram(d, total, sum, counts, labels...)
+	var acc uint64
+	for i, b := range bounds {
+		acc += cum[i]
+		d.Classic[b] = acc
+	}
+	return d
 }

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,7 +51,7 @@ type App struct {
 const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasticsearch
 
 usage:
-  soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR]
+  soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL]
   soakd validate SCENARIO.yaml...
   soakd report RUN_DIR...
   soakd serve --config soakd.yaml
@@ -108,6 +110,7 @@ type runFlags struct {
 	duration            string
 	rateSet             bool
 	quiet               bool
+	otlpEndpoint        string
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -120,6 +123,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "address for /metrics while running (empty = off)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send OpenTelemetry spans to this OTLP/HTTP traces URL (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
@@ -180,9 +184,16 @@ func (a *App) run(ctx context.Context, args []string) int {
 
 	info := map[string]string{"version": version, "target_kind": sc.Target.Kind}
 	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), info)
+	for _, l := range sloLimits(sc) {
+		exp.SetSLO(l.op, l.quantile, l.limit)
+	}
 	if f.listen != "" {
 		reg := prometheus.NewRegistry()
-		reg.MustRegister(exp, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		if err := exp.Register(reg); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: metrics: %v\n", err)
+			return exitBadUsed
+		}
 		ln, err := net.Listen("tcp", f.listen)
 		if err != nil {
 			fmt.Fprintf(a.Stderr, "soakd run: --listen %s: %v (use --listen 127.0.0.1:0 or --listen '' to turn metrics off)\n", f.listen, err)
@@ -195,6 +206,18 @@ func (a *App) run(ctx context.Context, args []string) int {
 		defer srv.Close()
 		fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
 	}
+	tp, shutdownTracing, err := metrics.NewTracerProvider(ctx, metrics.TracingConfig{Endpoint: f.otlpEndpoint, Getenv: a.Getenv, Version: version})
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: tracing: %v\n", err)
+		return exitBadUsed
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdownTracing(sctx); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd: tracing: %v\n", err)
+		}
+	}()
 	targetLine := sc.Target.Kind
 	if sc.Target.URL != "" {
 		targetLine += " " + scenarios.RedactURL(sc.Target.URL)
@@ -206,7 +229,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	}
 	sum, err := engine.Run(ctx, engine.Options{
 		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
-		OutDir: out, Progress: progress, Exporter: exp,
+		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"),
 	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
@@ -349,4 +372,46 @@ func (a *App) compare(args []string) int {
 		return exitSLO
 	}
 	return exitOK
+}
+
+type sloLimit struct {
+	op       string
+	quantile float64
+	limit    time.Duration
+}
+
+// sloLimits expands the scenario's latency SLOs to one limit per op in
+// the phases' mixes ("*" covers the ops not named explicitly).
+func sloLimits(sc *scenarios.Scenario) []sloLimit {
+	ops := map[string]bool{}
+	for _, ph := range sc.Phases {
+		for op := range ph.Mix {
+			ops[op] = true
+		}
+	}
+	names := make([]string, 0, len(ops))
+	for op := range ops {
+		names = append(names, op)
+	}
+	sort.Strings(names)
+	var out []sloLimit
+	for _, op := range names {
+		lims, ok := sc.SLO.Latency[op]
+		if !ok {
+			lims = sc.SLO.Latency["*"]
+		}
+		ps := make([]string, 0, len(lims))
+		for p := range lims {
+			ps = append(ps, p)
+		}
+		sort.Strings(ps)
+		for _, p := range ps {
+			q, err := strconv.ParseFloat(strings.TrimPrefix(p, "p"), 64)
+			if err != nil {
+				continue
+			}
+			out = append(out, sloLimit{op: op, quantile: q / 100, limit: lims[p].D()})
+		}
+	}
+	return out
 }

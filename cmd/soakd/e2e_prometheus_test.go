@@ -1,0 +1,422 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"gopkg.in/yaml.v3"
+)
+
+// TestPrometheusEndToEnd runs the real binary against a redis-server it
+// starts, has a real Prometheus (native histograms on) scrape it every
+// second with the shipped rules loaded, injects a 200 ms store stall
+// (DEBUG SLEEP 0.2) and a BGSAVE (fork), then evaluates every PromQL
+// expression in the shipped dashboards and rules through the HTTP API:
+// each must parse and return data.
+func TestPrometheusEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: skipped with -short")
+	}
+	promBin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Skip("prometheus not installed")
+	}
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed")
+	}
+	dir := t.TempDir()
+	redisPort, soakdPort, promPort := freePort(t), freePort(t), freePort(t)
+
+	// Store.
+	start(t, dir, "redis", redisBin, "--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--enable-debug-command", "yes", "--dir", dir)
+	rc := goredis.NewClient(&goredis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", redisPort)})
+	defer rc.Close()
+	waitFor(t, 5*time.Second, func() bool { return rc.Ping(context.Background()).Err() == nil })
+
+	// Binary.
+	bin := filepath.Join(dir, "soakd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	// Prometheus with the shipped rules.
+	rules, _ := filepath.Glob("../../deploy/prometheus/rules/*.yml")
+	for i, r := range rules {
+		rules[i], _ = filepath.Abs(r)
+	}
+	cfg := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nrule_files: %s\nscrape_configs:\n  - job_name: soakd\n    static_configs: [{targets: ['127.0.0.1:%d']}]\n",
+		jsonList(rules), soakdPort)
+	writeFile(t, filepath.Join(dir, "prometheus.yml"), cfg)
+	start(t, dir, "prometheus", promBin, "--enable-feature=native-histograms", "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), fmt.Sprintf("--web.listen-address=127.0.0.1:%d", promPort))
+	prom := fmt.Sprintf("http://127.0.0.1:%d", promPort)
+	waitFor(t, 20*time.Second, func() bool {
+		r, err := http.Get(prom + "/-/ready")
+		if err == nil {
+			r.Body.Close()
+		}
+		return err == nil && r.StatusCode == 200
+	})
+
+	// The run: a short load, then 20 s at 1000 ops/s.
+	const steady = 20 * time.Second
+	writeFile(t, filepath.Join(dir, "e2e.yaml"), fmt.Sprintf(`name: e2e
+target: {kind: redis, url: "redis://127.0.0.1:%d"}
+record: {fields: 2, field_bytes: 50}
+keyspace: {records: 2000, distribution: uniform}
+phases:
+  - {name: load, kind: load, concurrency: 8}
+  - {name: steady, kind: steady, rate: 1000, duration: %s, concurrency: 16, max_lag: 1s, mix: {read: 50, update: 50}}
+slo:
+  latency: {"*": {p99: 50ms}}
+`, redisPort, steady))
+	run := exec.Command(bin, "run", filepath.Join(dir, "e2e.yaml"), "--quiet", "--out", filepath.Join(dir, "run"),
+		"--listen", fmt.Sprintf("127.0.0.1:%d", soakdPort))
+	runLog, _ := os.Create(filepath.Join(dir, "soakd.log"))
+	run.Stdout, run.Stderr = runLog, runLog
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- run.Wait() }()
+	t.Cleanup(func() {
+		if run.ProcessState == nil {
+			_ = run.Process.Kill()
+			<-done
+		}
+	})
+
+	// Wait for the steady phase to be scraped, then stall and fork.
+	waitFor(t, 20*time.Second, func() bool {
+		return len(query(t, prom, `soakd_target_rate_ops{phase="steady"}`, time.Now()).Result) > 0
+	})
+	time.Sleep(5 * time.Second)
+	stallAt := time.Now()
+	if err := rc.Do(context.Background(), "DEBUG", "SLEEP", "0.2").Err(); err != nil {
+		t.Fatalf("DEBUG SLEEP: %v", err)
+	}
+	time.Sleep(3 * time.Second)
+	if err := rc.BgSave(context.Background()).Err(); err != nil {
+		t.Fatalf("BGSAVE: %v", err)
+	}
+	var lastUp time.Time
+	select {
+	case err := <-done:
+		b, _ := os.ReadFile(runLog.Name())
+		if err != nil && run.ProcessState.ExitCode() != 1 { // 1 = SLO missed (the stall may do that)
+			t.Fatalf("soakd run: %v\n%s", err, b)
+		}
+		lastUp = time.Now()
+	case <-time.After(steady + 30*time.Second):
+		t.Fatal("soakd run did not finish")
+	}
+	// Evaluate at a moment soakd was still being scraped.
+	at := lastUp.Add(-3 * time.Second)
+
+	// The stall as Prometheus saw it.
+	t.Logf("stall injected at %s; evaluating at %s", stallAt.Format("15:04:05.000"), at.Format("15:04:05.000"))
+	spikeAt := time.Time{}
+	for _, q := range []string{
+		`max by (op) (soakd_op_latency_quantile_seconds{quantile="0.99"})`,
+		`max by (op) (soakd_op_latency_quantile_seconds{quantile="1"})`,
+		`histogram_quantile(0.99, sum by (op) (rate(soakd_op_latency_seconds[5s])))`,
+		`histogram_quantile(0.99, sum by (op, le) (rate(soakd_op_latency_classic_seconds_bucket[5s])))`,
+		`histogram_quantile(0.99, sum by (op) (rate(soakd_op_service_seconds[5s])))`,
+	} {
+		series := queryRange(t, prom, q, stallAt.Add(-4*time.Second), stallAt.Add(12*time.Second))
+		for _, s := range series {
+			var b strings.Builder
+			for _, v := range s.Values {
+				ts := time.UnixMilli(int64(v[0].(float64) * 1000))
+				f, _ := strconv.ParseFloat(v[1].(string), 64)
+				fmt.Fprintf(&b, " %+.0fs=%.4g", ts.Sub(stallAt).Seconds(), f)
+				if strings.Contains(q, `quantile="0.99"`) && f >= 0.1 && ts.After(stallAt) && (spikeAt.IsZero() || ts.Before(spikeAt)) {
+					spikeAt = ts
+				}
+			}
+			t.Logf("%s %v:%s", q, s.Metric, b.String())
+		}
+	}
+	if spikeAt.IsZero() || spikeAt.Sub(stallAt) > 15*time.Second {
+		t.Errorf("the 200 ms stall did not show as p99 >= 100 ms within 15 s (first at %v)", spikeAt)
+	} else {
+		t.Logf("p99 spike visible %.1f s after the stall", spikeAt.Sub(stallAt).Seconds())
+	}
+	for _, q := range []string{
+		`max_over_time(soakd_op_latency_quantile_seconds{quantile="0.99"}[30s])`,
+		`max_over_time(soakd_op_latency_quantile_seconds{quantile="1"}[30s])`,
+		`soakd:op_latency_seconds:p99_5m`,
+	} {
+		for _, s := range query(t, prom, q, at).Result {
+			t.Logf("%s %v = %v", q, s.Metric, s.Value)
+		}
+	}
+	// Native histograms are stored as such (not as classic buckets).
+	if r := query(t, prom, `soakd_op_latency_seconds`, at).Result; len(r) == 0 || r[0].Histogram == nil {
+		t.Errorf("soakd_op_latency_seconds is not a native histogram in Prometheus: %+v", r)
+	}
+
+	// Every shipped expression.
+	exprs := shippedExprs(t)
+	if len(exprs) < 40 {
+		t.Fatalf("only %d expressions found", len(exprs))
+	}
+	for _, e := range exprs {
+		q := substitute(e.expr)
+		res := query(t, prom, q, at)
+		if len(res.Result) > 0 || res.Scalar {
+			continue
+		}
+		subs, ok := normallyEmpty[e.expr]
+		if !ok {
+			t.Errorf("%s: no data for %s", e.where, q)
+			continue
+		}
+		for _, s := range subs {
+			if r := query(t, prom, substitute(s), at); len(r.Result) == 0 {
+				t.Errorf("%s: no data for its part %s", e.where, s)
+			}
+		}
+	}
+	t.Logf("evaluated %d expressions from dashboards and rules", len(exprs))
+}
+
+// normallyEmpty lists the shipped expressions whose result is empty on a
+// healthy run (an alert condition that is false, an annotation for an
+// event that did not happen, a week-old offset): each must still parse,
+// and every part listed here must return data.
+var normallyEmpty = map[string][]string{
+	// alerts
+	"soakd:op_latency_seconds:p99_5m\n  > on (scenario, op) group_left ()\nmax by (scenario, op) (soakd_slo_latency_seconds{quantile=\"0.99\"})\n": {
+		"soakd:op_latency_seconds:p99_5m", `max by (scenario, op) (soakd_slo_latency_seconds{quantile="0.99"})`},
+	"soakd:op_latency_seconds:p99_1h\n  > 1.5 * (soakd:op_latency_seconds:p99_1h offset 1w)\n": {
+		"soakd:op_latency_seconds:p99_1h"}, // no data a week old in a test
+	"soakd:op_latency_seconds:p99_1h\n  > 1.5 * quantile_over_time(0.5, soakd:op_latency_seconds:p99_1h[7d])\n": {
+		"soakd:op_latency_seconds:p99_1h", "quantile_over_time(0.5, soakd:op_latency_seconds:p99_1h[7d])"},
+	"avg_over_time(soakd_achieved_rate_ops[2m])\n  < on (scenario, shard, phase)\n0.95 * (soakd_target_rate_ops > 0)\n": {
+		"avg_over_time(soakd_achieved_rate_ops[2m])", "0.95 * (soakd_target_rate_ops > 0)"},
+	"sum by (scenario, op) (rate(soakd_ops_dropped_total[5m])) > 0": {"sum by (scenario, op) (rate(soakd_ops_dropped_total[5m]))"},
+	"min by (scenario, shard) (soakd_target_up) == 0":               {"min by (scenario, shard) (soakd_target_up)"},
+	// server dashboard annotation: a BGSAVE of 2000 keys lasts a few ms, between scrapes
+	`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"}) > 0`: {
+		`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"})`},
+}
+
+type shipped struct{ where, expr string }
+
+var labelValues = regexp.MustCompile(`^label_values\((.*),\s*\w+\)$`)
+
+// shippedExprs reads every PromQL expression from grafana/dashboards and
+// deploy/prometheus/rules; template variable queries label_values(sel, l)
+// contribute sel.
+func shippedExprs(t *testing.T) []shipped {
+	t.Helper()
+	var out []shipped
+	dash, _ := filepath.Glob("../../grafana/dashboards/*.json")
+	if len(dash) != 3 {
+		t.Fatalf("dashboards: %v", dash)
+	}
+	for _, f := range dash {
+		var v any
+		if err := json.Unmarshal(readFile(t, f), &v); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		walk(v, func(path string, m map[string]any) {
+			if e, ok := m["expr"].(string); ok {
+				out = append(out, shipped{filepath.Base(f) + path, e})
+			}
+			if q, ok := m["query"].(map[string]any); ok {
+				if s, ok := q["query"].(string); ok {
+					if mm := labelValues.FindStringSubmatch(s); mm != nil {
+						out = append(out, shipped{filepath.Base(f) + path + " variable", mm[1]})
+					} else if s != "" {
+						out = append(out, shipped{filepath.Base(f) + path + " variable", s})
+					}
+				}
+			}
+		}, "")
+	}
+	rules, _ := filepath.Glob("../../deploy/prometheus/rules/*.yml")
+	for _, f := range rules {
+		var rf struct {
+			Groups []struct {
+				Rules []struct {
+					Record, Alert, Expr string
+				}
+			}
+		}
+		if err := yaml.Unmarshal(readFile(t, f), &rf); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, g := range rf.Groups {
+			for _, r := range g.Rules {
+				out = append(out, shipped{filepath.Base(f) + " " + r.Record + r.Alert, r.Expr})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].where < out[j].where })
+	return out
+}
+
+func walk(v any, f func(string, map[string]any), path string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if title, ok := x["title"].(string); ok {
+			path += " / " + title
+		} else if name, ok := x["name"].(string); ok {
+			path += " / " + name
+		}
+		f(path, x)
+		for k, c := range x {
+			if k != "query" {
+				walk(c, f, path)
+			}
+		}
+	case []any:
+		for _, c := range x {
+			walk(c, f, path)
+		}
+	}
+}
+
+// substitute replaces Grafana variables as a user with "All" selected
+// would see them.
+func substitute(e string) string {
+	r := strings.NewReplacer("$scenario", ".*", "$shard", ".*", "$op", ".*", "$__rate_interval", "1m", "$__range", "1m")
+	return r.Replace(e)
+}
+
+type promResult struct {
+	Scalar bool
+	Result []struct {
+		Metric    map[string]string `json:"metric"`
+		Value     []any             `json:"value"`
+		Values    [][]any           `json:"values"`
+		Histogram []any             `json:"histogram"`
+	}
+}
+
+func query(t *testing.T, prom, q string, at time.Time) promResult {
+	t.Helper()
+	return api(t, prom+"/api/v1/query?"+url.Values{"query": {q}, "time": {ts(at)}}.Encode(), q)
+}
+
+func queryRange(t *testing.T, prom, q string, from, to time.Time) []struct {
+	Metric    map[string]string `json:"metric"`
+	Value     []any             `json:"value"`
+	Values    [][]any           `json:"values"`
+	Histogram []any             `json:"histogram"`
+} {
+	t.Helper()
+	return api(t, prom+"/api/v1/query_range?"+url.Values{"query": {q}, "start": {ts(from)}, "end": {ts(to)}, "step": {"1"}}.Encode(), q).Result
+}
+
+func api(t *testing.T, u, q string) promResult {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var r struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			ResultType string          `json:"resultType"`
+			Result     json.RawMessage `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || r.Status != "success" {
+		t.Fatalf("query %s: status %s %s %s", q, r.Status, r.Error, body)
+	}
+	var out promResult
+	if r.Data.ResultType == "scalar" {
+		out.Scalar = true
+		return out
+	}
+	if err := json.Unmarshal(r.Data.Result, &out.Result); err != nil {
+		t.Fatalf("query %s: %v", q, err)
+	}
+	return out
+}
+
+func ts(t time.Time) string { return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', 3, 64) }
+
+func start(t *testing.T, dir, name, bin string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	logf, _ := os.Create(filepath.Join(dir, name+".log"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			if len(b) > 4000 {
+				b = b[len(b)-4000:]
+			}
+			t.Logf("%s log:\n%s", name, b)
+		}
+	})
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitFor(t *testing.T, d time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s", d)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func jsonList(s []string) string { b, _ := json.Marshal(s); return string(b) }
+
+func writeFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

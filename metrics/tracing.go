@@ -1,0 +1,56 @@
+package metrics
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+)
+
+// TracingConfig says whether and where soakd sends OpenTelemetry spans.
+type TracingConfig struct {
+	// Endpoint is a full OTLP/HTTP traces URL (--otlp-endpoint), e.g.
+	// http://127.0.0.1:4318/v1/traces. Empty: use the standard
+	// OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT variables; neither: tracing off.
+	Endpoint string
+	Getenv   func(string) string
+	Version  string
+}
+
+// Enabled reports whether spans are exported.
+func (c TracingConfig) Enabled() bool {
+	if c.Endpoint != "" {
+		return true
+	}
+	if c.Getenv == nil {
+		return false
+	}
+	return c.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || c.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+// NewTracerProvider returns a provider exporting over OTLP/HTTP when
+// configured and a no-op provider otherwise (off by default). shutdown
+// flushes pending spans.
+func NewTracerProvider(ctx context.Context, c TracingConfig) (tp trace.TracerProvider, shutdown func(context.Context) error, err error) {
+	if !c.Enabled() {
+		return noop.NewTracerProvider(), func(context.Context) error { return nil }, nil
+	}
+	var opts []otlptracehttp.Option
+	if c.Endpoint != "" {
+		opts = append(opts, otlptracehttp.WithEndpointURL(c.Endpoint))
+	}
+	// Without an explicit endpoint the exporter reads the standard
+	// OTEL_EXPORTER_OTLP_* variables itself (headers, TLS, timeouts too).
+	exp, err := otlptracehttp.New(ctx, append(opts, otlptracehttp.WithTimeout(5*time.Second))...)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := resource.NewSchemaless(attribute.String("service.name", "soakd"), attribute.String("service.version", c.Version))
+	p := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	return p, p.Shutdown, nil
+}
