@@ -37,7 +37,7 @@ type Options struct {
 	// Control, when set, lets the caller change the running phase's rate
 	// live (the daemon's POST /api/v1/runs/{id}/rate).
 	Control *Control
-	Tracer                trace.Tracer // spans for run, phases, stages; nil = none
+	Tracer  trace.Tracer // spans for run, phases, stages; nil = none
 }
 
 // Shard identifies this process's slice of a scenario split over hosts.
