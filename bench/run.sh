@@ -32,7 +32,7 @@ rate_run() { # label rate target-args...
   local label=$1 rate=$2; shift 2
   local d="$OUT/$label"
   rm -rf "$d"
-  "$OUT/soakd" run bench/kv.yaml --rate "$rate" --duration "$DUR" --out "$d" --listen "" --quiet "$@" >/dev/null 2>"$d.log" || true
+  "$OUT/soakd" run "${SCEN:-bench/kv.yaml}" --rate "$rate" --duration "$DUR" --out "$d" --listen "" --quiet "$@" >/dev/null 2>"$d.log" || true
   summarize "$d" "$label"
 }
 
@@ -49,6 +49,7 @@ if command -v redis-server >/dev/null; then
   for i in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
   rate_run redis-6000 6000 --target "redis://127.0.0.1:$PORT"
   rate_run redis-50000 50000 --target "redis://127.0.0.1:$PORT"
+  SCEN=bench/get.yaml rate_run redis-get-100000 100000 --target "redis://127.0.0.1:$PORT"
   if command -v redis-benchmark >/dev/null; then
     echo "## closed loop GET, 50 connections"
     redis-benchmark -p "$PORT" -c 50 -n 500000 -t get -q | tr '\r' '\n' | grep -E 'GET' | tail -1 | sed 's/^/redis-benchmark: /'
