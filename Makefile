@@ -9,7 +9,7 @@ build:
 test:
 	$(GO) test -race -count=1 -timeout 8m ./...
 	@for m in $$(find . -mindepth 2 -name go.mod -not -path './.git/*' -exec dirname {} \;); do \
-		echo "== $$m"; (cd $$m && $(GO) test -race -count=1 -timeout 5m ./...) || exit 1; done
+		echo "== $$m"; (cd $$m && $(GO) test -mod=mod -race -count=1 -timeout 5m ./...) || exit 1; done
 
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzParse -fuzztime 60s ./scenarios/
