@@ -51,6 +51,7 @@ type runner struct {
 	target   targets.Target
 	interval time.Duration
 	inserted *scenarios.Inserted
+	shard    *shardState
 	values   *scenarios.Values // read-only value bytes shared by all workers
 	choosers func() scenarios.Chooser
 	classIdx map[string]uint8
@@ -59,6 +60,7 @@ type runner struct {
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter
 	hbuf   *os.File
+	totals []phaseTotal // per phase, for histograms.hlog
 
 	// per segment, while it runs
 	statsMu   sync.Mutex
@@ -78,6 +80,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	}
 	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
 	r.classes = targets.Classes()
+	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
 	for i, c := range r.classes {
 		r.classIdx[c] = uint8(i)
@@ -149,6 +152,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	sum.End = time.Now().UTC()
 	sum.evaluate(r.sc)
 
+	if err := r.writeHistograms(); err != nil {
+		return sum, err
+	}
 	if err := r.finishHlog(); err != nil {
 		return sum, err
 	}
@@ -250,6 +256,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 	default:
 		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
 	}
+	r.shardSegments(segs)
 	pr.Start = time.Now().UTC()
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
@@ -261,7 +268,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		s := &segs[i]
 		res := r.runSegment(ctx, s, r)
 		if s.Sequential {
-			if n := s.KeyBase + int64(res.Scheduled); n > r.inserted.Load() {
+			if n := r.loadedThrough(s, res.Scheduled, ph); n > r.inserted.Load() {
 				r.inserted.Store(n)
 			}
 		}
@@ -278,6 +285,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 	}
 	pr.End = time.Now().UTC()
 	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	if len(segs) > 1 {
 		pr.TargetRate = 0
 		for _, st := range pr.Stages {
