@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,12 +77,12 @@ func startTestRedis(t *testing.T) *redistarget.Server {
 }
 
 // startShards starts n shard processes with a shared --start-at.
-func startShards(t *testing.T, bin, scen, url string, n int, dirs []string) []*exec.Cmd {
+func startShards(t *testing.T, bin, scen, url string, n int, dirs []string, listen map[int]string) []*exec.Cmd {
 	t.Helper()
 	at := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
 	cmds := make([]*exec.Cmd, n)
 	for i := 0; i < n; i++ {
-		c := exec.Command(bin, "run", scen, "--target", url, "--out", dirs[i], "--listen", "", "--quiet", "--start-at", at)
+		c := exec.Command(bin, "run", scen, "--target", url, "--out", dirs[i], "--listen", listen[i], "--quiet", "--start-at", at)
 		c.Env = append(os.Environ(), fmt.Sprintf("SOAKD_SHARD=%d/%d", i, n))
 		c.Stderr = &strings.Builder{}
 		if err := c.Start(); err != nil {
@@ -105,7 +107,7 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 	for i := range dirs {
 		dirs[i] = filepath.Join(base, fmt.Sprintf("shard%d", i))
 	}
-	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), n, dirs)
+	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), n, dirs, nil)
 	for i, c := range cmds {
 		if err := c.Wait(); err != nil {
 			t.Fatalf("shard %d: %v\n%s", i, err, c.Stderr)
@@ -248,8 +250,20 @@ func TestShardKilledMidRunIsMissing(t *testing.T) {
 	scen := shardScenario(t, 1000, "2s")
 	base := t.TempDir()
 	dirs := []string{filepath.Join(base, "s0"), filepath.Join(base, "s1"), filepath.Join(base, "s2")}
-	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), 3, dirs)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), 3, dirs, map[int]string{2: addr})
 	time.Sleep(2500 * time.Millisecond) // 1.5 s to the shared start, then 1 s into the run
+	// Shard 2's metrics carry its shard label.
+	body := httpGet(t, "http://"+addr+"/metrics")
+	if !regexp.MustCompile(`soakd_ops_total\{[^}]*phase="load",scenario="shard-test",shard="2"\} [1-9]`).MatchString(body) {
+		t.Fatalf("no soakd_ops_total with shard=\"2\":\n%s", grepLines(body, "soakd_"))
+	}
+
 	if err := cmds[1].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -342,4 +356,14 @@ func TestRunRejectsBadShard(t *testing.T) {
 	if !strings.Contains(errb.String(), "shard 4/4: index must be in 0..3") {
 		t.Fatalf("stderr %q", errb.String())
 	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
