@@ -210,7 +210,11 @@ func (a *App) run(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintf(a.Stderr, "soakd: scenario %s, target: %s, run directory %s\n", sc.Name, targetLine, out)
 	if !startAt.IsZero() {
-		fmt.Fprintf(a.Stderr, "soakd: shard %s waiting for start at %s\n", shard, startAt.UTC().Format(time.RFC3339Nano))
+		if late := a.Now().Sub(startAt); late > time.Second {
+			fmt.Fprintf(a.Stderr, "soakd: warning: --start-at %s was %s ago; starting now, not in step with the other shards\n", startAt.UTC().Format(time.RFC3339Nano), late.Truncate(time.Millisecond))
+		} else {
+			fmt.Fprintf(a.Stderr, "soakd: shard %s waiting for start at %s\n", shard, startAt.UTC().Format(time.RFC3339Nano))
+		}
 		if err := waitUntil(ctx, startAt, a.Now); err != nil {
 			fmt.Fprintln(a.Stderr, "soakd run: interrupted before --start-at")
 			return exitBadUsed
