@@ -17,9 +17,9 @@ echo "# soakd bench $(git describe --always --dirty 2>/dev/null) $(date -u +%FT%
 # shardcost: generator CPU seconds per million ops at 20k/50k/100k ops/s
 # against a local redis-server, with the 500k scenario's YCSB A shape
 # (10 x 100-byte fields, read/update 50/50). CPU is utime+stime of the
-# soakd process from /proc/<pid>/stat, sampled after the load (2 s in)
-# and 1 s before the end, so start-up and the load are not counted; ops
-# in that window from soakd_ops_total on /metrics. Implied hosts: 2-core
+# soakd process from /proc/<pid>/stat, sampled 0.5 s into the steady
+# phase and ~1.5 s before its end, so start-up and the load are not
+# counted; ops in that window from soakd_ops_total on /metrics. Implied hosts: 2-core
 # generator hosts for 500 kOps/s at 100% and at 70% CPU (headroom for the
 # pacer and GC so the schedule holds).
 shardcost() {
