@@ -78,6 +78,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if o.Shard.Count == 0 {
 		o.Shard.Count = 1
 	}
+	if err := CheckShard(o.Scenario, o.Shard); err != nil {
+		return nil, err
+	}
 	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
 	r.classes = targets.Classes()
 	r.shard = newShardState(o.Shard, o.Scenario)
