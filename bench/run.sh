@@ -4,6 +4,8 @@
 #   bash bench/run.sh            # Go benchmarks + rate runs (30 s each)
 #   DUR=10s bash bench/run.sh    # shorter runs
 #   RSS=1 bash bench/run.sh      # also the 10-minute RSS-flatness run
+#   SHARDCOST=1 bash bench/run.sh    # also generator CPU cost per million ops (shard sizing)
+#   SHARDCOST=only bash bench/run.sh # just that section (~40 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${DUR:-30s}
@@ -11,6 +13,101 @@ OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 go build -o "$OUT/soakd" ./cmd/soakd
 echo "# soakd bench $(git describe --always --dirty 2>/dev/null) $(date -u +%FT%TZ) $(nproc) cores"
+
+# shardcost: generator CPU seconds per million ops at 20k/50k/100k ops/s
+# against a local redis-server, with the 500k scenario's YCSB A shape
+# (10 x 100-byte fields, read/update 50/50). CPU is utime+stime of the
+# soakd process from /proc/<pid>/stat, sampled 0.5 s into the steady
+# phase and ~1.5 s before its end, so start-up and the load are not
+# counted; ops in that window from soakd_ops_total on /metrics. Implied hosts: 2-core
+# generator hosts for 500 kOps/s at 100% and at 70% CPU (headroom for the
+# pacer and GC so the schedule holds).
+shardcost() {
+  command -v redis-server >/dev/null || { echo "shardcost: no redis-server"; return; }
+  local port dir pid
+  port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  dir=$(mktemp -d)
+  redis-server --port "$port" --save '' --appendonly no --dir "$dir" --daemonize no >/dev/null &
+  pid=$!
+  for i in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  cat > "$OUT/shardcost.yaml" <<YAML
+name: bench-shardcost
+keyspace: {records: 20000, prefix: user, distribution: uniform}
+record: {fields: 10, field_bytes: 100}
+phases:
+  - {name: load, kind: load, concurrency: 16}
+  - {name: steady, kind: steady, rate: 20000, duration: 10s, concurrency: 128, max_lag: 1s, mix: {read: 50, update: 50}}
+YAML
+  echo "## shard cost: generator CPU per million ops (YCSB A shape, redis-server on this host)"
+  SC_DUR=${SC_DUR:-10} python3 - "$OUT" "$port" <<'PY'
+import json, math, os, socket, subprocess, sys, time, urllib.request
+out, port = sys.argv[1], sys.argv[2]
+dur = int(os.environ["SC_DUR"])
+tck = os.sysconf("SC_CLK_TCK")
+def cpu(pid):
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / tck  # utime, stime
+def steady_ops(mport):
+    try:
+        body = urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=2).read().decode()
+    except OSError:
+        return 0
+    return sum(float(l.rsplit(" ", 1)[1]) for l in body.splitlines()
+               if l.startswith("soakd_ops_total{") and 'phase="steady"' in l)
+results, cores_at, held = [], [], []
+print(f"shardcost: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at start")
+for rate in (20000, 50000, 100000):
+    d = f"{out}/shardcost-{rate}"
+    subprocess.run(["rm", "-rf", d])
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); mport = s.getsockname()[1]; s.close()
+    p = subprocess.Popen([f"{out}/soakd", "run", f"{out}/shardcost.yaml", "--target", f"redis://127.0.0.1:{port}",
+                          "--rate", str(rate), "--duration", f"{dur}s", "--out", d, "--listen", f"127.0.0.1:{mport}", "--quiet"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while steady_ops(mport) == 0 and p.poll() is None:  # wait out start-up and the load
+        time.sleep(0.1)
+    time.sleep(0.5)
+    c0, n0, w0 = cpu(p.pid), steady_ops(mport), time.monotonic()
+    time.sleep(dur - 2)
+    c1, n1, w1 = cpu(p.pid), steady_ops(mport), time.monotonic()
+    p.wait()
+    st = [x for x in json.load(open(d + "/summary.json"))["phases"] if x["name"] == "steady"][0]
+    per_m = (c1 - c0) / (n1 - n0) * 1e6
+    results.append(per_m)
+    cores_at.append((c1 - c0) / (w1 - w0))
+    lat = st["ops"]["read"]["latency"]
+    # held: the rate, no drops, and the 500k scenario's p99 SLO (10 ms) for reads
+    if st["dropped"] == 0 and st["achieved_rate"] >= 0.99 * rate and lat["p99"] <= 0.010:
+        held.append(rate)
+    print(f"shardcost-{rate}: achieved={st['achieved_rate']:.0f}/s window {w1 - w0:.1f}s {n1 - n0:.0f} ops "
+          f"cpu={c1 - c0:.2f}s ({(c1 - c0) / (w1 - w0):.2f} cores) = {per_m:.2f} cpu-s per million ops; "
+          f"read p99={lat['p99'] * 1e3:.2f}ms dropped={st['dropped']} errors={st['errors']}")
+# Cost per op falls with the per-host rate (more due ops per pipeline), so
+# the host count depends on how much each host is asked to do.
+for rate, per_m in zip((20000, 50000, 100000), results):
+    cores = 500000 * per_m / 1e6
+    print(f"shardcost: at the cost measured at {rate // 1000}k ops/s ({per_m:.2f} cpu-s/Mop) 500 kOps/s needs {cores:.1f} generator cores: "
+          f"{math.ceil(cores / 2)} two-core hosts at 100% CPU, {math.ceil(cores / 1.4)} at 70%")
+# Fit cores = fixed + marginal * rate (pacer wake-ups, collector and idle
+# workers cost about the same at any rate; the per-op part is small).
+rates = (20000, 50000, 100000)
+mr, mc = sum(rates) / 3, sum(cores_at) / 3
+b = sum((r - mr) * (c - mc) for r, c in zip(rates, cores_at)) / sum((r - mr) ** 2 for r in rates)
+a = mc - b * mr
+print(f"shardcost: fit cores = {a:.2f} + {b * 1e6:.2f} us/op x rate")
+if held:
+    best = max(held)
+    print(f"shardcost: highest per-host rate that held (no drops, read p99 <= 10 ms, redis-server on the same host): {best // 1000}k ops/s "
+          f"-> {math.ceil(500000 / best)} two-core hosts for 500 kOps/s")
+else:
+    print("shardcost: no measured rate held read p99 <= 10 ms here")
+PY
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; rm -rf "$dir"
+}
+
+if [ "${SHARDCOST:-0}" = only ]; then
+  shardcost
+  exit 0
+fi
 
 echo "## Go benchmarks (recording path)"
 go test -run XXX -bench 'Record|Drain' -benchmem -benchtime 1s ./metrics/ | grep -E '^Benchmark'
@@ -77,4 +174,8 @@ if [ "${RSS:-0}" = 1 ]; then
   wait $SPID || true
   python3 -c "r1,r10=$R1,$R10; print(f'rss: 1min={r1/1024:.1f}MiB 9.8min={r10/1024:.1f}MiB change={(r10-r1)/r1*100:+.1f}%')"
   summarize "$OUT/rss" "embedded-20000-10m"
+fi
+
+if [ "${SHARDCOST:-0}" = 1 ]; then
+  shardcost
 fi

@@ -59,6 +59,7 @@ type runner struct {
 	target   targets.Target
 	interval time.Duration
 	inserted *scenarios.Inserted
+	shard    *shardState
 	values   *scenarios.Values // read-only value bytes shared by all workers
 	choosers func() scenarios.Chooser
 	classIdx map[string]uint8
@@ -68,6 +69,7 @@ type runner struct {
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter
 	hbuf   *os.File
+	totals []phaseTotal // per phase, for histograms.hlog
 
 	// per segment, while it runs
 	statsMu   sync.Mutex
@@ -85,8 +87,12 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if o.Shard.Count == 0 {
 		o.Shard.Count = 1
 	}
+	if err := CheckShard(o.Scenario, o.Shard); err != nil {
+		return nil, err
+	}
 	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
 	r.classes = targets.Classes()
+	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
 	r.tracer = o.Tracer
 	if r.tracer == nil {
@@ -187,6 +193,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		runSpan.SetStatus(codes.Error, "SLO not met")
 	}
 
+	if err := r.writeHistograms(); err != nil {
+		return sum, err
+	}
 	if err := r.finishHlog(); err != nil {
 		return sum, err
 	}
@@ -294,6 +303,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 	default:
 		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
 	}
+	r.shardSegments(segs)
 	pr.Start = time.Now().UTC()
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
@@ -310,7 +320,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		}
 		res := r.runSegment(sctx, s, r)
 		if s.Sequential {
-			if n := s.KeyBase + int64(res.Scheduled); n > r.inserted.Load() {
+			if n := r.loadedThrough(s, res.Scheduled, ph); n > r.inserted.Load() {
 				r.inserted.Store(n)
 			}
 		}
@@ -332,6 +342,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 	}
 	pr.End = time.Now().UTC()
 	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	if len(segs) > 1 {
 		pr.TargetRate = 0
 		for _, st := range pr.Stages {

@@ -369,7 +369,7 @@ func (w *worker) fill(j int, i uint64) scenarios.Op {
 	case seg.Sequential:
 		keyNum = seg.KeyBase + int64(i)
 	case op == scenarios.OpInsert:
-		keyNum = w.r.inserted.Add(1) - 1
+		keyNum = w.r.nextInsertKey()
 	default:
 		keyNum = w.chooser.Next(w.rng)
 	}

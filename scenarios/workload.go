@@ -27,6 +27,12 @@ func (c *Inserted) Store(v int64) { c.n.Store(v) }
 // Add advances the count and returns the new value.
 func (c *Inserted) Add(d int64) int64 { return c.n.Add(d) }
 
+// Max raises the count to v if it is lower.
+func (c *Inserted) Max(v int64) {
+	for cur := c.n.Load(); cur < v && !c.n.CompareAndSwap(cur, v); cur = c.n.Load() {
+	}
+}
+
 // NewChoosers prepares what every worker's chooser shares (the zipfian
 // constants cost O(min(n, 2^20)) to compute) and returns a constructor
 // for per-worker choosers.

@@ -53,9 +53,10 @@ const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasti
 usage:
   soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL]
   soakd validate SCENARIO.yaml...
-  soakd report RUN_DIR...
+  soakd report RUN_DIR...      (several shard dirs of one run merge into one table)
   soakd serve --config soakd.yaml
   soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2]
+  run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339
   soakd version
 `
 
@@ -111,6 +112,8 @@ type runFlags struct {
 	rateSet             bool
 	quiet               bool
 	otlpEndpoint        string
+	shard, startAt      string
+	shardFromEnv        bool
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -124,6 +127,9 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "address for /metrics while running (empty = off)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send OpenTelemetry spans to this OTLP/HTTP traces URL (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)")
+	fs.StringVar(&f.shard, "shard", "", "run shard INDEX/COUNT of the scenario (rate/COUNT, a disjoint slice of the load); default $SOAKD_SHARD, or $JOB_COMPLETION_INDEX/$SOAKD_SHARDS")
+	fs.BoolVar(&f.shardFromEnv, "shard-from-env", false, "require the shard from $SOAKD_SHARD or $JOB_COMPLETION_INDEX and $SOAKD_SHARDS")
+	fs.StringVar(&f.startAt, "start-at", "", "wait until this RFC3339 time before starting (a shared start for all shards)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
@@ -170,9 +176,25 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}
 		return exitBadUsed
 	}
+	shard, err := resolveShard(f.shard, f.shardFromEnv, a.Getenv)
+	if err == nil {
+		err = engine.CheckShard(sc, shard)
+	}
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
+		return exitBadUsed
+	}
+	startAt, err := parseStartAt(f.startAt)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
+		return exitBadUsed
+	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("runs", fmt.Sprintf("%s-%s", sc.Name, a.Now().UTC().Format("20060102T150405Z")))
+		if shard.Count > 1 {
+			out += fmt.Sprintf("-shard%d", shard.Index)
+		}
 	}
 
 	tg, err := targets.Open(ctx, sc.Target, targets.Options{Env: a.Getenv})
@@ -183,7 +205,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	defer tg.Close()
 
 	info := map[string]string{"version": version, "target_kind": sc.Target.Kind}
-	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), info)
+	exp := metrics.NewExporter(sc.Name, shard.Label(), targets.Classes(), info)
 	for _, l := range sloLimits(sc) {
 		exp.SetSLO(l.op, l.quantile, l.limit)
 	}
@@ -223,13 +245,24 @@ func (a *App) run(ctx context.Context, args []string) int {
 		targetLine += " " + scenarios.RedactURL(sc.Target.URL)
 	}
 	fmt.Fprintf(a.Stderr, "soakd: scenario %s, target: %s, run directory %s\n", sc.Name, targetLine, out)
+	if !startAt.IsZero() {
+		if late := a.Now().Sub(startAt); late > time.Second {
+			fmt.Fprintf(a.Stderr, "soakd: warning: --start-at %s was %s ago; starting now, not in step with the other shards\n", startAt.UTC().Format(time.RFC3339Nano), late.Truncate(time.Millisecond))
+		} else {
+			fmt.Fprintf(a.Stderr, "soakd: shard %s waiting for start at %s\n", shard, startAt.UTC().Format(time.RFC3339Nano))
+		}
+		if err := waitUntil(ctx, startAt, a.Now); err != nil {
+			fmt.Fprintln(a.Stderr, "soakd run: interrupted before --start-at")
+			return exitBadUsed
+		}
+	}
 	var progress io.Writer = a.Stderr
 	if f.quiet {
 		progress = nil
 	}
 	sum, err := engine.Run(ctx, engine.Options{
 		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
-		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"),
+		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"), Shard: shard,
 	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
@@ -279,6 +312,11 @@ func (a *App) report(args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(a.Stderr, "soakd report: give one or more run directories")
 		return exitBadUsed
+	}
+	if len(args) > 1 {
+		if code, done := a.reportMerged(args); done {
+			return code
+		}
 	}
 	for i, dir := range args {
 		s, err := engine.ReadSummary(dir)

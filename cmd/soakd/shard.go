@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/soakd/soakd/engine"
+)
+
+// resolveShard picks this process's shard: --shard i/N, else SOAKD_SHARD
+// (i/N), else Kubernetes' JOB_COMPLETION_INDEX with the total from
+// SOAKD_SHARDS. fromEnv (--shard-from-env) makes the environment
+// mandatory.
+func resolveShard(flagVal string, fromEnv bool, getenv func(string) string) (engine.Shard, error) {
+	if flagVal != "" {
+		sh, err := engine.ParseShard(flagVal)
+		if err != nil {
+			return sh, fmt.Errorf("--shard: %w", err)
+		}
+		return sh, nil
+	}
+	if v := strings.TrimSpace(getenv("SOAKD_SHARD")); v != "" {
+		sh, err := engine.ParseShard(v)
+		if err != nil {
+			return sh, fmt.Errorf("SOAKD_SHARD: %w", err)
+		}
+		return sh, nil
+	}
+	if v := strings.TrimSpace(getenv("JOB_COMPLETION_INDEX")); v != "" {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			return engine.Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX %q is not an integer", v)
+		}
+		tv := strings.TrimSpace(getenv("SOAKD_SHARDS"))
+		if tv == "" {
+			return engine.Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX is set (%d) but SOAKD_SHARDS (the shard count) is not", i)
+		}
+		n, err := strconv.Atoi(tv)
+		if err != nil {
+			return engine.Shard{}, fmt.Errorf("SOAKD_SHARDS %q is not an integer", tv)
+		}
+		sh := engine.Shard{Index: i, Count: n}
+		if err := sh.Validate(); err != nil {
+			return sh, fmt.Errorf("JOB_COMPLETION_INDEX/SOAKD_SHARDS: %w", err)
+		}
+		return sh, nil
+	}
+	if fromEnv {
+		return engine.Shard{}, fmt.Errorf("--shard-from-env: set SOAKD_SHARD=i/N, or JOB_COMPLETION_INDEX and SOAKD_SHARDS")
+	}
+	return engine.Shard{Index: 0, Count: 1}, nil
+}
+
+// parseStartAt parses --start-at (RFC3339).
+func parseStartAt(v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--start-at %q: want an RFC3339 time such as 2026-01-02T15:04:05Z", v)
+	}
+	return t, nil
+}
+
+// waitUntil sleeps until t (shared start of all shards) or ctx ends.
+func waitUntil(ctx context.Context, t time.Time, now func() time.Time) error {
+	d := t.Sub(now())
+	if d <= 0 {
+		return nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// reportMerged merges several run dirs when they are shards of one run
+// (any of them has a shard count above 1). done=false means the dirs are
+// independent unsharded runs, printed one after another.
+func (a *App) reportMerged(dirs []string) (code int, done bool) {
+	sharded := false
+	for _, d := range dirs {
+		if s, err := engine.ReadSummary(d); err == nil && s.Shard.Count > 1 {
+			sharded = true
+		}
+	}
+	if !sharded {
+		// A missing/killed dir among unsharded ones is still an error.
+		for _, d := range dirs {
+			if _, err := engine.ReadSummary(d); err != nil {
+				fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
+				return exitBadUsed, true
+			}
+		}
+		return 0, false
+	}
+	m, err := engine.MergeRunDirs(dirs)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
+		return exitBadUsed, true
+	}
+	fmt.Fprint(a.Stdout, m.Text())
+	return exitOK, true
+}

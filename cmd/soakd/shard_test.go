@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/soakd/soakd/engine"
+	redistarget "github.com/soakd/soakd/targets/redis"
+)
+
+const shardRecords = 12000
+
+// shardScenario: ordered keys so the test can read record numbers back;
+// zipfian reads/updates stay inside keyspace.records, so the only keys
+// beyond it are the steady phase's inserts.
+func shardScenario(t *testing.T, rate int, dur string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "shard.yaml")
+	y := fmt.Sprintf(`name: shard-test
+target: {kind: redis}
+record: {fields: 2, field_bytes: 16}
+keyspace: {records: %d, prefix: "rec:", distribution: zipfian, ordered: true}
+phases:
+  - {name: load, kind: load, concurrency: 4, rate: 24000}
+  - name: steady
+    kind: steady
+    rate: %d
+    duration: %s
+    concurrency: 8
+    max_lag: 2s
+    mix: {read: 45, update: 45, insert: 10}
+slo:
+  latency: {"*": {p99: 1s}}
+  min_achieved_ratio: 0.9
+`, shardRecords, rate, dur)
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func buildSoakd(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "soakd")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func startTestRedis(t *testing.T) *redistarget.Server {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not on PATH")
+	}
+	s, err := redistarget.StartServer(context.Background(), redistarget.ServerConfig{Persistence: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	return s
+}
+
+// startShards starts n shard processes with a shared --start-at.
+func startShards(t *testing.T, bin, scen, url string, n int, dirs []string, listen map[int]string) []*exec.Cmd {
+	t.Helper()
+	at := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	cmds := make([]*exec.Cmd, n)
+	for i := 0; i < n; i++ {
+		c := exec.Command(bin, "run", scen, "--target", url, "--out", dirs[i], "--listen", listen[i], "--quiet", "--start-at", at)
+		c.Env = append(os.Environ(), fmt.Sprintf("SOAKD_SHARD=%d/%d", i, n))
+		c.Stderr = &strings.Builder{}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+		cmds[i] = c
+	}
+	return cmds
+}
+
+func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs 4 processes")
+	}
+	srv := startTestRedis(t)
+	bin := buildSoakd(t)
+	const n, rate = 4, 4000
+	scen := shardScenario(t, rate, "4s")
+	base := t.TempDir()
+	dirs := make([]string, n)
+	for i := range dirs {
+		dirs[i] = filepath.Join(base, fmt.Sprintf("shard%d", i))
+	}
+	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), n, dirs, nil)
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("shard %d: %v\n%s", i, err, c.Stderr)
+		}
+	}
+
+	// Per-shard summaries: shard label, rate/N, disjoint load slices.
+	var achieved, target float64
+	var loaded, inserts int64
+	for i, d := range dirs {
+		s, err := engine.ReadSummary(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Shard != (engine.Shard{Index: i, Count: n}) {
+			t.Fatalf("shard %d summary says shard %v", i, s.Shard)
+		}
+		ld, st := s.Phases[0], s.Phases[1]
+		want := int64((i+1)*shardRecords/n - i*shardRecords/n)
+		if ld.Completed != want || ld.Errors != 0 {
+			t.Fatalf("shard %d loaded %d records (%d errors), want %d", i, ld.Completed, ld.Errors, want)
+		}
+		if st.TargetRate != rate/n {
+			t.Fatalf("shard %d target rate %v, want %v", i, st.TargetRate, rate/n)
+		}
+		// No barrier between phases: a read may reach a record another
+		// shard has not loaded yet (the load rate keeps the shards' loads
+		// ending together, so that is rare). Nothing else may fail.
+		if nf := st.Ops["read"].Errors["not_found"]; st.Errors != nf || float64(nf) > 0.005*float64(st.Completed) || st.Dropped != 0 {
+			t.Fatalf("shard %d: %d errors %d dropped: %+v", i, st.Errors, st.Dropped, st.Ops)
+		}
+		loaded += ld.Completed
+		inserts += st.Ops["insert"].Count
+		achieved += st.AchievedRate
+		target += st.TargetRate
+	}
+	if target != rate {
+		t.Fatalf("target rates sum to %v, want %d", target, rate)
+	}
+	if math.Abs(achieved-rate)/rate > 0.01 {
+		t.Fatalf("shards achieved %.1f ops/s together, want %d within 1%%", achieved, rate)
+	}
+	if loaded != shardRecords {
+		t.Fatalf("shards loaded %d records, want %d", loaded, shardRecords)
+	}
+	if inserts == 0 {
+		t.Fatal("no inserts in the steady phase")
+	}
+
+	// The store holds records 0..R-1 exactly, plus one distinct key per
+	// steady insert, all beyond R.
+	rc := goredis.NewClient(&goredis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true})
+	defer rc.Close()
+	ctx := context.Background()
+	var nums []int64
+	iter := rc.Scan(ctx, 0, "rec:*", 1000).Iterator()
+	for iter.Next(ctx) {
+		v, err := strconv.ParseInt(strings.TrimPrefix(iter.Val(), "rec:"), 10, 64)
+		if err != nil {
+			t.Fatalf("key %q", iter.Val())
+		}
+		nums = append(nums, v)
+	}
+	if err := iter.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(nums, func(i, j int) bool { return nums[i] < nums[j] })
+	if int64(len(nums)) != shardRecords+inserts {
+		t.Fatalf("store holds %d record keys, want %d loaded + %d inserted", len(nums), shardRecords, inserts)
+	}
+	for i := 0; i < shardRecords; i++ {
+		if nums[i] != int64(i) {
+			t.Fatalf("record %d missing from the load (found %d at position %d)", i, nums[i], i)
+		}
+	}
+
+	// Merge: soakd report over all dirs, and an independent merge of the
+	// shards' latency.hlog intervals (no warmup, so equal to the totals).
+	var out, errb syncBuf
+	app := &App{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
+	if code := app.Main(ctx, append([]string{"report"}, dirs...)); code != 0 {
+		t.Fatalf("report exit %d: %s", code, errb.String())
+	}
+	m, err := engine.MergeRunDirs(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	indep := map[string]*hdr.Histogram{}
+	for _, d := range dirs {
+		f, err := os.Open(filepath.Join(d, "latency.hlog"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lr := hdr.NewHistogramLogReader(f)
+		for {
+			h, err := lr.NextIntervalHistogram()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h == nil {
+				break
+			}
+			if indep[h.Tag()] == nil {
+				indep[h.Tag()] = hdr.New(1000, 3600e9, 3)
+			}
+			indep[h.Tag()].Merge(h)
+		}
+		f.Close()
+	}
+	if len(indep) != len(m.Hists) || len(indep) < 8 {
+		t.Fatalf("merged %d tags, independent merge has %d", len(m.Hists), len(indep))
+	}
+	for tag, h := range indep {
+		if !h.Equals(m.Hists[tag]) {
+			t.Fatalf("tag %s: merged histogram (count %d) differs from the independent merge (count %d)", tag, m.Hists[tag].TotalCount(), h.TotalCount())
+		}
+	}
+	steady := m.Phases[1]
+	rd := indep["steady.read.latency"]
+	if got := steady.Ops["read"].Latency.P99; got != float64(rd.ValueAtQuantile(99))/1e9 {
+		t.Fatalf("merged read p99 %v, independent %v", got, float64(rd.ValueAtQuantile(99))/1e9)
+	}
+	if steady.Ops["insert"].Count != inserts || steady.TargetRate != rate {
+		t.Fatalf("merged steady: %d inserts, target %v", steady.Ops["insert"].Count, steady.TargetRate)
+	}
+	txt := out.String()
+	for _, want := range []string{"merged 4 shards", "shard 3/4: target 1000 ops/s", fmt.Sprintf("phase steady (steady), all shards: target %d ops/s", rate), "SLO (all shards) PASSED"} {
+		if !strings.Contains(txt, want) {
+			t.Fatalf("report lacks %q:\n%s", want, txt)
+		}
+	}
+}
+
+func TestShardKilledMidRunIsMissing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs processes")
+	}
+	srv := startTestRedis(t)
+	bin := buildSoakd(t)
+	scen := shardScenario(t, 1000, "2s")
+	base := t.TempDir()
+	dirs := []string{filepath.Join(base, "s0"), filepath.Join(base, "s1"), filepath.Join(base, "s2")}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), 3, dirs, map[int]string{2: addr})
+	time.Sleep(2500 * time.Millisecond) // 1.5 s to the shared start, then 1 s into the run
+	// Shard 2's metrics carry its shard label.
+	body := httpGet(t, "http://"+addr+"/metrics")
+	if !regexp.MustCompile(`soakd_ops_total\{[^}]*phase="load",scenario="shard-test",shard="2"\} [1-9]`).MatchString(body) {
+		t.Fatalf("no soakd_ops_total with shard=\"2\":\n%s", grepLines(body, "soakd_"))
+	}
+
+	if err := cmds[1].Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmds[1].Wait()
+	for _, i := range []int{0, 2} {
+		if err := cmds[i].Wait(); err != nil {
+			t.Fatalf("shard %d: %v\n%s", i, err, cmds[i].Stderr)
+		}
+	}
+	ctx := context.Background()
+	run := func(args ...string) (int, string) {
+		var out, errb syncBuf
+		app := &App{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
+		return app.Main(ctx, append([]string{"report"}, args...)), errb.String()
+	}
+	code, msg := run(dirs...)
+	if code != exitBadUsed || !strings.Contains(msg, "shard 1/3 missing") || !strings.Contains(msg, "no summary.json") {
+		t.Fatalf("killed shard: exit %d, %q", code, msg)
+	}
+	code, msg = run(dirs[0], filepath.Join(base, "nope"), dirs[2])
+	if code != exitBadUsed || !strings.Contains(msg, "shard 1/3 missing") || !strings.Contains(msg, "no such run directory") {
+		t.Fatalf("missing dir: exit %d, %q", code, msg)
+	}
+	code, msg = run(dirs[0])
+	if code != 0 {
+		// A single shard dir is reported on its own, like any run.
+		t.Fatalf("single shard report: exit %d %s", code, msg)
+	}
+	code, msg = run(dirs[0], dirs[2], dirs[0])
+	if code != exitBadUsed || !strings.Contains(msg, "shard 0/3 given twice") {
+		t.Fatalf("duplicate: exit %d, %q", code, msg)
+	}
+}
+
+func TestResolveShard(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	cases := []struct {
+		flag    string
+		fromEnv bool
+		env     func(string) string
+		want    engine.Shard
+		err     string
+	}{
+		{"", false, env(), engine.Shard{Index: 0, Count: 1}, ""},
+		{"2/4", false, env("SOAKD_SHARD", "1/4"), engine.Shard{Index: 2, Count: 4}, ""},
+		{"", false, env("SOAKD_SHARD", "3/16"), engine.Shard{Index: 3, Count: 16}, ""},
+		{"", true, env("JOB_COMPLETION_INDEX", "5", "SOAKD_SHARDS", "16"), engine.Shard{Index: 5, Count: 16}, ""},
+		{"", true, env("JOB_COMPLETION_INDEX", "5"), engine.Shard{}, "SOAKD_SHARDS"},
+		{"", true, env("JOB_COMPLETION_INDEX", "16", "SOAKD_SHARDS", "16"), engine.Shard{}, "index must be in 0..15"},
+		{"", true, env(), engine.Shard{}, "--shard-from-env"},
+		{"4/4", false, env(), engine.Shard{}, "index must be in 0..3"},
+		{"-1/4", false, env(), engine.Shard{}, "index must be in 0..3"},
+		{"1/0", false, env(), engine.Shard{}, "count must be at least 1"},
+		{"x", false, env(), engine.Shard{}, "INDEX/COUNT"},
+	}
+	for _, c := range cases {
+		got, err := resolveShard(c.flag, c.fromEnv, c.env)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: err %v, want %q", c.flag, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q: got %v %v, want %v", c.flag, got, err, c.want)
+		}
+	}
+	if _, err := parseStartAt("tomorrow"); err == nil {
+		t.Error("--start-at tomorrow accepted")
+	}
+	at, err := parseStartAt("2026-01-02T03:04:05Z")
+	if err != nil || at.Unix() != 1767323045 {
+		t.Errorf("parseStartAt: %v %v", at, err)
+	}
+}
+
+func TestRunRejectsBadShard(t *testing.T) {
+	scen := shardScenario(t, 100, "1s")
+	var out, errb syncBuf
+	app := &App{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
+	if code := app.Main(context.Background(), []string{"run", scen, "--shard", "4/4", "--listen", ""}); code != exitBadUsed {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(errb.String(), "shard 4/4: index must be in 0..3") {
+		t.Fatalf("stderr %q", errb.String())
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,389 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// Merged is several shards' run directories of one scenario run merged
+// into one result (`soakd report DIR1 DIR2 ...`).
+type Merged struct {
+	Scenario string
+	Count    int        // shards
+	Shards   []*Summary // by shard index
+	Dirs     []string   // by shard index
+	// Phases holds the merged figures: counts, rates and errors summed,
+	// latency/service percentiles from the losslessly merged HDR
+	// histograms; Lag is the per-field maximum over shards (an upper bound:
+	// lag histograms are not in the run directory).
+	Phases []PhaseResult
+	// Hists are the merged histograms by tag <phase>.<op>.latency|service.
+	Hists map[string]*hdr.Histogram
+	// Source names the histogram file each shard was read from.
+	Source []string
+	SLO    Verdict
+}
+
+// ErrShards is wrapped by every error about the set of shards given.
+var ErrShards = errors.New("shards do not make one run")
+
+// MergeRunDirs reads the shard run directories and merges them. It
+// refuses directories of different scenarios or shard counts, duplicate
+// shards and missing shards, naming what is wrong.
+func MergeRunDirs(dirs []string) (*Merged, error) {
+	var problems []string
+	type shardDir struct {
+		s   *Summary
+		dir string
+	}
+	var got []shardDir
+	for _, d := range dirs {
+		s, err := ReadSummary(d)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				if _, serr := os.Stat(d); serr != nil {
+					problems = append(problems, fmt.Sprintf("%s: no such run directory", d))
+				} else {
+					problems = append(problems, fmt.Sprintf("%s: no summary.json (the run did not finish: killed?)", d))
+				}
+				continue
+			}
+			problems = append(problems, err.Error())
+			continue
+		}
+		if s.Shard.Count == 0 {
+			s.Shard.Count = 1
+		}
+		got = append(got, shardDir{s, d})
+	}
+	if len(got) == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrShards, strings.Join(append(problems, "no readable run directory"), "; "))
+	}
+	ref := got[0]
+	for _, g := range got[1:] {
+		if g.s.Scenario != ref.s.Scenario {
+			return nil, fmt.Errorf("%w: different scenarios: %s is %q, %s is %q", ErrShards, ref.dir, ref.s.Scenario, g.dir, g.s.Scenario)
+		}
+		if g.s.Shard.Count != ref.s.Shard.Count {
+			return nil, fmt.Errorf("%w: different shard counts: %s is shard %s, %s is shard %s", ErrShards, ref.dir, ref.s.Shard, g.dir, g.s.Shard)
+		}
+		if !samePhases(g.s, ref.s) && g.s.Status == StatusCompleted && ref.s.Status == StatusCompleted {
+			return nil, fmt.Errorf("%w: different phases: %s has %s, %s has %s", ErrShards, ref.dir, phaseNames(ref.s), g.dir, phaseNames(g.s))
+		}
+	}
+	n := ref.s.Shard.Count
+	m := &Merged{Scenario: ref.s.Scenario, Count: n, Shards: make([]*Summary, n), Dirs: make([]string, n), Source: make([]string, n), Hists: map[string]*hdr.Histogram{}}
+	for _, g := range got {
+		i := g.s.Shard.Index
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("%w: %s: shard %d/%d out of range", ErrShards, g.dir, i, n)
+		}
+		if m.Shards[i] != nil {
+			return nil, fmt.Errorf("%w: shard %d/%d given twice: %s and %s", ErrShards, i, n, m.Dirs[i], g.dir)
+		}
+		m.Shards[i], m.Dirs[i] = g.s, g.dir
+	}
+	var missing []string
+	for i, s := range m.Shards {
+		if s == nil {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		word := "shard"
+		if len(missing) > 1 {
+			word = "shards"
+		}
+		msg := fmt.Sprintf("%s %s missing", word, strings.Join(missing, ", "))
+		if len(problems) > 0 {
+			msg += " (" + strings.Join(problems, "; ") + ")"
+		}
+		return nil, fmt.Errorf("%w: %s", ErrShards, msg)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrShards, strings.Join(problems, "; "))
+	}
+	for i, d := range m.Dirs {
+		hs, src, err := readRunHistograms(d)
+		if err != nil {
+			return nil, err
+		}
+		m.Source[i] = src
+		for tag, h := range hs {
+			acc := m.Hists[tag]
+			if acc == nil {
+				acc = metrics.NewHist()
+				m.Hists[tag] = acc
+			}
+			acc.Merge(h)
+		}
+	}
+	m.mergePhases()
+	m.evaluate()
+	return m, nil
+}
+
+// readRunHistograms returns a run directory's cumulative histograms per
+// tag: histograms.hlog where present, else the sum of latency.hlog's
+// intervals (which include warmup).
+func readRunHistograms(dir string) (map[string]*hdr.Histogram, string, error) {
+	p := filepath.Join(dir, HistogramsFile)
+	hs, err := ReadHistogramLog(p)
+	if err == nil {
+		return hs, HistogramsFile, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, "", err
+	}
+	p = filepath.Join(dir, "latency.hlog")
+	hs, err = ReadHistogramLog(p)
+	if err != nil {
+		return nil, "", err
+	}
+	return hs, "latency.hlog (intervals, warmup included)", nil
+}
+
+func samePhases(a, b *Summary) bool {
+	return phaseNames(a) == phaseNames(b)
+}
+
+func phaseNames(s *Summary) string {
+	names := make([]string, len(s.Phases))
+	for i, p := range s.Phases {
+		names[i] = p.Name
+	}
+	return "[" + strings.Join(names, " ") + "]"
+}
+
+func (m *Merged) mergePhases() {
+	// Phase order: the longest shard's.
+	var order []PhaseResult
+	for _, s := range m.Shards {
+		if len(s.Phases) > len(order) {
+			order = s.Phases
+		}
+	}
+	for _, ref := range order {
+		pr := PhaseResult{Name: ref.Name, Kind: ref.Kind, Start: ref.Start, End: ref.End}
+		pr.Ops = map[string]OpResult{}
+		stages := map[string]*StageResult{}
+		var stageOrder []string
+		for _, s := range m.Shards {
+			p := findPhase(s, ref.Name)
+			if p == nil {
+				continue
+			}
+			if p.Start.Before(pr.Start) {
+				pr.Start = p.Start
+			}
+			if p.End.After(pr.End) {
+				pr.End = p.End
+			}
+			addResult(&pr.Result, &p.Result)
+			for _, st := range p.Stages {
+				acc := stages[st.Name]
+				if acc == nil {
+					acc = &StageResult{Name: st.Name, Start: st.Start, End: st.End}
+					stages[st.Name] = acc
+					stageOrder = append(stageOrder, st.Name)
+				}
+				if st.Start.Before(acc.Start) {
+					acc.Start = st.Start
+				}
+				if st.End.After(acc.End) {
+					acc.End = st.End
+				}
+				addResult(&acc.Result, &st.Result)
+			}
+		}
+		for op, or := range pr.Ops {
+			or.Latency = metrics.Summarize(m.Hists[ref.Name+"."+op+".latency"])
+			or.Service = metrics.Summarize(m.Hists[ref.Name+"."+op+".service"])
+			pr.Ops[op] = or
+		}
+		for _, name := range stageOrder {
+			st := stages[name]
+			st.Ops = nil // stage percentiles are per shard only
+			pr.Stages = append(pr.Stages, *st)
+		}
+		m.Phases = append(m.Phases, pr)
+	}
+}
+
+func findPhase(s *Summary, name string) *PhaseResult {
+	for i := range s.Phases {
+		if s.Phases[i].Name == name {
+			return &s.Phases[i]
+		}
+	}
+	return nil
+}
+
+// addResult adds shard result b into a: counts and rates summed, lag
+// figures the maximum.
+func addResult(a, b *Result) {
+	a.TargetRate += b.TargetRate
+	a.AchievedRate += b.AchievedRate
+	if b.DurationSeconds > a.DurationSeconds {
+		a.DurationSeconds = b.DurationSeconds
+	}
+	a.Scheduled += b.Scheduled
+	a.Dropped += b.Dropped
+	a.Errors += b.Errors
+	a.Completed += b.Completed
+	if b.MaxLag > a.MaxLag {
+		a.MaxLag = b.MaxLag
+	}
+	a.Lag = maxSummary(a.Lag, b.Lag)
+	if a.Ops == nil {
+		a.Ops = map[string]OpResult{}
+	}
+	for op, o := range b.Ops {
+		acc := a.Ops[op]
+		acc.Count += o.Count
+		acc.Dropped += o.Dropped
+		if acc.Errors == nil {
+			acc.Errors = map[string]int64{}
+		}
+		for c, n := range o.Errors {
+			acc.Errors[c] += n
+		}
+		acc.Latency = maxSummary(acc.Latency, o.Latency)
+		acc.Service = maxSummary(acc.Service, o.Service)
+		a.Ops[op] = acc
+	}
+}
+
+func maxSummary(a, b metrics.Summary) metrics.Summary {
+	mx := func(x, y float64) float64 {
+		if y > x {
+			return y
+		}
+		return x
+	}
+	return metrics.Summary{Count: a.Count + b.Count, P50: mx(a.P50, b.P50), P90: mx(a.P90, b.P90), P99: mx(a.P99, b.P99),
+		P999: mx(a.P999, b.P999), P9999: mx(a.P9999, b.P9999), Max: mx(a.Max, b.Max), Mean: mx(a.Mean, b.Mean), Min: mx(a.Min, b.Min)}
+}
+
+// evaluate re-checks the shards' SLO checks (same limits, from shard
+// 0's summary) against the merged figures.
+func (m *Merged) evaluate() {
+	m.SLO = Verdict{Passed: true}
+	for _, s := range m.Shards {
+		if s.Status != StatusCompleted {
+			m.SLO.Passed = false
+		}
+	}
+	for i := range m.Phases {
+		p := &m.Phases[i]
+		ref := findPhase(m.Shards[0], p.Name)
+		if ref == nil || ref.SLO == nil {
+			continue
+		}
+		v := &Verdict{Passed: true}
+		for _, c := range ref.SLO.Checks {
+			c.Actual = mergedActual(p, c)
+			switch {
+			case strings.HasPrefix(c.What, "latency"), c.What == "error_ratio", c.What == "dropped_ratio":
+				c.Passed = c.Actual <= c.Limit
+			default:
+				c.Passed = c.Actual >= c.Limit
+			}
+			v.Checks = append(v.Checks, c)
+			if !c.Passed {
+				v.Passed = false
+			}
+		}
+		p.SLO = v
+		m.SLO.Checks = append(m.SLO.Checks, v.Checks...)
+		if !v.Passed {
+			m.SLO.Passed = false
+		}
+	}
+}
+
+func mergedActual(p *PhaseResult, c Check) float64 {
+	switch c.What {
+	case "achieved_ratio":
+		if p.TargetRate > 0 {
+			return p.AchievedRate / p.TargetRate
+		}
+	case "error_ratio":
+		if p.Completed > 0 {
+			return float64(p.Errors) / float64(p.Completed)
+		}
+	case "dropped_ratio":
+		if p.Scheduled > 0 {
+			return float64(p.Dropped) / float64(p.Scheduled)
+		}
+	default:
+		if k, ok := strings.CutPrefix(c.What, "latency "); ok {
+			if pct, err := scenarios.ParsePercentile(k); err == nil {
+				return pick(p.Ops[c.Op].Latency, pct.Value)
+			}
+		}
+	}
+	return 0
+}
+
+// Text renders the merged run: per phase the merged table, then one
+// line per shard.
+func (m *Merged) Text() string {
+	var b strings.Builder
+	ref := m.Shards[0]
+	fmt.Fprintf(&b, "scenario: %s (merged %d shards)\ntarget: %s", m.Scenario, m.Count, ref.Target.Kind)
+	if ref.Target.URL != "" {
+		fmt.Fprintf(&b, " %s", ref.Target.URL)
+	}
+	b.WriteString("\n")
+	for i, s := range m.Shards {
+		fmt.Fprintf(&b, "shard %s: %s  start %s  end %s  status %s  histograms from %s\n", s.Shard, m.Dirs[i],
+			s.Start.Format("2006-01-02T15:04:05.000Z07:00"), s.End.Format("2006-01-02T15:04:05.000Z07:00"), s.Status, m.Source[i])
+	}
+	for _, p := range m.Phases {
+		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
+		writeOpTable(&b, p.Result)
+		for _, st := range p.Stages {
+			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped)
+		}
+		ids := make([]int, 0, len(m.Shards))
+		for i := range m.Shards {
+			ids = append(ids, i)
+		}
+		sort.Ints(ids)
+		for _, i := range ids {
+			sp := findPhase(m.Shards[i], p.Name)
+			if sp == nil {
+				fmt.Fprintf(&b, "  shard %s: phase not run\n", m.Shards[i].Shard)
+				continue
+			}
+			fmt.Fprintf(&b, "  shard %s: target %s achieved %.1f ops/s, %d ops, %d errors, %d dropped, max lag %s\n",
+				m.Shards[i].Shard, rateStr(sp.TargetRate), sp.AchievedRate, sp.Completed, sp.Errors, sp.Dropped, fmtDur(sp.MaxLag))
+		}
+		if p.SLO != nil {
+			for _, c := range p.SLO.Checks {
+				mark := "ok  "
+				if !c.Passed {
+					mark = "FAIL"
+				}
+				fmt.Fprintf(&b, "  SLO %s %s %s: %s (limit %s)\n", mark, c.Op, c.What, sloVal(c.What, c.Actual), sloVal(c.What, c.Limit))
+			}
+		}
+	}
+	verdict := "PASSED"
+	if !m.SLO.Passed {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(&b, "\nSLO (all shards) %s\n", verdict)
+	return b.String()
+}

@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/scenarios"
+)
+
+func TestShardRangesTileTheKeyspace(t *testing.T) {
+	for _, n := range []int64{1, 7, 1000, 1000003} {
+		for _, c := range []int{1, 2, 3, 7, 16} {
+			next := int64(0)
+			for i := 0; i < c; i++ {
+				lo, hi := Shard{Index: i, Count: c}.Range(n)
+				if lo != next || hi < lo {
+					t.Fatalf("n=%d shard %d/%d: [%d,%d), want start %d", n, i, c, lo, hi, next)
+				}
+				next = hi
+			}
+			if next != n {
+				t.Fatalf("n=%d over %d shards ends at %d", n, c, next)
+			}
+		}
+	}
+}
+
+func TestShardSegmentsAndInsertKeys(t *testing.T) {
+	sc := &scenarios.Scenario{Keyspace: scenarios.Keyspace{Records: 1000},
+		Phases: []scenarios.Phase{{Name: "load", Kind: scenarios.PhaseLoad, Records: 1000}}}
+	seen := map[int64]int{}
+	var loaded int64
+	for i := 0; i < 3; i++ {
+		r := &runner{opts: Options{Shard: Shard{Index: i, Count: 3}}, inserted: &scenarios.Inserted{}}
+		r.shard = newShardState(r.opts.Shard, sc)
+		segs := []segment{{Rate: 900, Sequential: true, Limit: 1000}, {Rate: 300}}
+		r.shardSegments(segs)
+		if segs[0].Rate != 300 || segs[1].Rate != 100 {
+			t.Fatalf("shard %d rates %v %v", i, segs[0].Rate, segs[1].Rate)
+		}
+		for k := int64(0); k < int64(segs[0].Limit); k++ {
+			seen[segs[0].KeyBase+k]++
+		}
+		loaded += int64(segs[0].Limit)
+		ph := &sc.Phases[0]
+		if got := r.loadedThrough(&segs[0], segs[0].Limit, ph); got != 1000 {
+			t.Fatalf("shard %d: loaded through %d, want the whole load", i, got)
+		}
+		r.inserted.Store(1000)
+		for k := 0; k < 50; k++ {
+			key := r.nextInsertKey()
+			if key < 1000 || (key-1000)%3 != int64(i) {
+				t.Fatalf("shard %d insert key %d", i, key)
+			}
+			seen[key]++
+		}
+		if r.inserted.Load() != 1000+49*3+int64(i)+1 {
+			t.Fatalf("shard %d: inserted counter %d", i, r.inserted.Load())
+		}
+	}
+	if loaded != 1000 || len(seen) != 1000+150 {
+		t.Fatalf("loaded %d, %d distinct keys", loaded, len(seen))
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("key %d used %d times", k, n)
+		}
+	}
+}
+
+// writeShardDir writes a minimal run directory for shard i/n.
+func writeShardDir(t *testing.T, dir, scenario string, i, n int, lat []int64) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	set := metrics.NewSet([]scenarios.Op{scenarios.OpRead})
+	for _, v := range lat {
+		set.Ops[scenarios.OpRead].Latency.RecordValue(v)
+		set.Ops[scenarios.OpRead].Service.RecordValue(v / 2)
+		set.Ops[scenarios.OpRead].Count++
+	}
+	r := &runner{opts: Options{OutDir: dir}, totals: []phaseTotal{{"steady", set}}}
+	if err := r.writeHistograms(); err != nil {
+		t.Fatal(err)
+	}
+	pr := PhaseResult{Name: "steady", Kind: scenarios.PhaseSteady}
+	fillResult(&pr.Result, set, uint64(len(lat)), time.Second, nil)
+	pr.TargetRate = 100
+	pr.SLO = &Verdict{Passed: true, Checks: []Check{{Phase: "steady", Op: "read", What: "latency p99", Limit: 0.004, Passed: true}}}
+	s := &Summary{SchemaVersion: SchemaVersion, Scenario: scenario, Shard: Shard{Index: i, Count: n}, Status: StatusCompleted, Phases: []PhaseResult{pr}}
+	if err := WriteRunDir(dir, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMergeRunDirs(t *testing.T) {
+	base := t.TempDir()
+	d := func(s string) string { return filepath.Join(base, s) }
+	writeShardDir(t, d("a0"), "sc", 0, 3, []int64{1000, 2000, 3000})
+	writeShardDir(t, d("a1"), "sc", 1, 3, []int64{5000000}) // 5 ms: fails p99 4 ms once merged
+	writeShardDir(t, d("a2"), "sc", 2, 3, []int64{1000})
+	writeShardDir(t, d("b1"), "other", 1, 3, []int64{1000})
+	writeShardDir(t, d("c1"), "sc", 1, 4, []int64{1000})
+
+	m, err := MergeRunDirs([]string{d("a2"), d("a0"), d("a1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Hists["steady.read.latency"]
+	if h.TotalCount() != 5 || h.Max() < 4990000 || m.Dirs[0] != d("a0") {
+		t.Fatalf("merged count %d max %d dirs %v", h.TotalCount(), h.Max(), m.Dirs)
+	}
+	p := m.Phases[0]
+	if p.TargetRate != 300 || p.Completed != 5 || p.Ops["read"].Count != 5 || p.Ops["read"].Latency.Count != 5 {
+		t.Fatalf("merged phase %+v", p.Result)
+	}
+	if m.SLO.Passed || p.SLO.Checks[0].Passed || p.SLO.Checks[0].Actual < 0.00499 {
+		t.Fatalf("merged p99 check %+v", p.SLO.Checks)
+	}
+	if txt := m.Text(); !strings.Contains(txt, "merged 3 shards") || !strings.Contains(txt, "shard 1/3: target 100 ops/s") {
+		t.Fatal(txt)
+	}
+
+	for _, c := range []struct {
+		dirs []string
+		want string
+	}{
+		{[]string{d("a0"), d("a2")}, "shard 1/3 missing"},
+		{[]string{d("a0")}, "shards 1/3, 2/3 missing"},
+		{[]string{d("a0"), d("a1"), d("a1"), d("a2")}, "shard 1/3 given twice"},
+		{[]string{d("a0"), d("b1"), d("a2")}, "different scenarios"},
+		{[]string{d("a0"), d("c1"), d("a2")}, "different shard counts"},
+		{[]string{d("a0"), d("zz"), d("a2")}, "shard 1/3 missing (" + d("zz") + ": no such run directory)"},
+	} {
+		_, err := MergeRunDirs(c.dirs)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err %v, want %q", c.dirs, err, c.want)
+		}
+	}
+}
