@@ -82,7 +82,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	for i, c := range r.classes {
 		r.classIdx[c] = uint8(i)
 	}
-	if len(r.sc.Phases) == 0 || r.sc.Phases[0].Kind != scenarios.PhaseLoad {
+	if len(r.sc.Phases) == 0 || (r.sc.Phases[0].Kind != scenarios.PhaseLoad && r.sc.Phases[0].Kind != scenarios.PhaseGrowth) {
 		r.inserted.Store(r.sc.Keyspace.Records)
 	}
 	if r.choosers, err = scenarios.NewChoosers(r.sc.Keyspace, r.inserted); err != nil {
@@ -247,6 +247,10 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 			s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
 			segs = append(segs, s)
 		}
+	case scenarios.PhaseGrowth:
+		return r.runGrowth(ctx, ph, base, mix)
+	case scenarios.PhaseCapacity:
+		return r.runCapacity(ctx, ph, base, mix)
 	default:
 		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
 	}
