@@ -124,4 +124,5 @@ func scenarioCap(start, factor, max, prec float64) (c capSpec) {
 	c.Start, c.Factor, c.Max, c.Precision = start, factor, max, prec
 	return c
 }
+
 type capSpec = scenarios.CapacitySpec
