@@ -110,7 +110,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 // freshStats samples the server now (a stage's closing snapshot) and
 // falls back to the background sampler's latest.
 func (r *runner) freshStats(ctx context.Context) map[string]float64 {
-	if src, ok := r.target.(targets.StatsSource); ok {
+	if src, ok := r.currentTarget().(targets.StatsSource); ok {
 		c, cancel := context.WithTimeout(ctx, 2*time.Second)
 		st, err := src.ServerStats(c)
 		cancel()

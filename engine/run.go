@@ -30,6 +30,10 @@ type Options struct {
 	Exporter              *metrics.Exporter
 	Interval              time.Duration // default 1s
 	Shard                 Shard
+	// Reopen opens the scenario's target again with another managed
+	// persistence variant (growth phases with target.managed.persistences
+	// run once per variant). nil = no persistence matrix.
+	Reopen func(persistence string) (targets.Target, error)
 }
 
 // Shard identifies this process's slice of a scenario split over hosts.
@@ -59,6 +63,10 @@ type runner struct {
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter
 	hbuf   *os.File
+
+	// tgMu guards r.target against the stats sampler while a persistence
+	// matrix swaps targets between segments.
+	tgMu sync.Mutex
 
 	// per segment, while it runs
 	statsMu   sync.Mutex
@@ -135,6 +143,15 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 			break
 		}
 		ph := &r.sc.Phases[pi]
+		if vs := r.growthVariants(ph); len(vs) > 0 {
+			prs, err := r.runGrowthMatrix(ctx, pi, ph, vs)
+			if err != nil {
+				stopStats()
+				return nil, err
+			}
+			sum.Phases = append(sum.Phases, prs...)
+			continue
+		}
 		pr, err := r.runPhase(ctx, pi, ph)
 		if err != nil {
 			stopStats()
@@ -173,8 +190,7 @@ func (r *runner) finishHlog() error {
 // startStats samples server stats each interval in the background so a
 // slow stats call never delays the load.
 func (r *runner) startStats(ctx context.Context) func() {
-	src, ok := r.target.(targets.StatsSource)
-	if !ok {
+	if _, ok := r.target.(targets.StatsSource); !ok {
 		return func() {}
 	}
 	sctx, cancel := context.WithCancel(ctx)
@@ -184,10 +200,15 @@ func (r *runner) startStats(ctx context.Context) func() {
 		t := time.NewTicker(r.interval)
 		defer t.Stop()
 		for {
-			c, cc := context.WithTimeout(sctx, r.interval)
-			st, err := src.ServerStats(c)
-			cc()
-			if err == nil {
+			tg := r.currentTarget()
+			var st map[string]float64
+			err := errNoStats
+			if src, ok := tg.(targets.StatsSource); ok {
+				c, cc := context.WithTimeout(sctx, r.interval)
+				st, err = src.ServerStats(c)
+				cc()
+			}
+			if err == nil && r.currentTarget() == tg {
 				r.statsMu.Lock()
 				r.lastStats = st
 				r.statsMu.Unlock()

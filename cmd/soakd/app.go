@@ -194,6 +194,15 @@ func (a *App) run(ctx context.Context, args []string) int {
 	sum, err := engine.Run(ctx, engine.Options{
 		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
 		OutDir: out, Progress: progress, Exporter: exp,
+		Reopen: func(persistence string) (targets.Target, error) {
+			t := sc.Target
+			if t.Managed != nil {
+				m := *t.Managed
+				m.Persistence = persistence
+				t.Managed = &m
+			}
+			return targets.Open(ctx, t, targets.Options{Env: a.Getenv})
+		},
 	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
