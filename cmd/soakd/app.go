@@ -44,7 +44,7 @@ const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasti
 usage:
   soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR]
   soakd validate SCENARIO.yaml...
-  soakd report RUN_DIR...
+  soakd report RUN_DIR... [--html FILE]
   soakd version
 `
 
@@ -249,20 +249,36 @@ func (a *App) validate(args []string) int {
 }
 
 func (a *App) report(args []string) int {
-	if len(args) == 0 {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(a.Stderr)
+	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to FILE")
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitBadUsed
+	}
+	if len(dirs) == 0 {
 		fmt.Fprintln(a.Stderr, "soakd report: give one or more run directories")
 		return exitBadUsed
 	}
-	for i, dir := range args {
+	var sums []*engine.Summary
+	for i, dir := range dirs {
 		s, err := engine.ReadSummary(dir)
 		if err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
 			return exitBadUsed
 		}
+		sums = append(sums, s)
 		if i > 0 {
 			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
 		}
 		fmt.Fprint(a.Stdout, s.Text())
+	}
+	if *htmlOut != "" {
+		if err := engine.WriteFileAtomic(*htmlOut, engine.ReportHTML(sums)); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
+			return exitBadUsed
+		}
+		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", *htmlOut)
 	}
 	return exitOK
 }
