@@ -123,10 +123,10 @@ func BuildReport(s *Summary) ReportData {
 				}
 			}
 			rate.Series = append(rate.Series, tr, ar)
-			if len(lr.Points) > 0 {
-				rate.Series = append(rate.Series, lr)
-			}
 			pp.Plots = append(pp.Plots, lat, rate)
+			if len(lr.Points) > 0 {
+				pp.Plots = append(pp.Plots, Plot{Title: "batch insert rate per stage", XLabel: xl, YLabel: "ops/s", Series: []Series{lr}})
+			}
 		}
 		if c := p.Capacity; c != nil {
 			pp.Notes = append(pp.Notes, fmt.Sprintf("highest rate held: %.0f ops/s", c.HighestRateHeld))

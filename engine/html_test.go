@@ -45,7 +45,7 @@ func TestReportDataGolden(t *testing.T) {
 
 	// Spot checks that do not depend on the golden file.
 	g := all[0].Phases[0]
-	if g.Kind != "growth" || len(g.Plots) != 3 || g.Plots[0].XLabel != "dataset (records)" {
+	if g.Kind != "growth" || len(g.Plots) != 4 || g.Plots[0].XLabel != "dataset (records)" {
 		t.Fatalf("growth plots: %+v", g)
 	}
 	if x := g.Plots[0].Series[0].Points[1].X; x != 4000 {
@@ -96,10 +96,10 @@ func TestReportHTMLSelfContained(t *testing.T) {
 			t.Errorf("report.html contains %q: it must be self-contained", bad)
 		}
 	}
-	// growth: latency, rate, spectrum; load phase: spectrum; capacity:
+	// growth: latency, rate, batch insert rate, spectrum; load phase: spectrum; capacity:
 	// achieved, p99, spectrum.
-	if n := strings.Count(h, "<svg "); n != 7 {
-		t.Errorf("%d plots, want 7", n)
+	if n := strings.Count(h, "<svg "); n != 8 {
+		t.Errorf("%d plots, want 8", n)
 	}
 	for _, want := range []string{"phase grow (growth)", "cliff at stage-4", "highest rate held: 485 ops/s", "dataset (records)", "p99.99", "<polyline"} {
 		if !strings.Contains(h, want) {
