@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +21,7 @@ func needRedis(t *testing.T) {
 	}
 }
 
-func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) *Summary {
+func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) (*Summary, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -28,7 +30,8 @@ func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) *Summary {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	o := Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir(), Interval: 250 * time.Millisecond}
+	dir := t.TempDir()
+	o := Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: dir, Interval: 250 * time.Millisecond}
 	if reopen {
 		o.Reopen = func(p string) (targets.Target, error) {
 			tt := sc.Target
@@ -42,7 +45,7 @@ func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) *Summary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sum
+	return sum, dir
 }
 
 // TestGrowthCliffRedisOOM grows 1 KB values past an 8 MB maxmemory with
@@ -62,7 +65,7 @@ phases:
     mix: {get: 80, set: 20}
     growth: {batch: 2000, measure_rate: 1000, measure_for: 400ms, after_cliff: 1, max_stages: 10}
 `)
-	sum := runOpts(t, sc, false)
+	sum, _ := runOpts(t, sc, false)
 	t.Log(sum.Text())
 	p := sum.Phases[0]
 	c := p.Cliff
@@ -112,7 +115,11 @@ phases:
     mix: {get: 90, set: 10}
     growth: {batch: 1000, measure_rate: 500, measure_for: 300ms, stop_records: 2000}
 `)
-	sum := runOpts(t, sc, true)
+	sum, dir := runOpts(t, sc, true)
+	hl, _ := os.ReadFile(filepath.Join(dir, "latency.hlog"))
+	if !strings.Contains(string(hl), "Tag=grow[aof:everysec].get.latency,") || !strings.Contains(string(hl), "Tag=grow[none].set.service,") {
+		t.Errorf("hlog lacks per-variant tags:\n%.400s", hl)
+	}
 	if len(sum.Phases) != 2 || sum.Phases[0].Name != "grow[none]" || sum.Phases[1].Name != "grow[aof:everysec]" {
 		t.Fatalf("phases %+v", sum.Phases)
 	}

@@ -73,7 +73,11 @@ func (r *runner) runGrowthMatrix(ctx context.Context, pi int, ph *scenarios.Phas
 			r.inserted.Store(startN)
 		}
 		r.setTarget(tg)
-		pr, err := r.runPhase(ctx, pi, ph)
+		// The variant is part of the phase name everywhere: progress line,
+		// hlog tags, Prometheus phase label, summary.
+		vp := *ph
+		vp.Name = fmt.Sprintf("%s[%s]", ph.Name, v)
+		pr, err := r.runPhase(ctx, pi, &vp)
 		if !reopened {
 			endN = r.inserted.Load()
 		}
@@ -84,7 +88,6 @@ func (r *runner) runGrowthMatrix(ctx context.Context, pi int, ph *scenarios.Phas
 		if err != nil {
 			return nil, err
 		}
-		pr.Name = fmt.Sprintf("%s[%s]", ph.Name, v)
 		pr.Variant = v
 		out = append(out, *pr)
 	}
