@@ -38,6 +38,10 @@ type Options struct {
 	// live (the daemon's POST /api/v1/runs/{id}/rate).
 	Control *Control
 	Tracer  trace.Tracer // spans for run, phases, stages; nil = none
+	// Reopen opens the scenario's target again with another managed
+	// persistence variant (growth phases with target.managed.persistences
+	// run once per variant). nil = no persistence matrix.
+	Reopen func(persistence string) (targets.Target, error)
 }
 
 // Shard identifies this process's slice of a scenario split over hosts.
@@ -71,6 +75,10 @@ type runner struct {
 	hbuf   *os.File
 	totals []phaseTotal // per phase, for histograms.hlog
 
+	// tgMu guards r.target against the stats sampler while a persistence
+	// matrix swaps targets between segments.
+	tgMu sync.Mutex
+
 	// per segment, while it runs
 	statsMu   sync.Mutex
 	lastStats map[string]float64
@@ -101,7 +109,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	for i, c := range r.classes {
 		r.classIdx[c] = uint8(i)
 	}
-	if len(r.sc.Phases) == 0 || r.sc.Phases[0].Kind != scenarios.PhaseLoad {
+	if len(r.sc.Phases) == 0 || (r.sc.Phases[0].Kind != scenarios.PhaseLoad && r.sc.Phases[0].Kind != scenarios.PhaseGrowth) {
 		r.inserted.Store(r.sc.Keyspace.Records)
 	}
 	if r.choosers, err = scenarios.NewChoosers(r.sc.Keyspace, r.inserted); err != nil {
@@ -159,6 +167,16 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 			break
 		}
 		ph := &r.sc.Phases[pi]
+		if vs := r.growthVariants(ph); len(vs) > 0 {
+			prs, err := r.runGrowthMatrix(ctx, pi, ph, vs)
+			if err != nil {
+				stopStats()
+				return nil, err
+			}
+			sum.Phases = append(sum.Phases, prs...)
+			continue
+		}
+
 		pctx, ps := r.tracer.Start(ctx, "soakd.phase", trace.WithAttributes(attribute.String("soakd.phase", ph.Name),
 			attribute.String("soakd.phase.kind", ph.Kind), attribute.Float64("soakd.target_rate", ph.Rate)))
 		pr, err := r.runPhase(pctx, pi, ph)
@@ -220,8 +238,7 @@ func (r *runner) finishHlog() error {
 // startStats samples server stats each interval in the background so a
 // slow stats call never delays the load.
 func (r *runner) startStats(ctx context.Context) func() {
-	src, ok := r.target.(targets.StatsSource)
-	if !ok {
+	if _, ok := r.target.(targets.StatsSource); !ok {
 		return func() {}
 	}
 	sctx, cancel := context.WithCancel(ctx)
@@ -231,15 +248,21 @@ func (r *runner) startStats(ctx context.Context) func() {
 		t := time.NewTicker(r.interval)
 		defer t.Stop()
 		for {
-			c, cc := context.WithTimeout(sctx, r.interval)
-			t0 := time.Now()
-			st, err := src.ServerStats(c)
-			took := time.Since(t0)
-			cc()
-			if r.opts.Exporter != nil && sctx.Err() == nil {
-				r.opts.Exporter.ServerStats(st, err, took)
+			tg := r.currentTarget()
+			var st map[string]float64
+			err := errNoStats
+			var took time.Duration
+			if src, ok := tg.(targets.StatsSource); ok {
+				c, cc := context.WithTimeout(sctx, r.interval)
+				t0 := time.Now()
+				st, err = src.ServerStats(c)
+				took = time.Since(t0)
+				cc()
+				if r.opts.Exporter != nil && sctx.Err() == nil {
+					r.opts.Exporter.ServerStats(st, err, took)
+				}
 			}
-			if err == nil {
+			if err == nil && r.currentTarget() == tg {
 				r.statsMu.Lock()
 				r.lastStats = st
 				r.statsMu.Unlock()
@@ -300,6 +323,10 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 			s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
 			segs = append(segs, s)
 		}
+	case scenarios.PhaseGrowth:
+		return r.runGrowth(ctx, ph, base, mix)
+	case scenarios.PhaseCapacity:
+		return r.runCapacity(ctx, ph, base, mix)
 	default:
 		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
 	}

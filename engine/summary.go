@@ -78,6 +78,11 @@ type PhaseResult struct {
 	Stages []StageResult      `json:"stages,omitempty"`
 	Server map[string]float64 `json:"server,omitempty"`
 	SLO    *Verdict           `json:"slo,omitempty"`
+	// Growth phases: the persistence variant and the first cliff.
+	Variant string `json:"variant,omitempty"`
+	Cliff   *Cliff `json:"cliff,omitempty"`
+	// Capacity phases: the search's outcome.
+	Capacity *CapacityResult `json:"capacity,omitempty"`
 }
 
 // StageResult is one stage of a ramp, growth or capacity phase.
@@ -87,6 +92,10 @@ type StageResult struct {
 	End   time.Time `json:"end"`
 	Result
 	Server map[string]float64 `json:"server,omitempty"`
+	// Growth stages: dataset size after the stage's batch, and the
+	// batch insert's own figures.
+	Records int64   `json:"records,omitempty"`
+	Load    *Result `json:"load,omitempty"`
 }
 
 // Verdict is the outcome of SLO checks.
@@ -144,6 +153,12 @@ func (s *Summary) evaluate(sc *scenarios.Scenario) {
 	for i := range s.Phases {
 		p := &s.Phases[i]
 		if p.Kind == scenarios.PhaseLoad {
+			continue
+		}
+		if p.Kind == scenarios.PhaseCapacity && p.Capacity != nil {
+			p.SLO = capacityVerdict(p)
+			s.SLO.Checks = append(s.SLO.Checks, p.SLO.Checks...)
+			s.SLO.Passed = s.SLO.Passed && p.SLO.Passed
 			continue
 		}
 		v := &Verdict{Passed: true}
@@ -309,8 +324,9 @@ func (s *Summary) Text() string {
 			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
 		writeOpTable(&b, p.Result)
 		for _, st := range p.Stages {
-			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped)
+			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
 		}
+		writeGrowthCapacity(&b, &p)
 		if p.SLO != nil {
 			for _, c := range p.SLO.Checks {
 				mark := "ok  "

@@ -53,7 +53,7 @@ const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasti
 usage:
   soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL]
   soakd validate SCENARIO.yaml...
-  soakd report RUN_DIR...      (several shard dirs of one run merge into one table)
+  soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd serve --config soakd.yaml
   soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2]
   run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339
@@ -263,6 +263,15 @@ func (a *App) run(ctx context.Context, args []string) int {
 	sum, err := engine.Run(ctx, engine.Options{
 		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
 		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"), Shard: shard,
+		Reopen: func(persistence string) (targets.Target, error) {
+			t := sc.Target
+			if t.Managed != nil {
+				m := *t.Managed
+				m.Persistence = persistence
+				t.Managed = &m
+			}
+			return targets.Open(ctx, t, targets.Options{Env: a.Getenv})
+		},
 	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
@@ -309,25 +318,41 @@ func (a *App) validate(args []string) int {
 }
 
 func (a *App) report(args []string) int {
-	if len(args) == 0 {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(a.Stderr)
+	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to FILE")
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitBadUsed
+	}
+	if len(dirs) == 0 {
 		fmt.Fprintln(a.Stderr, "soakd report: give one or more run directories")
 		return exitBadUsed
 	}
-	if len(args) > 1 {
-		if code, done := a.reportMerged(args); done {
+	if len(dirs) > 1 {
+		if code, done := a.reportMerged(dirs); done {
 			return code
 		}
 	}
-	for i, dir := range args {
+	var sums []*engine.Summary
+	for i, dir := range dirs {
 		s, err := engine.ReadSummary(dir)
 		if err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
 			return exitBadUsed
 		}
+		sums = append(sums, s)
 		if i > 0 {
 			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
 		}
 		fmt.Fprint(a.Stdout, s.Text())
+	}
+	if *htmlOut != "" {
+		if err := engine.WriteFileAtomic(*htmlOut, engine.ReportHTML(sums)); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
+			return exitBadUsed
+		}
+		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", *htmlOut)
 	}
 	return exitOK
 }

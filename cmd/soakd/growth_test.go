@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/soakd/soakd/engine"
+)
+
+// TestGrowthMatrixAndHTMLReport: soakd run reopens the managed target per
+// persistence variant (App provides engine.Options.Reopen), and soakd
+// report --html writes a page from the run directory alone.
+func TestGrowthMatrixAndHTMLReport(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not on PATH")
+	}
+	dir := t.TempDir()
+	sc := write(t, dir, "g.yaml", `
+name: cli-growth
+target: {kind: redis, managed: {persistences: ["rdb:300", none]}}
+keyspace: {records: 10000}
+record: {fields: 1, field_bytes: 100}
+phases:
+  - {name: grow, kind: growth, concurrency: 2, mix: {get: 90, set: 10}, growth: {batch: 500, measure_rate: 400, measure_for: 300ms, stop_records: 1000}}
+`)
+	run := filepath.Join(dir, "run")
+	a, _, errb := newApp()
+	if code := a.Main(context.Background(), []string{"run", sc, "--out", run, "--listen", "", "--quiet"}); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errb)
+	}
+	s, err := engine.ReadSummary(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Phases) != 2 || s.Phases[0].Name != "grow[rdb:300]" || s.Phases[1].Name != "grow[none]" {
+		t.Fatalf("phases: %d %+v", len(s.Phases), s.Phases)
+	}
+	for _, p := range s.Phases {
+		if n := len(p.Stages); n != 2 || p.Stages[1].Server["keys"] != 1000 {
+			t.Errorf("%s: %d stages, keys %v", p.Name, n, p.Stages[n-1].Server["keys"])
+		}
+	}
+	page := filepath.Join(dir, "report.html")
+	a, out, errb := newApp()
+	if code := a.Main(context.Background(), []string{"report", run, "--html", page}); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, errb)
+	}
+	h, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(h), "phase grow[none] (growth)") || strings.Count(string(h), "<svg ") != 8 || strings.Contains(string(h), "<script") {
+		t.Errorf("report.html: %d plots\n%.300s", strings.Count(string(h), "<svg "), h)
+	}
+	if !strings.Contains(out.String(), "phase grow[rdb:300]") {
+		t.Errorf("report text:\n%s", out)
+	}
+}

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/soakd/soakd/targets"
+)
+
+// Cliff is the first growth stage where the store stopped keeping up:
+// p99 jumped, the rate was not held, or errors appeared. Signals say what
+// the server was doing then, from the stats snapshot against the
+// previous stage's.
+type Cliff struct {
+	Stage      string `json:"stage"`
+	StageIndex int    `json:"stage_index"`
+	Op         string `json:"op,omitempty"`
+	// Reason is p99 (p99 > factor x median of earlier stages' p99), rate
+	// (achieved/target < MinHeldRatio) or errors (error ratio jumped).
+	Reason string `json:"reason"`
+	// Value is what tripped: the p99 in seconds, the achieved/target
+	// ratio or the error ratio; Baseline the earlier stages' median.
+	Value           float64  `json:"value"`
+	Baseline        float64  `json:"baseline"`
+	Records         int64    `json:"records"`
+	UsedMemoryBytes float64  `json:"used_memory_bytes"`
+	Signals         []string `json:"signals"`
+	// Unconfirmed: a p99 jump in the last stage measured, not yet seen in
+	// a following stage (one noisy stage is not a cliff).
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
+}
+
+// Cliff detection thresholds.
+const (
+	DefaultCliffFactor = 3.0
+	MinHeldRatio       = 0.95
+	// An error-ratio cliff is a rise of at least errorJump over the
+	// earlier stages' median (and at least double it).
+	errorJump = 0.05
+	// A p99 from fewer samples is close to the max: too noisy to judge.
+	minCliffSamples = 100
+)
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// stageErrorRatio counts the measuring ops' errors and the load's.
+func stageErrorRatio(st StageResult) float64 {
+	errs, n := st.Errors, st.Completed
+	if st.Load != nil {
+		errs += st.Load.Errors
+		n += st.Load.Completed
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(errs) / float64(n)
+}
+
+// DetectCliff returns the first cliff in stages, or nil. It is a pure
+// function of the stage results. factor <= 0 means DefaultCliffFactor.
+//
+//   - p99: per op, the first stage whose latency p99 exceeds factor x the
+//     median p99 of the earlier stages (at least 2 earlier stages, each op with at least 100 samples). The
+//     median keeps one noisy earlier stage from hiding or faking a cliff,
+//     and a jump must also show in the next stage to count (a jump in the
+//     last stage is reported Unconfirmed).
+//   - rate: achieved/target < MinHeldRatio in an open-loop stage.
+//   - errors: the stage's error ratio (load + measure) rose by errorJump
+//     over the earlier stages' median (at least 1 earlier stage).
+//
+// The earliest stage wins; within a stage rate beats errors beats p99,
+// and ops go in name order.
+func DetectCliff(stages []StageResult, factor float64) *Cliff {
+	if factor <= 0 {
+		factor = DefaultCliffFactor
+	}
+	opsSet := map[string]bool{}
+	for _, st := range stages {
+		for op := range st.Ops {
+			opsSet[op] = true
+		}
+	}
+	ops := make([]string, 0, len(opsSet))
+	for op := range opsSet {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	p99s := func(op string, upto int) []float64 {
+		var xs []float64
+		for _, st := range stages[:upto] {
+			if o, ok := st.Ops[op]; ok && o.Count >= minCliffSamples {
+				xs = append(xs, o.Latency.P99)
+			}
+		}
+		return xs
+	}
+	for k, st := range stages {
+		if st.TargetRate > 0 && st.Completed+st.Dropped > 0 {
+			if ratio := st.AchievedRate / st.TargetRate; ratio < MinHeldRatio {
+				return newCliff(stages, k, "", "rate", ratio, MinHeldRatio, false)
+			}
+		}
+		if k >= 1 {
+			prev := make([]float64, k)
+			for j := 0; j < k; j++ {
+				prev[j] = stageErrorRatio(stages[j])
+			}
+			base := median(prev)
+			if er := stageErrorRatio(st); er >= base+errorJump && er >= 2*base {
+				return newCliff(stages, k, "", "errors", er, base, false)
+			}
+		}
+		for _, op := range ops {
+			o, ok := st.Ops[op]
+			if !ok || o.Count < minCliffSamples {
+				continue
+			}
+			earlier := p99s(op, k)
+			if len(earlier) < 2 {
+				continue
+			}
+			base := median(earlier)
+			if base <= 0 || o.Latency.P99 <= factor*base {
+				continue
+			}
+			if k == len(stages)-1 {
+				return newCliff(stages, k, op, "p99", o.Latency.P99, base, true)
+			}
+			if n, ok := stages[k+1].Ops[op]; ok && n.Latency.P99 > factor*base {
+				return newCliff(stages, k, op, "p99", o.Latency.P99, base, false)
+			}
+		}
+	}
+	return nil
+}
+
+func newCliff(stages []StageResult, k int, op, reason string, value, base float64, unconfirmed bool) *Cliff {
+	st := stages[k]
+	c := &Cliff{Stage: st.Name, StageIndex: k, Op: op, Reason: reason, Value: value, Baseline: base,
+		Records: st.Records, UsedMemoryBytes: st.Server["used_memory_bytes"], Unconfirmed: unconfirmed}
+	var prev *StageResult
+	if k > 0 {
+		prev = &stages[k-1]
+	}
+	c.Signals = Signals(prev, &st)
+	return c
+}
+
+// Signals names what the server was doing in stage cur compared with
+// prev (nil for the first stage): evictions, swap, bgsave, aof_rewrite,
+// fork, oom_errors, at_maxmemory.
+func Signals(prev, cur *StageResult) []string {
+	out := []string{}
+	var ps map[string]float64
+	if prev != nil {
+		ps = prev.Server
+	}
+	cs := cur.Server
+	rose := func(k string) (float64, float64, bool) {
+		c, ok := cs[k]
+		if !ok {
+			return 0, 0, false
+		}
+		p := ps[k]
+		return p, c, c > p
+	}
+	if p, c, ok := rose("evicted_keys_total"); ok {
+		out = append(out, fmt.Sprintf("evictions: evicted_keys_total %.0f -> %.0f", p, c))
+	}
+	if p, c, ok := rose("process_swap_bytes"); ok {
+		out = append(out, fmt.Sprintf("swap: process_swap_bytes %.0f -> %.0f", p, c))
+	}
+	if cs["rdb_bgsave_in_progress"] > 0 {
+		out = append(out, "bgsave: rdb_bgsave_in_progress")
+	}
+	if cs["aof_rewrite_in_progress"] > 0 {
+		out = append(out, "aof_rewrite: aof_rewrite_in_progress")
+	}
+	if p, c, ok := rose("latest_fork_seconds"); ok && prev != nil {
+		out = append(out, fmt.Sprintf("fork: latest_fork_seconds %.6f -> %.6f", p, c))
+	}
+	if n := oomErrors(cur); n > 0 && (prev == nil || oomErrors(prev) == 0) {
+		out = append(out, fmt.Sprintf("oom_errors: %d", n))
+	}
+	if mx, used := cs["maxmemory_bytes"], cs["used_memory_bytes"]; mx > 0 && used >= 0.95*mx {
+		out = append(out, fmt.Sprintf("at_maxmemory: used_memory_bytes %.0f of %.0f", used, mx))
+	}
+	return out
+}
+
+func oomErrors(st *StageResult) int64 {
+	var n int64
+	for _, o := range st.Ops {
+		n += o.Errors[targets.ClassOOM]
+	}
+	if st.Load != nil {
+		for _, o := range st.Load.Ops {
+			n += o.Errors[targets.ClassOOM]
+		}
+	}
+	return n
+}

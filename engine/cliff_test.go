@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// st builds a stage: target/achieved rate, errors, and op -> p99 (ms).
+func st(target, achieved float64, errs int64, p99ms map[string]float64) StageResult {
+	s := StageResult{Result: Result{TargetRate: target, AchievedRate: achieved, Completed: 1000, Errors: errs, Ops: map[string]OpResult{}}}
+	for op, v := range p99ms {
+		s.Ops[op] = OpResult{Count: 500, Latency: metrics.Summary{P99: v / 1000}}
+	}
+	return s
+}
+
+func named(ss ...StageResult) []StageResult {
+	for i := range ss {
+		ss[i].Name = fmt.Sprintf("stage-%d", i+1)
+		ss[i].Records = int64(i+1) * 1000
+	}
+	return ss
+}
+
+func TestDetectCliff(t *testing.T) {
+	g := func(get float64) map[string]float64 { return map[string]float64{"get": get, "set": 1} }
+	cases := []struct {
+		name        string
+		stages      []StageResult
+		factor      float64
+		want        string // stage name, "" = none
+		op, reason  string
+		unconfirmed bool
+	}{
+		{"flat", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1.2)), st(500, 500, 0, g(0.9)), st(500, 500, 0, g(1.1))), 0, "", "", "", false},
+		{"p99 jump confirmed", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(1.1)), st(500, 500, 0, g(5)), st(500, 500, 0, g(6))), 0, "stage-4", "get", "p99", false},
+		{"jump needs 2 earlier stages", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(10)), st(500, 500, 0, g(10))), 0, "", "", "", false},
+		{"one noisy stage is not a cliff", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(9)), st(500, 500, 0, g(1)), st(500, 500, 0, g(1))), 0, "", "", "", false},
+		{"noisy earlier stage does not mask", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(20)), st(500, 500, 0, g(1)), st(500, 500, 0, g(4)), st(500, 500, 0, g(4))), 0, "stage-4", "get", "p99", false},
+		{"last stage jump is unconfirmed", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(5))), 0, "stage-3", "get", "p99", true},
+		{"factor 6 ignores 5x", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(5)), st(500, 500, 0, g(5))), 6, "", "", "", false},
+		{"rate not held", named(st(500, 500, 0, g(1)), st(500, 470, 0, g(1))), 0, "stage-2", "", "rate", false},
+		{"rate 0.95 is held", named(st(500, 500, 0, g(1)), st(500, 475, 0, g(1))), 0, "", "", "", false},
+		{"errors appear", named(st(500, 500, 0, g(1)), st(500, 500, 2, g(1)), st(500, 500, 300, g(1))), 0, "stage-3", "", "errors", false},
+		{"slow error creep is no cliff", named(st(500, 500, 10, g(1)), st(500, 500, 20, g(1)), st(500, 500, 30, g(1))), 0, "", "", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := DetectCliff(c.stages, c.factor)
+			if c.want == "" {
+				if got != nil {
+					t.Fatalf("cliff %+v, want none", got)
+				}
+				return
+			}
+			if got == nil {
+				t.Fatalf("no cliff, want %s", c.want)
+			}
+			if got.Stage != c.want || got.Op != c.op || got.Reason != c.reason || got.Unconfirmed != c.unconfirmed {
+				t.Fatalf("cliff %s op %q reason %s unconfirmed %v, want %s %q %s %v", got.Stage, got.Op, got.Reason, got.Unconfirmed, c.want, c.op, c.reason, c.unconfirmed)
+			}
+			if got.Records != c.stages[got.StageIndex].Records {
+				t.Errorf("records %d", got.Records)
+			}
+		})
+	}
+}
+
+func TestCliffSignals(t *testing.T) {
+	prev := &StageResult{Server: map[string]float64{"evicted_keys_total": 0, "latest_fork_seconds": 0.001, "process_swap_bytes": 0}}
+	cur := &StageResult{Server: map[string]float64{"evicted_keys_total": 120, "latest_fork_seconds": 0.004, "process_swap_bytes": 4096,
+		"rdb_bgsave_in_progress": 1, "aof_rewrite_in_progress": 0, "used_memory_bytes": 8e6, "maxmemory_bytes": 8e6},
+		Result: Result{Ops: map[string]OpResult{"set": {Errors: map[string]int64{"oom": 7}}}}}
+	got := strings.Join(Signals(prev, cur), "|")
+	for _, want := range []string{"evictions: evicted_keys_total 0 -> 120", "swap: process_swap_bytes 0 -> 4096", "bgsave", "fork: latest_fork_seconds 0.001000 -> 0.004000", "oom_errors: 7", "at_maxmemory"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("signals %q lack %q", got, want)
+		}
+	}
+	if strings.Contains(got, "aof_rewrite") {
+		t.Errorf("aof_rewrite reported while not in progress: %q", got)
+	}
+	if s := Signals(cur, cur); len(s) != 2 { // bgsave and at_maxmemory are states, not changes
+		t.Errorf("no change: %q", s)
+	}
+}
+
+func TestSearchCapacity(t *testing.T) {
+	for _, c := range []struct {
+		limit, start, factor, max, prec float64
+		want                            float64
+		probes                          int
+	}{
+		{limit: 3000, start: 500, factor: 2, max: 1e6, prec: 0.05},
+		{limit: 1e9, start: 500, factor: 2, max: 3000, prec: 0.05, want: 3000, probes: 4}, // 500 1000 2000 3000
+		{limit: 100, start: 500, factor: 2, max: 3000, prec: 0.05, want: 0, probes: 1},
+	} {
+		var rates []float64
+		got := searchCapacity(scenarioCap(c.start, c.factor, c.max, c.prec), func(r float64) bool {
+			rates = append(rates, r)
+			return r <= c.limit
+		})
+		if c.want == 0 && c.limit < c.max && c.limit >= c.start {
+			// bisected: within precision below the true limit
+			if got > c.limit || got < c.limit/(1+c.prec) {
+				t.Errorf("limit %v: found %v (probes %v)", c.limit, got, rates)
+			}
+			if rates[0] != 500 || rates[1] != 1000 || rates[2] != 2000 || rates[3] != 4000 || rates[4] != 3000 {
+				t.Errorf("probe order %v", rates)
+			}
+			continue
+		}
+		if got != c.want || len(rates) != c.probes {
+			t.Errorf("limit %v: got %v after %v, want %v in %d probes", c.limit, got, rates, c.want, c.probes)
+		}
+	}
+}
+
+func scenarioCap(start, factor, max, prec float64) (c capSpec) {
+	c.Start, c.Factor, c.Max, c.Precision = start, factor, max, prec
+	return c
+}
+
+type capSpec = scenarios.CapacitySpec

@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+)
+
+// Growth defaults.
+const (
+	DefaultGrowthMaxStages = 100
+)
+
+// growthInsertOp is the op a growth stage's batch uses: set for a
+// string-value (redis-benchmark style) mix, the YCSB insert otherwise.
+func growthInsertOp(mix map[string]float64) string {
+	for _, op := range []string{"set", "get", "del", "incr", "mset"} {
+		if mix[op] > 0 {
+			return "set"
+		}
+	}
+	if mix["hset"] > 0 {
+		return "hset"
+	}
+	return "insert"
+}
+
+// runGrowth runs stages of (insert a batch, measure at a fixed rate)
+// until a stop condition: stop_records, stop_memory (server
+// used_memory_bytes), the first cliff plus after_cliff stages, or
+// max_stages.
+func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix) (*PhaseResult, error) {
+	g := *ph.Growth
+	if g.CliffFactor <= 0 {
+		g.CliffFactor = DefaultCliffFactor
+	}
+	if g.MaxStages <= 0 {
+		g.MaxStages = DefaultGrowthMaxStages
+	}
+	if g.StopRecords <= 0 && g.StopMemory <= 0 {
+		// Reads are drawn from the keyspace, so it bounds a useful dataset.
+		g.StopRecords = r.sc.Keyspace.Records
+	}
+	insMix, err := scenarios.NewMix(map[string]float64{growthInsertOp(ph.Mix): 100})
+	if err != nil {
+		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
+	}
+	pr := &PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
+	total := metrics.NewSet(mix.Ops())
+	var scheduled uint64
+	var elapsed time.Duration
+	n := r.inserted.Load()
+	for i := 0; i < g.MaxStages && ctx.Err() == nil; i++ {
+		batch := g.Batch
+		if g.StopRecords > 0 && n+batch > g.StopRecords {
+			batch = g.StopRecords - n
+		}
+		if batch <= 0 {
+			break
+		}
+		name := fmt.Sprintf("stage-%d", i+1)
+		ls := base
+		ls.Stage, ls.Rate, ls.Duration, ls.Warmup = name, g.LoadRate, 0, 0
+		ls.Limit, ls.Sequential, ls.KeyBase, ls.Mix = uint64(batch), true, n, insMix
+		ls.Seed = base.Seed + uint64(2*i+1)*0x632be59bd9b4e019
+		lres := r.runSegment(ctx, &ls, r)
+		n += int64(lres.Scheduled)
+		if n > r.inserted.Load() {
+			r.inserted.Store(n)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		ms := base
+		ms.Stage, ms.Rate, ms.Duration, ms.Warmup = name, g.MeasureRate, g.MeasureFor.D(), 0
+		ms.Seed = base.Seed + uint64(2*i+2)*0x632be59bd9b4e019
+		mres := r.runSegment(ctx, &ms, r)
+		total.Merge(mres.Total)
+		scheduled += mres.Scheduled
+		elapsed += mres.Elapsed
+		st := stageResult(&ms, mres, r.freshStats(ctx))
+		st.Start = lres.Start.UTC()
+		st.Records = r.inserted.Load()
+		load := &Result{}
+		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, r.classes)
+		load.TargetRate = g.LoadRate
+		st.Load = load
+		pr.Stages = append(pr.Stages, st)
+
+		pr.Cliff = DetectCliff(pr.Stages, g.CliffFactor)
+		if c := pr.Cliff; c != nil && !c.Unconfirmed && g.AfterCliff >= 0 && len(pr.Stages)-1-c.StageIndex >= g.AfterCliff {
+			break
+		}
+		if g.StopMemory > 0 && st.Server["used_memory_bytes"] >= float64(g.StopMemory) {
+			break
+		}
+	}
+	pr.End = time.Now().UTC()
+	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	pr.TargetRate = g.MeasureRate
+	pr.Server = r.stats()
+	return pr, nil
+}
+
+// freshStats samples the server now (a stage's closing snapshot) and
+// falls back to the background sampler's latest.
+func (r *runner) freshStats(ctx context.Context) map[string]float64 {
+	if src, ok := r.currentTarget().(targets.StatsSource); ok {
+		c, cancel := context.WithTimeout(ctx, 2*time.Second)
+		st, err := src.ServerStats(c)
+		cancel()
+		if err == nil {
+			r.statsMu.Lock()
+			r.lastStats = st
+			r.statsMu.Unlock()
+			return r.stats()
+		}
+	}
+	return r.stats()
+}
+
+func stageExtra(st StageResult) string {
+	var b strings.Builder
+	if st.Records > 0 {
+		fmt.Fprintf(&b, ", %d records", st.Records)
+	}
+	if v, ok := st.Server["used_memory_bytes"]; ok {
+		fmt.Fprintf(&b, ", used_memory %.1f MB", v/1e6)
+	}
+	if st.Load != nil {
+		fmt.Fprintf(&b, "; load %.0f ops/s, %d errors", st.Load.AchievedRate, st.Load.Errors)
+	}
+	return b.String()
+}
+
+func writeGrowthCapacity(b *strings.Builder, p *PhaseResult) {
+	if p.Kind == scenarios.PhaseGrowth {
+		if c := p.Cliff; c != nil {
+			what := c.Reason
+			switch c.Reason {
+			case "p99":
+				what = fmt.Sprintf("%s p99 %s vs median %s", c.Op, fmtDur(c.Value), fmtDur(c.Baseline))
+			case "rate":
+				what = fmt.Sprintf("achieved/target %.3f", c.Value)
+			case "errors":
+				what = fmt.Sprintf("error ratio %.3f vs median %.3f", c.Value, c.Baseline)
+			}
+			un := ""
+			if c.Unconfirmed {
+				un = " (unconfirmed: last stage)"
+			}
+			fmt.Fprintf(b, "  CLIFF at %s (%d records, used_memory %.1f MB): %s%s\n", c.Stage, c.Records, c.UsedMemoryBytes/1e6, what, un)
+			if len(c.Signals) > 0 {
+				fmt.Fprintf(b, "    server: %s\n", strings.Join(c.Signals, "; "))
+			}
+		} else {
+			fmt.Fprintf(b, "  no cliff in %d stages\n", len(p.Stages))
+		}
+	}
+	if c := p.Capacity; c != nil {
+		fmt.Fprintf(b, "  capacity: highest rate held %.0f ops/s (%d probes)\n", c.HighestRateHeld, len(c.Curve))
+		for _, pt := range c.Curve {
+			mark := "held"
+			if !pt.Passed {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f", mark, pt.Rate, pt.Achieved)
+			for _, op := range sortedKeys(pt.P99) {
+				fmt.Fprintf(b, " %s p99 %s", op, fmtDur(pt.P99[op]))
+			}
+			b.WriteString("\n")
+		}
+	}
+}

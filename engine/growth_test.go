@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestGrowthEmbedded(t *testing.T) {
+	sc := scenario(t, `
+name: growth-embedded
+keyspace: {records: 100000}
+record: {fields: 1, field_bytes: 64}
+phases:
+  - name: grow
+    kind: growth
+    concurrency: 4
+    mix: {get: 90, set: 10}
+    growth: {batch: 1500, measure_rate: 400, measure_for: 500ms, stop_records: 5000}
+`)
+	sum, dir := runEmbedded(t, sc)
+	p := sum.Phases[0]
+	// 1500, 3000, 4500, then a clamped 500 to reach 5000.
+	if len(p.Stages) != 4 {
+		t.Fatalf("%d stages, want 4", len(p.Stages))
+	}
+	wantRec := []int64{1500, 3000, 4500, 5000}
+	for i, st := range p.Stages {
+		if st.Records != wantRec[i] {
+			t.Errorf("stage %d records %d, want %d", i, st.Records, wantRec[i])
+		}
+		if st.Load == nil || st.Load.Ops["set"].Count != wantRec[i]-map[bool]int64{true: 0, false: wantRec[max(i-1, 0)]}[i == 0] {
+			t.Errorf("stage %d load %+v", i, st.Load)
+		}
+		if st.Completed != 200 || st.TargetRate != 400 {
+			t.Errorf("stage %d measured %d ops at target %v, want 200 at 400", i, st.Completed, st.TargetRate)
+		}
+		if st.Ops["get"].Errors["not_found"] != 0 {
+			t.Errorf("stage %d: %d gets missed: reads must cover only loaded records", i, st.Ops["get"].Errors["not_found"])
+		}
+		if st.Server["keys"] < float64(wantRec[i]) {
+			t.Errorf("stage %d: server has %v keys, want >= %d", i, st.Server["keys"], wantRec[i])
+		}
+	}
+	// Rate and errors are deterministic here; a p99 blip on a shared
+	// 2-core machine is possible and is what confirmation is for.
+	if c := p.Cliff; c != nil && c.Reason != "p99" {
+		t.Errorf("cliff on the embedded store at 400 ops/s: %+v", c)
+	}
+	back, err := ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Phases[0].Stages[3].Records != 5000 {
+		t.Errorf("records not in summary.json")
+	}
+	if txt := back.Text(); !strings.Contains(txt, "5000 records") || !strings.Contains(txt, "stage stage-4:") {
+		t.Errorf("summary text:\n%s", txt)
+	}
+}
+
+func TestCapacityEmbedded(t *testing.T) {
+	sc := scenario(t, `
+keyspace: {records: 100}
+phases:
+  - name: cap
+    kind: capacity
+    concurrency: 2
+    mix: {get: 100}
+    capacity: {start: 200, factor: 2, max: 800, step_duration: 500ms}
+slo:
+  latency: {"*": {p99: 200ms}}
+`)
+	sum, _ := runEmbedded(t, sc)
+	p := sum.Phases[0]
+	c := p.Capacity
+	if c == nil || c.HighestRateHeld != 800 || len(c.Curve) != 3 {
+		t.Fatalf("capacity %+v", c)
+	}
+	for i, want := range []float64{200, 400, 800} {
+		pt := c.Curve[i]
+		if pt.Rate != want || !pt.Passed || pt.Achieved < 0.95*want || pt.P99["get"] <= 0 {
+			t.Errorf("probe %d: %+v", i, pt)
+		}
+		if p.Stages[i].Completed != int64(want/2) {
+			t.Errorf("probe %d completed %d", i, p.Stages[i].Completed)
+		}
+	}
+	if !sum.SLO.Passed {
+		t.Errorf("capacity run failed its SLO: %+v", sum.SLO)
+	}
+
+	// An SLO no store meets: the start rate fails, nothing held.
+	sc = scenario(t, `
+keyspace: {records: 100}
+phases:
+  - {name: cap, kind: capacity, concurrency: 2, mix: {get: 100}, capacity: {start: 200, max: 800, step_duration: 300ms}}
+slo:
+  latency: {"*": {p50: 1ns}}
+`)
+	sum, _ = runEmbedded(t, sc)
+	c = sum.Phases[0].Capacity
+	if c.HighestRateHeld != 0 || len(c.Curve) != 1 || c.Curve[0].Passed || len(c.Curve[0].Failed) == 0 || sum.SLO.Passed {
+		t.Errorf("impossible SLO: %+v passed %v", c, sum.SLO.Passed)
+	}
+}

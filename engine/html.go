@@ -1,0 +1,304 @@
+package engine
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Point is one plotted value.
+type Point struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Label string  `json:"label,omitempty"`
+}
+
+// Series is one line of a plot.
+type Series struct {
+	Name   string  `json:"name"`
+	Points []Point `json:"points"`
+}
+
+// Plot is one chart: what report.html draws, kept as data so it can be
+// tested apart from the SVG.
+type Plot struct {
+	Title  string   `json:"title"`
+	XLabel string   `json:"x_label"`
+	YLabel string   `json:"y_label"`
+	XTicks []Point  `json:"x_ticks,omitempty"` // fixed labelled ticks (spectrum)
+	Series []Series `json:"series"`
+}
+
+// PhasePlots are the plots of one phase.
+type PhasePlots struct {
+	Phase string   `json:"phase"`
+	Kind  string   `json:"kind"`
+	Notes []string `json:"notes,omitempty"`
+	Plots []Plot   `json:"plots"`
+}
+
+// ReportData is everything report.html shows, from summary.json alone.
+type ReportData struct {
+	Scenario string       `json:"scenario"`
+	Target   string       `json:"target"`
+	Status   string       `json:"status"`
+	SLO      bool         `json:"slo_passed"`
+	Phases   []PhasePlots `json:"phases"`
+}
+
+// spectrum x positions: "nines" (-log10(1-p)), max one step past p99.99.
+var spectrumTicks = []Point{{X: nines(50), Label: "p50"}, {X: nines(90), Label: "p90"}, {X: nines(99), Label: "p99"}, {X: nines(99.9), Label: "p99.9"}, {X: nines(99.99), Label: "p99.99"}, {X: 5, Label: "max"}}
+
+func nines(p float64) float64 { return math.Round(-math.Log10(1-p/100)*1e6) / 1e6 }
+
+// BuildReport turns a summary into plot data.
+func BuildReport(s *Summary) ReportData {
+	rd := ReportData{Scenario: s.Scenario, Target: s.Target.Kind, Status: s.Status, SLO: s.SLO.Passed}
+	if s.Target.Note != "" {
+		rd.Target += " (" + s.Target.Note + ")"
+	}
+	for _, p := range s.Phases {
+		pp := PhasePlots{Phase: p.Name, Kind: p.Kind}
+		ops := sortedKeys(p.Ops)
+		// Percentile spectrum per op, from the phase's latency summary.
+		spec := Plot{Title: "latency percentile spectrum (from intended start)", XLabel: "percentile", YLabel: "latency (s)", XTicks: spectrumTicks}
+		for _, op := range ops {
+			l := p.Ops[op].Latency
+			if p.Ops[op].Count == 0 {
+				continue
+			}
+			ys := []float64{l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max}
+			sr := Series{Name: op}
+			for i, y := range ys {
+				sr.Points = append(sr.Points, Point{X: spectrumTicks[i].X, Y: y})
+			}
+			spec.Series = append(spec.Series, sr)
+		}
+		if len(p.Stages) > 0 && p.Capacity == nil { // a capacity phase shows its curve instead
+			byRecords := p.Kind == "growth"
+			xl := "stage"
+			if byRecords {
+				xl = "dataset (records)"
+			}
+			x := func(i int, st StageResult) float64 {
+				if byRecords {
+					return float64(st.Records)
+				}
+				return float64(i + 1)
+			}
+			lat := Plot{Title: "latency per stage (from intended start)", XLabel: xl, YLabel: "latency (s)"}
+			stageOps := map[string]bool{}
+			for _, st := range p.Stages {
+				for op := range st.Ops {
+					stageOps[op] = true
+				}
+			}
+			for _, op := range sortedKeys(stageOps) {
+				for _, q := range []string{"p50", "p99"} {
+					sr := Series{Name: op + " " + q}
+					for i, st := range p.Stages {
+						o, ok := st.Ops[op]
+						if !ok || o.Count == 0 {
+							continue
+						}
+						y := o.Latency.P99
+						if q == "p50" {
+							y = o.Latency.P50
+						}
+						sr.Points = append(sr.Points, Point{X: x(i, st), Y: y, Label: st.Name})
+					}
+					lat.Series = append(lat.Series, sr)
+				}
+			}
+			rate := Plot{Title: "achieved rate per stage", XLabel: xl, YLabel: "ops/s"}
+			tr, ar := Series{Name: "target"}, Series{Name: "achieved"}
+			lr := Series{Name: "batch insert"}
+			for i, st := range p.Stages {
+				tr.Points = append(tr.Points, Point{X: x(i, st), Y: st.TargetRate, Label: st.Name})
+				ar.Points = append(ar.Points, Point{X: x(i, st), Y: round6(st.AchievedRate), Label: st.Name})
+				if st.Load != nil {
+					lr.Points = append(lr.Points, Point{X: x(i, st), Y: round6(st.Load.AchievedRate), Label: st.Name})
+				}
+			}
+			rate.Series = append(rate.Series, tr, ar)
+			pp.Plots = append(pp.Plots, lat, rate)
+			if len(lr.Points) > 0 {
+				pp.Plots = append(pp.Plots, Plot{Title: "batch insert rate per stage", XLabel: xl, YLabel: "ops/s", Series: []Series{lr}})
+			}
+		}
+		if c := p.Capacity; c != nil {
+			pp.Notes = append(pp.Notes, fmt.Sprintf("highest rate held: %.0f ops/s", c.HighestRateHeld))
+			curve := append([]CapacityPoint(nil), c.Curve...)
+			sort.SliceStable(curve, func(i, j int) bool { return curve[i].Rate < curve[j].Rate })
+			ach := Plot{Title: "capacity curve: achieved vs target rate", XLabel: "target rate (ops/s)", YLabel: "achieved (ops/s)"}
+			sa := Series{Name: "achieved"}
+			for _, pt := range curve {
+				lbl := "held"
+				if !pt.Passed {
+					lbl = "failed"
+				}
+				sa.Points = append(sa.Points, Point{X: pt.Rate, Y: round6(pt.Achieved), Label: lbl})
+			}
+			ach.Series = append(ach.Series, sa)
+			lat := Plot{Title: "capacity curve: p99 vs target rate", XLabel: "target rate (ops/s)", YLabel: "p99 (s)"}
+			curveOps := map[string]bool{}
+			for _, pt := range curve {
+				for op := range pt.P99 {
+					curveOps[op] = true
+				}
+			}
+			for _, op := range sortedKeys(curveOps) {
+				sr := Series{Name: op + " p99"}
+				for _, pt := range curve {
+					if v, ok := pt.P99[op]; ok {
+						sr.Points = append(sr.Points, Point{X: pt.Rate, Y: v})
+					}
+				}
+				lat.Series = append(lat.Series, sr)
+			}
+			pp.Plots = append(pp.Plots, ach, lat)
+		}
+		if c := p.Cliff; c != nil {
+			n := fmt.Sprintf("cliff at %s (%d records, used_memory %.0f bytes): %s", c.Stage, c.Records, c.UsedMemoryBytes, c.Reason)
+			if c.Op != "" {
+				n += " " + c.Op
+			}
+			if len(c.Signals) > 0 {
+				n += "; server: " + strings.Join(c.Signals, "; ")
+			}
+			pp.Notes = append(pp.Notes, n)
+		} else if p.Kind == "growth" {
+			pp.Notes = append(pp.Notes, fmt.Sprintf("no cliff in %d stages", len(p.Stages)))
+		}
+		if len(spec.Series) > 0 {
+			pp.Plots = append(pp.Plots, spec)
+		}
+		rd.Phases = append(rd.Phases, pp)
+	}
+	return rd
+}
+
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
+
+// ReportHTML renders one self-contained page (inline SVG, no scripts or
+// external resources) for one or more runs.
+func ReportHTML(sums []*Summary) []byte {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>soakd report</title><style>
+body{font-family:sans-serif;margin:20px;color:#222}h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc}
+.plots{display:flex;flex-wrap:wrap;gap:12px}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
+pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:11px}
+</style></head><body>`)
+	for _, s := range sums {
+		rd := BuildReport(s)
+		verdict := "PASSED"
+		if !rd.SLO {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(&b, "<h1>soakd: %s</h1><p>target: %s &middot; status: %s &middot; SLO %s</p>", html.EscapeString(rd.Scenario), html.EscapeString(rd.Target), html.EscapeString(rd.Status), verdict)
+		for _, pp := range rd.Phases {
+			fmt.Fprintf(&b, "<h2>phase %s (%s)</h2>", html.EscapeString(pp.Phase), html.EscapeString(pp.Kind))
+			for _, n := range pp.Notes {
+				fmt.Fprintf(&b, `<div class="note">%s</div>`, html.EscapeString(n))
+			}
+			b.WriteString(`<div class="plots">`)
+			for _, pl := range pp.Plots {
+				b.WriteString(SVGPlot(pl))
+			}
+			b.WriteString("</div>")
+		}
+		fmt.Fprintf(&b, "<details><summary>summary table</summary><pre>%s</pre></details>", html.EscapeString(s.Text()))
+	}
+	b.WriteString("</body></html>\n")
+	return []byte(b.String())
+}
+
+// SVGPlot draws a line chart with points, axes and a legend.
+func SVGPlot(p Plot) string {
+	const w, h, ml, mr, mt, mb = 460.0, 300.0, 70.0, 130.0, 28.0, 42.0
+	pw, ph := w-ml-mr, h-mt-mb
+	xmin, xmax, ymax := math.Inf(1), math.Inf(-1), 0.0
+	for _, s := range p.Series {
+		for _, pt := range s.Points {
+			xmin, xmax, ymax = math.Min(xmin, pt.X), math.Max(xmax, pt.X), math.Max(ymax, pt.Y)
+		}
+	}
+	for _, t := range p.XTicks {
+		xmin, xmax = math.Min(xmin, t.X), math.Max(xmax, t.X)
+	}
+	if math.IsInf(xmin, 0) {
+		xmin, xmax = 0, 1
+	}
+	if xmax == xmin {
+		xmin, xmax = xmin-1, xmax+1
+	}
+	if ymax <= 0 {
+		ymax = 1
+	}
+	ymax *= 1.08
+	sx := func(x float64) float64 { return ml + (x-xmin)/(xmax-xmin)*pw }
+	sy := func(y float64) float64 { return mt + ph - y/ymax*ph }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, w, h, w, h)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="16" font-weight="bold">%s</text>`, ml, html.EscapeString(p.Title))
+	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, ml, mt+ph, ml+pw, mt+ph, ml, mt, ml, mt+ph)
+	for i := 0; i <= 4; i++ {
+		y := ymax / 1.08 * float64(i) / 4
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, ml, sy(y), ml+pw, sy(y), ml-4, sy(y)+4, axisLabel(p.YLabel, y))
+	}
+	if len(p.XTicks) > 0 {
+		for _, t := range p.XTicks {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(t.X), mt+ph+14, html.EscapeString(t.Label))
+		}
+	} else {
+		for i := 0; i <= 4; i++ {
+			x := xmin + (xmax-xmin)*float64(i)/4
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(x), mt+ph+14, siNum(x))
+		}
+	}
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, ml+pw/2, h-8, html.EscapeString(p.XLabel))
+	fmt.Fprintf(&b, `<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>`, mt+ph/2, mt+ph/2, html.EscapeString(p.YLabel))
+	for i, s := range p.Series {
+		col := palette[i%len(palette)]
+		var pts []string
+		for _, pt := range s.Points {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(pt.X), sy(pt.Y)))
+		}
+		if len(pts) > 1 {
+			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.6" points="%s"/>`, col, strings.Join(pts, " "))
+		}
+		for _, pt := range s.Points {
+			fill := col
+			if pt.Label == "failed" {
+				fill = "#fff"
+			}
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s" stroke="%s"><title>%s %s: %s</title></circle>`, sx(pt.X), sy(pt.Y), fill, col, html.EscapeString(s.Name), html.EscapeString(pt.Label), axisLabel(p.YLabel, pt.Y))
+		}
+		ly := mt + 12 + float64(i)*15
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/><text x="%.1f" y="%.1f">%s</text>`, ml+pw+10, ly-9, col, ml+pw+24, ly, html.EscapeString(s.Name))
+	}
+	b.WriteString("</svg>")
+	return b.String()
+}
+
+func axisLabel(unit string, v float64) string {
+	if strings.Contains(unit, "(s)") {
+		return fmtDur(v)
+	}
+	return siNum(v)
+}
+
+func siNum(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case a >= 1e3:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	}
+	return fmt.Sprintf("%.3g", v)
+}

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// TestReportDataGolden: the data behind every plot of report.html, from
+// two recorded run directories (a redis growth run into an 8 MB cap and
+// an embedded capacity search), against testdata/report.golden.json.
+func TestReportDataGolden(t *testing.T) {
+	var all []ReportData
+	for _, d := range []string{"report-growth", "report-capacity"} {
+		s, err := ReadSummary(filepath.Join("testdata", d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, BuildReport(s))
+	}
+	got, err := json.MarshalIndent(all, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	golden := filepath.Join("testdata", "report.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./engine -run Golden -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("report data differs from %s (go test ./engine -run Golden -update to accept):\n%s", golden, firstDiff(got, want))
+	}
+
+	// Spot checks that do not depend on the golden file.
+	g := all[0].Phases[0]
+	if g.Kind != "growth" || len(g.Plots) != 4 || g.Plots[0].XLabel != "dataset (records)" {
+		t.Fatalf("growth plots: %+v", g)
+	}
+	if x := g.Plots[0].Series[0].Points[1].X; x != 4000 {
+		t.Errorf("latency vs dataset x = %v, want 4000 records at stage 2", x)
+	}
+	if !strings.Contains(strings.Join(g.Notes, " "), "cliff at stage-4") {
+		t.Errorf("growth notes %q", g.Notes)
+	}
+	c := all[1].Phases[1]
+	if c.Notes[0] != "highest rate held: 485 ops/s" || len(c.Plots[0].Series[0].Points) != 6 {
+		t.Errorf("capacity plots: %+v", c)
+	}
+	pts := c.Plots[0].Series[0].Points
+	for i := 1; i < len(pts); i++ {
+		if pts[i].X <= pts[i-1].X {
+			t.Errorf("capacity curve not sorted by rate: %+v", pts)
+		}
+	}
+	if pts[len(pts)-1].X != 500 || pts[len(pts)-1].Label != "failed" {
+		t.Errorf("the failing probe: %+v", pts[len(pts)-1])
+	}
+}
+
+func firstDiff(a, b []byte) string {
+	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return "line " + itoa(i+1) + ": got " + al[i] + "\n want " + bl[i]
+		}
+	}
+	return "lengths differ"
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestReportHTMLSelfContained(t *testing.T) {
+	var sums []*Summary
+	for _, d := range []string{"report-growth", "report-capacity"} {
+		s, err := ReadSummary(filepath.Join("testdata", d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, s)
+	}
+	h := string(ReportHTML(sums))
+	for _, bad := range []string{"<script", "<link", " src=", "@import", "https://"} {
+		if strings.Contains(h, bad) {
+			t.Errorf("report.html contains %q: it must be self-contained", bad)
+		}
+	}
+	// growth: latency, rate, batch insert rate, spectrum; load phase: spectrum; capacity:
+	// achieved, p99, spectrum.
+	if n := strings.Count(h, "<svg "); n != 8 {
+		t.Errorf("%d plots, want 8", n)
+	}
+	for _, want := range []string{"phase grow (growth)", "cliff at stage-4", "highest rate held: 485 ops/s", "dataset (records)", "p99.99", "<polyline"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
