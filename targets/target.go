@@ -212,3 +212,33 @@ func ClassifyGeneric(err error) string {
 	}
 	return ClassOther
 }
+
+// scrubbed is an error whose text has had secrets removed; it still
+// unwraps to the original so classification works.
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }
+
+// Scrub returns err with every non-empty secret in its text replaced by
+// xxxxx (credentials never appear in errors); err itself when none do.
+func Scrub(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	changed := false
+	for _, s := range secrets {
+		if s != "" && strings.Contains(msg, s) {
+			msg = strings.ReplaceAll(msg, s, "xxxxx")
+			changed = true
+		}
+	}
+	if !changed {
+		return err
+	}
+	return &scrubbed{msg: msg, err: err}
+}

@@ -219,32 +219,7 @@ type errBody struct {
 	Reason string `json:"reason"`
 }
 
-// scrubbed hides secrets in an error's text and still unwraps to it.
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-func (e *scrubbed) Unwrap() error { return e.err }
-
-func (t *Target) scrub(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	changed := false
-	for _, s := range t.secrets {
-		if s != "" && strings.Contains(msg, s) {
-			msg = strings.ReplaceAll(msg, s, "xxxxx")
-			changed = true
-		}
-	}
-	if !changed {
-		return err
-	}
-	return &scrubbed{msg: msg, err: err}
-}
+func (t *Target) scrub(err error) error { return targets.Scrub(err, t.secrets) }
 
 // call sends one request. It returns the status and, when out is non-nil
 // and the status is 2xx (or 404 and want404), decodes the body into out.

@@ -241,33 +241,7 @@ func tlsConfig(c scenarios.TLS) (*tls.Config, error) {
 	return cfg, nil
 }
 
-// scrubbed is an error whose text has had secrets removed; it still
-// unwraps to the original so classification works.
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-func (e *scrubbed) Unwrap() error { return e.err }
-
-func (t *Target) scrub(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	changed := false
-	for _, s := range t.secrets {
-		if s != "" && strings.Contains(msg, s) {
-			msg = strings.ReplaceAll(msg, s, "xxxxx")
-			changed = true
-		}
-	}
-	if !changed {
-		return err
-	}
-	return &scrubbed{msg: msg, err: err}
-}
+func (t *Target) scrub(err error) error { return targets.Scrub(err, t.secrets) }
 
 func (t *Target) opCtx(ctx context.Context, write bool) (context.Context, context.CancelFunc) {
 	d := t.readTO
