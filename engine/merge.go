@@ -370,15 +370,7 @@ func (m *Merged) Text() string {
 			fmt.Fprintf(&b, "  shard %s: target %s achieved %.1f ops/s, %d ops, %d errors, %d dropped, max lag %s\n",
 				m.Shards[i].Shard, rateStr(sp.TargetRate), sp.AchievedRate, sp.Completed, sp.Errors, sp.Dropped, fmtDur(sp.MaxLag))
 		}
-		if p.SLO != nil {
-			for _, c := range p.SLO.Checks {
-				mark := "ok  "
-				if !c.Passed {
-					mark = "FAIL"
-				}
-				fmt.Fprintf(&b, "  SLO %s %s %s: %s (limit %s)\n", mark, c.Op, c.What, sloVal(c.What, c.Actual), sloVal(c.What, c.Limit))
-			}
-		}
+		writeChecks(&b, p.SLO)
 	}
 	verdict := "PASSED"
 	if !m.SLO.Passed {

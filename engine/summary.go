@@ -327,15 +327,7 @@ func (s *Summary) Text() string {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
 		}
 		writeGrowthCapacity(&b, &p)
-		if p.SLO != nil {
-			for _, c := range p.SLO.Checks {
-				mark := "ok  "
-				if !c.Passed {
-					mark = "FAIL"
-				}
-				fmt.Fprintf(&b, "  SLO %s %s %s: %s (limit %s)\n", mark, c.Op, c.What, sloVal(c.What, c.Actual), sloVal(c.What, c.Limit))
-			}
-		}
+		writeChecks(&b, p.SLO)
 	}
 	verdict := "PASSED"
 	if !s.SLO.Passed {
@@ -382,4 +374,18 @@ func writeOpTable(b *strings.Builder, r Result) {
 		}
 	}
 	tw.Flush()
+}
+
+// writeChecks prints a phase's SLO checks, one line each.
+func writeChecks(b *strings.Builder, v *Verdict) {
+	if v == nil {
+		return
+	}
+	for _, c := range v.Checks {
+		mark := "ok  "
+		if !c.Passed {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(b, "  SLO %s %s %s: %s (limit %s)\n", mark, c.Op, c.What, sloVal(c.What, c.Actual), sloVal(c.What, c.Limit))
+	}
 }
