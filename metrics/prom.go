@@ -165,7 +165,8 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Update folds one interval into the phase's totals.
+// Update folds one interval into the phase's totals. It takes ownership
+// of window: the caller must not change it afterwards.
 func (e *Exporter) Update(phase string, targetRate, achieved float64, window *Set) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -180,8 +181,10 @@ func (e *Exporter) Update(phase string, targetRate, achieved float64, window *Se
 	}
 	e.current = phase
 	ps.total.Merge(window)
-	ps.window = NewSet(nil)
-	ps.window.Merge(window)
+	// The window is the collector's fresh set for this interval and is
+	// not touched after Update: keep it rather than copy ~190 KB per
+	// histogram every second (that copy showed up in the lag tail).
+	ps.window = window
 	ps.targetRate, ps.achieved = targetRate, achieved
 	var ok, conn, all int64
 	for _, os := range window.Ops {
