@@ -6,8 +6,6 @@ package elastic
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -176,24 +173,9 @@ func transport(t scenarios.Target) (*http.Transport, error) {
 	}
 	c := t.TLS
 	if c.Enabled || c.CAFile != "" || c.CertFile != "" || c.InsecureSkipVerify || c.ServerName != "" {
-		cfg := &tls.Config{ServerName: c.ServerName, InsecureSkipVerify: c.InsecureSkipVerify, MinVersion: tls.VersionTLS12}
-		if c.CAFile != "" {
-			pem, err := os.ReadFile(c.CAFile)
-			if err != nil {
-				return nil, fmt.Errorf("tls.ca_file: %w", err)
-			}
-			p := x509.NewCertPool()
-			if !p.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("tls.ca_file %s holds no PEM certificate", c.CAFile)
-			}
-			cfg.RootCAs = p
-		}
-		if c.CertFile != "" || c.KeyFile != "" {
-			cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
-			if err != nil {
-				return nil, fmt.Errorf("tls.cert_file/key_file: %w", err)
-			}
-			cfg.Certificates = []tls.Certificate{cert}
+		cfg, err := targets.TLSConfig(c, "")
+		if err != nil {
+			return nil, err
 		}
 		tr.TLSClientConfig = cfg
 	}

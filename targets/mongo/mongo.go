@@ -5,12 +5,9 @@ package mongo
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -179,7 +176,7 @@ func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOption
 		co.SetAuth(cred)
 	}
 	if t.TLS.Enabled || t.TLS.CAFile != "" || t.TLS.CertFile != "" {
-		cfg, err := tlsConfig(t.TLS)
+		cfg, err := targets.TLSConfig(t.TLS, "")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -216,29 +213,6 @@ func ParseWriteConcern(s string) (*writeconcern.WriteConcern, error) {
 		}
 	}
 	return wc, nil
-}
-
-func tlsConfig(c scenarios.TLS) (*tls.Config, error) {
-	cfg := &tls.Config{ServerName: c.ServerName, InsecureSkipVerify: c.InsecureSkipVerify, MinVersion: tls.VersionTLS12}
-	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("tls.ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("tls.ca_file %s holds no PEM certificate", c.CAFile)
-		}
-		cfg.RootCAs = pool
-	}
-	if c.CertFile != "" || c.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("tls.cert_file/key_file: %w", err)
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-	}
-	return cfg, nil
 }
 
 func (t *Target) scrub(err error) error { return targets.Scrub(err, t.secrets) }

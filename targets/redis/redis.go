@@ -11,12 +11,10 @@ package redis
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -183,29 +181,7 @@ func tlsConfig(o scenarios.TLS, opt *goredis.Options) (*tls.Config, error) {
 		return nil, nil
 	}
 	host, _, _ := net.SplitHostPort(opt.Addr)
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host, InsecureSkipVerify: o.InsecureSkipVerify}
-	if o.ServerName != "" {
-		cfg.ServerName = o.ServerName
-	}
-	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("tls.ca_file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("tls.ca_file %s: no PEM certificates", o.CAFile)
-		}
-		cfg.RootCAs = pool
-	}
-	if o.CertFile != "" || o.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("tls.cert_file/key_file: %w", err)
-		}
-		cfg.Certificates = []tls.Certificate{cert}
-	}
-	return cfg, nil
+	return targets.TLSConfig(o, host)
 }
 
 func isLocal(addr, network string) bool {
