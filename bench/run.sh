@@ -6,6 +6,7 @@
 #   RSS=1 bash bench/run.sh      # also the 10-minute RSS-flatness run
 #   SHARDCOST=1 bash bench/run.sh    # also generator CPU cost per million ops (shard sizing)
 #   SHARDCOST=only bash bench/run.sh # just that section (~40 s)
+#   GROWTH=only bash bench/run.sh    # just the growth-persistence goal run
 #   GROWTH=1 bash bench/run.sh   # also growth-persistence vs a 512mb redis-server (minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -105,6 +106,54 @@ PY
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; rm -rf "$dir"
 }
 
+growth() {
+  command -v redis-server >/dev/null || { echo "growth: no redis-server"; return; }
+  # growth-persistence against a managed redis-server capped at 512mb:
+  # 100k-record stages of 1 KB values (the cap holds ~450k), every
+  # persistence variant (the scenario's three plus aof:always); prints the
+  # cliff stage next to the first stage where used_memory reached
+  # maxmemory, whether they are within one stage, and each variant's run
+  # time. With allkeys-lru the cliff is the get miss ratio jumping. GROWTH_MEASURE sets the measuring
+  # time per stage (default 10s). Takes several minutes.
+  echo "## growth-persistence, maxmemory 512mb"
+  python3 - "$OUT/growth.yaml" "${GROWTH_MEASURE:-10s}" <<'PY'
+import re, sys
+out, measure = sys.argv[1], sys.argv[2]
+s = open("scenarios/growth-persistence.yaml").read()
+for a, b in [(r"maxmemory: 4gb", "maxmemory: 512mb"), (r"(?m)^  records: 20000000", "  records: 1500000"),
+             (r"batch: 1000000", "batch: 100000"), (r"stop_records: 20000000", "stop_records: 1500000"),
+             (r"measure_for: 60s", "measure_for: " + measure),
+             (r'persistences: \["rdb:300", "aof:everysec", none\]', 'persistences: ["rdb:300", "aof:everysec", "aof:always", none]')]:
+    s, n = re.subn(a, b, s)
+    assert n == 1, a
+open(out, "w").write(s)
+PY
+  rm -rf "$OUT/growth"
+  "$OUT/soakd" run "$OUT/growth.yaml" --out "$OUT/growth" --listen "" --quiet >/dev/null 2>"$OUT/growth.log" || true
+  python3 - "$OUT/growth" <<'PY'
+import json, sys
+from datetime import datetime
+s = json.load(open(sys.argv[1] + "/summary.json"))
+for p in s["phases"]:
+    st = p.get("stages", [])
+    full = next((x for x in st if x.get("server", {}).get("maxmemory_bytes", 0) > 0 and
+                 x["server"].get("used_memory_bytes", 0) >= 0.95 * x["server"]["maxmemory_bytes"]), None)
+    c = p.get("cliff")
+    cl = f'{c["stage"]} ({c["records"]} records, {c["reason"]} {c.get("op","")}; {"; ".join(c["signals"])})' if c else "none"
+    fl = f'{full["name"]} ({full["records"]} records)' if full else "never"
+    apart = abs(c["stage_index"] - st.index(full)) if c and full else None
+    ok = "yes" if apart is not None and apart <= 1 else "NO"
+    secs = (datetime.fromisoformat(p["end"].replace("Z", "+00:00")) - datetime.fromisoformat(p["start"].replace("Z", "+00:00"))).total_seconds()
+    print(f'growth {p["name"]}: stages={len(st)} cliff={cl} used_memory_at_maxmemory={fl} within_one_stage={ok} run_time={secs:.0f}s')
+PY
+  "$OUT/soakd" report "$OUT/growth" --html "$OUT/growth/report.html" >/dev/null 2>&1 && echo "growth report: $OUT/growth/report.html"
+}
+
+if [ "${GROWTH:-0}" = only ]; then
+  growth
+  exit 0
+fi
+
 if [ "${SHARDCOST:-0}" = only ]; then
   shardcost
   exit 0
@@ -181,37 +230,6 @@ if [ "${SHARDCOST:-0}" = 1 ]; then
   shardcost
 fi
 
-if [ "${GROWTH:-0}" = 1 ] && command -v redis-server >/dev/null; then
-  # growth-persistence against a managed redis-server capped at 512mb:
-  # 100k-record stages of 1 KB values (the cap holds ~450k), every
-  # persistence variant; prints the cliff stage next to the first stage
-  # where used_memory reached maxmemory. GROWTH_MEASURE sets the measuring
-  # time per stage (default 10s). Takes several minutes.
-  echo "## growth-persistence, maxmemory 512mb"
-  python3 - "$OUT/growth.yaml" "${GROWTH_MEASURE:-10s}" <<'PY'
-import re, sys
-out, measure = sys.argv[1], sys.argv[2]
-s = open("scenarios/growth-persistence.yaml").read()
-for a, b in [(r"maxmemory: 4gb", "maxmemory: 512mb"), (r"(?m)^  records: 20000000", "  records: 1500000"),
-             (r"batch: 1000000", "batch: 100000"), (r"stop_records: 20000000", "stop_records: 1500000"),
-             (r"measure_for: 60s", "measure_for: " + measure)]:
-    s, n = re.subn(a, b, s)
-    assert n == 1, a
-open(out, "w").write(s)
-PY
-  rm -rf "$OUT/growth"
-  "$OUT/soakd" run "$OUT/growth.yaml" --out "$OUT/growth" --listen "" --quiet >/dev/null 2>"$OUT/growth.log" || true
-  python3 - "$OUT/growth" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1] + "/summary.json"))
-for p in s["phases"]:
-    st = p.get("stages", [])
-    full = next((x for x in st if x.get("server", {}).get("maxmemory_bytes", 0) > 0 and
-                 x["server"].get("used_memory_bytes", 0) >= 0.95 * x["server"]["maxmemory_bytes"]), None)
-    c = p.get("cliff")
-    cl = f'{c["stage"]} ({c["records"]} records, {c["reason"]} {c.get("op","")}; {"; ".join(c["signals"])})' if c else "none"
-    fl = f'{full["name"]} ({full["records"]} records)' if full else "never"
-    print(f'growth {p["name"]}: stages={len(st)} cliff={cl} used_memory_at_maxmemory={fl}')
-PY
-  "$OUT/soakd" report "$OUT/growth" --html "$OUT/growth/report.html" >/dev/null 2>&1 && echo "growth report: $OUT/growth/report.html"
+if [ "${GROWTH:-0}" = 1 ]; then
+  growth
 fi

@@ -564,7 +564,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	}
 	defer tg.Close()
 	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
-		OutDir: d.hist.RunDir(id), Exporter: ar.exp, Control: ar.ctl})
+		OutDir: d.hist.RunDir(id), Exporter: ar.exp, Control: ar.ctl, Reopen: targets.Reopener(ctx, sc.Target, targets.Options{Env: d.o.Getenv})})
 	switch {
 	case sum == nil:
 		finish(StateFailed, err.Error(), nil)

@@ -125,7 +125,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	probe := func(rate float64) bool {
 		i := len(pr.Stages)
 		s := base
-		s.Stage = fmt.Sprintf("probe-%d", i+1)
+		s.Stage, s.StageIndex = fmt.Sprintf("probe-%d", i+1), i+1
 		s.Rate = math.Round(rate)
 		s.Duration = c.StepDuration.D()
 		s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019

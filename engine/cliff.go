@@ -16,7 +16,9 @@ type Cliff struct {
 	StageIndex int    `json:"stage_index"`
 	Op         string `json:"op,omitempty"`
 	// Reason is p99 (p99 > factor x median of earlier stages' p99), rate
-	// (achieved/target < MinHeldRatio) or errors (error ratio jumped).
+	// (achieved/target < MinHeldRatio), errors (error ratio jumped) or
+	// misses (an op's cache-miss ratio jumped: the dataset no longer
+	// fits and the server evicts).
 	Reason string `json:"reason"`
 	// Value is what tripped: the p99 in seconds, the achieved/target
 	// ratio or the error ratio; Baseline the earlier stages' median.
@@ -37,9 +39,21 @@ const (
 	// An error-ratio cliff is a rise of at least errorJump over the
 	// earlier stages' median (and at least double it).
 	errorJump = 0.05
+	// A miss-ratio cliff is a rise of at least missJump over the
+	// earlier stages' median (and at least double it). Reads draw only
+	// inserted records, so misses before the cap come from the mix's own
+	// deletes and stay flat from stage to stage.
+	missJump = 0.02
 	// A p99 from fewer samples is close to the max: too noisy to judge.
 	minCliffSamples = 100
 )
+
+func missRatio(o OpResult) float64 {
+	if o.Count == 0 {
+		return 0
+	}
+	return float64(o.Misses) / float64(o.Count)
+}
 
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
@@ -78,9 +92,13 @@ func stageErrorRatio(st StageResult) float64 {
 //   - rate: achieved/target < MinHeldRatio in an open-loop stage.
 //   - errors: the stage's error ratio (load + measure) rose by errorJump
 //     over the earlier stages' median (at least 1 earlier stage).
+//   - misses: per op, the stage's miss ratio (cache reads that found no
+//     value) rose by missJump over the earlier stages' median and at
+//     least doubled: with an evicting maxmemory policy this is where the
+//     dataset outgrew the cap.
 //
-// The earliest stage wins; within a stage rate beats errors beats p99,
-// and ops go in name order.
+// The earliest stage wins; within a stage rate beats errors beats misses
+// beats p99, and ops go in name order.
 func DetectCliff(stages []StageResult, factor float64) *Cliff {
 	if factor <= 0 {
 		factor = DefaultCliffFactor
@@ -123,6 +141,25 @@ func DetectCliff(stages []StageResult, factor float64) *Cliff {
 		}
 		for _, op := range ops {
 			o, ok := st.Ops[op]
+			if !ok || o.Count < minCliffSamples || o.Misses == 0 || k < 1 {
+				continue
+			}
+			var prev []float64
+			for _, e := range stages[:k] {
+				if eo, ok := e.Ops[op]; ok && eo.Count >= minCliffSamples {
+					prev = append(prev, missRatio(eo))
+				}
+			}
+			if len(prev) == 0 {
+				continue
+			}
+			base := median(prev)
+			if mr := missRatio(o); mr >= base+missJump && mr >= 2*base {
+				return newCliff(stages, k, op, "misses", mr, base, false)
+			}
+		}
+		for _, op := range ops {
+			o, ok := st.Ops[op]
 			if !ok || o.Count < minCliffSamples {
 				continue
 			}
@@ -158,8 +195,8 @@ func newCliff(stages []StageResult, k int, op, reason string, value, base float6
 }
 
 // Signals names what the server was doing in stage cur compared with
-// prev (nil for the first stage): evictions, swap, bgsave, aof_rewrite,
-// fork, oom_errors, at_maxmemory.
+// prev (nil for the first stage): evictions, swap, cgroup_oom_kill,
+// cgroup_limit_hit, bgsave, aof_rewrite, fork, oom_errors, at_maxmemory.
 func Signals(prev, cur *StageResult) []string {
 	out := []string{}
 	var ps map[string]float64
@@ -180,6 +217,15 @@ func Signals(prev, cur *StageResult) []string {
 	}
 	if p, c, ok := rose("process_swap_bytes"); ok {
 		out = append(out, fmt.Sprintf("swap: process_swap_bytes %.0f -> %.0f", p, c))
+	}
+	if p, c, ok := rose("cgroup_swap_usage_bytes"); ok {
+		out = append(out, fmt.Sprintf("swap: cgroup_swap_usage_bytes %.0f -> %.0f", p, c))
+	}
+	if p, c, ok := rose("cgroup_oom_kills_total"); ok {
+		out = append(out, fmt.Sprintf("cgroup_oom_kill: cgroup_oom_kills_total %.0f -> %.0f", p, c))
+	}
+	if p, c, ok := rose("cgroup_memory_failcnt_total"); ok && prev != nil {
+		out = append(out, fmt.Sprintf("cgroup_limit_hit: cgroup_memory_failcnt_total %.0f -> %.0f", p, c))
 	}
 	if cs["rdb_bgsave_in_progress"] > 0 {
 		out = append(out, "bgsave: rdb_bgsave_in_progress")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 // st builds a stage: target/achieved rate, errors, and op -> p99 (ms).
@@ -15,6 +16,15 @@ func st(target, achieved float64, errs int64, p99ms map[string]float64) StageRes
 	for op, v := range p99ms {
 		s.Ops[op] = OpResult{Count: 500, Latency: metrics.Summary{P99: v / 1000}}
 	}
+	return s
+}
+
+// miss sets op's misses (of its 500 ops) in a stage.
+func miss(s StageResult, op string, n int64) StageResult {
+	o := s.Ops[op]
+	o.Misses = n
+	s.Ops[op] = o
+	s.Misses += n
 	return s
 }
 
@@ -46,6 +56,9 @@ func TestDetectCliff(t *testing.T) {
 		{"rate not held", named(st(500, 500, 0, g(1)), st(500, 470, 0, g(1))), 0, "stage-2", "", "rate", false},
 		{"rate 0.95 is held", named(st(500, 500, 0, g(1)), st(500, 475, 0, g(1))), 0, "", "", "", false},
 		{"errors appear", named(st(500, 500, 0, g(1)), st(500, 500, 2, g(1)), st(500, 500, 300, g(1))), 0, "stage-3", "", "errors", false},
+		{"misses jump when the cap is hit", named(miss(st(500, 500, 0, g(1)), "get", 10), miss(st(500, 500, 0, g(1)), "get", 12), miss(st(500, 500, 0, g(1)), "get", 11), miss(st(500, 500, 0, g(1)), "get", 40)), 0, "stage-4", "get", "misses", false},
+		{"flat misses from deletes are no cliff", named(miss(st(500, 500, 0, g(1)), "get", 20), miss(st(500, 500, 0, g(1)), "get", 25), miss(st(500, 500, 0, g(1)), "get", 22), miss(st(500, 500, 0, g(1)), "get", 27)), 0, "", "", "", false},
+		{"first misses need 2 points", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), miss(st(500, 500, 0, g(1)), "get", 5), miss(st(500, 500, 0, g(1)), "get", 11)), 0, "stage-4", "get", "misses", false},
 		{"slow error creep is no cliff", named(st(500, 500, 10, g(1)), st(500, 500, 20, g(1)), st(500, 500, 30, g(1))), 0, "", "", "", false},
 	}
 	for _, c := range cases {
@@ -126,3 +139,11 @@ func scenarioCap(start, factor, max, prec float64) (c capSpec) {
 }
 
 type capSpec = scenarios.CapacitySpec
+
+// TestOutcomeClassesFit: every outcome class needs its own counter slot;
+// a class past metrics.NumClasses would be folded into another one.
+func TestOutcomeClassesFit(t *testing.T) {
+	if n := len(targets.Classes()); n > metrics.NumClasses || metrics.NumClasses&(metrics.NumClasses-1) != 0 {
+		t.Fatalf("%d classes, NumClasses %d (must be a power of two >= the class count)", n, metrics.NumClasses)
+	}
+}

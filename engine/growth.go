@@ -65,7 +65,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		}
 		name := fmt.Sprintf("stage-%d", i+1)
 		ls := base
-		ls.Stage, ls.Rate, ls.Duration, ls.Warmup = name, g.LoadRate, 0, 0
+		ls.Stage, ls.StageIndex, ls.Rate, ls.Duration, ls.Warmup = name, i+1, g.LoadRate, 0, 0
 		ls.Limit, ls.Sequential, ls.KeyBase, ls.Mix = uint64(batch), true, n, insMix
 		ls.Seed = base.Seed + uint64(2*i+1)*0x632be59bd9b4e019
 		lres := r.runSegment(ctx, &ls, r)
@@ -77,7 +77,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 			break
 		}
 		ms := base
-		ms.Stage, ms.Rate, ms.Duration, ms.Warmup = name, g.MeasureRate, g.MeasureFor.D(), 0
+		ms.Stage, ms.StageIndex, ms.Rate, ms.Duration, ms.Warmup = name, i+1, g.MeasureRate, g.MeasureFor.D(), 0
 		ms.Seed = base.Seed + uint64(2*i+2)*0x632be59bd9b4e019
 		mres := r.runSegment(ctx, &ms, r)
 		total.Merge(mres.Total)
@@ -129,8 +129,14 @@ func stageExtra(st StageResult) string {
 	if st.Records > 0 {
 		fmt.Fprintf(&b, ", %d records", st.Records)
 	}
+	if st.Misses > 0 {
+		fmt.Fprintf(&b, ", %d misses", st.Misses)
+	}
 	if v, ok := st.Server["used_memory_bytes"]; ok {
 		fmt.Fprintf(&b, ", used_memory %.1f MB", v/1e6)
+	}
+	if v := st.Server["evicted_keys_total"]; v > 0 {
+		fmt.Fprintf(&b, ", %.0f evicted", v)
 	}
 	if st.Load != nil {
 		fmt.Fprintf(&b, "; load %.0f ops/s, %d errors", st.Load.AchievedRate, st.Load.Errors)
@@ -149,6 +155,8 @@ func writeGrowthCapacity(b *strings.Builder, p *PhaseResult) {
 				what = fmt.Sprintf("achieved/target %.3f", c.Value)
 			case "errors":
 				what = fmt.Sprintf("error ratio %.3f vs median %.3f", c.Value, c.Baseline)
+			case "misses":
+				what = fmt.Sprintf("%s miss ratio %.3f vs median %.3f", c.Op, c.Value, c.Baseline)
 			}
 			un := ""
 			if c.Unconfirmed {

@@ -33,13 +33,7 @@ func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) (*Summary, strin
 	dir := t.TempDir()
 	o := Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: dir, Interval: 250 * time.Millisecond}
 	if reopen {
-		o.Reopen = func(p string) (targets.Target, error) {
-			tt := sc.Target
-			m := *tt.Managed
-			m.Persistence = p
-			tt.Managed = &m
-			return targets.Open(ctx, tt, targets.Options{})
-		}
+		o.Reopen = targets.Reopener(ctx, sc.Target, targets.Options{})
 	}
 	sum, err := Run(ctx, o)
 	if err != nil {
@@ -134,8 +128,106 @@ phases:
 		if want := float64(i); last["aof_enabled"] != want {
 			t.Errorf("%s: aof_enabled %v, want %v", p.Name, last["aof_enabled"], want)
 		}
-		if p.Variant == "" || p.Stages[0].Ops["get"].Errors["not_found"] != 0 {
-			t.Errorf("%s: variant %q, misses %d", p.Name, p.Variant, p.Stages[0].Ops["get"].Errors["not_found"])
+		if g := p.Stages[0].Ops["get"]; p.Variant == "" || g.Misses != 0 || g.Count == 0 {
+			t.Errorf("%s: variant %q, %d gets, %d misses", p.Name, p.Variant, g.Count, g.Misses)
+		}
+	}
+}
+
+// TestGrowthCliffRedisEvict grows 1 KB values past an 8 MB maxmemory with
+// allkeys-lru: the server evicts, gets of loaded records start to miss,
+// and the cliff must be found within one stage of the first stage where
+// used_memory reached maxmemory (the bench goal, at a small scale).
+func TestGrowthCliffRedisEvict(t *testing.T) {
+	needRedis(t)
+	sc := scenario(t, `
+name: growth-evict
+target: {kind: redis, managed: {persistence: none, maxmemory: 8mb, maxmemory_policy: allkeys-lru}}
+keyspace: {records: 100000}
+record: {fields: 1, field_bytes: 1000}
+phases:
+  - name: grow
+    kind: growth
+    concurrency: 4
+    mix: {get: 80, set: 20}
+    growth: {batch: 2000, measure_rate: 1000, measure_for: 400ms, after_cliff: 1, max_stages: 10}
+`)
+	sum, _ := runOpts(t, sc, false)
+	t.Log(sum.Text())
+	p := sum.Phases[0]
+	full := -1
+	for i, s := range p.Stages {
+		if mx := s.Server["maxmemory_bytes"]; mx > 0 && s.Server["used_memory_bytes"] >= 0.95*mx {
+			full = i
+			break
+		}
+	}
+	if full < 0 {
+		t.Fatalf("used_memory never reached maxmemory:\n%s", sum.Text())
+	}
+	c := p.Cliff
+	if c == nil {
+		t.Fatalf("no cliff; maxmemory reached at stage %d:\n%s", full+1, sum.Text())
+	}
+	if c.Reason != "misses" || c.Op != "get" {
+		t.Errorf("cliff %+v, want a get misses cliff", c)
+	}
+	if d := c.StageIndex - full; d < -1 || d > 1 {
+		t.Errorf("cliff at stage %d, maxmemory reached at stage %d: more than one stage apart", c.StageIndex+1, full+1)
+	}
+	if p.Stages[0].Misses != 0 || p.Stages[c.StageIndex].Ops["get"].Misses == 0 {
+		t.Errorf("misses: first stage %d, cliff stage %d", p.Stages[0].Misses, p.Stages[c.StageIndex].Ops["get"].Misses)
+	}
+	if sig := strings.Join(c.Signals, "|"); !strings.Contains(sig, "evictions") {
+		t.Errorf("signals %q lack evictions", sig)
+	}
+	if p.Errors != 0 {
+		t.Errorf("%d errors: misses must not count as errors", p.Errors)
+	}
+	if !strings.Contains(sum.Text(), "get miss ratio") {
+		t.Errorf("text lacks the miss ratio:\n%s", sum.Text())
+	}
+}
+
+// TestPersistenceMatrixSteady: a scenario without a growth phase runs all
+// its phases once per persistence variant (the redis-benchmark-aof
+// scenario's promise), each variant on a fresh server it loads itself.
+func TestPersistenceMatrixSteady(t *testing.T) {
+	needRedis(t)
+	sc := scenario(t, `
+name: steady-matrix
+target: {kind: redis, managed: {persistences: [none, "aof:everysec"]}}
+keyspace: {records: 1500}
+record: {fields: 1, field_bytes: 100}
+phases:
+  - {name: load, kind: load, concurrency: 4}
+  - {name: steady, kind: steady, rate: 500, duration: 400ms, concurrency: 4, mix: {read: 80, update: 20}}
+`)
+	sum, _ := runOpts(t, sc, true)
+	var names []string
+	for _, p := range sum.Phases {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, ","); got != "load[none],steady[none],load[aof:everysec],steady[aof:everysec]" {
+		t.Fatalf("phases %s", got)
+	}
+	for i, p := range sum.Phases {
+		want := map[bool]string{true: "none", false: "aof:everysec"}[i < 2]
+		if p.Variant != want {
+			t.Errorf("%s: variant %q, want %q", p.Name, p.Variant, want)
+		}
+		if p.Kind == scenarios.PhaseLoad {
+			if p.Completed != 1500 {
+				t.Errorf("%s: loaded %d records, want 1500 on each fresh server", p.Name, p.Completed)
+			}
+			continue
+		}
+		if p.Errors != 0 || p.Completed < 150 {
+			t.Errorf("%s: %d ops, %d errors (reads of loaded records must not miss)", p.Name, p.Completed, p.Errors)
+		}
+		// 1500 records plus the adapter's soakd:index (redis.IndexKey).
+		if p.Server["keys"] != 1501 || p.Server["aof_enabled"] != float64(i/2) {
+			t.Errorf("%s: keys %v aof_enabled %v", p.Name, p.Server["keys"], p.Server["aof_enabled"])
 		}
 	}
 }

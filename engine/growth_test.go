@@ -1,8 +1,15 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/targets"
 )
 
 func TestGrowthEmbedded(t *testing.T) {
@@ -34,8 +41,8 @@ phases:
 		if st.Completed != 200 || st.TargetRate != 400 {
 			t.Errorf("stage %d measured %d ops at target %v, want 200 at 400", i, st.Completed, st.TargetRate)
 		}
-		if st.Ops["get"].Errors["not_found"] != 0 {
-			t.Errorf("stage %d: %d gets missed: reads must cover only loaded records", i, st.Ops["get"].Errors["not_found"])
+		if g := st.Ops["get"]; g.Misses != 0 || len(g.Errors) != 0 || g.Count == 0 {
+			t.Errorf("stage %d: %d gets missed, errors %v: reads must cover only loaded records", i, g.Misses, g.Errors)
 		}
 		if st.Server["keys"] < float64(wantRec[i]) {
 			t.Errorf("stage %d: server has %v keys, want >= %d", i, st.Server["keys"], wantRec[i])
@@ -101,5 +108,68 @@ slo:
 	c = sum.Phases[0].Capacity
 	if c.HighestRateHeld != 0 || len(c.Curve) != 1 || c.Curve[0].Passed || len(c.Curve[0].Failed) == 0 || sum.SLO.Passed {
 		t.Errorf("impossible SLO: %+v passed %v", c, sum.SLO.Passed)
+	}
+}
+
+// TestGrowthExportsStageAndRecords: while a growth phase runs,
+// soakd_growth_stage follows the stage number and soakd_dataset_records
+// the records inserted so far.
+func TestGrowthExportsStageAndRecords(t *testing.T) {
+	sc := scenario(t, `
+name: growth-gauges
+keyspace: {records: 100000}
+record: {fields: 1, field_bytes: 64}
+phases:
+  - name: grow
+    kind: growth
+    concurrency: 2
+    mix: {get: 90, set: 10}
+    growth: {batch: 1000, measure_rate: 400, measure_for: 400ms, stop_records: 3000}
+`)
+	tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), nil)
+	reg := prometheus.NewRegistry()
+	if err := exp.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	stages := map[float64]float64{} // stage -> highest records seen in it
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-time.After(20 * time.Millisecond):
+			case <-stop:
+				return
+			}
+			mfs, _ := reg.Gather()
+			var stage, recs float64
+			for _, mf := range mfs {
+				for _, m := range mf.GetMetric() {
+					switch mf.GetName() {
+					case "soakd_growth_stage":
+						stage = max(stage, m.GetGauge().GetValue())
+					case "soakd_dataset_records":
+						recs = m.GetGauge().GetValue()
+					}
+				}
+			}
+			stages[stage] = max(stages[stage], recs)
+		}
+	}()
+	_, err = Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir(), Exporter: exp, Interval: 50 * time.Millisecond})
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 1.0; s <= 3; s++ {
+		if stages[s] != 1000*s {
+			t.Errorf("stage %v: dataset_records %v, want %v (seen %v)", s, stages[s], 1000*s, stages)
+		}
 	}
 }

@@ -5,18 +5,54 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
 
-// growthVariants returns the persistence variants a growth phase runs
-// under (target.managed.persistences), or nil when there is no matrix.
-func (r *runner) growthVariants(ph *scenarios.Phase) []string {
+// variants returns the persistence variants the run goes through
+// (target.managed.persistences, when Options.Reopen can start servers),
+// or [""]: one pass with the target the run was given.
+func (r *runner) variants() []string {
 	m := r.sc.Target.Managed
-	if ph.Kind != scenarios.PhaseGrowth || r.opts.Reopen == nil || m == nil || len(m.Persistences) == 0 {
-		return nil
+	if r.opts.Reopen == nil || m == nil || len(m.Persistences) == 0 {
+		return []string{""}
 	}
 	return m.Persistences
+}
+
+// enterVariant makes variant v (the vi-th) the run's target before its
+// pass over the phases, and returns the function that ends the pass. The
+// first variant runs on the target the run opened when that was started
+// with it; every other variant gets a fresh server from Options.Reopen,
+// starting from an empty dataset, and closed when its pass ends.
+func (r *runner) enterVariant(ctx context.Context, vi int, v string) (leave func(), err error) {
+	if v == "" {
+		return func() {}, nil
+	}
+	orig := r.currentTarget()
+	m := r.sc.Target.Managed
+	first := m.Persistence
+	if first == "" {
+		first = m.Persistences[0]
+	}
+	r.inserted.Store(r.initInserted)
+	if vi == 0 && v == first {
+		return func() {}, nil
+	}
+	tg, err := r.opts.Reopen(v)
+	if err != nil {
+		return nil, fmt.Errorf("persistence %s: %w", v, err)
+	}
+	if p, ok := tg.(targets.Preparer); ok {
+		if err := p.Prepare(ctx, r.sc); err != nil {
+			tg.Close()
+			return nil, fmt.Errorf("persistence %s: prepare target: %w", v, err)
+		}
+	}
+	r.setTarget(tg)
+	return func() {
+		r.setTarget(orig)
+		tg.Close()
+	}, nil
 }
 
 func (r *runner) currentTarget() targets.Target {
@@ -34,65 +70,6 @@ func (r *runner) setTarget(tg targets.Target) {
 	r.statsMu.Lock()
 	r.lastStats = nil
 	r.statsMu.Unlock()
-}
-
-// runGrowthMatrix runs a growth phase once per persistence variant. The
-// first variant runs on the target the run opened (when it was started
-// with that variant); every other variant gets a fresh server from
-// Options.Reopen, starting from an empty dataset, closed after its
-// phase. Results are named phase[variant].
-func (r *runner) runGrowthMatrix(ctx context.Context, pi int, ph *scenarios.Phase, variants []string) ([]PhaseResult, error) {
-	orig := r.target
-	startN := r.inserted.Load()
-	endN := startN
-	m := r.sc.Target.Managed
-	first := m.Persistence
-	if first == "" {
-		first = m.Persistences[0]
-	}
-	var out []PhaseResult
-	for i, v := range variants {
-		if ctx.Err() != nil {
-			break
-		}
-		tg := orig
-		reopened := i > 0 || v != first
-		if reopened {
-			var err error
-			if tg, err = r.opts.Reopen(v); err != nil {
-				return nil, fmt.Errorf("phase %s[%s]: %w", ph.Name, v, err)
-			}
-			if p, ok := tg.(targets.Preparer); ok {
-				if err := p.Prepare(ctx, r.sc); err != nil {
-					tg.Close()
-					return nil, fmt.Errorf("phase %s[%s]: prepare target: %w", ph.Name, v, err)
-				}
-			}
-			r.inserted.Store(0)
-		} else {
-			r.inserted.Store(startN)
-		}
-		r.setTarget(tg)
-		// The variant is part of the phase name everywhere: progress line,
-		// hlog tags, Prometheus phase label, summary.
-		vp := *ph
-		vp.Name = fmt.Sprintf("%s[%s]", ph.Name, v)
-		pr, err := r.runPhase(ctx, pi, &vp)
-		if !reopened {
-			endN = r.inserted.Load()
-		}
-		r.setTarget(orig)
-		if reopened {
-			tg.Close()
-		}
-		if err != nil {
-			return nil, err
-		}
-		pr.Variant = v
-		out = append(out, *pr)
-	}
-	r.inserted.Store(endN)
-	return out, nil
 }
 
 var errNoStats = errors.New("target reports no server stats")

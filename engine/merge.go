@@ -239,6 +239,7 @@ func addResult(a, b *Result) {
 	a.Scheduled += b.Scheduled
 	a.Dropped += b.Dropped
 	a.Errors += b.Errors
+	a.Misses += b.Misses
 	a.Completed += b.Completed
 	if b.MaxLag > a.MaxLag {
 		a.MaxLag = b.MaxLag
@@ -251,6 +252,7 @@ func addResult(a, b *Result) {
 		acc := a.Ops[op]
 		acc.Count += o.Count
 		acc.Dropped += o.Dropped
+		acc.Misses += o.Misses
 		if acc.Errors == nil {
 			acc.Errors = map[string]int64{}
 		}

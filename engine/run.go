@@ -67,8 +67,11 @@ type runner struct {
 	values   *scenarios.Values // read-only value bytes shared by all workers
 	choosers func() scenarios.Chooser
 	classIdx map[string]uint8
-	classes  []string
-	tracer   trace.Tracer
+	// initInserted is the record count a run (and each persistence
+	// variant, on its fresh server) starts from.
+	initInserted int64
+	classes      []string
+	tracer       trace.Tracer
 
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter
@@ -110,8 +113,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		r.classIdx[c] = uint8(i)
 	}
 	if len(r.sc.Phases) == 0 || (r.sc.Phases[0].Kind != scenarios.PhaseLoad && r.sc.Phases[0].Kind != scenarios.PhaseGrowth) {
-		r.inserted.Store(r.sc.Keyspace.Records)
+		r.initInserted = r.sc.Keyspace.Records
 	}
+	r.inserted.Store(r.initInserted)
 	if r.choosers, err = scenarios.NewChoosers(r.sc.Keyspace, r.inserted); err != nil {
 		return nil, err
 	}
@@ -162,33 +166,44 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	defer runSpan.End()
 	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
-	for pi := range r.sc.Phases {
+	for vi, v := range r.variants() {
 		if ctx.Err() != nil {
 			break
 		}
-		ph := &r.sc.Phases[pi]
-		if vs := r.growthVariants(ph); len(vs) > 0 {
-			prs, err := r.runGrowthMatrix(ctx, pi, ph, vs)
-			if err != nil {
-				stopStats()
-				return nil, err
-			}
-			sum.Phases = append(sum.Phases, prs...)
-			continue
-		}
-
-		pctx, ps := r.tracer.Start(ctx, "soakd.phase", trace.WithAttributes(attribute.String("soakd.phase", ph.Name),
-			attribute.String("soakd.phase.kind", ph.Kind), attribute.Float64("soakd.target_rate", ph.Rate)))
-		pr, err := r.runPhase(pctx, pi, ph)
+		leave, err := r.enterVariant(ctx, vi, v)
 		if err != nil {
 			stopStats()
-			ps.SetStatus(codes.Error, err.Error())
-			ps.End()
 			runSpan.SetStatus(codes.Error, err.Error())
 			return nil, err
 		}
-		sum.Phases = append(sum.Phases, *pr)
-		phaseSpans = append(phaseSpans, ps)
+		for pi := range r.sc.Phases {
+			if ctx.Err() != nil {
+				break
+			}
+			ph := &r.sc.Phases[pi]
+			if v != "" {
+				// The variant is part of the phase name everywhere:
+				// progress line, hlog tags, Prometheus phase label, summary.
+				vp := *ph
+				vp.Name = fmt.Sprintf("%s[%s]", ph.Name, v)
+				ph = &vp
+			}
+			pctx, ps := r.tracer.Start(ctx, "soakd.phase", trace.WithAttributes(attribute.String("soakd.phase", ph.Name),
+				attribute.String("soakd.phase.kind", ph.Kind), attribute.Float64("soakd.target_rate", ph.Rate)))
+			pr, err := r.runPhase(pctx, pi, ph)
+			if err != nil {
+				leave()
+				stopStats()
+				ps.SetStatus(codes.Error, err.Error())
+				ps.End()
+				runSpan.SetStatus(codes.Error, err.Error())
+				return nil, err
+			}
+			pr.Variant = v
+			sum.Phases = append(sum.Phases, *pr)
+			phaseSpans = append(phaseSpans, ps)
+		}
+		leave()
 	}
 	stopStats()
 	if ctx.Err() != nil {
@@ -462,14 +477,18 @@ func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved fl
 	} else {
 		fmt.Fprintf(&b, " closed-loop achieved %.0f/s", achieved)
 	}
-	var errs, dropped int64
+	var errs, misses, dropped int64
 	ops := make([]int, 0)
 	for op, os := range w.Ops {
 		if os != nil {
 			ops = append(ops, op)
 			for ci, n := range os.Classes {
-				if ci > 0 {
+				switch {
+				case ci == 0 || ci >= len(classes):
+				case targets.IsError(classes[ci]):
 					errs += n
+				default:
+					misses += n
 				}
 			}
 			dropped += os.Dropped
@@ -482,6 +501,9 @@ func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved fl
 			continue
 		}
 		fmt.Fprintf(&b, " | %s p50 %s p99 %s", scenarios.Op(op), fmtDur(metrics.Quantile(os.Latency, 50)), fmtDur(metrics.Quantile(os.Latency, 99)))
+	}
+	if misses > 0 {
+		fmt.Fprintf(&b, " | misses %d", misses)
 	}
 	fmt.Fprintf(&b, " | errors %d dropped %d lag p99 %s", errs, dropped, fmtDur(metrics.Quantile(w.Lag, 99)))
 	return b.String()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 // SchemaVersion of summary.json.
@@ -54,15 +55,19 @@ type Result struct {
 	Ops             map[string]OpResult `json:"ops"`
 	Dropped         int64               `json:"dropped"`
 	Errors          int64               `json:"errors"`
-	Completed       int64               `json:"completed"`
-	MaxLag          float64             `json:"max_lag"`
-	Lag             metrics.Summary     `json:"lag"`
+	// Misses are cache reads that found no value (outcome miss): not
+	// errors, but the hit ratio a growth phase watches.
+	Misses    int64           `json:"misses,omitempty"`
+	Completed int64           `json:"completed"`
+	MaxLag    float64         `json:"max_lag"`
+	Lag       metrics.Summary `json:"lag"`
 }
 
 // OpResult is one op's figures.
 type OpResult struct {
 	Count   int64            `json:"count"`
 	Errors  map[string]int64 `json:"errors"`
+	Misses  int64            `json:"misses,omitempty"`
 	Dropped int64            `json:"dropped"`
 	Latency metrics.Summary  `json:"latency"`
 	Service metrics.Summary  `json:"service"`
@@ -116,7 +121,7 @@ type Check struct {
 
 func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed time.Duration, classes []string) {
 	if classes == nil {
-		classes = defaultClasses()
+		classes = targets.Classes()
 	}
 	res.Ops = map[string]OpResult{}
 	res.Scheduled = scheduled
@@ -128,10 +133,16 @@ func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed time.Dura
 		or := OpResult{Count: os.Count, Dropped: os.Dropped, Errors: map[string]int64{},
 			Latency: metrics.Summarize(os.Latency), Service: metrics.Summarize(os.Service)}
 		for ci, n := range os.Classes {
-			if ci > 0 && n > 0 && ci < len(classes) {
-				or.Errors[classes[ci]] = n
-				res.Errors += n
+			if ci == 0 || n == 0 || ci >= len(classes) {
+				continue
 			}
+			if !targets.IsError(classes[ci]) {
+				or.Misses += n
+				res.Misses += n
+				continue
+			}
+			or.Errors[classes[ci]] = n
+			res.Errors += n
 		}
 		res.Dropped += os.Dropped
 		res.Completed += os.Count
@@ -232,10 +243,6 @@ func pick(s metrics.Summary, p float64) float64 {
 		return s.P90
 	}
 	return s.P50
-}
-
-func defaultClasses() []string {
-	return []string{"ok", "timeout", "connection", "oom", "moved", "rejected", "not_found", "other"}
 }
 
 // WriteRunDir writes summary.json and summary.txt atomically.

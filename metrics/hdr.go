@@ -23,7 +23,7 @@ const (
 func NewHist() *hdr.Histogram { return hdr.New(LowestNs, HighestNs, SigFigs) }
 
 // NumClasses bounds the number of outcome classes an op can be counted in.
-const NumClasses = 8
+const NumClasses = 16
 
 // OpStats is what has been recorded for one op.
 type OpStats struct {

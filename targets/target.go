@@ -145,6 +145,21 @@ func Open(ctx context.Context, t scenarios.Target, o Options) (Target, error) {
 	return tg, nil
 }
 
+// Reopener returns a function that opens target t again with another
+// managed persistence variant (engine.Options.Reopen): the persistence
+// matrix starts one fresh server per variant.
+func Reopener(ctx context.Context, t scenarios.Target, o Options) func(persistence string) (Target, error) {
+	return func(persistence string) (Target, error) {
+		tt := t
+		if tt.Managed != nil {
+			m := *tt.Managed
+			m.Persistence = persistence
+			tt.Managed = &m
+		}
+		return Open(ctx, tt, o)
+	}
+}
+
 // Error classes used in soakd_ops_total{outcome}.
 const (
 	ClassOK         = "ok"
@@ -155,15 +170,27 @@ const (
 	ClassRejected   = "rejected"
 	ClassNotFound   = "not_found"
 	ClassOther      = "other"
+	// ClassMiss is a cache read that found no value (redis GET of an
+	// absent key): an outcome, not an error. It is counted apart from
+	// errors, and a growth phase uses its rise to see evictions.
+	ClassMiss = "miss"
 )
 
 // Classes lists every outcome label value, so metrics stay bounded.
 func Classes() []string {
-	return []string{ClassOK, ClassTimeout, ClassConnection, ClassOOM, ClassMoved, ClassRejected, ClassNotFound, ClassOther}
+	return []string{ClassOK, ClassTimeout, ClassConnection, ClassOOM, ClassMoved, ClassRejected, ClassNotFound, ClassOther, ClassMiss}
 }
+
+// IsError reports whether an outcome class counts as an error: every
+// class but ok and miss.
+func IsError(class string) bool { return class != ClassOK && class != ClassMiss }
 
 // ErrNotFound is returned by adapters when a read finds no record.
 var ErrNotFound = errors.New("record not found")
+
+// ErrMiss is returned by adapters when a cache-style read (GET) finds
+// no value; it is classified ClassMiss and not counted as an error.
+var ErrMiss = errors.New("cache miss")
 
 // Classify maps an error to a class using the target's own classifier
 // first and generic network rules after.
@@ -186,6 +213,9 @@ func ClassifyGeneric(err error) string {
 	}
 	if errors.Is(err, ErrNotFound) {
 		return ClassNotFound
+	}
+	if errors.Is(err, ErrMiss) {
+		return ClassMiss
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
 		return ClassTimeout

@@ -263,15 +263,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	sum, err := engine.Run(ctx, engine.Options{
 		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
 		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"), Shard: shard,
-		Reopen: func(persistence string) (targets.Target, error) {
-			t := sc.Target
-			if t.Managed != nil {
-				m := *t.Managed
-				m.Persistence = persistence
-				t.Managed = &m
-			}
-			return targets.Open(ctx, t, targets.Options{Env: a.Getenv})
-		},
+		Reopen: targets.Reopener(ctx, sc.Target, targets.Options{Env: a.Getenv}),
 	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)

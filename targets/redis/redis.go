@@ -367,7 +367,13 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 	case scenarios.OpSet:
 		return done(c.Set(ctx, key, value(r), 0))
 	case scenarios.OpGet:
-		return done(c.Get(ctx, key))
+		cmd := c.Get(ctx, key)
+		return func(context.Context) error {
+			if errors.Is(cmd.Err(), goredis.Nil) {
+				return targets.ErrMiss
+			}
+			return cmd.Err()
+		}
 	case scenarios.OpIncr:
 		return done(c.Incr(ctx, benchCounter+strconv.FormatInt(r.KeyNum, 10)))
 	case scenarios.OpLPush:
