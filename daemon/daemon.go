@@ -557,7 +557,9 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	start := d.o.Now().UTC()
 	_ = d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start })
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{Env: d.o.Getenv})
+	tg, err := targets.Open(ctx, sc.Target, targets.Options{Env: d.o.Getenv, Warn: func(msg string) {
+		d.log.Warn(msg, "id", id, "scenario", sc.Name)
+	}})
 	if err != nil {
 		finish(StateFailed, err.Error(), nil)
 		return

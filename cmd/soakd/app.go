@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -197,7 +198,13 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}
 	}
 
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{Env: a.Getenv})
+	// One warning per run: the persistence variants reopen the target
+	// and would repeat it.
+	var warnOnce sync.Once
+	topts := targets.Options{Env: a.Getenv, Warn: func(msg string) {
+		warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
+	}}
+	tg, err := targets.Open(ctx, sc.Target, topts)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
 		return exitBadUsed
@@ -270,7 +277,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 				m.Persistence = persistence
 				t.Managed = &m
 			}
-			return targets.Open(ctx, t, targets.Options{Env: a.Getenv})
+			return targets.Open(ctx, t, topts)
 		},
 	})
 	if err != nil {
