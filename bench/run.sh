@@ -6,14 +6,27 @@
 #   RSS=1 bash bench/run.sh      # also the 10-minute RSS-flatness run
 #   SHARDCOST=1 bash bench/run.sh    # also generator CPU cost per million ops (shard sizing)
 #   SHARDCOST=only bash bench/run.sh # just that section (~40 s)
-#   GROWTH=only bash bench/run.sh    # just the growth-persistence goal run
 #   GROWTH=1 bash bench/run.sh   # also growth-persistence vs a 512mb redis-server (minutes)
+#   GROWTH=only bash bench/run.sh    # just the growth-persistence goal run
+#   SWAPCLIFF=1 bash bench/run.sh    # also a swap cliff: redis in a 256mb cgroup with a 2 GB swapfile (root; ~3 min)
+#   SWAPCLIFF=only bash bench/run.sh # just that section
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${DUR:-30s}
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 go build -o "$OUT/soakd" ./cmd/soakd
+# One exit handler for everything the sections start: the redis-server
+# of the rate runs and SWAPCLIFF's swapfile (swapcliff_off below).
+RPID= RDIR=
+bench_exit() {
+  swapcliff_off
+  if [ -n "$RPID" ]; then kill "$RPID" 2>/dev/null || true; fi
+  if [ -n "$RDIR" ]; then rm -rf "$RDIR"; fi
+}
+trap bench_exit EXIT
+trap 'bench_exit; exit 130' INT
+trap 'bench_exit; exit 143' TERM
 echo "# soakd bench $(git describe --always --dirty 2>/dev/null) $(date -u +%FT%TZ) $(nproc) cores"
 
 # shardcost: generator CPU seconds per million ops at 20k/50k/100k ops/s
@@ -106,6 +119,88 @@ PY
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; rm -rf "$dir"
 }
 
+# swapcliff: growth-persistence's shape (1 KB values, get/set/del at
+# 5000 ops/s) against a managed redis-server with maxmemory 1gb
+# noeviction inside a cgroup memory cap of 256mb that may swap 2gb, in
+# 50k-record stages to 700k records (~800 MB): past ~200k records the
+# server lives partly in swap. Needs root and swap: when the host has
+# none, a 2 GB swapfile is made for the run and swapoff'ed and removed
+# on every exit path. Prints the cliff stage next to the first stage
+# whose server stats show swap in use.
+SWAPCLIFF_FILE=
+swapcliff_off() {
+  if [ -n "$SWAPCLIFF_FILE" ]; then
+    swapoff "$SWAPCLIFF_FILE" 2>/dev/null || true
+    rm -f "$SWAPCLIFF_FILE"
+    SWAPCLIFF_FILE=
+  fi
+}
+swapcliff() {
+  command -v redis-server >/dev/null || { echo "swapcliff: skipped: no redis-server"; return; }
+  [ "$(id -u)" = 0 ] || { echo "swapcliff: skipped: needs root (swapon, cgroups)"; return; }
+  echo "## swap cliff: redis-server in a 256mb cgroup with 2gb of swap, maxmemory 1gb noeviction"
+  if [ -z "$(swapon --show --noheadings)" ]; then
+    # bench_exit (trapped on EXIT, INT and TERM) turns it off and
+    # removes it if the script ends before this section does.
+    SWAPCLIFF_FILE=${SWAPFILE:-/var/tmp/soakd-bench-$$.swap}
+    if ! { fallocate -l 2G "$SWAPCLIFF_FILE" && chmod 600 "$SWAPCLIFF_FILE" && mkswap "$SWAPCLIFF_FILE" >/dev/null && swapon "$SWAPCLIFF_FILE"; }; then
+      echo "swapcliff: skipped: could not turn on a swapfile at $SWAPCLIFF_FILE"
+      swapcliff_off
+      return
+    fi
+    echo "swapcliff: swapfile $SWAPCLIFF_FILE on ($(swapon --show --noheadings --bytes | awk '{s+=$3} END {printf "%.1f GB", s/2^30}'))"
+  else
+    echo "swapcliff: using the host's swap: $(swapon --show --noheadings | tr '\n' ' ')"
+  fi
+  python3 - "$OUT/swapcliff.yaml" "${SWAPCLIFF_MEASURE:-5s}" <<'PY'
+import re, sys
+out, measure = sys.argv[1], sys.argv[2]
+s = open("scenarios/growth-persistence.yaml").read()
+s = s[s.index("name: growth-persistence"):]  # the scenario, not its comment
+for a, b in [(r"name: growth-persistence", "name: swapcliff"),
+             (r'persistences: \["rdb:300", "aof:everysec", none\]', "persistences: [none]"),
+             (r"maxmemory: 4gb", "maxmemory: 1gb"),
+             (r"maxmemory_policy: allkeys-lru", "maxmemory_policy: noeviction\n    cgroup_memory: 256mb\n    cgroup_swap: 2gb"),
+             (r"(?m)^  records: 20000000", "  records: 700000"), (r"batch: 1000000", "batch: 50000"),
+             (r"stop_records: 20000000", "stop_records: 700000"), (r"measure_for: 60s", "measure_for: " + measure)]:
+    s, n = re.subn(a, b, s)
+    assert n == 1, a
+open(out, "w").write(s)
+PY
+  rm -rf "$OUT/swapcliff"
+  local rc=0
+  "$OUT/soakd" run "$OUT/swapcliff.yaml" --out "$OUT/swapcliff" --listen "" --quiet >/dev/null 2>"$OUT/swapcliff.log" || rc=$?
+  grep -i warning "$OUT/swapcliff.log" || true
+  if [ -f "$OUT/swapcliff/summary.json" ]; then
+    grep '^memory limits:' "$OUT/swapcliff/summary.txt" | sed 's/^/swapcliff: /' || true
+    python3 - "$OUT/swapcliff" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+for p in s["phases"]:
+    st = p.get("stages", [])
+    def swap(x):
+        sv = x.get("server", {})
+        return max(sv.get("process_swap_bytes", 0), sv.get("cgroup_swap_usage_bytes", 0))
+    first = next((x for x in st if swap(x) > 0), None)
+    c = p.get("cliff")
+    cl = f'{c["stage"]} ({c["records"]} records, {c["reason"]} {c.get("op","")}; {"; ".join(c["signals"])})' if c else "none"
+    sw = f'{first["name"]} ({first["records"]} records, {swap(first)/2**20:.1f} MB swapped)' if first else "never"
+    print(f'swapcliff {p["name"]}: stages={len(st)} cliff={cl} first_swap={sw}')
+    for x in st:
+        sv = x.get("server", {})
+        g = x.get("ops", {}).get("get", {}).get("latency", {})
+        print(f'  {x["name"]}: records={x["records"]} get_p99={g.get("p99", 0)*1000:.2f}ms achieved={x["achieved_rate"]:.0f}/s '
+              f'cgroup_usage={sv.get("cgroup_memory_usage_bytes", 0)/2**20:.0f}MB cgroup_swap={sv.get("cgroup_swap_usage_bytes", 0)/2**20:.0f}MB '
+              f'process_swap={sv.get("process_swap_bytes", 0)/2**20:.0f}MB errors={x["errors"]}')
+PY
+  else
+    echo "swapcliff: no summary (soakd exit $rc): $(tail -3 "$OUT/swapcliff.log")"
+  fi
+  swapcliff_off
+  local left; left=$(swapon --show --noheadings | tr '\n' ' ')
+  echo "swapcliff: swap after the run: ${left:-off}"
+}
+
 growth() {
   command -v redis-server >/dev/null || { echo "growth: no redis-server"; return; }
   # growth-persistence against a managed redis-server capped at 512mb:
@@ -154,6 +249,11 @@ if [ "${GROWTH:-0}" = only ]; then
   exit 0
 fi
 
+if [ "${SWAPCLIFF:-0}" = only ]; then
+  swapcliff
+  exit 0
+fi
+
 if [ "${SHARDCOST:-0}" = only ]; then
   shardcost
   exit 0
@@ -192,7 +292,6 @@ if command -v redis-server >/dev/null; then
   RDIR=$(mktemp -d)
   redis-server --port "$PORT" --save '' --appendonly no --dir "$RDIR" --daemonize no >/dev/null &
   RPID=$!
-  trap 'kill $RPID 2>/dev/null; rm -rf "$RDIR"' EXIT
   for i in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
   rate_run redis-6000 6000 --target "redis://127.0.0.1:$PORT"
   rate_run redis-50000 50000 --target "redis://127.0.0.1:$PORT"
@@ -232,4 +331,8 @@ fi
 
 if [ "${GROWTH:-0}" = 1 ]; then
   growth
+fi
+
+if [ "${SWAPCLIFF:-0}" = 1 ]; then
+  swapcliff
 fi

@@ -557,14 +557,17 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	start := d.o.Now().UTC()
 	_ = d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start })
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{Env: d.o.Getenv})
+	topts := targets.Options{Env: d.o.Getenv, Warn: func(msg string) {
+		d.log.Warn(msg, "id", id, "scenario", sc.Name)
+	}}
+	tg, err := targets.Open(ctx, sc.Target, topts)
 	if err != nil {
 		finish(StateFailed, err.Error(), nil)
 		return
 	}
 	defer tg.Close()
 	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
-		OutDir: d.hist.RunDir(id), Exporter: ar.exp, Control: ar.ctl, Reopen: targets.Reopener(ctx, sc.Target, targets.Options{Env: d.o.Getenv})})
+		OutDir: d.hist.RunDir(id), Exporter: ar.exp, Control: ar.ctl, Reopen: targets.Reopener(ctx, sc.Target, topts)})
 	switch {
 	case sum == nil:
 		finish(StateFailed, err.Error(), nil)

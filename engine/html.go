@@ -43,6 +43,7 @@ type PhasePlots struct {
 type ReportData struct {
 	Scenario string       `json:"scenario"`
 	Target   string       `json:"target"`
+	Memory   string       `json:"memory_limits,omitempty"` // what caps the server's memory, one line
 	Status   string       `json:"status"`
 	SLO      bool         `json:"slo_passed"`
 	Phases   []PhasePlots `json:"phases"`
@@ -59,6 +60,7 @@ func BuildReport(s *Summary) ReportData {
 	if s.Target.Note != "" {
 		rd.Target += " (" + s.Target.Note + ")"
 	}
+	rd.Memory = s.Target.MemoryLimits.String()
 	for _, p := range s.Phases {
 		pp := PhasePlots{Phase: p.Name, Kind: p.Kind}
 		ops := sortedKeys(p.Ops)
@@ -200,6 +202,9 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-si
 			verdict = "FAILED"
 		}
 		fmt.Fprintf(&b, "<h1>soakd: %s</h1><p>target: %s &middot; status: %s &middot; SLO %s</p>", html.EscapeString(rd.Scenario), html.EscapeString(rd.Target), html.EscapeString(rd.Status), verdict)
+		if rd.Memory != "" {
+			fmt.Fprintf(&b, "<p>memory limits: %s</p>", html.EscapeString(rd.Memory))
+		}
 		for _, pp := range rd.Phases {
 			fmt.Fprintf(&b, "<h2>phase %s (%s)</h2>", html.EscapeString(pp.Phase), html.EscapeString(pp.Kind))
 			for _, n := range pp.Notes {

@@ -156,6 +156,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if d, ok := o.Target.(targets.Describer); ok {
 		sum.Target.Server = d.Describe()
 	}
+	if ml, ok := o.Target.(targets.MemoryLimiter); ok {
+		sum.Target.MemoryLimits = ml.MemoryLimits()
+	}
 	if o.TargetKind == "embedded" {
 		sum.Target.Note = "target: embedded — figures measure soakd itself, not a database"
 	}

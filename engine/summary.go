@@ -44,6 +44,9 @@ type TargetInfo struct {
 	URL    string `json:"url,omitempty"`
 	Server string `json:"server,omitempty"`
 	Note   string `json:"note,omitempty"`
+	// MemoryLimits is what caps the server's memory (maxmemory, the
+	// managed server's cgroup, host swap), where the target tells.
+	MemoryLimits *targets.MemoryLimits `json:"memory_limits,omitempty"`
 }
 
 // Result is what a phase or a stage measured.
@@ -325,6 +328,9 @@ func (s *Summary) Text() string {
 	fmt.Fprintf(&b, "\nshard: %s\nstart: %s  end: %s  status: %s\n", s.Shard, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), s.Status)
 	if s.Target.Note != "" {
 		fmt.Fprintf(&b, "%s\n", s.Target.Note)
+	}
+	if ml := s.Target.MemoryLimits; ml != nil {
+		fmt.Fprintf(&b, "memory limits: %s\n", ml)
 	}
 	for _, p := range s.Phases {
 		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",

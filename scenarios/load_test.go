@@ -184,3 +184,43 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseCgroupFields(t *testing.T) {
+	src := `name: t
+target:
+  kind: redis
+  managed:
+    maxmemory: 1gb
+    cgroup_swap: 2gb
+phases:
+  - kind: load
+`
+	ps := problemsOf(t, src)
+	if !hasProblem(ps, 6, "target.managed.cgroup_swap", "needs target.managed.cgroup_memory") {
+		t.Errorf("no cgroup_swap problem at line 6: %v", ps)
+	}
+	src = `name: t
+target:
+  kind: redis
+  managed:
+    cgroup_memory: 1mb
+phases:
+  - kind: load
+`
+	if ps := problemsOf(t, src); !hasProblem(ps, 5, "target.managed.cgroup_memory", "at least 4mb") {
+		t.Errorf("no cgroup_memory problem at line 5: %v", ps)
+	}
+	sc, err := Parse("s.yaml", []byte(`name: t
+target:
+  kind: redis
+  managed: {maxmemory: 1gb, cgroup_memory: 256mb, cgroup_swap: 2gb}
+phases:
+  - kind: load
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := sc.Target.Managed; m.CgroupMemory != 256<<20 || m.CgroupSwap != 2<<30 {
+		t.Errorf("managed %+v", m)
+	}
+}

@@ -155,6 +155,12 @@ func (s *Scenario) Validate() []FieldError {
 		if m.MaxMemory < 0 {
 			add("target.managed.maxmemory", "must not be negative")
 		}
+		if m.CgroupSwap > 0 && m.CgroupMemory == 0 {
+			add("target.managed.cgroup_swap", "needs target.managed.cgroup_memory (the swap allowance is on top of a cgroup memory cap)")
+		}
+		if m.CgroupMemory > 0 && m.CgroupMemory < 4<<20 {
+			add("target.managed.cgroup_memory", "must be at least 4mb (redis-server needs a few MB to start), got %d bytes", m.CgroupMemory)
+		}
 	}
 	if c := s.Target.Client; c.PoolSize < 0 {
 		add("target.client.pool_size", "must not be negative")

@@ -86,6 +86,17 @@ type Describer interface {
 // Options passes what a factory needs besides the scenario's target block.
 type Options struct {
 	Env func(string) string // environment lookup for auth (os.Getenv when nil)
+	// Warn reports a problem that does not stop the run, one line
+	// without a trailing newline (dropped when nil); e.g. a cgroup cap
+	// the host does not allow.
+	Warn func(msg string)
+}
+
+// Warnf sends a warning through Options.Warn.
+func (o Options) Warnf(format string, args ...any) {
+	if o.Warn != nil {
+		o.Warn(fmt.Sprintf(format, args...))
+	}
 }
 
 // Getenv reads an environment variable through Options.

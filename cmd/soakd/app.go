@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -197,7 +198,13 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}
 	}
 
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{Env: a.Getenv})
+	// One warning per run: the persistence variants reopen the target
+	// and would repeat it.
+	var warnOnce sync.Once
+	topts := targets.Options{Env: a.Getenv, Warn: func(msg string) {
+		warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
+	}}
+	tg, err := targets.Open(ctx, sc.Target, topts)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
 		return exitBadUsed
@@ -263,7 +270,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	sum, err := engine.Run(ctx, engine.Options{
 		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
 		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"), Shard: shard,
-		Reopen: targets.Reopener(ctx, sc.Target, targets.Options{Env: a.Getenv}),
+		Reopen: targets.Reopener(ctx, sc.Target, topts),
 	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)

@@ -15,6 +15,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets/internal/cgroup"
 )
 
 // Server is a redis-server process started by soakd (target.managed) or
@@ -30,6 +31,12 @@ type Server struct {
 	stopMu      sync.Mutex
 	stopped     bool
 	stderr      *tailBuffer
+	// cg is the memory cgroup the server runs in (nil: none); cgNote
+	// says why there is none when one was asked for.
+	cg     *cgroup.Group
+	cgNote string
+	cgErr  error // from removing cg after the process ended
+	cfg    ServerConfig
 }
 
 // StopGrace is how long Stop waits after SIGTERM before SIGKILL.
@@ -44,6 +51,19 @@ type ServerConfig struct {
 	Persistence string   // none | rdb:N | aof:everysec | aof:always | aof:no
 	MaxMemory   int64
 	Policy      string
+	// CgroupMemory caps the server's memory through a cgroup where the
+	// host allows one (0 = no cgroup); CgroupSwap is the swap it may use
+	// on top (0 = none). When the host allows no cgroup the server starts
+	// without one and CgroupNote says why.
+	CgroupMemory int64
+	CgroupSwap   int64
+	// cgroups is the cgroup host; the zero value is this host.
+	cgroups cgroup.Host
+}
+
+// CgroupName is the cgroup a managed server on port gets.
+func CgroupName(port int) string {
+	return fmt.Sprintf("soakd-redis-%d-%d", port, os.Getpid())
 }
 
 // PersistenceArgs returns redis-server arguments for a persistence variant.
@@ -86,7 +106,7 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.Persistence == "" {
 		cfg.Persistence = "none"
 	}
-	s := &Server{Port: cfg.Port, Dir: cfg.Dir, Persistence: cfg.Persistence, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096}}
+	s := &Server{Port: cfg.Port, Dir: cfg.Dir, Persistence: cfg.Persistence, exited: make(chan struct{}), stderr: &tailBuffer{max: 4096}, cfg: cfg}
 	if s.Dir == "" {
 		d, err := os.MkdirTemp("", "soakd-redis-")
 		if err != nil {
@@ -116,12 +136,33 @@ func StartServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	s.cmd.Stdout = s.stderr
 	s.cmd.Stderr = s.stderr
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cfg.CgroupMemory > 0 {
+		g, err := cfg.cgroups.Create(CgroupName(s.Port), cgroup.Limits{Memory: cfg.CgroupMemory, Swap: cfg.CgroupSwap})
+		if err != nil {
+			s.cgNote = err.Error()
+		} else {
+			s.cg = g
+		}
+	}
 	if err := s.cmd.Start(); err != nil {
+		s.removeCgroup()
 		s.cleanup()
 		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
 	}
+	// The server joins its cgroup right after exec, while it holds a
+	// few MB: v1 leaves what it used before in the old group.
+	if s.cg != nil {
+		if err := s.cg.Join(s.cmd.Process.Pid); err != nil {
+			s.cgNote = err.Error()
+			s.removeCgroup()
+			s.cg = nil
+		}
+	}
 	go func() {
 		s.waitErr = s.cmd.Wait()
+		// Every way the process ends (Stop, Kill, a crash, an OOM kill)
+		// comes through here: the cgroup goes before Exited closes.
+		s.removeCgroup()
 		close(s.exited)
 	}()
 	if err := s.waitReady(ctx, 10*time.Second); err != nil {
@@ -195,7 +236,40 @@ func (s *Server) Stop() error {
 		}
 	}
 	s.cleanup()
+	if s.cgErr != nil {
+		return s.cgErr
+	}
 	return nil
+}
+
+func (s *Server) removeCgroup() {
+	if s.cg != nil {
+		s.cgErr = s.cg.Remove()
+	}
+}
+
+// Cgroup is the memory cgroup the server runs in: its version and path
+// ("" when none), and why there is none when one was asked for.
+func (s *Server) Cgroup() (version, path, note string) {
+	if s.cg != nil {
+		note = s.cg.Note
+		return s.cg.Version, s.cg.Path, note
+	}
+	return "", "", s.cgNote
+}
+
+// CgroupStats reads the server's cgroup figures (nil without a cgroup
+// or once the process has ended and the group is gone).
+func (s *Server) CgroupStats() map[string]float64 {
+	if s.cg == nil {
+		return nil
+	}
+	select {
+	case <-s.exited:
+		return nil
+	default:
+	}
+	return s.cg.Stats()
 }
 
 func (s *Server) cleanup() {

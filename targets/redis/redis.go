@@ -42,6 +42,7 @@ type Target struct {
 	managed  *Server
 	search   searchState
 	url      string // redacted
+	limits   *targets.MemoryLimits
 }
 
 // Open connects to the server a scenario's target block names, starting
@@ -54,9 +55,13 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 			p = m.Persistences[0]
 		}
 		var err error
-		ms, err = StartServer(ctx, ServerConfig{Command: m.Command, Args: m.Args, Dir: m.DataDir, Persistence: p, MaxMemory: int64(m.MaxMemory), Policy: m.Policy})
+		ms, err = StartServer(ctx, ServerConfig{Command: m.Command, Args: m.Args, Dir: m.DataDir, Persistence: p, MaxMemory: int64(m.MaxMemory), Policy: m.Policy,
+			CgroupMemory: int64(m.CgroupMemory), CgroupSwap: int64(m.CgroupSwap)})
 		if err != nil {
 			return nil, fmt.Errorf("managed server: %w", err)
+		}
+		if v, _, note := ms.Cgroup(); m.CgroupMemory > 0 && v == "" {
+			o.Warnf("redis-server on port %d runs without its cgroup_memory cap of %s: %s", ms.Port, targets.FormatBytes(int64(m.CgroupMemory)), note)
 		}
 		t.URL = ms.URL()
 		t.Client.Mode = ""
@@ -69,8 +74,54 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 		return nil, err
 	}
 	tg.managed = ms
+	tg.limits = tg.memoryLimits(ctx, ms)
 	return tg, nil
 }
+
+// memoryLimits gathers what caps the server's memory: maxmemory and its
+// policy as the server reports them, the managed server's cgroup, and
+// the host's swap for a server on this host. Nil in cluster mode (one
+// figure per node).
+func (t *Target) memoryLimits(ctx context.Context, ms *Server) *targets.MemoryLimits {
+	if t.mode == "cluster" {
+		return nil
+	}
+	m := &targets.MemoryLimits{}
+	ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if info, err := t.c.Info(ictx, "memory").Result(); err == nil {
+		m.MaxMemoryBytes, _ = strconv.ParseInt(infoField(info, "maxmemory"), 10, 64)
+		m.Policy = infoField(info, "maxmemory_policy")
+	}
+	if ms != nil {
+		m.Managed = true
+		m.CgroupMemoryBytes, m.CgroupSwapBytes = ms.cfg.CgroupMemory, ms.cfg.CgroupSwap
+		var note string
+		m.Cgroup, m.CgroupPath, note = ms.Cgroup()
+		switch {
+		case m.Cgroup != "":
+			m.CgroupNote = note
+		case ms.cfg.CgroupMemory > 0:
+			m.CgroupNote = "cgroup memory cap not available: " + note
+		default:
+			if sup := ms.cfg.cgroups.Detect(); sup.Version != "" {
+				m.CgroupNote = "no cgroup cap (cgroup_memory unset; this host offers cgroup " + sup.Version + ")"
+			} else {
+				m.CgroupNote = "no cgroup cap (cgroup_memory unset; this host offers none: " + sup.Reason + ")"
+			}
+		}
+	}
+	if t.local {
+		if sw, ok := HostSwapBytes(); ok {
+			n := int64(sw)
+			m.HostSwapBytes = &n
+		}
+	}
+	return m
+}
+
+// MemoryLimits reports what caps the server's memory (read at Open).
+func (t *Target) MemoryLimits() *targets.MemoryLimits { return t.limits }
 
 func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, error) {
 	if t.URL == "" && len(t.Client.Addrs) == 0 {

@@ -78,29 +78,7 @@ func ProcSwapBytes(pid int) (float64, bool) {
 	if pid <= 0 {
 		return 0, false
 	}
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmSwap:"); ok {
-			fs := strings.Fields(v)
-			if len(fs) == 0 {
-				return 0, false
-			}
-			n, err := strconv.ParseFloat(fs[0], 64)
-			if err != nil {
-				return 0, false
-			}
-			if len(fs) > 1 && strings.EqualFold(fs[1], "kB") {
-				n *= 1024
-			}
-			return n, true
-		}
-	}
-	return 0, false
+	return meminfoBytes("/proc/"+strconv.Itoa(pid)+"/status", "VmSwap")
 }
 
 // ServerStats reads INFO (memory, persistence, stats, clients, keyspace)
@@ -142,7 +120,48 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 			st["process_swap_bytes"] = sw
 		}
 	}
+	if t.local {
+		if sw, ok := HostSwapBytes(); ok {
+			st["host_swap_total_bytes"] = sw
+		}
+	}
+	if t.managed != nil {
+		for k, v := range t.managed.CgroupStats() {
+			st[k] = v
+		}
+	}
 	return st, nil
+}
+
+// HostSwapBytes reads SwapTotal from /proc/meminfo (ok false when the
+// figure is unavailable).
+func HostSwapBytes() (float64, bool) { return meminfoBytes("/proc/meminfo", "SwapTotal") }
+
+// meminfoBytes reads a "Field:   123 kB" line of a /proc file.
+func meminfoBytes(path, field string) (float64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			fs := strings.Fields(v)
+			if len(fs) == 0 {
+				return 0, false
+			}
+			n, err := strconv.ParseFloat(fs[0], 64)
+			if err != nil {
+				return 0, false
+			}
+			if len(fs) > 1 && strings.EqualFold(fs[1], "kB") {
+				n *= 1024
+			}
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 // procServesPort checks that process pid on this host is the server we
