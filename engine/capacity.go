@@ -150,6 +150,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	pr.Capacity = cr
 	pr.End = time.Now().UTC()
 	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = lo
 	pr.Server = r.stats()
 	return pr, nil

@@ -102,6 +102,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 	}
 	pr.End = time.Now().UTC()
 	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = g.MeasureRate
 	pr.Server = r.stats()
 	return pr, nil

@@ -114,6 +114,11 @@ phases:
 	if !strings.Contains(string(hl), "Tag=grow[aof:everysec].get.latency,") || !strings.Contains(string(hl), "Tag=grow[none].set.service,") {
 		t.Errorf("hlog lacks per-variant tags:\n%.400s", hl)
 	}
+	// The cumulative per-phase histograms (shard merge) cover growth phases too.
+	hh, _ := os.ReadFile(filepath.Join(dir, HistogramsFile))
+	if !strings.Contains(string(hh), "Tag=grow[none].get.latency,") || !strings.Contains(string(hh), "Tag=grow[aof:everysec].set.service,") {
+		t.Errorf("%s lacks the growth phases:\n%.400s", HistogramsFile, hh)
+	}
 	if len(sum.Phases) != 2 || sum.Phases[0].Name != "grow[none]" || sum.Phases[1].Name != "grow[aof:everysec]" {
 		t.Fatalf("phases %+v", sum.Phases)
 	}
