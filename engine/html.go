@@ -129,6 +129,9 @@ func BuildReport(s *Summary) ReportData {
 			if len(lr.Points) > 0 {
 				pp.Plots = append(pp.Plots, Plot{Title: "batch insert rate per stage", XLabel: xl, YLabel: "ops/s", Series: []Series{lr}})
 			}
+			if mp := missPlot(p.Stages, xl, x, ""); len(mp.Series) > 0 {
+				pp.Plots = append(pp.Plots, mp)
+			}
 		}
 		if c := p.Capacity; c != nil {
 			pp.Notes = append(pp.Notes, fmt.Sprintf("highest rate held: %.0f ops/s", c.HighestRateHeld))
@@ -179,7 +182,120 @@ func BuildReport(s *Summary) ReportData {
 		}
 		rd.Phases = append(rd.Phases, pp)
 	}
+	rd.Phases = withVariantComparison(s, rd.Phases)
 	return rd
+}
+
+// missPlot draws each op's miss ratio per stage (ops that missed at
+// least once); prefix names the series (a variant in comparisons).
+func missPlot(stages []StageResult, xl string, x func(int, StageResult) float64, prefix string) Plot {
+	mp := Plot{Title: "miss ratio per stage (reads that found no value)", XLabel: xl, YLabel: "misses / ops"}
+	missed := map[string]bool{}
+	for _, st := range stages {
+		for op, o := range st.Ops {
+			if o.Misses > 0 {
+				missed[op] = true
+			}
+		}
+	}
+	for _, op := range sortedKeys(missed) {
+		sr := Series{Name: prefix + op}
+		for i, st := range stages {
+			if o, ok := st.Ops[op]; ok && o.Count > 0 {
+				sr.Points = append(sr.Points, Point{X: x(i, st), Y: round6(missRatio(o)), Label: st.Name})
+			}
+		}
+		mp.Series = append(mp.Series, sr)
+	}
+	return mp
+}
+
+// withVariantComparison puts, before the first of a growth phase's
+// persistence variants, one section that draws the variants side by side
+// against dataset size: each op's p99, the batch insert rate and the miss
+// ratio, one line per variant, with each variant's cliff as a note.
+func withVariantComparison(s *Summary, phases []PhasePlots) []PhasePlots {
+	type group struct {
+		first int
+		ps    []*PhaseResult
+	}
+	groups := map[string]*group{}
+	var order []string
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		if p.Kind != "growth" || p.Variant == "" || len(p.Stages) == 0 {
+			continue
+		}
+		base := strings.TrimSuffix(p.Name, "["+p.Variant+"]")
+		g, ok := groups[base]
+		if !ok {
+			g = &group{first: i}
+			groups[base] = g
+			order = append(order, base)
+		}
+		g.ps = append(g.ps, p)
+	}
+	recs := func(_ int, st StageResult) float64 { return float64(st.Records) }
+	const xl = "dataset (records)"
+	var out []PhasePlots
+	next := 0
+	for _, base := range order {
+		g := groups[base]
+		if len(g.ps) < 2 {
+			continue
+		}
+		cmp := PhasePlots{Phase: base + ": persistence variants side by side", Kind: "growth"}
+		ops := map[string]bool{}
+		for _, p := range g.ps {
+			for _, st := range p.Stages {
+				for op := range st.Ops {
+					ops[op] = true
+				}
+			}
+			if c := p.Cliff; c != nil {
+				cmp.Notes = append(cmp.Notes, fmt.Sprintf("%s: cliff at %s (%d records): %s %s", p.Variant, c.Stage, c.Records, c.Reason, c.Op))
+			} else {
+				cmp.Notes = append(cmp.Notes, fmt.Sprintf("%s: no cliff in %d stages", p.Variant, len(p.Stages)))
+			}
+		}
+		for _, op := range sortedKeys(ops) {
+			pl := Plot{Title: op + " p99 per stage, by persistence", XLabel: xl, YLabel: "latency (s)"}
+			for _, p := range g.ps {
+				sr := Series{Name: p.Variant}
+				for _, st := range p.Stages {
+					if o, ok := st.Ops[op]; ok && o.Count > 0 {
+						sr.Points = append(sr.Points, Point{X: float64(st.Records), Y: o.Latency.P99, Label: st.Name})
+					}
+				}
+				pl.Series = append(pl.Series, sr)
+			}
+			cmp.Plots = append(cmp.Plots, pl)
+		}
+		ins := Plot{Title: "batch insert rate per stage, by persistence", XLabel: xl, YLabel: "ops/s"}
+		miss := Plot{Title: "miss ratio per stage, by persistence", XLabel: xl, YLabel: "misses / ops"}
+		for _, p := range g.ps {
+			sr := Series{Name: p.Variant}
+			for _, st := range p.Stages {
+				if st.Load != nil {
+					sr.Points = append(sr.Points, Point{X: float64(st.Records), Y: round6(st.Load.AchievedRate), Label: st.Name})
+				}
+			}
+			if len(sr.Points) > 0 {
+				ins.Series = append(ins.Series, sr)
+			}
+			miss.Series = append(miss.Series, missPlot(p.Stages, xl, recs, p.Variant+" ").Series...)
+		}
+		if len(ins.Series) > 0 {
+			cmp.Plots = append(cmp.Plots, ins)
+		}
+		if len(miss.Series) > 0 {
+			cmp.Plots = append(cmp.Plots, miss)
+		}
+		out = append(out, phases[next:g.first]...)
+		out = append(out, cmp)
+		next = g.first
+	}
+	return append(out, phases[next:]...)
 }
 
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,5 +106,66 @@ func TestReportHTMLSelfContained(t *testing.T) {
 		if !strings.Contains(h, want) {
 			t.Errorf("report.html lacks %q", want)
 		}
+	}
+}
+
+// TestReportComparesVariants: growth phases run per persistence variant
+// get one section before them that draws the variants side by side.
+func TestReportComparesVariants(t *testing.T) {
+	s, err := ReadSummary(filepath.Join("testdata", "report-growth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := s.Phases[0]
+	if g.Kind != "growth" {
+		t.Fatalf("testdata phase 0 is %s", g.Kind)
+	}
+	a, b := g, g
+	a.Name, a.Variant = g.Name+"[none]", "none"
+	b.Name, b.Variant = g.Name+"[aof:always]", "aof:always"
+	b.Stages = append([]StageResult(nil), g.Stages...)
+	st := b.Stages[1]
+	st.Ops = map[string]OpResult{}
+	for op, o := range g.Stages[1].Ops {
+		o.Misses = o.Count / 4
+		st.Ops[op] = o
+	}
+	b.Stages[1] = st
+	s.Phases = append([]PhaseResult{a, b}, s.Phases[1:]...)
+	rd := BuildReport(s)
+	if len(rd.Phases) != len(s.Phases)+1 {
+		t.Fatalf("%d report sections for %d phases, want one more", len(rd.Phases), len(s.Phases))
+	}
+	c := rd.Phases[0]
+	if c.Phase != g.Name+": persistence variants side by side" || rd.Phases[1].Phase != a.Name || rd.Phases[2].Phase != b.Name {
+		t.Fatalf("sections %q, %q, %q", c.Phase, rd.Phases[1].Phase, rd.Phases[2].Phase)
+	}
+	if len(c.Notes) != 2 || !strings.HasPrefix(c.Notes[0], "none: cliff at stage-4") {
+		t.Errorf("notes %q", c.Notes)
+	}
+	var titles []string
+	for _, p := range c.Plots {
+		titles = append(titles, p.Title)
+		if p.Title == "get p99 per stage, by persistence" {
+			if len(p.Series) != 2 || p.Series[0].Name != "none" || p.Series[1].Name != "aof:always" || len(p.Series[1].Points) != len(g.Stages) {
+				t.Errorf("get p99 series %+v", p.Series)
+			}
+		}
+		if strings.HasPrefix(p.Title, "miss ratio") {
+			if len(p.Series) == 0 || !strings.HasPrefix(p.Series[0].Name, "aof:always ") || math.Abs(p.Series[0].Points[1].Y-0.25) > 0.01 {
+				t.Errorf("miss series %+v", p.Series)
+			}
+		}
+	}
+	if j := strings.Join(titles, "|"); !strings.Contains(j, "get p99 per stage, by persistence") || !strings.Contains(j, "batch insert rate per stage, by persistence") || !strings.Contains(j, "miss ratio per stage, by persistence") {
+		t.Errorf("plots %s", j)
+	}
+	// The variant with misses also gets its own miss plot.
+	found := false
+	for _, p := range rd.Phases[2].Plots {
+		found = found || strings.HasPrefix(p.Title, "miss ratio per stage (")
+	}
+	if !found {
+		t.Errorf("%s lacks its miss ratio plot", b.Name)
 	}
 }
