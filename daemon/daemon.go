@@ -52,6 +52,10 @@ type Daemon struct {
 	token    []byte
 	active   map[string]*activeRun
 	slots    int
+	// busy holds the scenarios with a run going: runs of one scenario
+	// go one at a time (their series would collide, and two loads on one
+	// store would measure each other).
+	busy map[string]bool
 	wake     chan struct{}
 	sched    map[string]*schedState
 	soaks    map[string]*soakState
@@ -71,6 +75,9 @@ type activeRun struct {
 	cancel context.CancelFunc
 	ctl    *engine.Control
 	exp    *metrics.Exporter
+	// running is set (under Daemon.mu) once the run holds its scenario:
+	// only running runs are exported, so queued ones add no series.
+	running bool
 }
 
 type schedState struct {
@@ -171,7 +178,7 @@ func (c runCollector) Collect(ch chan<- prometheus.Metric) {
 	c.d.mu.Lock()
 	exps := make([]*metrics.Exporter, 0, len(c.d.active))
 	for _, r := range c.d.active {
-		if r.exp != nil {
+		if r.exp != nil && r.running {
 			exps = append(exps, r.exp)
 		}
 	}
@@ -547,13 +554,11 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		d.log.Info("run finished", attrs...)
 		d.prune()
 	}
-	if req.slot {
-		if err := d.acquire(ctx); err != nil {
-			finish(StateInterrupted, "stopped before it started", nil)
-			return
-		}
-		defer d.release()
+	if err := d.acquire(ctx, ar, sc.Name, req.slot); err != nil {
+		finish(StateInterrupted, "stopped before it started", nil)
+		return
 	}
+	defer d.release(ar, sc.Name, req.slot)
 	start := d.o.Now().UTC()
 	_ = d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start })
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
@@ -578,12 +583,20 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	}
 }
 
-// acquire waits for a max_concurrent slot.
-func (d *Daemon) acquire(ctx context.Context) error {
+// acquire waits until no other run of the scenario is going and, for
+// runs that count against max_concurrent (slot), for a free slot.
+func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, slot bool) error {
 	for {
 		d.mu.Lock()
-		if d.slots < d.cfg.MaxConcurrent {
-			d.slots++
+		if !d.busy[scenario] && (!slot || d.slots < d.cfg.MaxConcurrent) {
+			if slot {
+				d.slots++
+			}
+			if d.busy == nil {
+				d.busy = map[string]bool{}
+			}
+			d.busy[scenario] = true
+			ar.running = true
 			d.mu.Unlock()
 			return nil
 		}
@@ -597,9 +610,13 @@ func (d *Daemon) acquire(ctx context.Context) error {
 	}
 }
 
-func (d *Daemon) release() {
+func (d *Daemon) release(ar *activeRun, scenario string, slot bool) {
 	d.mu.Lock()
-	d.slots--
+	if slot {
+		d.slots--
+	}
+	delete(d.busy, scenario)
+	ar.running = false
 	close(d.wake)
 	d.wake = make(chan struct{})
 	d.mu.Unlock()

@@ -575,3 +575,56 @@ func TestScheduleOverlap(t *testing.T) {
 		})
 	}
 }
+
+// TestSameScenarioRunsOneAtATime: two runs of one scenario started
+// together go one after the other, and /metrics keeps answering while
+// they are queued and running (their series would otherwise collide).
+func TestSameScenarioRunsOneAtATime(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "same.yaml"), shortScenario("same", 200, "1500ms"))
+	h := startDaemon(t, dir, baseConfig(dir), nil)
+	var a, b Entry
+	if code := h.do("POST", "/api/v1/runs", testToken, StartRequest{Scenario: "same.yaml"}, &a); code != 202 {
+		t.Fatalf("POST run: %d", code)
+	}
+	if code := h.do("POST", "/api/v1/runs", testToken, StartRequest{Scenario: "same.yaml"}, &b); code != 202 {
+		t.Fatalf("POST run: %d", code)
+	}
+	scrape := func() (int, string) {
+		resp, err := http.Get(h.base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	sawBoth := false
+	for time.Now().Before(deadline) {
+		var va, vb RunView
+		h.do("GET", "/api/v1/runs/"+a.ID, "", nil, &va)
+		h.do("GET", "/api/v1/runs/"+b.ID, "", nil, &vb)
+		if va.State == StateRunning && vb.State == StateRunning || vb.State == StateRunning && va.State == StateQueued {
+			t.Fatalf("both runs of one scenario running: %s %s", va.State, vb.State)
+		}
+		if (va.State == StateRunning) != (vb.State == StateRunning) {
+			code, body := scrape()
+			if code != 200 {
+				t.Fatalf("/metrics while one runs and one waits: %d\n%.300s", code, body)
+			}
+			sawBoth = sawBoth || strings.Contains(body, `soakd_ops_total{`)
+		}
+		if va.State == StateCompleted && vb.State == StateCompleted {
+			if vb.Start.Before(*va.End) {
+				t.Errorf("second run started %s, before the first ended %s", vb.Start, va.End)
+			}
+			if !sawBoth {
+				t.Error("never scraped one run's ops while the other waited")
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("runs did not both complete")
+}
