@@ -47,15 +47,15 @@ type Daemon struct {
 	cancel  context.CancelFunc
 	runsWG  sync.WaitGroup
 
-	mu       sync.Mutex
-	cfg      *Config
-	token    []byte
-	active   map[string]*activeRun
-	slots    int
+	mu     sync.Mutex
+	cfg    *Config
+	token  []byte
+	active map[string]*activeRun
+	slots  int
 	// busy holds the scenarios with a run going: runs of one scenario
 	// go one at a time (their series would collide, and two loads on one
 	// store would measure each other).
-	busy map[string]bool
+	busy     map[string]bool
 	wake     chan struct{}
 	sched    map[string]*schedState
 	soaks    map[string]*soakState
