@@ -11,36 +11,21 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/soakd/soakd/engine"
+	soaktest "github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/scenarios"
 	_ "github.com/soakd/soakd/targets/embedded"
 )
 
 const testToken = "s3cret-token-value"
 
-// syncBuf is a log sink safe for the daemon's goroutines.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuf is a writer safe for concurrent goroutines.
+type syncBuf = soaktest.SyncBuffer
 
 func writeFile(t *testing.T, path, body string) string {
 	t.Helper()

@@ -53,7 +53,10 @@ phases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(h), "phase grow[none] (growth)") || strings.Count(string(h), "<svg ") != 8 || strings.Contains(string(h), "<script") {
+	// 4 plots per variant plus the side-by-side section's get p99, set
+	// p99 and batch insert rate.
+	if !strings.Contains(string(h), "phase grow[none] (growth)") || !strings.Contains(string(h), "phase grow: persistence variants side by side") ||
+		strings.Count(string(h), "<svg ") != 11 || strings.Contains(string(h), "<script") {
 		t.Errorf("report.html: %d plots\n%.300s", strings.Count(string(h), "<svg "), h)
 	}
 	if !strings.Contains(out.String(), "phase grow[rdb:300]") {

@@ -1,29 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"net/http"
-	"sync"
 	"testing"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuf is a writer safe for concurrent goroutines.
+type syncBuf = testutil.SyncBuffer
 
 func httpGet(t *testing.T, url string) string {
 	t.Helper()
