@@ -372,3 +372,100 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+func TestResolveRunID(t *testing.T) {
+	at, _ := parseStartAt("2030-01-02T03:04:05.5+01:00")
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "SOAKD_RUN_ID" {
+				return v
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		flag, env string
+		at        time.Time
+		want, err string
+	}{
+		{"", "", time.Time{}, "", ""},
+		{"r1", "r2", at, "r1", ""},
+		{"", "r2", at, "r2", ""},
+		{"", "", at, "start-20300102T020405.500000000Z", ""},
+		{"a b", "", at, "", "--run-id"},
+		{"", "x\ty", at, "", "SOAKD_RUN_ID"},
+		{strings.Repeat("x", 201), "", at, "", "at most 200"},
+	}
+	for _, c := range cases {
+		got, err := resolveRunID(c.flag, c.at, env(c.env))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q/%q: err %v, want %q", c.flag, c.env, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q/%q: %q %v, want %q", c.flag, c.env, got, err, c.want)
+		}
+	}
+	// The same instant written another way gives the same id.
+	at2, _ := parseStartAt("2030-01-02T02:04:05.500Z")
+	if a, b := mustRunID(t, at), mustRunID(t, at2); a != b {
+		t.Errorf("same --start-at instant, ids %q and %q", a, b)
+	}
+}
+
+func mustRunID(t *testing.T, at time.Time) string {
+	t.Helper()
+	id, err := resolveRunID("", at, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestShardRunIDWarningAndBarrierTimeout: a shard without a run id warns
+// once and runs unsynchronised; a shard whose partners never come gives
+// up at --barrier-timeout, naming itself, the barrier and the count, and
+// writes its run directory marked interrupted.
+func TestShardRunIDWarningAndBarrierTimeout(t *testing.T) {
+	srv := startTestRedis(t)
+	scen := shardScenario(t, 100, "1s")
+	run := func(args ...string) (int, string) {
+		var out, errb syncBuf
+		app := &App{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
+		base := []string{"run", scen, "--target", "redis://" + srv.Addr(), "--listen", "", "--quiet"}
+		return app.Main(context.Background(), append(base, args...)), errb.String()
+	}
+	// Shard 0/2 alone reads the half of the keyspace shard 1 never
+	// loads, so its SLO fails (exit 1); it must not wait for shard 1.
+	adir := filepath.Join(t.TempDir(), "a")
+	code, msg := run("--shard", "0/2", "--out", adir)
+	if code == exitBadUsed || strings.Count(msg, "phases are not synchronised across shards") != 1 {
+		t.Fatalf("no run id: exit %d\n%s", code, msg)
+	}
+	if s, err := engine.ReadSummary(adir); err != nil || len(s.Phases) != 2 || s.Status != engine.StatusCompleted {
+		t.Fatalf("no run id: summary %+v %v", s, err)
+	}
+	dir := filepath.Join(t.TempDir(), "b")
+	t0 := time.Now()
+	code, msg = run("--shard", "1/2", "--out", dir, "--run-id", fmt.Sprintf("lonely-%d", time.Now().UnixNano()), "--barrier-timeout", "500ms")
+	if code != exitSLO || time.Since(t0) > 10*time.Second {
+		t.Fatalf("lonely shard: exit %d after %s\n%s", code, time.Since(t0), msg)
+	}
+	for _, want := range []string{"shard 1/2: barrier before load", "1 of 2 shards arrived", "--barrier-timeout"} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("stderr lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "not synchronised") {
+		t.Fatalf("warned with a run id:\n%s", msg)
+	}
+	s, err := engine.ReadSummary(dir)
+	if err != nil || s.Status != engine.StatusInterrupted || len(s.Phases) != 0 {
+		t.Fatalf("summary %+v %v", s, err)
+	}
+	if code, msg := run("--shard", "1/2", "--barrier-timeout", "0s", "--run-id", "x"); code != exitBadUsed || !strings.Contains(msg, "must be positive") {
+		t.Fatalf("--barrier-timeout 0s: exit %d %s", code, msg)
+	}
+}
