@@ -224,10 +224,16 @@ func (a *App) run(ctx context.Context, args []string) int {
 	}
 	defer tg.Close()
 	if shard.Count > 1 {
+		// Phase barriers need one store all shards share: not the
+		// embedded store or a managed server, which every process starts
+		// for itself.
 		_, canWait := tg.(targets.Barrier)
 		switch {
 		case runID == "":
 			fmt.Fprintf(a.Stderr, "soakd: warning: shard %s has no run id (--run-id, $SOAKD_RUN_ID or --start-at): phases are not synchronised across shards\n", shard)
+		case sc.Target.Kind == "embedded" || sc.Target.Managed != nil:
+			fmt.Fprintf(a.Stderr, "soakd: warning: every shard runs its own %s store: phases are not synchronised across shards\n", sc.Target.Kind)
+			runID = ""
 		case !canWait:
 			fmt.Fprintf(a.Stderr, "soakd: warning: %s targets hold no phase barrier: phases are not synchronised across shards\n", sc.Target.Kind)
 			runID = ""
