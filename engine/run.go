@@ -42,6 +42,13 @@ type Options struct {
 	// persistence variant (growth phases with target.managed.persistences
 	// run once per variant). nil = no persistence matrix.
 	Reopen func(persistence string) (targets.Target, error)
+	// RunID names this run across its shards. With Shard.Count > 1, a
+	// run id and a target that implements targets.Barrier, the shards
+	// wait for each other before every phase (see barrier.go); without
+	// one, phases are not synchronised across shards.
+	RunID string
+	// BarrierTimeout bounds each barrier wait (0 = DefaultBarrierTimeout).
+	BarrierTimeout time.Duration
 }
 
 // Shard identifies this process's slice of a scenario split over hosts.
@@ -169,8 +176,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	defer runSpan.End()
 	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
+	var barrierErr error
 	for vi, v := range r.variants() {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || barrierErr != nil {
 			break
 		}
 		leave, err := r.enterVariant(ctx, vi, v)
@@ -180,7 +188,16 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 			return nil, err
 		}
 		for pi := range r.sc.Phases {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || barrierErr != nil {
+				break
+			}
+			if err := r.waitBarrier(ctx, pi, v); err != nil {
+				if ctx.Err() != nil {
+					break // interrupted: marked below, as for a phase
+				}
+				// The other shards are gone or late: end the run here,
+				// write what ran so far and report why.
+				barrierErr = err
 				break
 			}
 			ph := &r.sc.Phases[pi]
@@ -209,7 +226,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		leave()
 	}
 	stopStats()
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || barrierErr != nil {
 		sum.Status = StatusInterrupted
 	}
 	sum.End = time.Now().UTC()
@@ -228,6 +245,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if !sum.SLO.Passed {
 		runSpan.SetStatus(codes.Error, "SLO not met")
 	}
+	if barrierErr != nil {
+		runSpan.SetStatus(codes.Error, barrierErr.Error())
+	}
 
 	if err := r.writeHistograms(); err != nil {
 		return sum, err
@@ -238,7 +258,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if err := WriteRunDir(o.OutDir, sum); err != nil {
 		return sum, err
 	}
-	return sum, nil
+	return sum, barrierErr
 }
 
 func (r *runner) finishHlog() error {

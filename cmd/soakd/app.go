@@ -57,7 +57,8 @@ usage:
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd serve --config soakd.yaml
   soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2]
-  run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339
+  run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339,
+    --run-id ID (same on every shard; phases wait for all shards), --barrier-timeout D (10m)
   soakd version
 `
 
@@ -115,6 +116,8 @@ type runFlags struct {
 	otlpEndpoint        string
 	shard, startAt      string
 	shardFromEnv        bool
+	runID               string
+	barrierTimeout      time.Duration
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -131,6 +134,8 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.shard, "shard", "", "run shard INDEX/COUNT of the scenario (rate/COUNT, a disjoint slice of the load); default $SOAKD_SHARD, or $JOB_COMPLETION_INDEX/$SOAKD_SHARDS")
 	fs.BoolVar(&f.shardFromEnv, "shard-from-env", false, "require the shard from $SOAKD_SHARD or $JOB_COMPLETION_INDEX and $SOAKD_SHARDS")
 	fs.StringVar(&f.startAt, "start-at", "", "wait until this RFC3339 time before starting (a shared start for all shards)")
+	fs.StringVar(&f.runID, "run-id", "", "name of this run, the same on every shard: shards wait for each other in the store before every phase (default $SOAKD_RUN_ID, else derived from --start-at)")
+	fs.DurationVar(&f.barrierTimeout, "barrier-timeout", engine.DefaultBarrierTimeout, "give up when the other shards have not reached a phase barrier within this time")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
@@ -190,6 +195,14 @@ func (a *App) run(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
 		return exitBadUsed
 	}
+	runID, err := resolveRunID(f.runID, startAt, a.Getenv)
+	if err == nil && f.barrierTimeout <= 0 {
+		err = fmt.Errorf("--barrier-timeout %s: must be positive", f.barrierTimeout)
+	}
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
+		return exitBadUsed
+	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("runs", fmt.Sprintf("%s-%s", sc.Name, a.Now().UTC().Format("20060102T150405Z")))
@@ -210,6 +223,22 @@ func (a *App) run(ctx context.Context, args []string) int {
 		return exitBadUsed
 	}
 	defer tg.Close()
+	if shard.Count > 1 {
+		// Phase barriers need one store all shards share: not the
+		// embedded store or a managed server, which every process starts
+		// for itself.
+		_, canWait := tg.(targets.Barrier)
+		switch {
+		case runID == "":
+			fmt.Fprintf(a.Stderr, "soakd: warning: shard %s has no run id (--run-id, $SOAKD_RUN_ID or --start-at): phases are not synchronised across shards\n", shard)
+		case sc.Target.Kind == "embedded" || sc.Target.Managed != nil:
+			fmt.Fprintf(a.Stderr, "soakd: warning: every shard runs its own %s store: phases are not synchronised across shards\n", sc.Target.Kind)
+			runID = ""
+		case !canWait:
+			fmt.Fprintf(a.Stderr, "soakd: warning: %s targets hold no phase barrier: phases are not synchronised across shards\n", sc.Target.Kind)
+			runID = ""
+		}
+	}
 
 	info := map[string]string{"version": version, "target_kind": sc.Target.Kind}
 	exp := metrics.NewExporter(sc.Name, shard.Label(), targets.Classes(), info)
@@ -270,7 +299,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	sum, err := engine.Run(ctx, engine.Options{
 		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
 		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"), Shard: shard,
-		Reopen: targets.Reopener(ctx, sc.Target, topts),
+		Reopen: targets.Reopener(ctx, sc.Target, topts), RunID: runID, BarrierTimeout: f.barrierTimeout,
 	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)

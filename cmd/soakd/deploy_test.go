@@ -47,9 +47,20 @@ func TestK8sShardManifest(t *testing.T) {
 	n := spec["completions"].(int)
 	c := spec["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
 	env := map[string]string{"JOB_COMPLETION_INDEX": strconv.Itoa(n - 1)}
+	var runIDFrom string
 	for _, e := range c["env"].([]any) {
 		m := e.(map[string]any)
-		env[m["name"].(string)] = m["value"].(string)
+		if v, ok := m["value"].(string); ok {
+			env[m["name"].(string)] = v
+			continue
+		}
+		if m["name"] == "SOAKD_RUN_ID" {
+			runIDFrom, _ = m["valueFrom"].(map[string]any)["fieldRef"].(map[string]any)["fieldPath"].(string)
+		}
+	}
+	// Every shard of one Job gets the same run id, and each Job a new one.
+	if runIDFrom != "metadata.labels['batch.kubernetes.io/controller-uid']" {
+		t.Fatalf("SOAKD_RUN_ID comes from %q, want the Job's controller-uid label", runIDFrom)
 	}
 	sh, err := resolveShard("", true, func(k string) string { return env[k] })
 	if err != nil || sh != (engine.Shard{Index: n - 1, Count: n}) {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/soakd/soakd/engine"
 )
@@ -64,6 +65,26 @@ func parseStartAt(v string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("--start-at %q: want an RFC3339 time such as 2026-01-02T15:04:05Z", v)
 	}
 	return t, nil
+}
+
+// resolveRunID picks the run id shards meet under: --run-id, else
+// SOAKD_RUN_ID, else one derived from --start-at (shards given the same
+// start agree on it), else none ("").
+func resolveRunID(flagVal string, startAt time.Time, getenv func(string) string) (string, error) {
+	id, from := strings.TrimSpace(flagVal), "--run-id"
+	if id == "" {
+		id, from = strings.TrimSpace(getenv("SOAKD_RUN_ID")), "SOAKD_RUN_ID"
+	}
+	if id == "" {
+		if startAt.IsZero() {
+			return "", nil
+		}
+		return "start-" + startAt.UTC().Format("20060102T150405.000000000Z"), nil
+	}
+	if len(id) > 200 || strings.IndexFunc(id, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return "", fmt.Errorf("%s %q: want at most 200 characters without spaces", from, id)
+	}
+	return id, nil
 }
 
 // waitUntil sleeps until t (shared start of all shards) or ctx ends.

@@ -76,13 +76,18 @@ func startTestRedis(t *testing.T) *redistarget.Server {
 	return s
 }
 
-// startShards starts n shard processes with a shared --start-at.
-func startShards(t *testing.T, bin, scen, url string, n int, dirs []string, listen map[int]string) []*exec.Cmd {
+// startShards starts n shard processes with a shared --start-at and,
+// when runID is set, --run-id (else the run id comes from --start-at).
+func startShards(t *testing.T, bin, scen, url string, n int, dirs []string, listen map[int]string, runID string, extra ...string) []*exec.Cmd {
 	t.Helper()
 	at := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
 	cmds := make([]*exec.Cmd, n)
 	for i := 0; i < n; i++ {
-		c := exec.Command(bin, "run", scen, "--target", url, "--out", dirs[i], "--listen", listen[i], "--quiet", "--start-at", at)
+		args := []string{"run", scen, "--target", url, "--out", dirs[i], "--listen", listen[i], "--quiet", "--start-at", at}
+		if runID != "" {
+			args = append(args, "--run-id", runID)
+		}
+		c := exec.Command(bin, append(args, extra...)...)
 		c.Env = append(os.Environ(), fmt.Sprintf("SOAKD_SHARD=%d/%d", i, n))
 		c.Stderr = &strings.Builder{}
 		if err := c.Start(); err != nil {
@@ -107,7 +112,8 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 	for i := range dirs {
 		dirs[i] = filepath.Join(base, fmt.Sprintf("shard%d", i))
 	}
-	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), n, dirs, nil)
+	runID := fmt.Sprintf("shard-test-%d", time.Now().UnixNano())
+	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), n, dirs, nil, runID)
 	for i, c := range cmds {
 		if err := c.Wait(); err != nil {
 			t.Fatalf("shard %d: %v\n%s", i, err, c.Stderr)
@@ -133,11 +139,10 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 		if st.TargetRate != rate/n {
 			t.Fatalf("shard %d target rate %v, want %v", i, st.TargetRate, rate/n)
 		}
-		// No barrier between phases: a read may reach a record another
-		// shard has not loaded yet (the load rate keeps the shards' loads
-		// ending together, so that is rare). Nothing else may fail.
-		if nf := st.Ops["read"].Errors["not_found"]; st.Errors != nf || float64(nf) > 0.005*float64(st.Completed) || st.Dropped != 0 {
-			t.Fatalf("shard %d: %d errors %d dropped: %+v", i, st.Errors, st.Dropped, st.Ops)
+		// The barrier after the load holds every shard until all have
+		// loaded: no read may miss a record, and nothing else may fail.
+		if nf := st.Ops["read"].Errors["not_found"]; nf != 0 || st.Errors != 0 || st.Dropped != 0 {
+			t.Fatalf("shard %d: %d not_found reads, %d errors, %d dropped: %+v", i, nf, st.Errors, st.Dropped, st.Ops)
 		}
 		loaded += ld.Completed
 		inserts += st.Ops["insert"].Count
@@ -256,7 +261,7 @@ func TestShardKilledMidRunIsMissing(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), 3, dirs, map[int]string{2: addr})
+	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), 3, dirs, map[int]string{2: addr}, "")
 	time.Sleep(2500 * time.Millisecond) // 1.5 s to the shared start, then 1 s into the run
 	// Shard 2's metrics carry its shard label.
 	body := httpGet(t, "http://"+addr+"/metrics")
@@ -366,4 +371,101 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+func TestResolveRunID(t *testing.T) {
+	at, _ := parseStartAt("2030-01-02T03:04:05.5+01:00")
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "SOAKD_RUN_ID" {
+				return v
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		flag, env string
+		at        time.Time
+		want, err string
+	}{
+		{"", "", time.Time{}, "", ""},
+		{"r1", "r2", at, "r1", ""},
+		{"", "r2", at, "r2", ""},
+		{"", "", at, "start-20300102T020405.500000000Z", ""},
+		{"a b", "", at, "", "--run-id"},
+		{"", "x\ty", at, "", "SOAKD_RUN_ID"},
+		{strings.Repeat("x", 201), "", at, "", "at most 200"},
+	}
+	for _, c := range cases {
+		got, err := resolveRunID(c.flag, c.at, env(c.env))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q/%q: err %v, want %q", c.flag, c.env, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q/%q: %q %v, want %q", c.flag, c.env, got, err, c.want)
+		}
+	}
+	// The same instant written another way gives the same id.
+	at2, _ := parseStartAt("2030-01-02T02:04:05.500Z")
+	if a, b := mustRunID(t, at), mustRunID(t, at2); a != b {
+		t.Errorf("same --start-at instant, ids %q and %q", a, b)
+	}
+}
+
+func mustRunID(t *testing.T, at time.Time) string {
+	t.Helper()
+	id, err := resolveRunID("", at, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestShardRunIDWarningAndBarrierTimeout: a shard without a run id warns
+// once and runs unsynchronised; a shard whose partners never come gives
+// up at --barrier-timeout, naming itself, the barrier and the count, and
+// writes its run directory marked interrupted.
+func TestShardRunIDWarningAndBarrierTimeout(t *testing.T) {
+	srv := startTestRedis(t)
+	scen := shardScenario(t, 100, "1s")
+	run := func(args ...string) (int, string) {
+		var out, errb syncBuf
+		app := &App{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
+		base := []string{"run", scen, "--target", "redis://" + srv.Addr(), "--listen", "", "--quiet"}
+		return app.Main(context.Background(), append(base, args...)), errb.String()
+	}
+	// Shard 0/2 alone reads the half of the keyspace shard 1 never
+	// loads, so its SLO fails (exit 1); it must not wait for shard 1.
+	adir := filepath.Join(t.TempDir(), "a")
+	code, msg := run("--shard", "0/2", "--out", adir)
+	if code == exitBadUsed || strings.Count(msg, "phases are not synchronised across shards") != 1 {
+		t.Fatalf("no run id: exit %d\n%s", code, msg)
+	}
+	if s, err := engine.ReadSummary(adir); err != nil || len(s.Phases) != 2 || s.Status != engine.StatusCompleted {
+		t.Fatalf("no run id: summary %+v %v", s, err)
+	}
+	dir := filepath.Join(t.TempDir(), "b")
+	t0 := time.Now()
+	code, msg = run("--shard", "1/2", "--out", dir, "--run-id", fmt.Sprintf("lonely-%d", time.Now().UnixNano()), "--barrier-timeout", "500ms")
+	if code != exitSLO || time.Since(t0) > 10*time.Second {
+		t.Fatalf("lonely shard: exit %d after %s\n%s", code, time.Since(t0), msg)
+	}
+	for _, want := range []string{"shard 1/2: barrier before load", "1 of 2 shards arrived", "--barrier-timeout"} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("stderr lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "not synchronised") {
+		t.Fatalf("warned with a run id:\n%s", msg)
+	}
+	s, err := engine.ReadSummary(dir)
+	if err != nil || s.Status != engine.StatusInterrupted || len(s.Phases) != 0 {
+		t.Fatalf("summary %+v %v", s, err)
+	}
+	if code, msg := run("--shard", "1/2", "--barrier-timeout", "0s", "--run-id", "x"); code != exitBadUsed || !strings.Contains(msg, "must be positive") {
+		t.Fatalf("--barrier-timeout 0s: exit %d %s", code, msg)
+	}
 }

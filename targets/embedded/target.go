@@ -57,3 +57,13 @@ func (t *Target) Close() error {
 	}
 	return err
 }
+
+// Arrive counts an arrival at barrier key with INCR. The embedded store
+// lives and dies with one soakd process, so a barrier on it only ever
+// joins runs inside that process (tests); it needs no expiry, and the
+// redis adapter's MULTI/EXPIRE is not implemented by the embedded server.
+// Arrived is the redis adapter's GET.
+func (t *Target) Arrive(ctx context.Context, key string) (int, error) {
+	n, err := t.Client().Incr(ctx, key).Result()
+	return int(n), err
+}
