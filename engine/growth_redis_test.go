@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,5 +237,38 @@ phases:
 		if p.Server["keys"] != 1501 || p.Server["aof_enabled"] != float64(i/2) {
 			t.Errorf("%s: keys %v aof_enabled %v", p.Name, p.Server["keys"], p.Server["aof_enabled"])
 		}
+	}
+}
+
+// TestPersistenceMatrixVariantFailsToStart: when a later variant's
+// server cannot start, the run keeps the earlier variant's results,
+// ends interrupted and says why.
+func TestPersistenceMatrixVariantFailsToStart(t *testing.T) {
+	needRedis(t)
+	sc := scenario(t, `
+name: matrix-fail
+target: {kind: redis, managed: {persistences: [none, "aof:everysec"]}}
+keyspace: {records: 500}
+record: {fields: 1, field_bytes: 10}
+phases:
+  - {name: load, kind: load, concurrency: 2}
+`)
+	ctx := context.Background()
+	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	dir := t.TempDir()
+	sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: dir,
+		Reopen: func(p string) (targets.Target, error) { return nil, errors.New("no server for " + p) }})
+	if err == nil || !strings.Contains(err.Error(), "persistence aof:everysec: no server for aof:everysec") {
+		t.Fatalf("err %v", err)
+	}
+	if sum == nil || sum.Status != StatusInterrupted || len(sum.Phases) != 1 || sum.Phases[0].Name != "load[none]" || sum.Phases[0].Completed != 500 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if _, err := ReadSummary(dir); err != nil {
+		t.Errorf("run directory: %v", err)
 	}
 }

@@ -176,19 +176,23 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	defer runSpan.End()
 	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
-	var barrierErr error
+	// stopErr ends the run early with what ran so far written: a phase
+	// barrier the other shards never reached, or a variant that could
+	// not start.
+	var stopErr error
 	for vi, v := range r.variants() {
-		if ctx.Err() != nil || barrierErr != nil {
+		if ctx.Err() != nil || stopErr != nil {
 			break
 		}
 		leave, err := r.enterVariant(ctx, vi, v)
 		if err != nil {
-			stopStats()
-			runSpan.SetStatus(codes.Error, err.Error())
-			return nil, err
+			// The next variant's server did not start: keep what the
+			// earlier variants measured, end the run here and say why.
+			stopErr = err
+			break
 		}
 		for pi := range r.sc.Phases {
-			if ctx.Err() != nil || barrierErr != nil {
+			if ctx.Err() != nil || stopErr != nil {
 				break
 			}
 			if err := r.waitBarrier(ctx, pi, v); err != nil {
@@ -197,7 +201,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 				}
 				// The other shards are gone or late: end the run here,
 				// write what ran so far and report why.
-				barrierErr = err
+				stopErr = err
 				break
 			}
 			ph := &r.sc.Phases[pi]
@@ -226,7 +230,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		leave()
 	}
 	stopStats()
-	if ctx.Err() != nil || barrierErr != nil {
+	if ctx.Err() != nil || stopErr != nil {
 		sum.Status = StatusInterrupted
 	}
 	sum.End = time.Now().UTC()
@@ -245,8 +249,8 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if !sum.SLO.Passed {
 		runSpan.SetStatus(codes.Error, "SLO not met")
 	}
-	if barrierErr != nil {
-		runSpan.SetStatus(codes.Error, barrierErr.Error())
+	if stopErr != nil {
+		runSpan.SetStatus(codes.Error, stopErr.Error())
 	}
 
 	if err := r.writeHistograms(); err != nil {
@@ -258,7 +262,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if err := WriteRunDir(o.OutDir, sum); err != nil {
 		return sum, err
 	}
-	return sum, barrierErr
+	return sum, stopErr
 }
 
 func (r *runner) finishHlog() error {
