@@ -7,6 +7,8 @@ import (
 	"sort"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
 )
@@ -129,13 +131,17 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		s.Rate = math.Round(rate)
 		s.Duration = c.StepDuration.D()
 		s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
-		res := r.runSegment(ctx, &s, r)
+		sctx, span := r.stageSpan(ctx, &s)
+		res := r.runSegment(sctx, &s, r)
 		total.Merge(res.Total)
 		scheduled += res.Scheduled
 		elapsed += res.Elapsed
 		st := stageResult(&s, res, r.stats())
 		pr.Stages = append(pr.Stages, st)
 		ok, failed := ProbePassed(r.sc.SLO, st.Result)
+		span.SetAttributes(resultAttrs(&st.Result)...)
+		span.SetAttributes(attribute.Bool("soakd.probe.passed", ok))
+		span.End()
 		pt := CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, P99: map[string]float64{}, Passed: ok, Failed: failed}
 		for op, o := range st.Ops {
 			pt.P99[op] = o.Latency.P99

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -68,18 +71,20 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		ls.Stage, ls.StageIndex, ls.Rate, ls.Duration, ls.Warmup = name, i+1, g.LoadRate, 0, 0
 		ls.Limit, ls.Sequential, ls.KeyBase, ls.Mix = uint64(batch), true, n, insMix
 		ls.Seed = base.Seed + uint64(2*i+1)*0x632be59bd9b4e019
-		lres := r.runSegment(ctx, &ls, r)
+		ms := base
+		ms.Stage, ms.StageIndex, ms.Rate, ms.Duration, ms.Warmup = name, i+1, g.MeasureRate, g.MeasureFor.D(), 0
+		ms.Seed = base.Seed + uint64(2*i+2)*0x632be59bd9b4e019
+		sctx, span := r.stageSpan(ctx, &ms) // the batch insert and the measuring
+		lres := r.runSegment(sctx, &ls, r)
 		n += int64(lres.Scheduled)
 		if n > r.inserted.Load() {
 			r.inserted.Store(n)
 		}
 		if ctx.Err() != nil {
+			span.End()
 			break
 		}
-		ms := base
-		ms.Stage, ms.StageIndex, ms.Rate, ms.Duration, ms.Warmup = name, i+1, g.MeasureRate, g.MeasureFor.D(), 0
-		ms.Seed = base.Seed + uint64(2*i+2)*0x632be59bd9b4e019
-		mres := r.runSegment(ctx, &ms, r)
+		mres := r.runSegment(sctx, &ms, r)
 		total.Merge(mres.Total)
 		scheduled += mres.Scheduled
 		elapsed += mres.Elapsed
@@ -91,6 +96,9 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		load.TargetRate = g.LoadRate
 		st.Load = load
 		pr.Stages = append(pr.Stages, st)
+		span.SetAttributes(resultAttrs(&st.Result)...)
+		span.SetAttributes(attribute.Int64("soakd.records", st.Records), attribute.Float64("soakd.load.achieved_rate", load.AchievedRate))
+		span.End()
 
 		pr.Cliff = DetectCliff(pr.Stages, g.CliffFactor)
 		if c := pr.Cliff; c != nil && !c.Unconfirmed && g.AfterCliff >= 0 && len(pr.Stages)-1-c.StageIndex >= g.AfterCliff {
@@ -106,6 +114,13 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 	pr.TargetRate = g.MeasureRate
 	pr.Server = r.stats()
 	return pr, nil
+}
+
+// stageSpan starts the soakd.stage span of a ramp step, growth stage or
+// capacity probe.
+func (r *runner) stageSpan(ctx context.Context, s *segment) (context.Context, trace.Span) {
+	return r.tracer.Start(ctx, "soakd.stage", trace.WithAttributes(attribute.String("soakd.stage", s.Stage),
+		attribute.Int("soakd.stage.index", s.StageIndex), attribute.Float64("soakd.target_rate", s.Rate)))
 }
 
 // freshStats samples the server now (a stage's closing snapshot) and

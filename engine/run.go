@@ -384,8 +384,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		s := &segs[i]
 		sctx, ss := ctx, trace.Span(nil)
 		if s.Stage != "" {
-			sctx, ss = r.tracer.Start(ctx, "soakd.stage", trace.WithAttributes(attribute.String("soakd.stage", s.Stage),
-				attribute.Int("soakd.stage.index", s.StageIndex), attribute.Float64("soakd.target_rate", s.Rate)))
+			sctx, ss = r.stageSpan(ctx, s)
 		}
 		res := r.runSegment(sctx, s, r)
 		if s.Sequential {
