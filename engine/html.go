@@ -28,6 +28,7 @@ type Plot struct {
 	XLabel string   `json:"x_label"`
 	YLabel string   `json:"y_label"`
 	XTicks []Point  `json:"x_ticks,omitempty"` // fixed labelled ticks (spectrum)
+	Marks  []Point  `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
 	Series []Series `json:"series"`
 }
 
@@ -54,8 +55,9 @@ var spectrumTicks = []Point{{X: nines(50), Label: "p50"}, {X: nines(90), Label: 
 
 func nines(p float64) float64 { return math.Round(-math.Log10(1-p/100)*1e6) / 1e6 }
 
-// BuildReport turns a summary into plot data.
-func BuildReport(s *Summary) ReportData {
+// BuildReport turns a summary into plot data; tl (nil when the run
+// directory has no latency.hlog) adds each phase's latency over time.
+func BuildReport(s *Summary, tl *Timeline) ReportData {
 	rd := ReportData{Scenario: s.Scenario, Target: s.Target.Kind, Status: s.Status, SLO: s.SLO.Passed}
 	if s.Target.Note != "" {
 		rd.Target += " (" + s.Target.Note + ")"
@@ -63,6 +65,11 @@ func BuildReport(s *Summary) ReportData {
 	rd.Memory = s.Target.MemoryLimits.String()
 	for _, p := range s.Phases {
 		pp := PhasePlots{Phase: p.Name, Kind: p.Kind}
+		if tl != nil {
+			if pl, ok := timelinePlot(&p, tl); ok {
+				pp.Plots = append(pp.Plots, pl)
+			}
+		}
 		ops := sortedKeys(p.Ops)
 		// Percentile spectrum per op, from the phase's latency summary.
 		spec := Plot{Title: "latency percentile spectrum (from intended start)", XLabel: "percentile", YLabel: "latency (s)", XTicks: spectrumTicks}
@@ -303,16 +310,21 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
 
 // ReportHTML renders one self-contained page (inline SVG, no scripts or
-// external resources) for one or more runs.
-func ReportHTML(sums []*Summary) []byte {
+// external resources) for one or more runs; tls[i] (or nil) is run i's
+// timeline.
+func ReportHTML(sums []*Summary, tls []*Timeline) []byte {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>soakd report</title><style>
 body{font-family:sans-serif;margin:20px;color:#222}h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc}
 .plots{display:flex;flex-wrap:wrap;gap:12px}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
 pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:11px}
 </style></head><body>`)
-	for _, s := range sums {
-		rd := BuildReport(s)
+	for i, s := range sums {
+		var tl *Timeline
+		if i < len(tls) {
+			tl = tls[i]
+		}
+		rd := BuildReport(s, tl)
 		verdict := "PASSED"
 		if !rd.SLO {
 			verdict = "FAILED"
@@ -381,6 +393,12 @@ func SVGPlot(p Plot) string {
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(x), mt+ph+14, siNum(x))
 		}
 	}
+	for _, m := range p.Marks {
+		if m.X < xmin || m.X > xmax {
+			continue
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999" stroke-dasharray="3,3"><title>%s</title></line>`, sx(m.X), mt, sx(m.X), mt+ph, html.EscapeString(m.Label))
+	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, ml+pw/2, h-8, html.EscapeString(p.XLabel))
 	fmt.Fprintf(&b, `<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>`, mt+ph/2, mt+ph/2, html.EscapeString(p.YLabel))
 	for i, s := range p.Series {
@@ -393,6 +411,9 @@ func SVGPlot(p Plot) string {
 			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.6" points="%s"/>`, col, strings.Join(pts, " "))
 		}
 		for _, pt := range s.Points {
+			if len(s.Points) > 60 {
+				break // a time series: the line alone
+			}
 			fill := col
 			if pt.Label == "failed" {
 				fill = "#fff"

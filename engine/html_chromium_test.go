@@ -33,12 +33,12 @@ func TestReportRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	plots := 0
-	for _, p := range BuildReport(s).Phases {
+	for _, p := range BuildReport(s, nil).Phases {
 		plots += len(p.Plots)
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	if err := os.WriteFile(page, ReportHTML([]*Summary{s}), 0o644); err != nil {
+	if err := os.WriteFile(page, ReportHTML([]*Summary{s}, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

@@ -23,7 +23,7 @@ func TestReportDataGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all = append(all, BuildReport(s))
+		all = append(all, BuildReport(s, nil))
 	}
 	got, err := json.MarshalIndent(all, "", " ")
 	if err != nil {
@@ -91,7 +91,7 @@ func TestReportHTMLSelfContained(t *testing.T) {
 		}
 		sums = append(sums, s)
 	}
-	h := string(ReportHTML(sums))
+	h := string(ReportHTML(sums, nil))
 	for _, bad := range []string{"<script", "<link", " src=", "@import", "https://"} {
 		if strings.Contains(h, bad) {
 			t.Errorf("report.html contains %q: it must be self-contained", bad)
@@ -132,7 +132,7 @@ func TestReportComparesVariants(t *testing.T) {
 	}
 	b.Stages[1] = st
 	s.Phases = append([]PhaseResult{a, b}, s.Phases[1:]...)
-	rd := BuildReport(s)
+	rd := BuildReport(s, nil)
 	if len(rd.Phases) != len(s.Phases)+1 {
 		t.Fatalf("%d report sections for %d phases, want one more", len(rd.Phases), len(s.Phases))
 	}

@@ -71,7 +71,7 @@ phases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := string(ReportHTML([]*Summary{s})); !strings.Contains(h, "<p>"+line+"</p>") {
+	if h := string(ReportHTML([]*Summary{s}, nil)); !strings.Contains(h, "<p>"+line+"</p>") {
 		t.Errorf("report.html lacks the memory limits line")
 	}
 }

@@ -134,14 +134,8 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
 	r.hbuf = hf
-	r.hlog = hdr.NewHistogramLogWriter(hf)
 	start := time.Now()
-	_ = r.hlog.OutputLogFormatVersion()
-	_ = r.hlog.OutputComment("soakd latency log: values in ns; tags are <phase>.<op>.latency (from intended start) and <phase>.<op>.service (from send)")
-	_ = r.hlog.OutputStartTime(start.UnixMilli())
-	_ = r.hlog.OutputBaseTime(start.UnixMilli())
-	r.hlog.SetBaseTime(start.UnixMilli())
-	_ = r.hlog.OutputLegend()
+	r.hlog = newLatencyLog(hf, start)
 
 	if p, ok := o.Target.(targets.Preparer); ok {
 		if err := p.Prepare(ctx, r.sc); err != nil {
@@ -263,6 +257,22 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		return sum, err
 	}
 	return sum, stopErr
+}
+
+// newLatencyLog starts latency.hlog's header on w. The log's BaseTime
+// line holds whole seconds only, so interval timestamps are written
+// relative to the start's whole second: a reader adding them to BaseTime
+// (Java's HistogramLogProcessor, hdrhistogram-go) gets the true times.
+func newLatencyLog(w io.Writer, start time.Time) *hdr.HistogramLogWriter {
+	lw := hdr.NewHistogramLogWriter(w)
+	_ = lw.OutputLogFormatVersion()
+	_ = lw.OutputComment("soakd latency log: values in ns; tags are <phase>.<op>.latency (from intended start) and <phase>.<op>.service (from send)")
+	_ = lw.OutputStartTime(start.UnixMilli())
+	base := start.UnixMilli() / 1000 * 1000
+	_ = lw.OutputBaseTime(base)
+	lw.SetBaseTime(base)
+	_ = lw.OutputLegend()
+	return lw
 }
 
 func (r *runner) finishHlog() error {

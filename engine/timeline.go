@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/metrics"
+)
+
+// MaxTimelinePoints bounds the points per op and phase in a timeline: a
+// 12-hour run's 43,200 one-second intervals are merged into buckets of
+// equal width (percentiles from the merged histograms, not averaged).
+const MaxTimelinePoints = 600
+
+// TimePoint is one bucket of a phase's latency over time for one op.
+type TimePoint struct {
+	At    time.Time // bucket start
+	Count int64
+	P50   float64 // seconds, from intended start
+	P99   float64
+	Max   float64
+}
+
+// Timeline is latency from intended start over time, per phase and op,
+// read from a run's latency.hlog.
+type Timeline struct {
+	// Width is each phase's bucket width.
+	Width  map[string]time.Duration
+	Phases map[string]map[string][]TimePoint
+}
+
+// ReadTimeline reads dir's latency.hlog into buckets sized from the
+// summary's phase durations. Only .latency tags are read.
+func ReadTimeline(dir string, s *Summary) (*Timeline, error) {
+	path := dir + string(os.PathSeparator) + "latency.hlog"
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readTimeline(f, path, s)
+}
+
+type tlAcc struct {
+	bucket int64
+	start  time.Time
+	h      *hdr.Histogram
+}
+
+func readTimeline(rd io.Reader, name string, s *Summary) (*Timeline, error) {
+	tl := &Timeline{Width: map[string]time.Duration{}, Phases: map[string]map[string][]TimePoint{}}
+	starts := map[string]time.Time{}
+	for _, p := range s.Phases {
+		w := time.Second
+		if d := p.End.Sub(p.Start); d > MaxTimelinePoints*time.Second {
+			w = (d/MaxTimelinePoints + time.Second - 1).Truncate(time.Second)
+		}
+		tl.Width[p.Name], starts[p.Name] = w, p.Start
+	}
+	accs := map[string]map[string]*tlAcc{}
+	flush := func(phase, op string, a *tlAcc) {
+		if a == nil || a.h.TotalCount() == 0 {
+			return
+		}
+		if tl.Phases[phase] == nil {
+			tl.Phases[phase] = map[string][]TimePoint{}
+		}
+		q := func(p float64) float64 { return float64(a.h.ValueAtQuantile(p)) / 1e9 }
+		tl.Phases[phase][op] = append(tl.Phases[phase][op], TimePoint{At: a.start, Count: a.h.TotalCount(),
+			P50: q(50), P99: q(99), Max: float64(a.h.Max()) / 1e9})
+	}
+	lr := hdr.NewHistogramLogReader(rd)
+	for {
+		h, err := lr.NextIntervalHistogram()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if h == nil {
+			break
+		}
+		tag, ok := strings.CutSuffix(h.Tag(), ".latency")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndexByte(tag, '.')
+		if i < 0 {
+			continue
+		}
+		phase, op := tag[:i], tag[i+1:]
+		w, known := tl.Width[phase]
+		if !known {
+			continue // a phase the summary does not hold
+		}
+		at := time.UnixMilli(h.StartTimeMs()).UTC()
+		b := int64(at.Sub(starts[phase]) / w)
+		if accs[phase] == nil {
+			accs[phase] = map[string]*tlAcc{}
+		}
+		a := accs[phase][op]
+		if a == nil || a.bucket != b {
+			flush(phase, op, a)
+			a = &tlAcc{bucket: b, start: starts[phase].Add(time.Duration(b) * w), h: metrics.NewHist()}
+			accs[phase][op] = a
+		}
+		if dropped := a.h.Merge(h); dropped != 0 {
+			return nil, fmt.Errorf("%s: tag %s: %d values outside the histogram range", name, h.Tag(), dropped)
+		}
+	}
+	for phase, ops := range accs {
+		for op, a := range ops {
+			flush(phase, op, a)
+		}
+	}
+	return tl, nil
+}
+
+// timelinePlot draws each op's p99 per bucket against seconds since the
+// phase start, with a mark at each stage's start.
+func timelinePlot(p *PhaseResult, tl *Timeline) (Plot, bool) {
+	ops := tl.Phases[p.Name]
+	if len(ops) == 0 {
+		return Plot{}, false
+	}
+	w := tl.Width[p.Name]
+	pl := Plot{Title: fmt.Sprintf("latency over time: p99 per %s (from intended start)", w), XLabel: "seconds since phase start", YLabel: "latency (s)"}
+	n := 0
+	for _, op := range sortedKeys(ops) {
+		sr := Series{Name: op + " p99"}
+		for _, tp := range ops[op] {
+			sr.Points = append(sr.Points, Point{X: round6(tp.At.Sub(p.Start).Seconds()), Y: tp.P99, Label: fmt.Sprintf("%d ops", tp.Count)})
+		}
+		n = max(n, len(sr.Points))
+		pl.Series = append(pl.Series, sr)
+	}
+	if n < 2 {
+		return Plot{}, false
+	}
+	for _, st := range p.Stages {
+		if !st.Start.IsZero() {
+			pl.Marks = append(pl.Marks, Point{X: round6(math.Max(0, st.Start.Sub(p.Start).Seconds())), Label: st.Name})
+		}
+	}
+	return pl, true
+}

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/metrics"
+)
+
+// TestTimelineShowsStallsAndStages: the latency-over-time plot of a run
+// whose store stalls 200 ms every second shows the stall in every
+// second's p99, accounts for every op, and marks each growth stage.
+func TestTimelineShowsStallsAndStages(t *testing.T) {
+	sc := scenario(t, `
+target: {kind: embedded, embedded: {stall_every: 1s, stall_for: 200ms}}
+keyspace: {records: 100000}
+record: {fields: 1, field_bytes: 16}
+phases:
+  - {name: grow, kind: growth, concurrency: 2, mix: {get: 90, set: 10}, growth: {batch: 300, measure_rate: 300, measure_for: 1s, stop_records: 900}}
+  - {name: steady, kind: steady, rate: 500, duration: 3s, concurrency: 4, mix: {get: 100}}
+`)
+	sum, dir := runEmbedded(t, sc)
+	tl, err := ReadTimeline(dir, sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Interval times read back from latency.hlog are the true ones: the
+	// first interval of a phase starts at its start, not up to a second
+	// before (a whole-second BaseTime line with millisecond offsets).
+	for _, p := range sum.Phases {
+		for op, tps := range tl.Phases[p.Name] {
+			if d := tps[0].At.Sub(p.Start); d < -50*time.Millisecond || d > time.Second {
+				t.Errorf("%s %s: first interval at %s, phase start %s", p.Name, op, tps[0].At.Format(time.StampMilli), p.Start.Format(time.StampMilli))
+			}
+		}
+	}
+	pts := tl.Phases["steady"]["get"]
+	if len(pts) < 3 || len(pts) > 4 || tl.Width["steady"] != time.Second {
+		t.Fatalf("steady get: %d points of %s, want 3-4 one-second buckets", len(pts), tl.Width["steady"])
+	}
+	var n int64
+	for i, p := range pts {
+		n += p.Count
+		if p.Count >= 100 && p.P99 < 0.1 {
+			t.Errorf("second %d: p99 %.3fs hides the 200 ms stall", i, p.P99)
+		}
+	}
+	if want := sum.Phases[1].Ops["get"].Count; n != want {
+		t.Errorf("timeline holds %d gets, the summary %d", n, want)
+	}
+	rd := BuildReport(sum, tl)
+	var grow PhasePlots
+	for _, pp := range rd.Phases {
+		if pp.Phase == "grow" {
+			grow = pp
+		}
+	}
+	if len(grow.Plots) == 0 || grow.Plots[0].XLabel != "seconds since phase start" {
+		t.Fatalf("grow plots %+v\n%s", grow.Plots, sum.Text())
+	}
+	marks := grow.Plots[0].Marks
+	if len(marks) != 3 || marks[0].Label != "stage-1" || marks[0].X > 0.1 || !(marks[1].X > 1 && marks[2].X > marks[1].X) {
+		t.Errorf("stage marks %+v", marks)
+	}
+}
+
+// TestTimelineBucketsLongRuns: a phase longer than MaxTimelinePoints
+// seconds is merged into wider buckets, keeping every count.
+func TestTimelineBucketsLongRuns(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var buf bytes.Buffer
+	w := hdr.NewHistogramLogWriter(&buf)
+	_ = w.OutputLogFormatVersion()
+	_ = w.OutputStartTime(start.UnixMilli())
+	_ = w.OutputLegend()
+	const secs = 1500
+	for i := 0; i < secs; i++ {
+		h := metrics.NewHist()
+		v := int64(1_000_000) // 1 ms
+		if i == 700 {
+			v = 50_000_000 // one slow second
+		}
+		for j := 0; j < 10; j++ {
+			_ = h.RecordValue(v)
+		}
+		h.SetTag("p.get.latency")
+		h.SetStartTimeMs(start.Add(time.Duration(i) * time.Second).UnixMilli())
+		h.SetEndTimeMs(start.Add(time.Duration(i+1) * time.Second).UnixMilli())
+		if err := w.OutputIntervalHistogram(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &Summary{Phases: []PhaseResult{{Name: "p", Start: start, End: start.Add(secs * time.Second)}}}
+	tl, err := readTimeline(&buf, "test.hlog", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := tl.Phases["p"]["get"]
+	if tl.Width["p"] != 3*time.Second || len(pts) != 500 {
+		t.Fatalf("%d points of %s, want 500 of 3s", len(pts), tl.Width["p"])
+	}
+	var n int64
+	slow := 0
+	for i, p := range pts {
+		n += p.Count
+		if p.Max > 0.04 {
+			slow = i
+		}
+	}
+	if n != secs*10 || slow != 700/3 || pts[slow].Max < 0.049 {
+		t.Errorf("count %d, slow bucket %d (max %.3f), want %d and %d", n, slow, pts[slow].Max, secs*10, 700/3)
+	}
+}
+
+// TestLatencyLogTimesReadBack: an interval written 10 ms after a start
+// late in its second reads back at that time (the BaseTime line has whole
+// seconds; offsets must be relative to the same whole second).
+func TestLatencyLogTimesReadBack(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 7, 990_000_000, time.UTC)
+	var buf bytes.Buffer
+	lw := newLatencyLog(&buf, start)
+	h := metrics.NewHist()
+	_ = h.RecordValue(1000)
+	h.SetTag("p.get.latency")
+	h.SetStartTimeMs(start.Add(10 * time.Millisecond).UnixMilli())
+	h.SetEndTimeMs(start.Add(1010 * time.Millisecond).UnixMilli())
+	if err := lw.OutputIntervalHistogram(h); err != nil {
+		t.Fatal(err)
+	}
+	got, err := hdr.NewHistogramLogReader(&buf).NextIntervalHistogram()
+	if err != nil || got == nil {
+		t.Fatalf("read back: %v", err)
+	}
+	if want := start.Add(10 * time.Millisecond).UnixMilli(); got.StartTimeMs() != want {
+		t.Errorf("interval start %d, written %d (off by %d ms)", got.StartTimeMs(), want, got.StartTimeMs()-want)
+	}
+}
