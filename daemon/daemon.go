@@ -576,6 +576,10 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	switch {
 	case sum == nil:
 		finish(StateFailed, err.Error(), nil)
+	case err != nil && sum.Status == engine.StatusInterrupted:
+		// Ended early with complete results (its managed server died,
+		// a shard barrier timed out): interrupted, with the reason.
+		finish(StateInterrupted, err.Error(), sum)
 	case err != nil:
 		finish(StateFailed, err.Error(), sum)
 	default:

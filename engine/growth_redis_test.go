@@ -12,7 +12,7 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
-	_ "github.com/soakd/soakd/targets/redis"
+	redistarget "github.com/soakd/soakd/targets/redis"
 )
 
 func needRedis(t *testing.T) {
@@ -270,5 +270,48 @@ phases:
 	}
 	if _, err := ReadSummary(dir); err != nil {
 		t.Errorf("run directory: %v", err)
+	}
+}
+
+// TestManagedServerDeathInterruptsRun: when the redis-server soakd
+// started dies mid-run, the run stops there, is marked interrupted with
+// the reason, and its files are complete.
+func TestManagedServerDeathInterruptsRun(t *testing.T) {
+	needRedis(t)
+	sc := scenario(t, `
+name: managed-dies
+target: {kind: redis, managed: {persistence: none}}
+keyspace: {records: 200}
+record: {fields: 1, field_bytes: 10}
+phases:
+  - {name: load, kind: load, concurrency: 2}
+  - {name: steady, kind: steady, rate: 500, duration: 20s, concurrency: 4, mix: {read: 100}}
+`)
+	ctx := context.Background()
+	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	srv := tg.(interface{ Managed() *redistarget.Server }).Managed()
+	time.AfterFunc(1500*time.Millisecond, srv.Kill)
+	dir := t.TempDir()
+	t0 := time.Now()
+	sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: dir})
+	if el := time.Since(t0); el > 8*time.Second {
+		t.Errorf("run went on for %s after its server died", el)
+	}
+	if err == nil || !strings.Contains(err.Error(), "target down mid-run: managed redis-server (pid") || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("err %v", err)
+	}
+	if sum == nil || sum.Status != StatusInterrupted || !strings.Contains(sum.StatusReason, "managed redis-server") {
+		t.Fatalf("summary %+v", sum)
+	}
+	got, err := ReadSummary(dir)
+	if err != nil || got.Status != StatusInterrupted || len(got.Phases) != 2 || got.Phases[1].Completed == 0 {
+		t.Fatalf("run directory: %v %+v", err, got)
+	}
+	if txt := got.Text(); !strings.Contains(txt, "interrupted: target down mid-run") {
+		t.Errorf("summary.txt lacks the reason:\n%s", txt)
 	}
 }

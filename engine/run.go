@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -168,6 +169,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		attribute.String("soakd.scenario", r.sc.Name), attribute.String("soakd.target.kind", o.TargetKind),
 		attribute.String("soakd.shard", o.Shard.String())))
 	defer runSpan.End()
+	// A managed server that dies mid-run ends the run (cause errTargetDown).
+	ctx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
 	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
 	// stopErr ends the run early with what ran so far written: a phase
@@ -185,6 +189,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 			stopErr = err
 			break
 		}
+		stopWatch := watchTarget(r.currentTarget(), cancelRun)
 		for pi := range r.sc.Phases {
 			if ctx.Err() != nil || stopErr != nil {
 				break
@@ -210,6 +215,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 				attribute.String("soakd.phase.kind", ph.Kind), attribute.Float64("soakd.target_rate", ph.Rate)))
 			pr, err := r.runPhase(pctx, pi, ph)
 			if err != nil {
+				stopWatch()
 				leave()
 				stopStats()
 				ps.SetStatus(codes.Error, err.Error())
@@ -221,11 +227,19 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 			sum.Phases = append(sum.Phases, *pr)
 			phaseSpans = append(phaseSpans, ps)
 		}
+		stopWatch()
 		leave()
 	}
 	stopStats()
+	var down *targetDownError
+	if errors.As(context.Cause(ctx), &down) && stopErr == nil {
+		stopErr = down
+	}
 	if ctx.Err() != nil || stopErr != nil {
 		sum.Status = StatusInterrupted
+		if stopErr != nil {
+			sum.StatusReason = stopErr.Error()
+		}
 	}
 	sum.End = time.Now().UTC()
 	sum.evaluate(r.sc)
@@ -273,6 +287,34 @@ func newLatencyLog(w io.Writer, start time.Time) *hdr.HistogramLogWriter {
 	lw.SetBaseTime(base)
 	_ = lw.OutputLegend()
 	return lw
+}
+
+// targetDownError is the cause a run ends with when its managed server
+// process ended under it.
+type targetDownError struct{ reason string }
+
+func (e *targetDownError) Error() string { return "target down mid-run: " + e.reason }
+
+// watchTarget cancels the run when tg's own server process ends
+// (targets.Watched); stop ends the watch before soakd closes tg itself.
+func watchTarget(tg targets.Target, cancel context.CancelCauseFunc) (stop func()) {
+	w, ok := tg.(targets.Watched)
+	if !ok || w.Down() == nil {
+		return func() {}
+	}
+	done, quit := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-w.Down():
+			cancel(&targetDownError{reason: w.DownReason()})
+		case <-quit:
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
 }
 
 func (r *runner) finishHlog() error {

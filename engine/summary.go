@@ -26,16 +26,19 @@ const (
 
 // Summary is summary.json.
 type Summary struct {
-	SchemaVersion int           `json:"schema_version"`
-	Scenario      string        `json:"scenario"`
-	ScenarioFile  string        `json:"scenario_file,omitempty"`
-	Target        TargetInfo    `json:"target"`
-	Shard         Shard         `json:"shard"`
-	Start         time.Time     `json:"start"`
-	End           time.Time     `json:"end"`
-	Status        string        `json:"status"`
-	Phases        []PhaseResult `json:"phases"`
-	SLO           Verdict       `json:"slo"`
+	SchemaVersion int        `json:"schema_version"`
+	Scenario      string     `json:"scenario"`
+	ScenarioFile  string     `json:"scenario_file,omitempty"`
+	Target        TargetInfo `json:"target"`
+	Shard         Shard      `json:"shard"`
+	Start         time.Time  `json:"start"`
+	End           time.Time  `json:"end"`
+	Status        string     `json:"status"`
+	// StatusReason says why an interrupted run ended early when it was
+	// not a signal: a managed server died, a barrier timed out.
+	StatusReason string        `json:"status_reason,omitempty"`
+	Phases       []PhaseResult `json:"phases"`
+	SLO          Verdict       `json:"slo"`
 }
 
 // TargetInfo describes the target without credentials.
@@ -326,6 +329,9 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, " (%s)", s.Target.Server)
 	}
 	fmt.Fprintf(&b, "\nshard: %s\nstart: %s  end: %s  status: %s\n", s.Shard, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), s.Status)
+	if s.StatusReason != "" {
+		fmt.Fprintf(&b, "interrupted: %s\n", s.StatusReason)
+	}
 	if s.Target.Note != "" {
 		fmt.Fprintf(&b, "%s\n", s.Target.Note)
 	}

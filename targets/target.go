@@ -71,6 +71,14 @@ type StatsSource interface {
 	ServerStats(ctx context.Context) (map[string]float64, error)
 }
 
+// Watched is implemented by targets that run their server themselves
+// (target.managed): Down is closed if that process ends while the target
+// is open, and DownReason then says how. A nil channel never fires.
+type Watched interface {
+	Down() <-chan struct{}
+	DownReason() string
+}
+
 // Classifier is implemented by targets with store-specific error classes
 // (oom, moved, rejected...). The result must be one of a small fixed set.
 type Classifier interface {

@@ -209,6 +209,26 @@ func (s *Server) Pid() int { return s.cmd.Process.Pid }
 // Exited is closed when the process has ended.
 func (s *Server) Exited() <-chan struct{} { return s.exited }
 
+// ExitReason says how the process ended (after Exited is closed): pid,
+// exit status and the last lines the server printed.
+func (s *Server) ExitReason() string {
+	select {
+	case <-s.exited:
+	default:
+		return ""
+	}
+	how := "exited"
+	if s.waitErr != nil {
+		how = s.waitErr.Error()
+	}
+	msg := fmt.Sprintf("managed redis-server (pid %d, port %d) ended: %s", s.cmd.Process.Pid, s.Port, how)
+	lines := strings.Split(strings.TrimSpace(s.stderr.String()), "\n")
+	if n := len(lines); n > 0 && lines[n-1] != "" {
+		msg += "; last output: " + strings.TrimSpace(lines[n-1])
+	}
+	return msg
+}
+
 // Kill ends the process with SIGKILL at once (tests: a server crash).
 func (s *Server) Kill() {
 	_ = s.cmd.Process.Signal(syscall.SIGKILL)

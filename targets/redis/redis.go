@@ -271,6 +271,23 @@ func (t *Target) Describe() string {
 	return d
 }
 
+// Down is closed when the managed server's process has ended (nil, never
+// closed, for a server soakd does not run).
+func (t *Target) Down() <-chan struct{} {
+	if t.managed == nil {
+		return nil
+	}
+	return t.managed.Exited()
+}
+
+// DownReason says how the managed server ended.
+func (t *Target) DownReason() string {
+	if t.managed == nil {
+		return ""
+	}
+	return t.managed.ExitReason()
+}
+
 // Managed returns the server soakd started for this target, or nil.
 func (t *Target) Managed() *Server { return t.managed }
 
