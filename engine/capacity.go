@@ -137,6 +137,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		scheduled += res.Scheduled
 		elapsed += res.Elapsed
 		st := stageResult(&s, res, r.stats())
+		r.keepStageHists(ph.Name, s.Stage, res.Total)
 		pr.Stages = append(pr.Stages, st)
 		ok, failed := ProbePassed(r.sc.SLO, st.Result)
 		span.SetAttributes(resultAttrs(&st.Result)...)

@@ -89,6 +89,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		scheduled += mres.Scheduled
 		elapsed += mres.Elapsed
 		st := stageResult(&ms, mres, r.freshStats(ctx))
+		r.keepStageHists(ph.Name, name, mres.Total)
 		st.Start = lres.Start.UTC()
 		st.Records = r.inserted.Load()
 		load := &Result{}

@@ -27,13 +27,43 @@ type phaseTotal struct {
 	set   *metrics.Set
 }
 
+// stageHist is one stage's cumulative histogram for an op and timing,
+// kept compressed (a run may have hundreds of stages) until
+// histograms.hlog is written.
+type stageHist struct {
+	tag  string
+	data []byte
+}
+
+// keepStageHists keeps a stage's measured histograms for histograms.hlog
+// under tags <phase>/<stage>.<op>.latency|service, so shard merges can
+// give stages exact percentiles too.
+func (r *runner) keepStageHists(phase, stage string, set *metrics.Set) {
+	for op, os := range set.Ops {
+		if os == nil || os.Count == 0 {
+			continue
+		}
+		name := scenarios.Op(op).String()
+		for _, h := range []struct {
+			timing string
+			h      *hdr.Histogram
+		}{{"latency", os.Latency}, {"service", os.Service}} {
+			b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+			if err != nil {
+				continue
+			}
+			r.stageHists = append(r.stageHists, stageHist{phase + "/" + stage + "." + name + "." + h.timing, b})
+		}
+	}
+}
+
 // writeHistograms writes histograms.hlog atomically.
 func (r *runner) writeHistograms() error {
 	var buf bytes.Buffer
 	w := hdr.NewHistogramLogWriter(&buf)
 	now := time.Now().UnixMilli()
 	_ = w.OutputLogFormatVersion()
-	_ = w.OutputComment("soakd cumulative histograms per phase: values in ns; tags <phase>.<op>.latency and <phase>.<op>.service; measured ops only (after warmup)")
+	_ = w.OutputComment("soakd cumulative histograms per phase and stage: values in ns; tags <phase>.<op>.latency|service and <phase>/<stage>.<op>.latency|service; measured ops only (after warmup)")
 	_ = w.OutputStartTime(now)
 	_ = w.OutputLegend()
 	for _, t := range r.totals {
@@ -54,6 +84,18 @@ func (r *runner) writeHistograms() error {
 					return err
 				}
 			}
+		}
+	}
+	for _, sh := range r.stageHists {
+		h, err := hdr.Decode(sh.data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sh.tag, err)
+		}
+		h.SetTag(sh.tag)
+		h.SetStartTimeMs(now)
+		h.SetEndTimeMs(now)
+		if err := w.OutputIntervalHistogram(h); err != nil {
+			return err
 		}
 	}
 	return WriteFileAtomic(filepath.Join(r.opts.OutDir, HistogramsFile), buf.Bytes())

@@ -212,7 +212,23 @@ func (m *Merged) mergePhases() {
 		}
 		for _, name := range stageOrder {
 			st := stages[name]
-			st.Ops = nil // stage percentiles are per shard only
+			// Stage percentiles from the merged stage histograms; a
+			// shard written before they were kept has none: then the
+			// stage shows counts only.
+			merged := true
+			for op := range st.Ops {
+				if m.Hists[ref.Name+"/"+name+"."+op+".latency"] == nil {
+					merged = false
+				}
+			}
+			if !merged {
+				st.Ops = nil
+			}
+			for op, or := range st.Ops {
+				or.Latency = metrics.Summarize(m.Hists[ref.Name+"/"+name+"."+op+".latency"])
+				or.Service = metrics.Summarize(m.Hists[ref.Name+"/"+name+"."+op+".service"])
+				st.Ops[op] = or
+			}
 			pr.Stages = append(pr.Stages, *st)
 		}
 		m.Phases = append(m.Phases, pr)
@@ -356,7 +372,11 @@ func (m *Merged) Text() string {
 			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
 		writeOpTable(&b, p.Result)
 		for _, st := range p.Stages {
-			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped)
+			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped)
+			for _, op := range sortedKeys(st.Ops) {
+				fmt.Fprintf(&b, " | %s p99 %s", op, fmtDur(st.Ops[op].Latency.P99))
+			}
+			b.WriteString("\n")
 		}
 		ids := make([]int, 0, len(m.Shards))
 		for i := range m.Shards {

@@ -81,10 +81,11 @@ type runner struct {
 	classes      []string
 	tracer       trace.Tracer
 
-	hlogMu sync.Mutex
-	hlog   *hdr.HistogramLogWriter
-	hbuf   *os.File
-	totals []phaseTotal // per phase, for histograms.hlog
+	hlogMu     sync.Mutex
+	hlog       *hdr.HistogramLogWriter
+	hbuf       *os.File
+	totals     []phaseTotal // per phase, for histograms.hlog
+	stageHists []stageHist  // per stage, for histograms.hlog
 
 	// tgMu guards r.target against the stats sampler while a persistence
 	// matrix swaps targets between segments.
@@ -450,6 +451,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		if s.Stage != "" {
 			st := stageResult(s, res, r.stats())
 			pr.Stages = append(pr.Stages, st)
+			r.keepStageHists(ph.Name, s.Stage, res.Total)
 			ss.SetAttributes(resultAttrs(&st.Result)...)
 			ss.End()
 		}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 func TestShardRangesTileTheKeyspace(t *testing.T) {
@@ -141,5 +144,54 @@ func TestMergeRunDirs(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err %v, want %q", c.dirs, err, c.want)
 		}
+	}
+}
+
+// TestMergeStagePercentiles: each shard keeps its stages' histograms in
+// histograms.hlog, so merged ramp steps get exact percentiles.
+func TestMergeStagePercentiles(t *testing.T) {
+	sc := scenario(t, `
+name: ramp-shards
+keyspace: {records: 1000}
+phases:
+  - {name: ramp, kind: ramp, concurrency: 2, mix: {get: 100}, steps: [{rate: 200, duration: 500ms}, {rate: 400, duration: 500ms}]}
+`)
+	base := t.TempDir()
+	var dirs []string
+	var sums []*Summary
+	for i := 0; i < 2; i++ {
+		tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(base, fmt.Sprintf("s%d", i))
+		sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir, Shard: Shard{Index: i, Count: 2}})
+		tg.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs, sums = append(dirs, dir), append(sums, sum)
+	}
+	m, err := MergeRunDirs(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages := m.Phases[0].Stages
+	if len(stages) != 2 {
+		t.Fatalf("%d merged stages", len(stages))
+	}
+	for k, st := range stages {
+		got := st.Ops["get"]
+		a, b := sums[0].Phases[0].Stages[k].Ops["get"], sums[1].Phases[0].Stages[k].Ops["get"]
+		if got.Count != a.Count+b.Count || got.Latency.Count != got.Count {
+			t.Errorf("%s: merged %d ops (latency %d), shards %d + %d", st.Name, got.Count, got.Latency.Count, a.Count, b.Count)
+		}
+		lo, hi := min(a.Latency.P99, b.Latency.P99), max(a.Latency.P99, b.Latency.P99)
+		if got.Latency.P99 < lo || got.Latency.P99 > hi || got.Latency.Max != max(a.Latency.Max, b.Latency.Max) {
+			t.Errorf("%s: merged p99 %g max %g, shards p99 %g/%g max %g/%g", st.Name, got.Latency.P99, got.Latency.Max, a.Latency.P99, b.Latency.P99, a.Latency.Max, b.Latency.Max)
+		}
+	}
+	if txt := m.Text(); !strings.Contains(txt, "stage step-2: target 400 ops/s") || !strings.Contains(txt, "| get p99 ") {
+		t.Errorf("merged text:\n%s", txt)
 	}
 }
