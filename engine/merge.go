@@ -235,6 +235,28 @@ func (m *Merged) mergePhases() {
 	}
 }
 
+// Summary is the merged run as one Summary (for report.html): shard 0's
+// target, the merged phases and SLO verdict, interrupted if any shard
+// was, Shard.Count = the number of shards merged.
+func (m *Merged) Summary() *Summary {
+	ref := m.Shards[0]
+	s := &Summary{SchemaVersion: ref.SchemaVersion, Scenario: m.Scenario, ScenarioFile: ref.ScenarioFile, Target: ref.Target,
+		Shard: Shard{Count: m.Count}, Start: ref.Start, End: ref.End, Status: StatusCompleted, Phases: m.Phases, SLO: m.SLO}
+	for _, sh := range m.Shards {
+		if sh.Start.Before(s.Start) {
+			s.Start = sh.Start
+		}
+		if sh.End.After(s.End) {
+			s.End = sh.End
+		}
+		if sh.Status == StatusInterrupted {
+			s.Status = StatusInterrupted
+		}
+	}
+	s.Scenario = fmt.Sprintf("%s (merged %d shards)", m.Scenario, m.Count)
+	return s
+}
+
 func findPhase(s *Summary, name string) *PhaseResult {
 	for i := range s.Phases {
 		if s.Phases[i].Name == name {

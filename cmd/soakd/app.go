@@ -358,7 +358,7 @@ func (a *App) report(args []string) int {
 		return exitBadUsed
 	}
 	if len(dirs) > 1 {
-		if code, done := a.reportMerged(dirs); done {
+		if code, done := a.reportMerged(dirs, *htmlOut); done {
 			return code
 		}
 	}

@@ -106,7 +106,7 @@ func waitUntil(ctx context.Context, t time.Time, now func() time.Time) error {
 // reportMerged merges several run dirs when they are shards of one run
 // (any of them has a shard count above 1). done=false means the dirs are
 // independent unsharded runs, printed one after another.
-func (a *App) reportMerged(dirs []string) (code int, done bool) {
+func (a *App) reportMerged(dirs []string, htmlOut string) (code int, done bool) {
 	sharded := false
 	for _, d := range dirs {
 		if s, err := engine.ReadSummary(d); err == nil && s.Shard.Count > 1 {
@@ -129,5 +129,12 @@ func (a *App) reportMerged(dirs []string) (code int, done bool) {
 		return exitBadUsed, true
 	}
 	fmt.Fprint(a.Stdout, m.Text())
+	if htmlOut != "" {
+		if err := engine.WriteFileAtomic(htmlOut, engine.ReportHTML([]*engine.Summary{m.Summary()}, nil)); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
+			return exitBadUsed, true
+		}
+		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", htmlOut)
+	}
 	return exitOK, true
 }

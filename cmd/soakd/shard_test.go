@@ -193,8 +193,12 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 	// shards' latency.hlog intervals (no warmup, so equal to the totals).
 	var out, errb syncBuf
 	app := &App{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
-	if code := app.Main(ctx, append([]string{"report"}, dirs...)); code != 0 {
+	page := filepath.Join(base, "merged.html")
+	if code := app.Main(ctx, append([]string{"report", "--html", page}, dirs...)); code != 0 {
 		t.Fatalf("report exit %d: %s", code, errb.String())
+	}
+	if h, err := os.ReadFile(page); err != nil || !strings.Contains(string(h), "(merged 4 shards)") || strings.Count(string(h), "<svg ") < 2 {
+		t.Errorf("merged report.html: %v\n%.300s", err, h)
 	}
 	m, err := engine.MergeRunDirs(dirs)
 	if err != nil {
