@@ -35,25 +35,37 @@ type stageHist struct {
 	data []byte
 }
 
-// keepStageHists keeps a stage's measured histograms for histograms.hlog
-// under tags <phase>/<stage>.<op>.latency|service, so shard merges can
-// give stages exact percentiles too.
-func (r *runner) keepStageHists(phase, stage string, set *metrics.Set) {
+// taggedHist is one op's histogram for one timing.
+type taggedHist struct {
+	tag string
+	h   *hdr.Histogram
+}
+
+// tagged lists the histograms of set's recorded ops, tagged
+// <prefix>.<op>.latency and <prefix>.<op>.service: the tags of
+// latency.hlog and histograms.hlog.
+func tagged(prefix string, set *metrics.Set) []taggedHist {
+	var out []taggedHist
 	for op, os := range set.Ops {
 		if os == nil || os.Count == 0 {
 			continue
 		}
-		name := scenarios.Op(op).String()
-		for _, h := range []struct {
-			timing string
-			h      *hdr.Histogram
-		}{{"latency", os.Latency}, {"service", os.Service}} {
-			b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
-			if err != nil {
-				continue
-			}
-			r.stageHists = append(r.stageHists, stageHist{phase + "/" + stage + "." + name + "." + h.timing, b})
+		name := prefix + "." + scenarios.Op(op).String()
+		out = append(out, taggedHist{name + ".latency", os.Latency}, taggedHist{name + ".service", os.Service})
+	}
+	return out
+}
+
+// keepStageHists keeps a stage's measured histograms for histograms.hlog
+// under tags <phase>/<stage>.<op>.latency|service, so shard merges can
+// give stages exact percentiles too.
+func (r *runner) keepStageHists(phase, stage string, set *metrics.Set) {
+	for _, th := range tagged(phase+"/"+stage, set) {
+		b, err := th.h.Encode(hdr.V2CompressedEncodingCookieBase)
+		if err != nil {
+			continue
 		}
+		r.stageHists = append(r.stageHists, stageHist{th.tag, b})
 	}
 }
 
@@ -67,22 +79,13 @@ func (r *runner) writeHistograms() error {
 	_ = w.OutputStartTime(now)
 	_ = w.OutputLegend()
 	for _, t := range r.totals {
-		for op, os := range t.set.Ops {
-			if os == nil || os.Count == 0 {
-				continue
-			}
-			name := scenarios.Op(op).String()
-			for _, h := range []struct {
-				tag string
-				h   *hdr.Histogram
-			}{{t.phase + "." + name + ".latency", os.Latency}, {t.phase + "." + name + ".service", os.Service}} {
-				c := hdr.Import(h.h.Export())
-				c.SetTag(h.tag)
-				c.SetStartTimeMs(now)
-				c.SetEndTimeMs(now)
-				if err := w.OutputIntervalHistogram(c); err != nil {
-					return err
-				}
+		for _, th := range tagged(t.phase, t.set) {
+			c := hdr.Import(th.h.Export())
+			c.SetTag(th.tag)
+			c.SetStartTimeMs(now)
+			c.SetEndTimeMs(now)
+			if err := w.OutputIntervalHistogram(c); err != nil {
+				return err
 			}
 		}
 	}

@@ -504,20 +504,11 @@ func retimedRate(s *segment, res *segResult) float64 {
 // hlog, feeds Prometheus and prints the progress line.
 func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed int64) {
 	r.hlogMu.Lock()
-	for op, os := range w.Ops {
-		if os == nil || os.Count == 0 {
-			continue
-		}
-		name := scenarios.Op(op).String()
-		for _, h := range []struct {
-			tag string
-			h   *hdr.Histogram
-		}{{seg.Phase + "." + name + ".latency", os.Latency}, {seg.Phase + "." + name + ".service", os.Service}} {
-			h.h.SetTag(h.tag)
-			h.h.SetStartTimeMs(from.UnixMilli())
-			h.h.SetEndTimeMs(to.UnixMilli())
-			_ = r.hlog.OutputIntervalHistogram(h.h)
-		}
+	for _, th := range tagged(seg.Phase, w) {
+		th.h.SetTag(th.tag)
+		th.h.SetStartTimeMs(from.UnixMilli())
+		th.h.SetEndTimeMs(to.UnixMilli())
+		_ = r.hlog.OutputIntervalHistogram(th.h)
 	}
 	r.hlogMu.Unlock()
 	dt := to.Sub(from).Seconds()
