@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -84,34 +85,7 @@ func TestBarrier(t *testing.T) {
 		t.Fatalf("Arrived before the index exists = %d, %v", n, err)
 	}
 	const n = 4
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var lastArrival time.Time
-	returned := make([]time.Time, n)
-	errs := make([]error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * 100 * time.Millisecond)
-			if i == n-1 {
-				mu.Lock()
-				lastArrival = time.Now()
-				mu.Unlock()
-			}
-			errs[i] = targets.WaitBarrier(ctx, tg, key, targets.BarrierWait{N: n, Timeout: 10 * time.Second})
-			returned[i] = time.Now()
-		}()
-	}
-	wg.Wait()
-	for i := range errs {
-		if errs[i] != nil {
-			t.Fatalf("shard %d: %v", i, errs[i])
-		}
-		if returned[i].Before(lastArrival) {
-			t.Fatalf("shard %d returned before the last shard arrived", i)
-		}
-	}
+	testutil.StaggeredBarrier(t, ctx, func() targets.Barrier { return tg }, key, n, 100*time.Millisecond, 10*time.Second)
 	if b.n[key] != n {
 		t.Fatalf("counter %d, want %d", b.n[key], n)
 	}

@@ -6,52 +6,20 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
 
-// testBarrier has n goroutines, each with its own connection, arrive at
-// one barrier at staggered times: none may return before the last has
+// testBarrier has 4 shards, each with its own connection, arrive at one
+// barrier at staggered times: none may return before the last has
 // arrived.
 func testBarrier(t *testing.T, open func() targets.Barrier, key string) {
 	t.Helper()
-	const n = 4
-	ctx := ctxT(t)
-	var arrivedAll atomic.Int64 // UnixNano of the last arrival
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	returned := make([]time.Time, n)
-	for i := 0; i < n; i++ {
-		b := open()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * 150 * time.Millisecond)
-			if i == n-1 {
-				arrivedAll.Store(time.Now().UnixNano())
-			}
-			err := targets.WaitBarrier(ctx, b, key, targets.BarrierWait{N: n, Timeout: 10 * time.Second})
-			returned[i] = time.Now()
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	last := time.Unix(0, arrivedAll.Load())
-	for i, r := range returned {
-		if r.Before(last) {
-			t.Fatalf("shard %d returned %s before the last shard arrived", i, last.Sub(r))
-		}
-	}
+	testutil.StaggeredBarrier(t, ctxT(t), open, key, 4, 150*time.Millisecond, 10*time.Second)
 }
 
 func TestBarrier(t *testing.T) {

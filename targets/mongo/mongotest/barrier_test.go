@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 
+	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/targets"
 	soakmongo "github.com/soakd/soakd/targets/mongo"
 )
@@ -23,35 +24,7 @@ func TestBarrier(t *testing.T) {
 	defer cancel()
 	key := "soakd:barrier:run-1:kv:1"
 	const n = 4
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var lastArrival time.Time
-	returned := make([]time.Time, n)
-	errs := make([]error, n)
-	for i := 0; i < n; i++ {
-		b := open(t, testURL(f)).(targets.Barrier)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(time.Duration(i) * 150 * time.Millisecond)
-			if i == n-1 {
-				mu.Lock()
-				lastArrival = time.Now()
-				mu.Unlock()
-			}
-			errs[i] = targets.WaitBarrier(ctx, b, key, targets.BarrierWait{N: n, Timeout: 20 * time.Second})
-			returned[i] = time.Now()
-		}()
-	}
-	wg.Wait()
-	for i := range errs {
-		if errs[i] != nil {
-			t.Fatalf("shard %d: %v", i, errs[i])
-		}
-		if returned[i].Before(lastArrival) {
-			t.Fatalf("shard %d returned before the last shard arrived", i)
-		}
-	}
+	testutil.StaggeredBarrier(t, ctx, func() targets.Barrier { return open(t, testURL(f)).(targets.Barrier) }, key, n, 150*time.Millisecond, 20*time.Second)
 	coll := direct(t, f.uri).Database().Collection(soakmongo.BarrierCollection)
 	var doc struct {
 		N int `bson:"n"`
