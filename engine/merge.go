@@ -385,6 +385,9 @@ func (m *Merged) Text() string {
 		fmt.Fprintf(&b, " %s", ref.Target.URL)
 	}
 	b.WriteString("\n")
+	if ml := ref.Target.MemoryLimits; ml != nil {
+		fmt.Fprintf(&b, "memory limits (shard 0): %s\n", ml)
+	}
 	for i, s := range m.Shards {
 		fmt.Fprintf(&b, "shard %s: %s  start %s  end %s  status %s  histograms from %s\n", s.Shard, m.Dirs[i],
 			s.Start.Format("2006-01-02T15:04:05.000Z07:00"), s.End.Format("2006-01-02T15:04:05.000Z07:00"), s.Status, m.Source[i])

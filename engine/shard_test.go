@@ -191,7 +191,8 @@ phases:
 			t.Errorf("%s: merged p99 %g max %g, shards p99 %g/%g max %g/%g", st.Name, got.Latency.P99, got.Latency.Max, a.Latency.P99, b.Latency.P99, a.Latency.Max, b.Latency.Max)
 		}
 	}
-	if txt := m.Text(); !strings.Contains(txt, "stage step-2: target 400 ops/s") || !strings.Contains(txt, "| get p99 ") {
+	if txt := m.Text(); !strings.Contains(txt, "stage step-2: target 400 ops/s") || !strings.Contains(txt, "| get p99 ") ||
+		!strings.Contains(txt, "memory limits (shard 0): "+sums[0].Target.MemoryLimits.String()) {
 		t.Errorf("merged text:\n%s", txt)
 	}
 }
