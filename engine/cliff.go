@@ -114,15 +114,18 @@ func DetectCliff(stages []StageResult, factor float64) *Cliff {
 		ops = append(ops, op)
 	}
 	sort.Strings(ops)
-	p99s := func(op string, upto int) []float64 {
+	// earlier returns f of op in the stages before upto that have enough
+	// samples to judge.
+	earlier := func(op string, upto int, f func(OpResult) float64) []float64 {
 		var xs []float64
 		for _, st := range stages[:upto] {
 			if o, ok := st.Ops[op]; ok && o.Count >= minCliffSamples {
-				xs = append(xs, o.Latency.P99)
+				xs = append(xs, f(o))
 			}
 		}
 		return xs
 	}
+	p99 := func(o OpResult) float64 { return o.Latency.P99 }
 	for k, st := range stages {
 		if st.TargetRate > 0 && st.Completed+st.Dropped > 0 {
 			if ratio := st.AchievedRate / st.TargetRate; ratio < MinHeldRatio {
@@ -144,12 +147,7 @@ func DetectCliff(stages []StageResult, factor float64) *Cliff {
 			if !ok || o.Count < minCliffSamples || o.Misses == 0 || k < 1 {
 				continue
 			}
-			var prev []float64
-			for _, e := range stages[:k] {
-				if eo, ok := e.Ops[op]; ok && eo.Count >= minCliffSamples {
-					prev = append(prev, missRatio(eo))
-				}
-			}
+			prev := earlier(op, k, missRatio)
 			if len(prev) == 0 {
 				continue
 			}
@@ -163,11 +161,11 @@ func DetectCliff(stages []StageResult, factor float64) *Cliff {
 			if !ok || o.Count < minCliffSamples {
 				continue
 			}
-			earlier := p99s(op, k)
-			if len(earlier) < 2 {
+			prev := earlier(op, k, p99)
+			if len(prev) < 2 {
 				continue
 			}
-			base := median(earlier)
+			base := median(prev)
 			if base <= 0 || o.Latency.P99 <= factor*base {
 				continue
 			}

@@ -40,8 +40,8 @@ type Options struct {
 	Control *Control
 	Tracer  trace.Tracer // spans for run, phases, stages; nil = none
 	// Reopen opens the scenario's target again with another managed
-	// persistence variant (growth phases with target.managed.persistences
-	// run once per variant). nil = no persistence matrix.
+	// persistence variant: with target.managed.persistences the whole
+	// phase list runs once per variant. nil = no persistence matrix.
 	Reopen func(persistence string) (targets.Target, error)
 	// RunID names this run across its shards. With Shard.Count > 1, a
 	// run id and a target that implements targets.Barrier, the shards
