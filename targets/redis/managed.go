@@ -210,7 +210,7 @@ func (s *Server) Pid() int { return s.cmd.Process.Pid }
 func (s *Server) Exited() <-chan struct{} { return s.exited }
 
 // ExitReason says how the process ended (after Exited is closed): pid,
-// exit status and the last lines the server printed.
+// exit status and the last line the server printed.
 func (s *Server) ExitReason() string {
 	select {
 	case <-s.exited:
@@ -221,7 +221,7 @@ func (s *Server) ExitReason() string {
 	if s.waitErr != nil {
 		how = s.waitErr.Error()
 	}
-	msg := fmt.Sprintf("managed redis-server (pid %d, port %d) ended: %s", s.cmd.Process.Pid, s.Port, how)
+	msg := fmt.Sprintf("managed redis-server (pid %d, port %d) ended: %s", s.Pid(), s.Port, how)
 	lines := strings.Split(strings.TrimSpace(s.stderr.String()), "\n")
 	if n := len(lines); n > 0 && lines[n-1] != "" {
 		msg += "; last output: " + strings.TrimSpace(lines[n-1])
