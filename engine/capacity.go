@@ -122,7 +122,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	pr := &PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
-	var elapsed time.Duration
+	var elapsed, drain time.Duration
 	cr := &CapacityResult{}
 	probe := func(rate float64) bool {
 		i := len(pr.Stages)
@@ -136,6 +136,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		total.Merge(res.Total)
 		scheduled += res.Scheduled
 		elapsed += res.Elapsed
+		drain = max(drain, res.Drain)
 		st := stageResult(&s, res, r.stats())
 		r.keepStageHists(ph.Name, s.Stage, res.Total)
 		pr.Stages = append(pr.Stages, st)
@@ -156,7 +157,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	cr.HighestRateHeld = lo
 	pr.Capacity = cr
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = lo
 	pr.Server = r.stats()

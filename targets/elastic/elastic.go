@@ -448,6 +448,10 @@ func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
 // MaxBatch is the largest _bulk request worth sending.
 func (t *Target) MaxBatch() int { return t.maxBatch }
 
+// Batchable: only inserts go together (one _bulk request); every other
+// op is its own request.
+func (t *Target) Batchable(op scenarios.Op) bool { return op == scenarios.OpInsert }
+
 // DoBatch sends the inserts of a batch through _bulk and runs other ops
 // one by one. Bulk items that fail count as errors of their own slot.
 func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
@@ -456,6 +460,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 	for i, r := range reqs {
 		if r.Op != scenarios.OpInsert {
 			errs[i] = t.Do(ctx, r)
+			r.End = time.Now()
 			continue
 		}
 		body = append(body, `{"index":{"_index":`...)

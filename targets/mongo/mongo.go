@@ -357,6 +357,10 @@ func searchQuery(r *targets.Request) (bson.D, *options.FindOptions) {
 // MaxBatch is the largest InsertMany worth sending.
 func (t *Target) MaxBatch() int { return t.maxBatch }
 
+// Batchable: only inserts go together (one InsertMany); every other op
+// is its own round trip.
+func (t *Target) Batchable(op scenarios.Op) bool { return op == scenarios.OpInsert }
+
 // DoBatch sends the inserts of a batch as one unordered InsertMany and
 // runs the other ops one by one. A failed insert fails only its own slot.
 func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
@@ -369,6 +373,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 			continue
 		}
 		errs[i] = t.Do(ctx, r)
+		r.End = time.Now()
 	}
 	if len(docs) == 0 {
 		return

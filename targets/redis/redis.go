@@ -308,6 +308,13 @@ func (t *Target) Close() error {
 // MaxBatch is the pipeline depth used for due ops.
 func (t *Target) MaxBatch() int { return t.maxBatch }
 
+// Batchable: every op whose commands can all be queued up front goes in
+// the pipeline. scan and rmw send follow-up commands after their first
+// reply, so they run on their own and never hold a pipeline's other ops.
+func (t *Target) Batchable(op scenarios.Op) bool {
+	return op != scenarios.OpScan && op != scenarios.OpRMW
+}
+
 // cmdable is what both the client and a pipeline offer.
 type cmdable interface {
 	goredis.Cmdable
@@ -339,8 +346,10 @@ func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 	return t.build(ctx, t.c, r)(ctx)
 }
 
-// DoBatch sends due ops in one pipeline; follow-ups (scan's reads, rmw's
-// write) go after it.
+// DoBatch sends due ops in one pipeline. The engine sends only
+// Batchable ops here; a follow-up of any other (scan's reads, rmw's
+// write) would run after the pipeline, so that op's End is stamped
+// after it and the pipeline's other ops keep the pipeline's end.
 func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
 	if len(reqs) == 1 {
 		errs[0] = t.Do(ctx, reqs[0])
@@ -352,8 +361,13 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		posts[i] = t.build(ctx, pipe, r)
 	}
 	_, _ = pipe.Exec(ctx)
-	for i := range reqs {
+	end := time.Now()
+	for i, r := range reqs {
 		errs[i] = posts[i](ctx)
+		r.End = end
+		if !t.Batchable(r.Op) {
+			r.End = time.Now()
+		}
 	}
 }
 
