@@ -64,9 +64,9 @@ type Result struct {
 	// Scheduled is how many ops the schedule called for in the measured
 	// window (by intended start; dropped included, warmup excluded).
 	Scheduled uint64              `json:"scheduled"`
-	Ops             map[string]OpResult `json:"ops"`
-	Dropped         int64               `json:"dropped"`
-	Errors          int64               `json:"errors"`
+	Ops       map[string]OpResult `json:"ops"`
+	Dropped   int64               `json:"dropped"`
+	Errors    int64               `json:"errors"`
 	// Misses are cache reads that found no value (outcome miss): not
 	// errors, but the hit ratio a growth phase watches.
 	Misses int64 `json:"misses,omitempty"`
@@ -76,9 +76,9 @@ type Result struct {
 	CompletedInWindow int64 `json:"completed_in_window"`
 	// DrainSeconds is how long after the window's end the last measured
 	// op completed: the backlog the store still had when time was up.
-	DrainSeconds float64 `json:"drain_seconds"`
-	MaxLag    float64         `json:"max_lag"`
-	Lag       metrics.Summary `json:"lag"`
+	DrainSeconds float64         `json:"drain_seconds"`
+	MaxLag       float64         `json:"max_lag"`
+	Lag          metrics.Summary `json:"lag"`
 }
 
 // OpResult is one op's figures.
