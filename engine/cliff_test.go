@@ -112,7 +112,9 @@ func TestSearchCapacity(t *testing.T) {
 	}{
 		{limit: 3000, start: 500, factor: 2, max: 1e6, prec: 0.05},
 		{limit: 1e9, start: 500, factor: 2, max: 3000, prec: 0.05, want: 3000, probes: 4}, // 500 1000 2000 3000
-		{limit: 100, start: 500, factor: 2, max: 3000, prec: 0.05, want: 0, probes: 1},
+		// start fails: step down by factor, then bisect above the rate that held.
+		{limit: 100, start: 500, factor: 2, max: 3000, prec: 0.05, want: 98, probes: 8}, // 500 250 125 63 94 110 102 98
+		{limit: 0, start: 8, factor: 2, max: 3000, prec: 0.05, want: 0, probes: 4},      // 8 4 2 1: nothing holds
 	} {
 		var rates []float64
 		got := searchCapacity(scenarioCap(c.start, c.factor, c.max, c.prec), func(r float64) bool {
