@@ -148,8 +148,11 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		return nil, err
 	}
 	c := t.Client
-	if c.PoolSize > 0 {
-		opt.PoolSize = c.PoolSize
+	// One connection per worker of the busiest phase (redis-benchmark -c
+	// N opens N), unless client.pool_size or the URL's pool_size says
+	// otherwise; go-redis's own default is 10 per CPU.
+	if c.PoolSize > 0 || opt.PoolSize == 0 {
+		opt.PoolSize = o.PoolSize(c)
 	}
 	if c.DialTimeout > 0 {
 		opt.DialTimeout = c.DialTimeout.D()
