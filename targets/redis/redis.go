@@ -42,7 +42,7 @@ type Target struct {
 	managed  *Server
 	search   searchState
 	inline   *inlinePool // ping_inline's connections
-	url      string // redacted
+	url      string      // redacted
 	limits   *targets.MemoryLimits
 }
 
