@@ -75,7 +75,7 @@ func suiteScenario(t *testing.T, url string, n int64) *scenarios.Scenario {
 // pop (lpop, rpop, spop, zpopmin) finds its structure empty.
 func TestSuitePopsNeverMiss(t *testing.T) {
 	s := mustRedis(t)
-	const n = 3000
+	const n = 2000
 	sc := suiteScenario(t, s.URL(), n)
 	tg := openTarget(t, sc.Target, targets.Options{Concurrency: sc.MaxConcurrency()})
 	sum, err := engine.Run(context.Background(), engine.Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: t.TempDir()})
