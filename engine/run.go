@@ -406,7 +406,9 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		s.Sequential = true
 		segs = append(segs, s)
 	case scenarios.PhaseSteady:
-		segs = append(segs, base)
+		s := base
+		s.Limit = uint64(ph.Requests) // 0 = by duration alone
+		segs = append(segs, s)
 	case scenarios.PhaseRamp:
 		for i, st := range ph.Steps {
 			s := base

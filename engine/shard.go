@@ -114,6 +114,10 @@ func (r *runner) shardSegments(segs []segment) {
 			lo, hi := sh.Range(int64(s.Limit))
 			s.KeyBase += lo
 			s.Limit = uint64(hi - lo)
+		} else if s.Limit > 0 {
+			// requests: N is the total over all shards.
+			lo, hi := sh.Range(int64(s.Limit))
+			s.Limit = uint64(hi - lo)
 		}
 	}
 }
@@ -154,6 +158,9 @@ func CheckShard(sc *scenarios.Scenario, sh Shard) error {
 	for _, p := range sc.Phases {
 		if p.Kind == scenarios.PhaseLoad && p.Records < int64(sh.Count) {
 			return fmt.Errorf("phase %s loads %d records, fewer than %d shards", p.Name, p.Records, sh.Count)
+		}
+		if p.Requests > 0 && p.Requests < int64(sh.Count) {
+			return fmt.Errorf("phase %s runs %d requests, fewer than %d shards", p.Name, p.Requests, sh.Count)
 		}
 	}
 	return nil

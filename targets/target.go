@@ -108,6 +108,20 @@ type Options struct {
 	// without a trailing newline (dropped when nil); e.g. a cgroup cap
 	// the host does not allow.
 	Warn func(msg string)
+	// Concurrency is the scenario's largest phase concurrency
+	// (Scenario.MaxConcurrency). Client pools hold that many connections
+	// unless target.client.pool_size says otherwise, so N workers get N
+	// connections (redis-benchmark -c N); 0 leaves the client's default.
+	Concurrency int
+}
+
+// PoolSize is the connection pool size for a client: the scenario's
+// client.pool_size when set, else Concurrency (0: the client's default).
+func (o Options) PoolSize(c scenarios.ClientOptions) int {
+	if c.PoolSize > 0 {
+		return c.PoolSize
+	}
+	return o.Concurrency
 }
 
 // Warnf sends a warning through Options.Warn.

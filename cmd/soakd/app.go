@@ -226,7 +226,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	var warnOnce sync.Once
 	topts := targets.Options{Env: a.Getenv, Warn: func(msg string) {
 		warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
-	}}
+	}, Concurrency: sc.MaxConcurrency()}
 	tg, err := targets.Open(ctx, sc.Target, topts)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)

@@ -29,7 +29,8 @@ const (
 	DefaultIndex    = "soakd"
 	DefaultMaxBatch = 500
 	DefaultPageSize = 10
-	// DefaultPoolSize is the idle connections kept per node.
+	// DefaultPoolSize is the idle connections kept per node when neither
+	// client.pool_size nor the scenario's concurrency says how many.
 	DefaultPoolSize       = 64
 	DefaultPrepareTimeout = 10 * time.Second
 	// IDField is the keyword copy of the id that scans sort on.
@@ -140,7 +141,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 			tg.secrets = append(tg.secrets, cfg.Password)
 		}
 	}
-	tr, err := transport(t)
+	tr, err := transport(t, o)
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +154,12 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	return tg, nil
 }
 
-func transport(t scenarios.Target) (*http.Transport, error) {
-	pool := t.Client.PoolSize
+// transport keeps client.pool_size idle connections per node, else one
+// per worker of the busiest phase, else DefaultPoolSize. More requests
+// in flight than that still open connections (HTTP/1.1 has one request
+// per connection); they are closed after use instead of kept.
+func transport(t scenarios.Target, o targets.Options) (*http.Transport, error) {
+	pool := o.PoolSize(t.Client)
 	if pool <= 0 {
 		pool = DefaultPoolSize
 	}

@@ -133,8 +133,10 @@ func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOption
 		return nil, nil, fmt.Errorf("bad MongoDB URL: %w", err)
 	}
 	// Scenario client options override the URI.
-	if t.Client.PoolSize > 0 {
-		co.SetMaxPoolSize(uint64(t.Client.PoolSize))
+	// client.pool_size, else the URI's maxPoolSize, else one connection
+	// per worker of the busiest phase (the driver's default is 100).
+	if n := o.PoolSize(t.Client); n > 0 && (t.Client.PoolSize > 0 || co.MaxPoolSize == nil) {
+		co.SetMaxPoolSize(uint64(n))
 	}
 	if rp := t.Client.ReadPreference; rp != "" {
 		mode, err := readpref.ModeFromString(rp)
