@@ -72,7 +72,7 @@ func (a *App) Main(ctx context.Context, args []string) int {
 	case "run":
 		return a.run(ctx, args[1:])
 	case "validate":
-		return a.validate(args[1:])
+		return a.validate(ctx, args[1:])
 	case "report":
 		return a.report(args[1:])
 	case "serve":
@@ -125,7 +125,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.SetOutput(a.Stderr)
 	var f runFlags
 	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://); overrides the scenario's")
-	fs.Float64Var(&f.rate, "rate", -1, "override every phase's rate (ops/s; 0 = closed loop)")
+	fs.Float64Var(&f.rate, "rate", 0, "override every phase's rate (ops/s; 0 = closed loop)")
 	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration")
 	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "address for /metrics while running (empty = off)")
@@ -157,7 +157,12 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}
 		sc.Target.Kind, sc.Target.URL = kind, f.target
 	}
-	if f.rate >= 0 {
+	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
+	if f.rateSet {
+		if err := scenarios.CheckRate(f.rate, true); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: --rate %v: %v\n", f.rate, err)
+			return exitBadUsed
+		}
 		for i := range sc.Phases {
 			if sc.Phases[i].Kind != scenarios.PhaseLoad {
 				sc.Phases[i].Rate = f.rate
@@ -316,14 +321,27 @@ func (a *App) run(ctx context.Context, args []string) int {
 	return exitOK
 }
 
-func (a *App) validate(args []string) int {
+func (a *App) validate(ctx context.Context, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(a.Stderr, "soakd validate: give one or more scenario files")
 		return exitBadUsed
 	}
 	bad := 0
-	for _, path := range args {
-		_, err := scenarios.LoadFile(path)
+	for i, path := range args {
+		// Parsing is linear and files are capped at 4 MB, but a file may
+		// be a FIFO or a slow mount: SIGINT ends validate at once.
+		loaded := make(chan error, 1)
+		go func() {
+			_, err := scenarios.LoadFile(path)
+			loaded <- err
+		}()
+		var err error
+		select {
+		case err = <-loaded:
+		case <-ctx.Done():
+			fmt.Fprintf(a.Stderr, "soakd validate: interrupted at %s (%d of %d files checked)\n", path, i, len(args))
+			return exitBadUsed
+		}
 		if err != nil {
 			bad++
 			var ps scenarios.Problems

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mainWithin runs a command line and fails the test if it has not
+// returned within limit (a hang, not a latency figure).
+func mainWithin(t *testing.T, limit time.Duration, a *App, ctx context.Context, args ...string) int {
+	t.Helper()
+	done := make(chan int, 1)
+	go func() { done <- a.Main(ctx, args) }()
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(limit):
+		t.Fatalf("soakd %s did not return within %s", strings.Join(args, " "), limit)
+		return -1
+	}
+}
+
+func TestRunRefusesBadRateFlag(t *testing.T) {
+	dir := t.TempDir()
+	sc := write(t, dir, "s.yaml", "phases: [{kind: steady, rate: 10, duration: 1s, mix: {get: 100}}]\n")
+	for _, rate := range []string{"-5", "1e12", "1e308", "NaN"} {
+		a, _, errb := newApp()
+		code := mainWithin(t, 5*time.Second, a, context.Background(), "run", sc, "--rate", rate, "--listen", "", "--quiet", "--out", filepath.Join(dir, "out"))
+		if code != 2 || !strings.Contains(errb.String(), "--rate") {
+			t.Errorf("--rate %s: exit %d, stderr %q; want 2 naming --rate", rate, code, errb)
+		}
+	}
+}
+
+func TestValidateRefusesUnboundedScenarios(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"rate.yaml":        "phases:\n  - {kind: steady, rate: 1e12, duration: 1s, mix: {get: 100}}\n",
+		"ramp.yaml":        "phases:\n  - {kind: ramp, mix: {get: 100}, from: 1e17, to: 1e17, step: 1, step_duration: 1s}\n",
+		"records.yaml":     "keyspace: {records: 1000000000000000}\nphases:\n  - {kind: steady, rate: 1, duration: 1s, mix: {get: 100}}\n",
+		"concurrency.yaml": "phases:\n  - {kind: steady, rate: 1, duration: 1s, mix: {get: 100}, concurrency: 0}\n",
+	} {
+		p := write(t, dir, name, src)
+		a, _, errb := newApp()
+		if code := mainWithin(t, 5*time.Second, a, context.Background(), "validate", p); code != 2 || !strings.Contains(errb.String(), p+":2: phases[0]") && !strings.Contains(errb.String(), p+":1: keyspace.records") {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errb)
+		}
+	}
+}
+
+// TestValidateHonoursSIGINT: a FIFO nobody writes blocks the read;
+// cancelling the ctx (SIGINT in main) ends validate anyway.
+func TestValidateHonoursSIGINT(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo.yaml")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	a, _, errb := newApp()
+	if code := mainWithin(t, 10*time.Second, a, ctx, "validate", p); code != 2 || !strings.Contains(errb.String(), "interrupted") {
+		t.Fatalf("exit %d, stderr %q", code, errb)
+	}
+}
