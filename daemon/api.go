@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/scenarios"
 )
 
 // Handler is the HTTP API:
@@ -214,8 +215,8 @@ func (d *Daemon) rateRun(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !(req.Rate > 0) {
-		writeErr(w, http.StatusBadRequest, `"rate" must be a positive number of ops/s`)
+	if err := scenarios.CheckRate(req.Rate, false); err != nil {
+		writeErr(w, http.StatusBadRequest, `"rate": `+err.Error())
 		return
 	}
 	d.mu.Lock()

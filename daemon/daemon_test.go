@@ -276,6 +276,10 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/rate", testToken, RateRequest{Rate: -1}, nil); code != 400 {
 		t.Errorf("negative rate: %d", code)
 	}
+	var refused map[string]string
+	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/rate", testToken, RateRequest{Rate: 1e12}, &refused); code != 400 || !strings.Contains(refused["error"], "10000000") {
+		t.Errorf("rate above the ceiling: %d %v", code, refused)
+	}
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/rate", testToken, RateRequest{Rate: 400}, nil); code != 200 {
 		t.Fatalf("rate: %d", code)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -467,35 +468,116 @@ func ValidPersistence(p string) error {
 	return fmt.Errorf("unknown persistence %q (use none, rdb:<seconds>, aof:everysec, aof:always)", p)
 }
 
-// RedactURL removes credentials from a URL for logs, metrics and errors.
+// redacted replaces every secret RedactURL removes.
+const redacted = "xxxxx"
+
+// sensitiveParam says whether a URL query parameter may hold a secret:
+// pass/password/passwd, secret, token, *key (apikey, api_key, sslkey),
+// credential, sig/signature, and Mongo's authMechanismProperties (which
+// carries AWS_SESSION_TOKEN:...).
+func sensitiveParam(k string) bool {
+	lk := strings.ToLower(k)
+	if lk == "sig" || lk == "authmechanismproperties" {
+		return true
+	}
+	for _, w := range []string{"pass", "secret", "token", "key", "credential", "signature"} {
+		if strings.Contains(lk, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactURL removes credentials from a URL for logs, metrics and errors:
+// the password of user:password@, a userinfo with no password (for
+// redis://secret@host the one part is the password), and the values of
+// query parameters that may hold secrets (sensitiveParam). The order of
+// everything else is kept.
 func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// Not parseable: drop anything that looks like userinfo.
-		if at := strings.LastIndex(raw, "@"); at >= 0 {
-			if i := strings.Index(raw, "://"); i >= 0 && i < at {
-				return raw[:i+3] + "xxxxx@" + raw[at+1:]
+	out, _ := redactURL(raw)
+	return out
+}
+
+// redactURL is RedactURL that also returns the secrets it removed, so
+// RedactText can remove them from messages that quote them.
+func redactURL(raw string) (string, []string) {
+	var secrets []string
+	rest, frag, hasFrag := strings.Cut(raw, "#")
+	base, query, hasQuery := strings.Cut(rest, "?")
+	// userinfo: between "://" (or the start) and the last "@" before the path.
+	hostStart := 0
+	if i := strings.Index(base, "://"); i >= 0 {
+		hostStart = i + 3
+	}
+	authEnd := len(base)
+	if j := strings.IndexByte(base[hostStart:], '/'); j >= 0 {
+		authEnd = hostStart + j
+	}
+	at := strings.LastIndex(base[:authEnd], "@")
+	switch {
+	case at < 0:
+	case hostStart == 0:
+		// Not a URL with a scheme: drop anything that looks like userinfo.
+		secrets = append(secrets, base[:at])
+		base = redacted + base[at:]
+	default:
+		info := base[hostStart:at]
+		user, pass, hasPass := strings.Cut(info, ":")
+		switch {
+		case hasPass:
+			secrets = append(secrets, pass, unescape(pass))
+			base = base[:hostStart] + user + ":" + redacted + base[at:]
+		case info != "":
+			secrets = append(secrets, info, unescape(info))
+			base = base[:hostStart] + redacted + base[at:]
+		}
+	}
+	out := base
+	if hasQuery {
+		parts := strings.Split(query, "&")
+		for i, kv := range parts {
+			k, v, ok := strings.Cut(kv, "=")
+			if ok && v != "" && sensitiveParam(unescape(k)) {
+				secrets = append(secrets, v, unescape(v))
+				parts[i] = k + "=" + redacted
 			}
-			return "xxxxx@" + raw[at+1:]
 		}
-		return raw
+		out += "?" + strings.Join(parts, "&")
 	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if hasFrag {
+		out += "#" + frag
+	}
+	return out, secrets
+}
+
+func unescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+var urlInTextRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+
+// RedactURLsIn redacts every URL-looking part of msg (a log line a
+// client library wrote) with RedactURL.
+func RedactURLsIn(msg string) string {
+	return urlInTextRE.ReplaceAllStringFunc(msg, RedactURL)
+}
+
+// RedactText removes rawURL and every secret in it from msg (an error or
+// a log line a client library wrote), for messages that may quote the
+// URL or parts of it.
+func RedactText(msg, rawURL string) string {
+	if rawURL == "" {
+		return msg
+	}
+	safe, secrets := redactURL(rawURL)
+	msg = strings.ReplaceAll(msg, rawURL, safe)
+	for _, s := range secrets {
+		if len(s) >= 3 && s != redacted {
+			msg = strings.ReplaceAll(msg, s, redacted)
 		}
 	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		lk := strings.ToLower(k)
-		if strings.Contains(lk, "password") || strings.Contains(lk, "secret") || strings.Contains(lk, "token") || lk == "apikey" || lk == "api_key" {
-			q.Set(k, "xxxxx")
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
+	return msg
 }

@@ -159,7 +159,8 @@ func Open(ctx context.Context, t scenarios.Target, o Options) (Target, error) {
 	}
 	tg, err := f(ctx, t, o)
 	if err != nil {
-		return nil, fmt.Errorf("%s target %s: %w", t.Kind, scenarios.RedactURL(t.URL), err)
+		// Client libraries may quote the URL (or its password) in errors.
+		return nil, fmt.Errorf("%s target %s: %s", t.Kind, scenarios.RedactURL(t.URL), scenarios.RedactText(err.Error(), t.URL))
 	}
 	return tg, nil
 }
