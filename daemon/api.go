@@ -172,8 +172,12 @@ func (d *Daemon) postRun(w http.ResponseWriter, r *http.Request) {
 	e, _, err := d.startRun(d.baseCtx, runRequest{file: path, target: req.Target, source: "api", slot: true})
 	if err != nil {
 		code := http.StatusBadRequest
-		if errors.Is(err, errStopping) {
+		switch {
+		case errors.Is(err, errStopping):
 			code = http.StatusServiceUnavailable
+		case errors.Is(err, errQueueFull):
+			code = http.StatusTooManyRequests
+			w.Header().Set("Retry-After", "30")
 		}
 		writeErr(w, code, err.Error())
 		return
