@@ -263,6 +263,20 @@ func WriteRunDir(dir string, s *Summary) error {
 	return WriteFileAtomic(filepath.Join(dir, "summary.txt"), []byte(s.Text()))
 }
 
+// WriteError is Run's error when the run finished but its results could
+// not be written (a full disk): the summary returned with it is
+// complete, only the run directory is not.
+type WriteError struct {
+	Dir string
+	Err error
+}
+
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("results could not be written to %s: %v", e.Dir, e.Err)
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
 // WriteFileAtomic writes data to a temp file in the same directory,
 // fsyncs it, renames it over path and fsyncs the directory, so a crash
 // leaves either the old file or the new one, never a torn one.

@@ -32,6 +32,9 @@ const (
 	exitOK      = 0
 	exitSLO     = 1
 	exitBadUsed = 2
+	// exitNotWritten: the run finished (its summary went to stdout) but
+	// the run directory could not be written, e.g. a full disk.
+	exitNotWritten = 3
 )
 
 // version is stamped with -ldflags "-X main.version=...".
@@ -306,14 +309,22 @@ func (a *App) run(ctx context.Context, args []string) int {
 		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"), Shard: shard,
 		Reopen: targets.Reopener(ctx, sc.Target, topts), RunID: runID, BarrierTimeout: f.barrierTimeout,
 	})
+	if sum != nil {
+		// The summary goes to stdout whatever happened to the files.
+		fmt.Fprint(a.Stdout, sum.Text())
+	}
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
-		if sum == nil {
+		var werr *engine.WriteError
+		switch {
+		case sum == nil:
 			return exitBadUsed
+		case errors.As(err, &werr):
+			fmt.Fprintf(a.Stderr, "soakd run: the summary above is the only copy of the results (exit %d)\n", exitNotWritten)
+			return exitNotWritten
 		}
 		return exitSLO
 	}
-	fmt.Fprint(a.Stdout, sum.Text())
 	fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", out)
 	if !sum.SLO.Passed {
 		return exitSLO

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -64,5 +65,25 @@ func TestValidateHonoursSIGINT(t *testing.T) {
 	a, _, errb := newApp()
 	if code := mainWithin(t, 10*time.Second, a, ctx, "validate", p); code != 2 || !strings.Contains(errb.String(), "interrupted") {
 		t.Fatalf("exit %d, stderr %q", code, errb)
+	}
+}
+
+// TestRunResultsNotWritten: when the run directory cannot be written
+// (here summary.json is a directory, as a full disk would fail the
+// write) the summary still goes to stdout and the exit code is 3.
+func TestRunResultsNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	sc := write(t, dir, "s.yaml", "keyspace: {records: 100}\nphases: [{kind: steady, rate: 200, duration: 1s, concurrency: 2, mix: {get: 100}}]\n")
+	out := filepath.Join(dir, "out")
+	if err := os.MkdirAll(filepath.Join(out, "summary.json", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, stdout, errb := newApp()
+	code := mainWithin(t, 60*time.Second, a, context.Background(), "run", sc, "--out", out, "--listen", "", "--quiet")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", code, errb)
+	}
+	if !strings.Contains(stdout.String(), "scenario: s") || !strings.Contains(errb.String(), "could not be written") {
+		t.Fatalf("stdout %q\nstderr %q", stdout, errb)
 	}
 }
