@@ -344,7 +344,11 @@ func (s *Summary) Text() string {
 	}
 	fmt.Fprintf(&b, "\nshard: %s\nstart: %s  end: %s  status: %s\n", s.Shard, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), s.Status)
 	if s.StatusReason != "" {
-		fmt.Fprintf(&b, "interrupted: %s\n", s.StatusReason)
+		label := "interrupted"
+		if s.Status == StatusKilled {
+			label = "killed"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", label, s.StatusReason)
 	}
 	if s.Target.Note != "" {
 		fmt.Fprintf(&b, "%s\n", s.Target.Note)
@@ -363,7 +367,10 @@ func (s *Summary) Text() string {
 		writeChecks(&b, p.SLO)
 	}
 	verdict := "PASSED"
-	if !s.SLO.Passed {
+	switch {
+	case s.Status == StatusKilled:
+		verdict = "not judged: the run was killed"
+	case !s.SLO.Passed:
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(&b, "\nSLO %s\n", verdict)

@@ -395,6 +395,16 @@ func (a *App) report(args []string) int {
 	var tls []*engine.Timeline
 	for i, dir := range dirs {
 		s, err := engine.ReadSummary(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			// A killed run leaves only latency.hlog.partial: show what
+			// it recorded and say so.
+			if ps, ending, perr := engine.ReadPartial(dir); perr == nil {
+				fmt.Fprintf(a.Stderr, "soakd report: %s: the run was killed (no summary.json); reading %s, %s\n", dir, engine.PartialLog, ending)
+				s, err = ps, nil
+			} else if errors.Is(perr, os.ErrNotExist) {
+				err = fmt.Errorf("%s: not a run directory (no summary.json and no %s)", dir, engine.PartialLog)
+			}
+		}
 		if err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
 			return exitBadUsed

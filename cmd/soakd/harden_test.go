@@ -87,3 +87,41 @@ func TestRunResultsNotWritten(t *testing.T) {
 		t.Fatalf("stdout %q\nstderr %q", stdout, errb)
 	}
 }
+
+// TestReportKilledRun: a run killed mid-way leaves latency.hlog.partial
+// (with a torn last line) and no summary.json; report shows what the
+// log holds and says the run was killed.
+func TestReportKilledRun(t *testing.T) {
+	dir := t.TempDir()
+	sc := write(t, dir, "s.yaml", "keyspace: {records: 100}\nphases: [{name: steady, kind: steady, rate: 200, duration: 2s, concurrency: 2, mix: {get: 100}}]\n")
+	out := filepath.Join(dir, "out")
+	a, _, errb := newApp()
+	if code := mainWithin(t, 60*time.Second, a, context.Background(), "run", sc, "--out", out, "--listen", "", "--quiet"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errb)
+	}
+	// What a SIGKILL leaves: the interval log still .partial, torn.
+	hlog, err := os.ReadFile(filepath.Join(out, "latency.hlog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"summary.json", "summary.txt", "histograms.hlog", "latency.hlog"} {
+		os.Remove(filepath.Join(out, f))
+	}
+	write(t, out, "latency.hlog.partial", string(hlog[:len(hlog)-7]))
+	a, stdout, errb := newApp()
+	if code := a.Main(context.Background(), []string{"report", out}); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, errb)
+	}
+	for _, want := range []string{"killed", "phase steady", "get"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(errb.String(), "the run was killed") {
+		t.Errorf("stderr %q", errb)
+	}
+	a, _, errb = newApp()
+	if code := a.Main(context.Background(), []string{"report", dir}); code != 2 || !strings.Contains(errb.String(), "not a run directory") {
+		t.Errorf("empty dir: exit %d %q", code, errb)
+	}
+}
