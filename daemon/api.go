@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/scenarios"
 )
 
 // Handler is the HTTP API:
@@ -171,8 +172,12 @@ func (d *Daemon) postRun(w http.ResponseWriter, r *http.Request) {
 	e, _, err := d.startRun(d.baseCtx, runRequest{file: path, target: req.Target, source: "api", slot: true})
 	if err != nil {
 		code := http.StatusBadRequest
-		if errors.Is(err, errStopping) {
+		switch {
+		case errors.Is(err, errStopping):
 			code = http.StatusServiceUnavailable
+		case errors.Is(err, errQueueFull):
+			code = http.StatusTooManyRequests
+			w.Header().Set("Retry-After", "30")
 		}
 		writeErr(w, code, err.Error())
 		return
@@ -214,8 +219,8 @@ func (d *Daemon) rateRun(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !(req.Rate > 0) {
-		writeErr(w, http.StatusBadRequest, `"rate" must be a positive number of ops/s`)
+	if err := scenarios.CheckRate(req.Rate, false); err != nil {
+		writeErr(w, http.StatusBadRequest, `"rate": `+err.Error())
 		return
 	}
 	d.mu.Lock()

@@ -6,10 +6,13 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/robfig/cron/v3"
 
@@ -22,6 +25,13 @@ const (
 	DefaultThreshold = 0.20
 	DefaultK         = 3.0
 	DefaultHistory   = 10
+	// DefaultMaxQueued bounds runs waiting as "queued" (API, schedules,
+	// soaks together); past it a start is refused (HTTP 429).
+	DefaultMaxQueued = 32
+	// DefaultMaxFailed is how many failed attempts (could not start or
+	// failed mid-run) the history keeps; they never count against
+	// max_runs, so an outage cannot evict completed runs.
+	DefaultMaxFailed = 20
 )
 
 // Overlap policies for a schedule that fires while its last run is busy.
@@ -32,25 +42,33 @@ const (
 
 // Config is soakd.yaml.
 type Config struct {
-	Listen        string         `yaml:"listen"`
-	TokenFile     string         `yaml:"token_file"`
-	TokenEnv      string         `yaml:"token_env"`
-	DataDir       string         `yaml:"data_dir"`
-	MaxConcurrent int            `yaml:"max_concurrent"`
-	Retention     Retention      `yaml:"retention"`
-	Regression    RegressionConf `yaml:"regression"`
-	Schedules     []Schedule     `yaml:"schedules"`
-	Soaks         []Soak         `yaml:"soaks"`
+	Listen        string `yaml:"listen"`
+	TokenFile     string `yaml:"token_file"`
+	TokenEnv      string `yaml:"token_env"`
+	DataDir       string `yaml:"data_dir"`
+	MaxConcurrent int    `yaml:"max_concurrent"`
+	MaxQueued     int    `yaml:"max_queued"`
+	// ScenarioDirs are the only directories (and their subdirectories)
+	// the daemon reads scenario files from; default: the config file's
+	// directory. Relative entries are relative to the config file.
+	ScenarioDirs []string       `yaml:"scenario_dirs"`
+	Retention    Retention      `yaml:"retention"`
+	Regression   RegressionConf `yaml:"regression"`
+	Schedules    []Schedule     `yaml:"schedules"`
+	Soaks        []Soak         `yaml:"soaks"`
 
 	// File is the path the config was read from; relative scenario paths
 	// are resolved against its directory.
 	File string `yaml:"-"`
 }
 
-// Retention bounds the run history; 0 means unbounded.
+// Retention bounds the run history; 0 means unbounded. Failed attempts
+// have their own budget (MaxFailed, default DefaultMaxFailed) and do not
+// count against MaxRuns.
 type Retention struct {
-	MaxRuns int                `yaml:"max_runs"`
-	MaxAge  scenarios.Duration `yaml:"max_age"`
+	MaxRuns   int                `yaml:"max_runs"`
+	MaxFailed int                `yaml:"max_failed"`
+	MaxAge    scenarios.Duration `yaml:"max_age"`
 }
 
 // RegressionConf tunes the verdict after each run.
@@ -81,7 +99,8 @@ type Soak struct {
 // Default returns a config with every default filled in; getenv supplies
 // $STATE_DIRECTORY (systemd's StateDirectory=).
 func Default(getenv func(string) string) Config {
-	c := Config{Listen: DefaultListen, MaxConcurrent: 1}
+	c := Config{Listen: DefaultListen, MaxConcurrent: 1, MaxQueued: DefaultMaxQueued}
+	c.Retention.MaxFailed = DefaultMaxFailed
 	c.DataDir = defaultDataDir(getenv)
 	c.Regression = RegressionConf{History: DefaultHistory, Threshold: DefaultThreshold, K: DefaultK}
 	return c
@@ -115,6 +134,118 @@ func (c *Config) ScenarioPath(p string) string {
 	return filepath.Join(filepath.Dir(c.File), p)
 }
 
+// Dirs returns the scenario directories, absolute and with symlinks
+// resolved where they exist.
+func (c *Config) Dirs() []string {
+	dirs := c.ScenarioDirs
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		d = c.ScenarioPath(d)
+		if d == "." && c.File != "" {
+			d = filepath.Dir(c.File)
+		}
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// OpenScenario loads the scenario at path (already resolved with
+// ScenarioPath) for the daemon: only a regular file of at most
+// scenarios.MaxFileBytes inside one of the scenario directories, never a
+// FIFO or a device. Errors name the path but never quote the content of
+// a file that did not parse as a scenario (it may be any file the
+// daemon can read).
+func (c *Config) OpenScenario(path string) (*scenarios.Scenario, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: %v", path, err)
+	}
+	dirs := c.Dirs()
+	outside := fmt.Errorf("scenario %s: outside the scenario directories (%s); scenario_dirs in the daemon config lists them", path, strings.Join(dirs, ", "))
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if !within(abs, dirs) {
+			return nil, outside
+		}
+		return nil, fmt.Errorf("scenario %s: no such file", path)
+	}
+	if !within(real, dirs) {
+		return nil, outside
+	}
+	// O_NONBLOCK: opening a FIFO does not wait for a writer; the Stat
+	// of the open file then refuses it (and devices) before any read.
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: cannot open it", path)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("scenario %s: cannot stat it", path)
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("scenario %s: not a regular file", path)
+	case st.Size() > scenarios.MaxFileBytes:
+		return nil, fmt.Errorf("scenario %s: larger than %d bytes, the cap for scenario files", path, scenarios.MaxFileBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, scenarios.MaxFileBytes+1))
+	if err != nil || len(data) > scenarios.MaxFileBytes {
+		return nil, fmt.Errorf("scenario %s: cannot read it (or it grew past %d bytes)", path, scenarios.MaxFileBytes)
+	}
+	sc, err := scenarios.Parse(path, data)
+	if err != nil {
+		return nil, opaque(path, err)
+	}
+	return sc, nil
+}
+
+// opaque keeps a scenario's field problems (its schema's own messages)
+// but replaces YAML syntax, type and unknown-key problems, which quote
+// the file, by their line numbers.
+func opaque(path string, err error) error {
+	generic := fmt.Errorf("scenario %s: not a valid scenario file (check it with soakd validate)", path)
+	var ps scenarios.Problems
+	if !errors.As(err, &ps) {
+		return generic
+	}
+	var lines []string
+	for _, p := range ps {
+		switch {
+		case p.Field != "":
+		case p.Line == 0:
+			return generic
+		default:
+			lines = append(lines, strconv.Itoa(p.Line))
+		}
+	}
+	if len(lines) == 0 {
+		return ps // field problems only: the file parsed as a scenario
+	}
+	if len(lines) > 10 {
+		lines = append(lines[:10], "...")
+	}
+	return fmt.Errorf("scenario %s: not a valid scenario file (problems at line %s; check it with soakd validate)", path, strings.Join(lines, ", "))
+}
+
+// within says whether path is one of dirs or inside one.
+func within(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
+}
+
 // Validate reports every problem with the (defaulted) config at once,
 // each on the dotted path of the field.
 func (c *Config) Validate() []error {
@@ -136,6 +267,12 @@ func (c *Config) Validate() []error {
 	}
 	if c.MaxConcurrent < 1 {
 		add("max_concurrent", "must be at least 1, got %d", c.MaxConcurrent)
+	}
+	if c.MaxQueued < 1 {
+		add("max_queued", "must be at least 1, got %d", c.MaxQueued)
+	}
+	if c.Retention.MaxFailed < 0 {
+		add("retention.max_failed", "must be >= 0 (0 = keep all), got %d", c.Retention.MaxFailed)
 	}
 	if c.Retention.MaxRuns < 0 {
 		add("retention.max_runs", "must be >= 0 (0 = keep all), got %d", c.Retention.MaxRuns)
@@ -194,7 +331,7 @@ func (c *Config) checkScenario(p, file, target string) []error {
 	if file == "" {
 		return []error{scenarios.FieldError{Path: p + ".scenario", Msg: "is required (path to a scenario file)"}}
 	}
-	if _, err := scenarios.LoadFile(c.ScenarioPath(file)); err != nil {
+	if _, err := c.OpenScenario(c.ScenarioPath(file)); err != nil {
 		var ps scenarios.Problems
 		if errors.As(err, &ps) {
 			for _, sp := range ps {
@@ -216,7 +353,7 @@ func (c *Config) checkScenario(p, file, target string) []error {
 // Every problem is returned at once as scenarios.Problems, each with
 // file:line.
 func LoadConfig(path string, getenv func(string) string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := scenarios.ReadFileCapped(path)
 	if err != nil {
 		return nil, scenarios.Problems{{File: path, Msg: err.Error()}}
 	}

@@ -34,6 +34,33 @@ type Options struct {
 	Version    string              // for soakd_run_info
 	OnListen   func(addr net.Addr) // called once the API listens (tests)
 	Pid        int                 // for WATCHDOG_PID; default os.Getpid()
+
+	// failBackoff is the first pause of a soak after a failed attempt
+	// (doubling per consecutive failure up to maxFailBackoff); tests
+	// shorten it.
+	failBackoff time.Duration
+}
+
+// Back-off of a continuous soak whose attempts fail (the store is down):
+// 5 s, 10 s, 20 s, ... up to 5 min, reset by the first attempt that
+// does not fail.
+const (
+	defaultFailBackoff = 5 * time.Second
+	maxFailBackoff     = 5 * time.Minute
+)
+
+// soakPause is the pause before a soak's next attempt after failures
+// consecutive failed ones (0: the configured pause).
+func soakPause(pause, base time.Duration, failures int) time.Duration {
+	if failures == 0 {
+		return pause
+	}
+	b := base
+	for i := 1; i < failures && b < maxFailBackoff; i++ {
+		b *= 2
+	}
+	b = min(b, maxFailBackoff)
+	return max(pause, b)
 }
 
 // Daemon is one `soakd serve` process.
@@ -105,6 +132,9 @@ func New(cfg *Config, o Options) (*Daemon, error) {
 	}
 	if o.Pid == 0 {
 		o.Pid = os.Getpid()
+	}
+	if o.failBackoff == 0 {
+		o.failBackoff = defaultFailBackoff
 	}
 	tok, err := cfg.Token(o.Getenv)
 	if err != nil {
@@ -366,19 +396,23 @@ func (d *Daemon) startSoakLocked(cfg *Config, s Soak) {
 		defer d.runsWG.Done()
 		defer close(st.done)
 		d.log.Info("soak started", "soak", s.Name, "scenario", path)
+		failures := 0
 		for ctx.Err() == nil {
 			e, wait, err := d.startRun(ctx, runRequest{file: path, target: s.Target, source: "soak:" + s.Name})
-			pause := s.Pause.D()
 			if err != nil {
 				d.recordFailure(path, "soak:"+s.Name, err)
-				if pause < 5*time.Second {
-					pause = 5 * time.Second
-				}
+				failures++
 			} else {
 				<-wait
-				if got, _ := d.hist.Get(e.ID); got.State == StateFailed && pause < 5*time.Second {
-					pause = 5 * time.Second
+				if got, _ := d.hist.Get(e.ID); got.State == StateFailed {
+					failures++
+				} else {
+					failures = 0
 				}
+			}
+			pause := soakPause(s.Pause.D(), d.o.failBackoff, failures)
+			if failures > 0 {
+				d.log.Warn("soak attempt failed: backing off", "soak", s.Name, "failures", failures, "pause", pause.String())
 			}
 			select {
 			case <-ctx.Done():
@@ -451,6 +485,7 @@ func (d *Daemon) recordFailure(file, source string, err error) {
 	}
 	d.runsTotal.WithLabelValues(StateFailed).Inc()
 	d.log.Error("run could not start", "source", source, "scenario", file, "err", err.Error())
+	d.prune()
 }
 
 func baseName(p string) string {
@@ -465,14 +500,20 @@ type runRequest struct {
 	slot                 bool // counts against max_concurrent
 }
 
-// errBusy and errStopping are API-visible refusals.
-var errStopping = errors.New("the daemon is stopping")
+// errStopping and errQueueFull are API-visible refusals.
+var (
+	errStopping  = errors.New("the daemon is stopping")
+	errQueueFull = errors.New("the run queue is full (max_queued runs are waiting); try again later")
+)
 
 // startRun loads and checks the scenario, adds a queued entry and starts
 // the run in the background. wait is closed when the run has finished
 // and its entry is final.
 func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan struct{}, error) {
-	sc, err := scenarios.LoadFile(req.file)
+	d.mu.Lock()
+	cfg := d.cfg
+	d.mu.Unlock()
+	sc, err := cfg.OpenScenario(req.file)
 	if err != nil {
 		return Entry{}, nil, err
 	}
@@ -501,6 +542,17 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 		d.mu.Unlock()
 		cancel()
 		return Entry{}, nil, errStopping
+	}
+	queued := 0
+	for _, a := range d.active {
+		if !a.running {
+			queued++
+		}
+	}
+	if queued >= d.cfg.MaxQueued {
+		d.mu.Unlock()
+		cancel()
+		return Entry{}, nil, errQueueFull
 	}
 	d.active[id] = ar
 	d.runsWG.Add(1)
@@ -630,7 +682,7 @@ func (d *Daemon) prune() {
 	d.mu.Lock()
 	r := d.cfg.Retention
 	d.mu.Unlock()
-	ids, err := d.hist.Prune(d.o.Now(), r.MaxRuns, r.MaxAge.D())
+	ids, err := d.hist.Prune(d.o.Now(), r.MaxRuns, r.MaxFailed, r.MaxAge.D())
 	if err != nil {
 		d.log.Error("retention", "err", err)
 	}

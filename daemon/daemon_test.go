@@ -66,6 +66,12 @@ type harness struct {
 
 func startDaemon(t *testing.T, dir, configBody string, env map[string]string) *harness {
 	t.Helper()
+	return startDaemonOpts(t, dir, configBody, env, nil)
+}
+
+// startDaemonOpts is startDaemon with a hook to change the Options.
+func startDaemonOpts(t *testing.T, dir, configBody string, env map[string]string, opt func(*Options)) *harness {
+	t.Helper()
 	h := &harness{t: t, dir: dir, log: &syncBuf{}, reload: make(chan os.Signal, 1), done: make(chan error, 1), env: env}
 	if h.env == nil {
 		h.env = map[string]string{}
@@ -77,8 +83,12 @@ func startDaemon(t *testing.T, dir, configBody string, env map[string]string) *h
 		t.Fatal(err)
 	}
 	addr := make(chan net.Addr, 1)
-	d, err := New(cfg, Options{ConfigPath: h.cfg, Getenv: getenv(h.env), Log: h.log, Reload: h.reload,
-		OnListen: func(a net.Addr) { addr <- a }})
+	o := Options{ConfigPath: h.cfg, Getenv: getenv(h.env), Log: h.log, Reload: h.reload,
+		OnListen: func(a net.Addr) { addr <- a }}
+	if opt != nil {
+		opt(&o)
+	}
+	d, err := New(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,6 +286,10 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/rate", testToken, RateRequest{Rate: -1}, nil); code != 400 {
 		t.Errorf("negative rate: %d", code)
 	}
+	var refused map[string]string
+	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/rate", testToken, RateRequest{Rate: 1e12}, &refused); code != 400 || !strings.Contains(refused["error"], "10000000") {
+		t.Errorf("rate above the ceiling: %d %v", code, refused)
+	}
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/rate", testToken, RateRequest{Rate: 400}, nil); code != 200 {
 		t.Fatalf("rate: %d", code)
 	}
@@ -407,7 +421,7 @@ func TestRetention(t *testing.T) {
 	}
 	// max_age 7d removes run1, run2 (10d, 9d old... run0 running stays);
 	// max_runs 2 keeps the 2 newest finished.
-	ids, err := h.Prune(now, 2, 7*24*time.Hour)
+	ids, err := h.Prune(now, 2, DefaultMaxFailed, 7*24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -227,18 +227,28 @@ func (h *History) Baselines(scenario, exclude string, n int) []*engine.Summary {
 	return out
 }
 
-// Prune applies retention: finished runs beyond maxRuns (newest kept)
-// or older than maxAge are removed from the index and disk. It returns
-// the ids removed.
-func (h *History) Prune(now time.Time, maxRuns int, maxAge time.Duration) ([]string, error) {
+// Prune applies retention: finished runs beyond maxRuns (newest kept),
+// failed attempts beyond maxFailed (newest kept; they never count
+// against maxRuns, so an outage's failures cannot evict completed runs)
+// and anything finished older than maxAge are removed from the index
+// and disk. It returns the ids removed.
+func (h *History) Prune(now time.Time, maxRuns, maxFailed int, maxAge time.Duration) ([]string, error) {
 	list := h.List()
 	var drop []string
-	kept := 0
+	kept, keptFailed := 0, 0
 	for _, e := range list {
 		if !e.Finished() {
 			continue
 		}
 		old := maxAge > 0 && now.Sub(e.Created) > maxAge
+		if e.State == StateFailed {
+			if old || (maxFailed > 0 && keptFailed >= maxFailed) {
+				drop = append(drop, e.ID)
+				continue
+			}
+			keptFailed++
+			continue
+		}
 		over := maxRuns > 0 && kept >= maxRuns
 		if old || over {
 			drop = append(drop, e.ID)

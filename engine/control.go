@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/soakd/soakd/scenarios"
 )
 
 // Control steers a run while it is in progress. The daemon hands one to
@@ -28,8 +30,8 @@ type Control struct {
 // SetRate asks the running open-loop segment to change its rate. It
 // fails when no open-loop segment is running.
 func (c *Control) SetRate(rate float64) error {
-	if !(rate > 0) || math.IsInf(rate, 0) {
-		return fmt.Errorf("rate must be a positive number of ops/s, got %v", rate)
+	if err := scenarios.CheckRate(rate, false); err != nil {
+		return fmt.Errorf("rate %v: %w", rate, err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

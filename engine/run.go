@@ -262,14 +262,11 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		runSpan.SetStatus(codes.Error, stopErr.Error())
 	}
 
-	if err := r.writeHistograms(); err != nil {
-		return sum, err
-	}
-	if err := r.finishHlog(); err != nil {
-		return sum, err
-	}
-	if err := WriteRunDir(o.OutDir, sum); err != nil {
-		return sum, err
+	// Each file is tried even when an earlier one failed (a full disk):
+	// whatever can be written is, and the caller still gets the summary.
+	werr := errors.Join(r.writeHistograms(), r.finishHlog(), WriteRunDir(o.OutDir, sum))
+	if werr != nil {
+		return sum, &WriteError{Dir: o.OutDir, Err: werr}
 	}
 	return sum, stopErr
 }

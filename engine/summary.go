@@ -279,6 +279,20 @@ func WriteRunDir(dir string, s *Summary) error {
 	return WriteFileAtomic(filepath.Join(dir, "summary.txt"), []byte(s.Text()))
 }
 
+// WriteError is Run's error when the run finished but its results could
+// not be written (a full disk): the summary returned with it is
+// complete, only the run directory is not.
+type WriteError struct {
+	Dir string
+	Err error
+}
+
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("results could not be written to %s: %v", e.Dir, e.Err)
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
 // WriteFileAtomic writes data to a temp file in the same directory,
 // fsyncs it, renames it over path and fsyncs the directory, so a crash
 // leaves either the old file or the new one, never a torn one.
@@ -346,7 +360,11 @@ func (s *Summary) Text() string {
 	}
 	fmt.Fprintf(&b, "\nshard: %s\nstart: %s  end: %s  status: %s\n", s.Shard, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), s.Status)
 	if s.StatusReason != "" {
-		fmt.Fprintf(&b, "interrupted: %s\n", s.StatusReason)
+		label := "interrupted"
+		if s.Status == StatusKilled {
+			label = "killed"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", label, s.StatusReason)
 	}
 	if s.Target.Note != "" {
 		fmt.Fprintf(&b, "%s\n", s.Target.Note)
@@ -372,6 +390,9 @@ func (s *Summary) Text() string {
 // or, for a run that did not run to its end, "interrupted: <reason>"
 // (its checks cover only what ran, so no SLO verdict is claimed).
 func VerdictLine(status, reason string, v Verdict) string {
+	if status == StatusKilled {
+		return "SLO not judged: the run was killed"
+	}
 	if status == StatusInterrupted {
 		if reason == "" {
 			reason = "stopped before its end (signal or stop request)"

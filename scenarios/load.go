@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -57,18 +58,42 @@ type FieldError struct {
 func (e FieldError) Error() string { return e.Path + ": " + e.Msg }
 
 // LoadFile reads, decodes, defaults and validates a scenario file. On any
-// problem it returns Problems listing all of them.
+// problem it returns Problems listing all of them. Files larger than
+// MaxFileBytes are refused unread.
 func LoadFile(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFileCapped(path)
 	if err != nil {
 		return nil, Problems{{File: path, Msg: err.Error()}}
 	}
 	return Parse(path, data)
 }
 
+// ReadFileCapped reads at most MaxFileBytes of path; a longer file is an
+// error (its contents are never quoted).
+func ReadFileCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, errTooLarge
+	}
+	return data, nil
+}
+
+var errTooLarge = fmt.Errorf("file is larger than %d bytes (4 MB), the cap for scenario and config files", MaxFileBytes)
+
 // Parse decodes data (named file in messages) strictly: unknown keys,
 // wrong types and failed validation are all reported, each with its line.
 func Parse(file string, data []byte) (*Scenario, error) {
+	if len(data) > MaxFileBytes {
+		return nil, Problems{{File: file, Msg: errTooLarge.Error()}}
+	}
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
@@ -88,6 +113,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if doc.Kind != yaml.MappingNode {
 		return nil, Problems{{File: file, Line: doc.Line, Msg: "a scenario must be a mapping (name:, target:, phases: ...)"}}
 	}
+	if probs := checkWidth(file, doc); len(probs) > 0 {
+		return nil, probs
+	}
 
 	var sc Scenario
 	var probs Problems
@@ -102,6 +130,13 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if len(probs) > 0 {
 		sortProblems(probs)
 		return nil, probs
+	}
+	// concurrency: 0 written out is a mistake, not "use the default".
+	for i, p := range sc.Phases {
+		if path := fmt.Sprintf("phases[%d].concurrency", i); p.Concurrency == 0 && hasPath(doc, path) {
+			probs = append(probs, Problem{File: file, Line: lineOf(doc, path), Field: path,
+				Msg: fmt.Sprintf("must be at least 1 and at most %d (omit it for the default %d), got 0", MaxConcurrency, DefaultConcurrency)})
+		}
 	}
 	sc.ApplyDefaults()
 	for _, fe := range sc.Validate() {
@@ -155,11 +190,60 @@ func friendlier(msg string) string {
 }
 
 func sortProblems(ps Problems) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].Line < ps[j-1].Line; j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
+}
+
+// checkWidth refuses any mapping with more than MaxMappingKeys keys
+// before the strict decode: yaml.v3 compares a mapping's keys pairwise
+// for duplicates, so one wide mapping made decoding quadratic. It walks
+// the node tree once.
+func checkWidth(file string, n *yaml.Node) Problems {
+	var probs Problems
+	stack := []*yaml.Node{n}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Kind == yaml.MappingNode && len(n.Content)/2 > MaxMappingKeys {
+			probs = append(probs, Problem{File: file, Line: n.Line,
+				Msg: fmt.Sprintf("a mapping with %d keys; a mapping holds at most %d", len(n.Content)/2, MaxMappingKeys)})
+			continue
+		}
+		if n.Kind != yaml.AliasNode {
+			stack = append(stack, n.Content...)
 		}
 	}
+	sortProblems(probs)
+	return probs
+}
+
+// hasPath says whether the dotted path exists in doc.
+func hasPath(doc *yaml.Node, path string) bool {
+	n := doc
+	for _, part := range splitPath(path) {
+		switch {
+		case part.index >= 0:
+			if n.Kind != yaml.SequenceNode || part.index >= len(n.Content) {
+				return false
+			}
+			n = n.Content[part.index]
+		default:
+			if n.Kind != yaml.MappingNode {
+				return false
+			}
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == part.key {
+					next = n.Content[i+1]
+					break
+				}
+			}
+			if next == nil {
+				return false
+			}
+			n = next
+		}
+	}
+	return true
 }
 
 // lineOf finds the line of the node at a dotted path like

@@ -137,14 +137,32 @@ func TestParseSyntaxAndShapeErrors(t *testing.T) {
 }
 
 func TestRedactURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"redis://user:secret@h:6379/0":     "redis://user:xxxxx@h:6379/0",
-		"mongodb://h/?password=secret&w=1": "mongodb://h/?password=xxxxx&w=1",
-		"http://h:9200":                    "http://h:9200",
-		"::bad::user:secret@host":          "xxxxx@host",
+	for _, c := range []struct{ in, want string }{
+		{"redis://user:secret@h:6379/0", "redis://user:xxxxx@h:6379/0"},
+		{"redis://secret@h:6379", "redis://xxxxx@h:6379"},
+		{"rediss://:secret@h:6379", "rediss://:xxxxx@h:6379"},
+		{"mongodb://h/?password=secret&w=1", "mongodb://h/?password=xxxxx&w=1"},
+		{"mongodb://h/?w=1&pass=secret", "mongodb://h/?w=1&pass=xxxxx"},
+		{"mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:secret", "mongodb://h/?authMechanism=MONGODB-AWS&authMechanismProperties=xxxxx"},
+		{"mongodb://u:p%40ss@a,b,c/db?replicaSet=rs&tlsCertificateKeyFilePassword=secret", "mongodb://u:xxxxx@a,b,c/db?replicaSet=rs&tlsCertificateKeyFilePassword=xxxxx"},
+		{"http://h:9200/?api_key=secret&x_secret=secret&token=secret", "http://h:9200/?api_key=xxxxx&x_secret=xxxxx&token=xxxxx"},
+		{"http://h:9200", "http://h:9200"},
+		{"http://h:9200/a@b", "http://h:9200/a@b"},
+		{"::bad::user:secret@host", "xxxxx@host"},
 	} {
-		if got := RedactURL(in); got != want {
-			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		if got := RedactURL(c.in); got != c.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestRedactText(t *testing.T) {
+	raw := "redis://hunter2@h:6379/?password=s3cr3t%21"
+	msg := "dial redis://hunter2@h:6379/?password=s3cr3t%21 failed; auth hunter2 s3cr3t!"
+	got := RedactText(msg, raw)
+	for _, leak := range []string{"hunter2", "s3cr3t"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("%q leaks %q", got, leak)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -20,8 +21,76 @@ const (
 	DefaultMaxLag      = Duration(time.Second)
 	DefaultZipfTheta   = 0.99
 	DefaultScanLength  = 100
-	MaxRampSteps       = 1000
 )
+
+// Bounds on what a scenario (and the command-line and API overrides of
+// it) may ask for. Past them a run would wedge the pacer, exhaust memory
+// or take far longer than asked; each is refused with the field's
+// file:line (or the flag's name), never silently clamped.
+const (
+	// MaxRate is the per-process ceiling on any rate in ops/s: phase
+	// rates, ramp steps, capacity start/max, growth rates, --rate and
+	// the daemon's live-rate call. A sharded run's total may exceed it
+	// (each shard runs rate/N).
+	MaxRate = 10_000_000
+	// MaxRampSteps bounds a ramp's steps, listed or from/to/step (the
+	// count is computed before anything is expanded).
+	MaxRampSteps = 1000
+	// MaxRecords bounds keyspace.records, a load phase's records and
+	// growth batch and stop_records.
+	MaxRecords = 10_000_000_000
+	// MaxConcurrency bounds a phase's workers.
+	MaxConcurrency = 10_000
+	// MaxFileBytes caps the size of a scenario (or daemon config) file.
+	MaxFileBytes = 4 << 20
+	// MaxMappingKeys caps the keys of any one YAML mapping in a file;
+	// no scenario mapping needs more, and yaml.v3 checks a mapping's keys
+	// for duplicates pairwise (quadratic time).
+	MaxMappingKeys = 256
+)
+
+// rampStepCount is the number of steps from/to/step make, computed
+// without iterating; ok is false when they make no finite, positive
+// number of steps (n is then 0) or more than MaxRampSteps.
+func rampStepCount(from, to, step float64) (n int, ok bool) {
+	for _, v := range []float64{from, to, step} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, false
+		}
+	}
+	if step <= 0 || from <= 0 || to < from {
+		return 0, false
+	}
+	f := math.Floor((to-from)/step+1e-9) + 1
+	if f > MaxRampSteps {
+		return MaxRampSteps + 1, false
+	}
+	return int(f), true
+}
+
+// badRate says what is wrong with a rate (ops/s; zero allowed when
+// zeroOK) or "" if nothing is.
+func badRate(r float64, zeroOK bool) string {
+	switch {
+	case math.IsNaN(r) || math.IsInf(r, 0) || r < 0 || (r == 0 && !zeroOK):
+		if zeroOK {
+			return "must be 0 (closed loop) or a positive number of ops/s"
+		}
+		return "must be a positive number of ops/s"
+	case r > MaxRate:
+		return fmt.Sprintf("%g ops/s is above the per-process ceiling of %d ops/s (split a larger rate across shards: --shard I/N)", r, MaxRate)
+	}
+	return ""
+}
+
+// CheckRate checks a rate given outside a scenario file (--rate, the
+// daemon's live-rate call); zero (closed loop) is allowed when zeroOK.
+func CheckRate(r float64, zeroOK bool) error {
+	if msg := badRate(r, zeroOK); msg != "" {
+		return fmt.Errorf("%s", msg)
+	}
+	return nil
+}
 
 // ApplyDefaults fills in everything a scenario may leave out.
 func (s *Scenario) ApplyDefaults() {
@@ -79,9 +148,14 @@ func (s *Scenario) ApplyDefaults() {
 				p.Mix = map[string]float64{"insert": 100}
 			}
 		}
-		if p.Kind == PhaseRamp && len(p.Steps) == 0 && p.Step > 0 && p.To >= p.From && p.From > 0 && (p.To-p.From)/p.Step < MaxRampSteps {
-			for r := p.From; r <= p.To+1e-9; r += p.Step {
-				p.Steps = append(p.Steps, Step{Rate: r, Duration: p.StepDuration})
+		if p.Kind == PhaseRamp && len(p.Steps) == 0 && badRate(p.From, false) == "" && badRate(p.To, false) == "" {
+			// Step i is from + i*step: repeated addition never advances
+			// once step is below the rate's float precision.
+			if n, ok := rampStepCount(p.From, p.To, p.Step); ok {
+				p.Steps = make([]Step, n)
+				for j := range p.Steps {
+					p.Steps[j] = Step{Rate: p.From + float64(j)*p.Step, Duration: p.StepDuration}
+				}
 			}
 		}
 	}
@@ -177,8 +251,8 @@ func (s *Scenario) Validate() []FieldError {
 		add("record.field_bytes", "must be between 1 and 16777216, got %d", s.Record.FieldBytes)
 	}
 	ks := s.Keyspace
-	if ks.Records < 1 {
-		add("keyspace.records", "must be at least 1, got %d", ks.Records)
+	if ks.Records < 1 || ks.Records > MaxRecords {
+		add("keyspace.records", "must be at least 1 and at most %d, got %d", int64(MaxRecords), ks.Records)
 	}
 	switch ks.Distribution {
 	case "uniform", "zipfian", "latest":
@@ -208,11 +282,11 @@ func (s *Scenario) Validate() []FieldError {
 			add(pp+".name", "phase name %q is also used by phases[%d]", p.Name, j)
 		}
 		names[p.Name] = i
-		if math.IsNaN(p.Rate) || math.IsInf(p.Rate, 0) || p.Rate < 0 {
-			add(pp+".rate", "must be 0 (closed loop) or a positive number of ops/s")
+		if msg := badRate(p.Rate, true); msg != "" {
+			add(pp+".rate", "%s", msg)
 		}
-		if p.Concurrency < 1 || p.Concurrency > 100000 {
-			add(pp+".concurrency", "must be between 1 and 100000")
+		if p.Concurrency < 1 || p.Concurrency > MaxConcurrency {
+			add(pp+".concurrency", "must be at least 1 and at most %d (omit it for the default %d), got %d", MaxConcurrency, DefaultConcurrency, p.Concurrency)
 		}
 		if p.MaxLag < 0 {
 			add(pp+".max_lag", "must not be negative")
@@ -230,8 +304,7 @@ func (s *Scenario) Validate() []FieldError {
 		case PhaseLoad:
 			if p.Records < 1 {
 				add(pp+".records", "a load phase inserts at least 1 record")
-			}
-			if p.Records > ks.Records {
+			} else if p.Records > ks.Records {
 				add(pp+".records", "loads %d records but keyspace.records is %d", p.Records, ks.Records)
 			}
 			for op := range p.Mix {
@@ -250,14 +323,36 @@ func (s *Scenario) Validate() []FieldError {
 				add(pp+".mix", "a steady phase needs a mix, e.g. {read: 50, update: 50}")
 			}
 		case PhaseRamp:
-			if len(p.Steps) == 0 && p.Step > 0 && (p.To-p.From)/p.Step >= MaxRampSteps {
-				add(pp+".step", "from/to/step make more than %d steps", MaxRampSteps)
+			// from/to/step were expanded into steps by ApplyDefaults (when
+			// valid): report on the fields the file has.
+			if p.From != 0 || p.To != 0 || p.Step != 0 || p.StepDuration != 0 {
+				if msg := badRate(p.From, false); msg != "" {
+					add(pp+".from", "%s", msg)
+				}
+				if msg := badRate(p.To, false); msg != "" {
+					add(pp+".to", "%s", msg)
+				} else if p.To < p.From {
+					add(pp+".to", "must be at least from")
+				}
+				if n, _ := rampStepCount(p.From, p.To, p.Step); n > MaxRampSteps {
+					add(pp+".step", "from/to/step make more than %d steps", MaxRampSteps)
+				} else if !(p.Step > 0) || math.IsInf(p.Step, 0) {
+					add(pp+".step", "must be a positive number of ops/s")
+				}
+				if p.StepDuration <= 0 {
+					add(pp+".step_duration", "must be a positive duration")
+				}
 			} else if len(p.Steps) == 0 {
 				add(pp+".steps", "a ramp needs steps (list of {rate, duration}) or from/to/step/step_duration")
+			} else if len(p.Steps) > MaxRampSteps {
+				add(pp+".steps", "%d steps; a ramp has at most %d", len(p.Steps), MaxRampSteps)
 			}
 			for j, st := range p.Steps {
-				if st.Rate <= 0 {
-					add(fmt.Sprintf("%s.steps[%d].rate", pp, j), "must be positive")
+				if j >= MaxRampSteps || p.From != 0 || p.To != 0 || p.Step != 0 || p.StepDuration != 0 {
+					break
+				}
+				if msg := badRate(st.Rate, false); msg != "" {
+					add(fmt.Sprintf("%s.steps[%d].rate", pp, j), "%s", msg)
 				}
 				if st.Duration <= 0 {
 					add(fmt.Sprintf("%s.steps[%d].duration", pp, j), "must be positive")
@@ -271,7 +366,12 @@ func (s *Scenario) Validate() []FieldError {
 				add(pp+".mix", "a capacity search needs a mix")
 			}
 			if c := p.Capacity; c != nil {
-				if c.Start < 0 || (c.Max > 0 && c.Max < c.Start) {
+				if msg := badRate(c.Start, true); msg != "" {
+					add(pp+".capacity.start", "%s", msg)
+				}
+				if msg := badRate(c.Max, true); msg != "" {
+					add(pp+".capacity.max", "%s", msg)
+				} else if c.Max > 0 && c.Max < c.Start {
 					add(pp+".capacity.max", "must be at least capacity.start")
 				}
 				if c.Factor != 0 && c.Factor <= 1 {
@@ -285,14 +385,20 @@ func (s *Scenario) Validate() []FieldError {
 			if g := p.Growth; g == nil {
 				add(pp+".growth", "a growth phase needs growth: {batch, measure_rate, measure_for, ...}")
 			} else {
-				if g.Batch < 1 {
-					add(pp+".growth.batch", "must be at least 1")
+				if g.Batch < 1 || g.Batch > MaxRecords {
+					add(pp+".growth.batch", "must be between 1 and %d", int64(MaxRecords))
+				}
+				if g.StopRecords < 0 || g.StopRecords > MaxRecords {
+					add(pp+".growth.stop_records", "must be between 0 (default keyspace.records) and %d", int64(MaxRecords))
+				}
+				if msg := badRate(g.LoadRate, true); msg != "" {
+					add(pp+".growth.load_rate", "%s", msg)
 				}
 				if g.MeasureFor <= 0 {
 					add(pp+".growth.measure_for", "must be a positive duration")
 				}
-				if g.MeasureRate < 0 {
-					add(pp+".growth.measure_rate", "must not be negative")
+				if msg := badRate(g.MeasureRate, true); msg != "" {
+					add(pp+".growth.measure_rate", "%s", msg)
 				}
 			}
 		case "":
@@ -370,35 +476,116 @@ func ValidPersistence(p string) error {
 	return fmt.Errorf("unknown persistence %q (use none, rdb:<seconds>, aof:everysec, aof:always)", p)
 }
 
-// RedactURL removes credentials from a URL for logs, metrics and errors.
+// redacted replaces every secret RedactURL removes.
+const redacted = "xxxxx"
+
+// sensitiveParam says whether a URL query parameter may hold a secret:
+// pass/password/passwd, secret, token, *key (apikey, api_key, sslkey),
+// credential, sig/signature, and Mongo's authMechanismProperties (which
+// carries AWS_SESSION_TOKEN:...).
+func sensitiveParam(k string) bool {
+	lk := strings.ToLower(k)
+	if lk == "sig" || lk == "authmechanismproperties" {
+		return true
+	}
+	for _, w := range []string{"pass", "secret", "token", "key", "credential", "signature"} {
+		if strings.Contains(lk, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactURL removes credentials from a URL for logs, metrics and errors:
+// the password of user:password@, a userinfo with no password (for
+// redis://secret@host the one part is the password), and the values of
+// query parameters that may hold secrets (sensitiveParam). The order of
+// everything else is kept.
 func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// Not parseable: drop anything that looks like userinfo.
-		if at := strings.LastIndex(raw, "@"); at >= 0 {
-			if i := strings.Index(raw, "://"); i >= 0 && i < at {
-				return raw[:i+3] + "xxxxx@" + raw[at+1:]
+	out, _ := redactURL(raw)
+	return out
+}
+
+// redactURL is RedactURL that also returns the secrets it removed, so
+// RedactText can remove them from messages that quote them.
+func redactURL(raw string) (string, []string) {
+	var secrets []string
+	rest, frag, hasFrag := strings.Cut(raw, "#")
+	base, query, hasQuery := strings.Cut(rest, "?")
+	// userinfo: between "://" (or the start) and the last "@" before the path.
+	hostStart := 0
+	if i := strings.Index(base, "://"); i >= 0 {
+		hostStart = i + 3
+	}
+	authEnd := len(base)
+	if j := strings.IndexByte(base[hostStart:], '/'); j >= 0 {
+		authEnd = hostStart + j
+	}
+	at := strings.LastIndex(base[:authEnd], "@")
+	switch {
+	case at < 0:
+	case hostStart == 0:
+		// Not a URL with a scheme: drop anything that looks like userinfo.
+		secrets = append(secrets, base[:at])
+		base = redacted + base[at:]
+	default:
+		info := base[hostStart:at]
+		user, pass, hasPass := strings.Cut(info, ":")
+		switch {
+		case hasPass:
+			secrets = append(secrets, pass, unescape(pass))
+			base = base[:hostStart] + user + ":" + redacted + base[at:]
+		case info != "":
+			secrets = append(secrets, info, unescape(info))
+			base = base[:hostStart] + redacted + base[at:]
+		}
+	}
+	out := base
+	if hasQuery {
+		parts := strings.Split(query, "&")
+		for i, kv := range parts {
+			k, v, ok := strings.Cut(kv, "=")
+			if ok && v != "" && sensitiveParam(unescape(k)) {
+				secrets = append(secrets, v, unescape(v))
+				parts[i] = k + "=" + redacted
 			}
-			return "xxxxx@" + raw[at+1:]
 		}
-		return raw
+		out += "?" + strings.Join(parts, "&")
 	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if hasFrag {
+		out += "#" + frag
+	}
+	return out, secrets
+}
+
+func unescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+var urlInTextRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+
+// RedactURLsIn redacts every URL-looking part of msg (a log line a
+// client library wrote) with RedactURL.
+func RedactURLsIn(msg string) string {
+	return urlInTextRE.ReplaceAllStringFunc(msg, RedactURL)
+}
+
+// RedactText removes rawURL and every secret in it from msg (an error or
+// a log line a client library wrote), for messages that may quote the
+// URL or parts of it.
+func RedactText(msg, rawURL string) string {
+	if rawURL == "" {
+		return msg
+	}
+	safe, secrets := redactURL(rawURL)
+	msg = strings.ReplaceAll(msg, rawURL, safe)
+	for _, s := range secrets {
+		if len(s) >= 3 && s != redacted {
+			msg = strings.ReplaceAll(msg, s, redacted)
 		}
 	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		lk := strings.ToLower(k)
-		if strings.Contains(lk, "password") || strings.Contains(lk, "secret") || strings.Contains(lk, "token") || lk == "apikey" || lk == "api_key" {
-			q.Set(k, "xxxxx")
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
+	return msg
 }

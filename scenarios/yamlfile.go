@@ -15,6 +15,9 @@ import (
 // files (the daemon's soakd.yaml) use it so every file soakd reads
 // reports problems the same way.
 func DecodeStrict(file string, data []byte, v any, what string) (*yaml.Node, Problems) {
+	if len(data) > MaxFileBytes {
+		return nil, Problems{{File: file, Msg: errTooLarge.Error()}}
+	}
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
@@ -33,6 +36,9 @@ func DecodeStrict(file string, data []byte, v any, what string) (*yaml.Node, Pro
 	}
 	if doc.Kind != yaml.MappingNode {
 		return nil, Problems{{File: file, Line: doc.Line, Msg: "a " + what + " must be a mapping"}}
+	}
+	if probs := checkWidth(file, doc); len(probs) > 0 {
+		return doc, probs
 	}
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)

@@ -183,10 +183,21 @@ func Open(ctx context.Context, t scenarios.Target, o Options) (Target, error) {
 	}
 	tg, err := f(ctx, t, o)
 	if err != nil {
-		return nil, fmt.Errorf("%s target %s: %w", t.Kind, scenarios.RedactURL(t.URL), err)
+		// Client libraries may quote the URL (or its password) in errors:
+		// the message is redacted, the chain kept for errors.Is/As.
+		return nil, &redactedError{msg: fmt.Sprintf("%s target %s: %s", t.Kind, scenarios.RedactURL(t.URL), scenarios.RedactText(err.Error(), t.URL)), err: err}
 	}
 	return tg, nil
 }
+
+// redactedError has a redacted message and wraps the original error.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // Reopener returns a function that opens target t again with another
 // managed persistence variant (engine.Options.Reopen): the persistence

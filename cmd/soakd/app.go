@@ -32,6 +32,9 @@ const (
 	exitOK      = 0
 	exitSLO     = 1
 	exitBadUsed = 2
+	// exitNotWritten: the run finished (its summary went to stdout) but
+	// the run directory could not be written, e.g. a full disk.
+	exitNotWritten = 3
 )
 
 // version is stamped with -ldflags "-X main.version=...".
@@ -72,7 +75,7 @@ func (a *App) Main(ctx context.Context, args []string) int {
 	case "run":
 		return a.run(ctx, args[1:])
 	case "validate":
-		return a.validate(args[1:])
+		return a.validate(ctx, args[1:])
 	case "report":
 		return a.report(args[1:])
 	case "serve":
@@ -126,7 +129,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.SetOutput(a.Stderr)
 	var f runFlags
 	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://); overrides the scenario's")
-	fs.Float64Var(&f.rate, "rate", -1, "override every phase's rate (ops/s; 0 = closed loop)")
+	fs.Float64Var(&f.rate, "rate", 0, "override every phase's rate (ops/s; 0 = closed loop)")
 	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration")
 	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "address for /metrics while running (empty = off)")
@@ -159,7 +162,12 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}
 		sc.Target.Kind, sc.Target.URL = kind, f.target
 	}
-	if f.rate >= 0 {
+	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
+	if f.rateSet {
+		if err := scenarios.CheckRate(f.rate, true); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: --rate %v: %v\n", f.rate, err)
+			return exitBadUsed
+		}
 		for i := range sc.Phases {
 			if sc.Phases[i].Kind != scenarios.PhaseLoad {
 				sc.Phases[i].Rate = f.rate
@@ -311,14 +319,22 @@ func (a *App) run(ctx context.Context, args []string) int {
 		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"), Shard: shard,
 		Reopen: targets.Reopener(ctx, sc.Target, topts), RunID: runID, BarrierTimeout: f.barrierTimeout,
 	})
+	if sum != nil {
+		// The summary goes to stdout whatever happened to the files.
+		fmt.Fprint(a.Stdout, sum.Text())
+	}
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
-		if sum == nil {
+		var werr *engine.WriteError
+		switch {
+		case sum == nil:
 			return exitBadUsed
+		case errors.As(err, &werr):
+			fmt.Fprintf(a.Stderr, "soakd run: the summary above is the only copy of the results (exit %d)\n", exitNotWritten)
+			return exitNotWritten
 		}
 		return exitSLO
 	}
-	fmt.Fprint(a.Stdout, sum.Text())
 	fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", out)
 	if !sum.SLO.Passed {
 		return exitSLO
@@ -326,14 +342,27 @@ func (a *App) run(ctx context.Context, args []string) int {
 	return exitOK
 }
 
-func (a *App) validate(args []string) int {
+func (a *App) validate(ctx context.Context, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(a.Stderr, "soakd validate: give one or more scenario files")
 		return exitBadUsed
 	}
 	bad := 0
-	for _, path := range args {
-		_, err := scenarios.LoadFile(path)
+	for i, path := range args {
+		// Parsing is linear and files are capped at 4 MB, but a file may
+		// be a FIFO or a slow mount: SIGINT ends validate at once.
+		loaded := make(chan error, 1)
+		go func() {
+			_, err := scenarios.LoadFile(path)
+			loaded <- err
+		}()
+		var err error
+		select {
+		case err = <-loaded:
+		case <-ctx.Done():
+			fmt.Fprintf(a.Stderr, "soakd validate: interrupted at %s (%d of %d files checked)\n", path, i, len(args))
+			return exitBadUsed
+		}
 		if err != nil {
 			bad++
 			var ps scenarios.Problems
@@ -376,6 +405,16 @@ func (a *App) report(args []string) int {
 	var tls []*engine.Timeline
 	for i, dir := range dirs {
 		s, err := engine.ReadSummary(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			// A killed run leaves only latency.hlog.partial: show what
+			// it recorded and say so.
+			if ps, ending, perr := engine.ReadPartial(dir); perr == nil {
+				fmt.Fprintf(a.Stderr, "soakd report: %s: the run was killed (no summary.json); reading %s, %s\n", dir, engine.PartialLog, ending)
+				s, err = ps, nil
+			} else if errors.Is(perr, os.ErrNotExist) {
+				err = fmt.Errorf("%s: not a run directory (no summary.json and no %s)", dir, engine.PartialLog)
+			}
+		}
 		if err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
 			return exitBadUsed

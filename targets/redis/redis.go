@@ -133,7 +133,7 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		var err error
 		opt, err = goredis.ParseURL(t.URL)
 		if err != nil {
-			return nil, fmt.Errorf("bad url: %s", strings.ReplaceAll(err.Error(), t.URL, scenarios.RedactURL(t.URL)))
+			return nil, fmt.Errorf("bad url: %s", scenarios.RedactText(err.Error(), t.URL))
 		}
 	} else {
 		opt = &goredis.Options{Addr: t.Client.Addrs[0]}

@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/metrics"
+)
+
+// StatusKilled marks a summary read back from a killed run's
+// latency.hlog.partial (ReadPartial); the engine never writes it.
+const StatusKilled = "killed"
+
+// PartialLog is the interval log of a run still going or killed.
+const PartialLog = "latency.hlog.partial"
+
+// ReadPartial reads what a killed run left: the intervals of its
+// latency.hlog.partial up to the first torn or unreadable line, as a
+// summary with per-phase, per-op counts and latency/service percentiles
+// (warmup included; no errors, drops, rates or SLO verdicts: those were
+// in memory). The second value says how the log ended.
+func ReadPartial(dir string) (*Summary, string, error) {
+	p := filepath.Join(dir, PartialLog)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	lr := hdr.NewHistogramLogReader(f)
+	hists := map[string]*hdr.Histogram{}
+	var order []string // phases in the order they appear
+	seen := map[string]bool{}
+	span := map[string][2]int64{} // phase -> first interval start, last end (ms)
+	var start, end int64
+	intervals := 0
+	ending := "the log ends on a whole interval"
+	for {
+		h, err := lr.NextIntervalHistogram()
+		if err != nil {
+			ending = fmt.Sprintf("the log's last line is torn; read %d whole intervals", intervals)
+			break
+		}
+		if h == nil {
+			break
+		}
+		intervals++
+		tag := h.Tag()
+		if i := strings.LastIndexByte(tag, '.'); i > 0 {
+			if j := strings.LastIndexByte(tag[:i], '.'); j > 0 {
+				ph := tag[:j]
+				if !seen[ph] {
+					seen[ph] = true
+					order = append(order, ph)
+					span[ph] = [2]int64{h.StartTimeMs(), h.EndTimeMs()}
+				}
+				sp := span[ph]
+				span[ph] = [2]int64{min(sp[0], h.StartTimeMs()), max(sp[1], h.EndTimeMs())}
+			}
+		}
+		if start == 0 || (h.StartTimeMs() > 0 && h.StartTimeMs() < start) {
+			start = h.StartTimeMs()
+		}
+		end = max(end, h.EndTimeMs())
+		acc := hists[tag]
+		if acc == nil {
+			acc = metrics.NewHist()
+			hists[tag] = acc
+		}
+		acc.Merge(h)
+	}
+	s := &Summary{SchemaVersion: SchemaVersion, Scenario: filepath.Base(dir), Status: StatusKilled, Shard: Shard{Count: 1},
+		Target:       TargetInfo{Kind: "unknown (not in the interval log)"},
+		StatusReason: fmt.Sprintf("no summary.json; figures from %s (%s; warmup included; no errors, drops or SLO verdicts)", PartialLog, ending),
+		Start:        time.UnixMilli(start).UTC(), End: time.UnixMilli(end).UTC()}
+	for _, name := range order {
+		sp := span[name]
+		pr := PhaseResult{Name: name, Kind: "?", Start: time.UnixMilli(sp[0]).UTC(), End: time.UnixMilli(sp[1]).UTC()}
+		pr.DurationSeconds = float64(sp[1]-sp[0]) / 1000
+		pr.Ops = map[string]OpResult{}
+		for tag, h := range hists {
+			op, ok := strings.CutPrefix(tag, name+".")
+			if !ok || !strings.HasSuffix(op, ".latency") {
+				continue
+			}
+			op = strings.TrimSuffix(op, ".latency")
+			if strings.Contains(op, ".") {
+				continue // a longer phase name sharing this prefix
+			}
+			or := OpResult{Count: h.TotalCount(), Latency: metrics.Summarize(h), Service: metrics.Summarize(hists[name+"."+op+".service"])}
+			pr.Ops[op] = or
+			pr.Completed += or.Count
+		}
+		if pr.DurationSeconds > 0 {
+			pr.AchievedRate = float64(pr.Completed) / pr.DurationSeconds
+		}
+		s.Phases = append(s.Phases, pr)
+	}
+	return s, ending, nil
+}
