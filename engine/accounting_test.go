@@ -329,3 +329,36 @@ func splitLines(s string) []string {
 	}
 	return append(out, s[start:])
 }
+
+// TestOverloadDropsAreCountedAtOnce: at the rate ceiling against a store
+// that cannot keep up, the pacer counts millions of dropped ops without
+// walking them one by one, every scheduled op is accounted for, and a
+// cancel ends the phase promptly.
+func TestOverloadDropsAreCountedAtOnce(t *testing.T) {
+	sc := scenario(t, `
+keyspace: {records: 1000}
+phases:
+  - {name: steady, kind: steady, rate: 10000000, duration: 10s, concurrency: 1, max_lag: 1ms, mix: {read: 90, update: 10}}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	sum, err := Run(ctx, Options{Scenario: sc, Target: &recordingTarget{service: 5 * time.Millisecond}, TargetKind: "fake", OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("cancel after 0.5s took %s to end the run", took)
+	}
+	p := sum.Phases[0]
+	if p.Scheduled < 100_000 {
+		t.Fatalf("scheduled %d in ~0.5s at 10M ops/s", p.Scheduled)
+	}
+	if uint64(p.Completed+p.Dropped) != p.Scheduled {
+		t.Errorf("completed %d + dropped %d != scheduled %d", p.Completed, p.Dropped, p.Scheduled)
+	}
+	r, u := p.Ops["read"].Dropped, p.Ops["update"].Dropped
+	if frac := float64(u) / float64(r+u); frac < 0.08 || frac > 0.12 {
+		t.Errorf("dropped reads %d updates %d: the split should follow the 90/10 mix", r, u)
+	}
+}

@@ -20,21 +20,30 @@ func (s Schedule) At(i uint64) time.Duration {
 }
 
 // Due returns how many ops are due by elapsed: those with At(i) <= elapsed.
+// It is O(1) whatever the rate: the float estimate is corrected by at
+// most a few steps (At truncates), and it saturates at maxDue.
 func (s Schedule) Due(elapsed time.Duration) uint64 {
-	if elapsed < 0 {
+	if elapsed < 0 || !(s.Rate > 0) {
 		return 0
 	}
-	n := math.Floor(float64(elapsed)*s.Rate/1e9) + 1
+	f := math.Floor(float64(elapsed)*s.Rate/1e9) + 1
+	if !(f < maxDue) {
+		return maxDue
+	}
+	u := uint64(f)
 	// At() truncates; make Due(At(i)) include i exactly.
-	u := uint64(n)
-	for u > 0 && s.At(u-1) > elapsed {
+	for k := 0; k < 4 && u > 0 && s.At(u-1) > elapsed; k++ {
 		u--
 	}
-	for s.At(u) <= elapsed {
+	for k := 0; k < 4 && s.At(u) <= elapsed; k++ {
 		u++
 	}
 	return u
 }
+
+// maxDue bounds Due: no schedule a process can run gets near it, and it
+// keeps a nonsense rate from overflowing the index arithmetic.
+const maxDue = 1 << 62
 
 // Total returns the number of ops scheduled in [0, d).
 func (s Schedule) Total(d time.Duration) uint64 {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -50,5 +51,32 @@ func TestPaceTable(t *testing.T) {
 		if w != tc.wait || st != tc.stop {
 			t.Errorf("Pace(%v,%d,%d) = %v,%v want %v,%v", tc.elapsed, tc.done, tc.limit, w, st, tc.wait, tc.stop)
 		}
+	}
+}
+
+// TestScheduleDueIsBounded: absurd rates answer at once (a rate of
+// 1e308 used to loop forever in Due's correction loops).
+func TestScheduleDueIsBounded(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, rate := range []float64{1e12, 1e17, 1e308, math.Inf(1), math.NaN(), 0, -5} {
+			s := Schedule{Rate: rate}
+			for _, el := range []time.Duration{0, time.Nanosecond, time.Second, time.Hour} {
+				_ = s.Due(el)
+				_ = s.Total(el)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Schedule.Due did not return for an absurd rate")
+	}
+	if got := (Schedule{Rate: 1e308}).Due(time.Second); got != maxDue {
+		t.Errorf("Due at 1e308 = %d, want the %d ceiling", got, uint64(maxDue))
+	}
+	if got := (Schedule{Rate: 1000}).Due(time.Second); got != 1001 {
+		t.Errorf("Due at 1000/s after 1s = %d, want 1001", got)
 	}
 }
