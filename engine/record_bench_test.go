@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+)
+
+type nopTarget struct{}
+
+func (nopTarget) Do(context.Context, *targets.Request) error { return nil }
+func (nopTarget) Close() error                               { return nil }
+
+// BenchmarkWorkerOp is the engine's per-op path for one open-loop op:
+// fill the request, send it, classify, and record it in its window
+// (warmup/window/drain accounting included). It must not allocate.
+func BenchmarkWorkerOp(b *testing.B) {
+	sc, err := scenarios.Parse("bench.yaml", []byte(`
+keyspace: {records: 100000}
+phases:
+  - {name: steady, kind: steady, rate: 1000, duration: 1s, warmup: 100ms, mix: {read: 50, update: 50}}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &runner{sc: sc, target: nopTarget{}, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
+	r.classes = targets.Classes()
+	for i, c := range r.classes {
+		r.classIdx[c] = uint8(i)
+	}
+	r.inserted.Store(sc.Keyspace.Records)
+	if r.choosers, err = scenarios.NewChoosers(sc.Keyspace, r.inserted); err != nil {
+		b.Fatal(err)
+	}
+	r.values = scenarios.NewValues(rand.New(rand.NewPCG(1, 2)), sc.Record.FieldBytes)
+	mix, _ := scenarios.NewMix(sc.Phases[0].Mix)
+	seg := &segment{Phase: "steady", Kind: scenarios.PhaseSteady, Rate: 1000, Duration: time.Second, Warmup: 100 * time.Millisecond,
+		Mix: mix, Concurrency: 1, Seed: phaseSeed(1, 0, 0)}
+	clk := newClock(seg, time.Now())
+	rec := metrics.NewWarmupRecorder(mix.Ops())
+	w := r.newWorker(seg, 0, rec, nil, 1, clk)
+	ep := &epoch{t0: clk.t0, sched: Schedule{Rate: 1000}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.runChunk(ctx, chunk{first: uint64(i % 1000), n: 1, ep: ep})
+	}
+}
