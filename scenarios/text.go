@@ -118,3 +118,15 @@ func SearchQuery(n int64) string {
 	}
 	return queries[int(a)*vocabSize+int(b)]
 }
+
+// Uses reports whether any phase's mix runs op (adapters prepare search
+// indexes only for scenarios that search).
+func (sc *Scenario) Uses(op Op) bool {
+	name := op.String()
+	for _, p := range sc.Phases {
+		if p.Mix[name] > 0 {
+			return true
+		}
+	}
+	return false
+}

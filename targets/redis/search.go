@@ -111,25 +111,16 @@ func versionString(v int) string {
 	return fmt.Sprintf("%d.%d.%d", v/10000, v/100%100, v%100)
 }
 
-func usesOp(sc *scenarios.Scenario, op scenarios.Op) bool {
-	for _, p := range sc.Phases {
-		if p.Mix[op.String()] > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // Prepare finds RediSearch (and RedisJSON) when the scenario searches,
 // creates the index, and fills mylist for lrange ops.
 func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
-	if usesOp(sc, scenarios.OpSearch) {
+	if sc.Uses(scenarios.OpSearch) {
 		if err := t.prepareSearch(ctx, sc); err != nil {
 			return err
 		}
 	}
 	for _, op := range []scenarios.Op{scenarios.OpLRange100, scenarios.OpLRange300, scenarios.OpLRange500, scenarios.OpLRange600} {
-		if usesOp(sc, op) {
+		if sc.Uses(op) {
 			return t.fillList(ctx, sc.Record.FieldBytes)
 		}
 	}
