@@ -25,7 +25,7 @@ func TestCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"mongo-ycsb-a.yaml", "mongo-ycsb-b.yaml", "mongo-social-hotspot.yaml", "mongo-caching.yaml",
-		"mongo-sensor.yaml", "mongo-weak-consistency.yaml", "mongo-search-mix.yaml", "mongo-search-mix-250.yaml"}
+		"mongo-sensor.yaml", "mongo-weak-consistency.yaml", "mongo-search-mix.yaml", "mongo-search-mix-250.yaml", "mongo-search-mix-6000.yaml"}
 	have := map[string]bool{}
 	for _, f := range files {
 		have[filepath.Base(f)] = true
