@@ -564,7 +564,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
 	topts := targets.Options{Env: d.o.Getenv, Warn: func(msg string) {
 		d.log.Warn(msg, "id", id, "scenario", sc.Name)
-	}}
+	}, Concurrency: sc.MaxConcurrency()}
 	tg, err := targets.Open(ctx, sc.Target, topts)
 	if err != nil {
 		finish(StateFailed, err.Error(), nil)

@@ -21,6 +21,15 @@ const (
 	DefaultCapacityStep      = 10 * time.Second
 	DefaultCapacityPrecision = 0.05
 	maxBisectProbes          = 16
+	// After a failed probe the store settles: short slices at a low
+	// rate until one completes its ops inside its window with schedule
+	// lag p99 under settleLag, for at most settleSlices slices, so the next probe
+	// does not inherit the failed one's backlog.
+	settleSlice  = time.Second
+	settleLag    = 10 * time.Millisecond
+	settleSlices = 10
+	// minCapacityRate is the lowest rate a search tries below start.
+	minCapacityRate = 1
 )
 
 // CapacityResult is a capacity phase's outcome.
@@ -36,6 +45,13 @@ type CapacityPoint struct {
 	P99      map[string]float64 `json:"p99"`
 	Passed   bool               `json:"passed"`
 	Failed   []string           `json:"failed,omitempty"` // which SLO checks failed
+	// SettledSeconds is how long the store was given to settle (low
+	// rate, until it held the SLO again) after the previous probe
+	// failed, before this one started.
+	SettledSeconds float64 `json:"settled_seconds,omitempty"`
+	// Drain is the probe's drain time: how long after its window its
+	// last op completed.
+	DrainSeconds float64 `json:"drain_seconds,omitempty"`
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -122,9 +138,18 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	pr := &PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
-	var elapsed time.Duration
+	var elapsed, drain time.Duration
 	cr := &CapacityResult{}
+	failedLast := false
+	lastHeld := 0.0
 	probe := func(rate float64) bool {
+		var settled time.Duration
+		if failedLast {
+			settled = r.settle(ctx, base, mix, settleRate(lastHeld, c.Start), min(settleSlice, c.StepDuration.D()))
+		}
+		if ctx.Err() != nil {
+			return false
+		}
 		i := len(pr.Stages)
 		s := base
 		s.Stage, s.StageIndex = fmt.Sprintf("probe-%d", i+1), i+1
@@ -136,6 +161,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		total.Merge(res.Total)
 		scheduled += res.Scheduled
 		elapsed += res.Elapsed
+		drain = max(drain, res.Drain)
 		st := stageResult(&s, res, r.stats())
 		r.keepStageHists(ph.Name, s.Stage, res.Total)
 		pr.Stages = append(pr.Stages, st)
@@ -143,7 +169,12 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		span.SetAttributes(resultAttrs(&st.Result)...)
 		span.SetAttributes(attribute.Bool("soakd.probe.passed", ok))
 		span.End()
-		pt := CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, P99: map[string]float64{}, Passed: ok, Failed: failed}
+		failedLast = !ok
+		if ok && s.Rate > lastHeld {
+			lastHeld = s.Rate
+		}
+		pt := CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, P99: map[string]float64{}, Passed: ok, Failed: failed,
+			SettledSeconds: settled.Seconds(), DrainSeconds: res.Drain.Seconds()}
 		for op, o := range st.Ops {
 			pt.P99[op] = o.Latency.P99
 		}
@@ -156,17 +187,66 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	cr.HighestRateHeld = lo
 	pr.Capacity = cr
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = lo
 	pr.Server = r.stats()
 	return pr, nil
 }
 
+// settleRate is the rate a settle slice runs at: a tenth of the highest
+// rate held so far (of start when none has been).
+func settleRate(held, start float64) float64 {
+	r := held
+	if r <= 0 {
+		r = start
+	}
+	return math.Max(minCapacityRate, math.Round(r/10))
+}
+
+// settle runs low-rate slices after a failed probe until one keeps up
+// (achieved >= MinHeldRatio, nothing dropped, lag p99 under settleLag)
+// or settleSlices have run, so the next probe starts on a store that has
+// drained. Its ops are not part of the phase's figures. It returns how
+// long it took.
+func (r *runner) settle(ctx context.Context, base segment, mix *scenarios.Mix, rate float64, slice time.Duration) time.Duration {
+	start := time.Now()
+	for i := 0; ctx.Err() == nil && i < settleSlices; i++ {
+		s := base
+		s.Stage, s.StageIndex = "settle", 0
+		s.Rate, s.Duration, s.Warmup, s.Mix = rate, slice, 0, mix
+		s.Seed = base.Seed ^ uint64(i+1)*0x7f4a7c159e3779b9
+		res := r.runSegment(ctx, &s, progressOnly{r})
+		var st Result
+		fillResult(&st, res.Total, res.Scheduled, res.Elapsed, res.Drain, r.classes)
+		if st.Dropped == 0 && st.AchievedRate >= MinHeldRatio*s.Rate && st.Lag.P99 <= settleLag.Seconds() {
+			break
+		}
+	}
+	return time.Since(start)
+}
+
+// progressOnly shows a settle slice on the progress line only: it is
+// not measurement, so it feeds neither Prometheus nor latency.hlog.
+type progressOnly struct{ r *runner }
+
+func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed int64) {
+	if p.r.opts.Progress == nil {
+		return
+	}
+	achieved := 0.0
+	if dt := to.Sub(from).Seconds(); dt > 0 {
+		achieved = float64(completed) / dt
+	}
+	fmt.Fprintln(p.r.opts.Progress, progressLine(seg, seg.Rate, elapsed, achieved, w, p.r.classes))
+}
+
 // searchCapacity is the search itself (rates are whole ops/s): step up by
 // Factor from Start to Max while probes pass, then bisect between the
-// last good and the first bad rate until hi/lo-1 < Precision. It
-// returns the highest rate that passed (0 if Start failed).
+// last good and the first bad rate until hi/lo-1 < Precision. When
+// Start itself fails, it steps down by Factor (to 1 op/s at the least)
+// until a probe passes and bisects above that. It returns the highest
+// rate that passed (0 if none did).
 func searchCapacity(c scenarios.CapacitySpec, probe func(rate float64) bool) float64 {
 	lo, hi := 0.0, 0.0
 	for rate := math.Round(c.Start); ; {
@@ -179,6 +259,17 @@ func searchCapacity(c scenarios.CapacitySpec, probe func(rate float64) bool) flo
 			break
 		}
 		rate = math.Round(math.Min(rate*c.Factor, c.Max))
+	}
+	for lo == 0 && hi > minCapacityRate {
+		rate := math.Max(minCapacityRate, math.Round(hi/c.Factor))
+		if rate >= hi {
+			break
+		}
+		if probe(rate) {
+			lo = rate
+			break
+		}
+		hi = rate
 	}
 	if lo > 0 && hi > 0 {
 		for n := 0; n < maxBisectProbes && hi/lo-1 >= c.Precision; n++ {

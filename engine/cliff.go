@@ -127,8 +127,15 @@ func DetectCliff(stages []StageResult, factor float64) *Cliff {
 	}
 	p99 := func(o OpResult) float64 { return o.Latency.P99 }
 	for k, st := range stages {
-		if st.TargetRate > 0 && st.Completed+st.Dropped > 0 {
-			if ratio := st.AchievedRate / st.TargetRate; ratio < MinHeldRatio {
+		// The achieved rate counts only ops completed inside the stage's
+		// window, so one stall at its end can cost a short stage its
+		// rate: like p99, a rate cliff needs the next stage to fall short
+		// too (the last stage's is unconfirmed).
+		if ratio, ok := heldRatio(st); ok && ratio < MinHeldRatio {
+			if k == len(stages)-1 {
+				return newCliff(stages, k, "", "rate", ratio, MinHeldRatio, true)
+			}
+			if next, ok := heldRatio(stages[k+1]); ok && next < MinHeldRatio {
 				return newCliff(stages, k, "", "rate", ratio, MinHeldRatio, false)
 			}
 		}
@@ -178,6 +185,15 @@ func DetectCliff(stages []StageResult, factor float64) *Cliff {
 		}
 	}
 	return nil
+}
+
+// heldRatio is a stage's achieved/target rate; ok is false for stages
+// that ran closed-loop or measured nothing.
+func heldRatio(st StageResult) (float64, bool) {
+	if st.TargetRate <= 0 || st.Completed+st.Dropped == 0 {
+		return 0, false
+	}
+	return st.AchievedRate / st.TargetRate, true
 }
 
 func newCliff(stages []StageResult, k int, op, reason string, value, base float64, unconfirmed bool) *Cliff {

@@ -53,7 +53,9 @@ func TestDetectCliff(t *testing.T) {
 		{"noisy earlier stage does not mask", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(20)), st(500, 500, 0, g(1)), st(500, 500, 0, g(4)), st(500, 500, 0, g(4))), 0, "stage-4", "get", "p99", false},
 		{"last stage jump is unconfirmed", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(5))), 0, "stage-3", "get", "p99", true},
 		{"factor 6 ignores 5x", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(5)), st(500, 500, 0, g(5))), 6, "", "", "", false},
-		{"rate not held", named(st(500, 500, 0, g(1)), st(500, 470, 0, g(1))), 0, "stage-2", "", "rate", false},
+		{"rate not held", named(st(500, 500, 0, g(1)), st(500, 470, 0, g(1)), st(500, 400, 0, g(1))), 0, "stage-2", "", "rate", false},
+		{"rate not held in the last stage is unconfirmed", named(st(500, 500, 0, g(1)), st(500, 470, 0, g(1))), 0, "stage-2", "", "rate", true},
+		{"one stage short of its rate is no cliff", named(st(500, 500, 0, g(1)), st(500, 400, 0, g(1)), st(500, 500, 0, g(1))), 0, "", "", "", false},
 		{"rate 0.95 is held", named(st(500, 500, 0, g(1)), st(500, 475, 0, g(1))), 0, "", "", "", false},
 		{"errors appear", named(st(500, 500, 0, g(1)), st(500, 500, 2, g(1)), st(500, 500, 300, g(1))), 0, "stage-3", "", "errors", false},
 		{"misses jump when the cap is hit", named(miss(st(500, 500, 0, g(1)), "get", 10), miss(st(500, 500, 0, g(1)), "get", 12), miss(st(500, 500, 0, g(1)), "get", 11), miss(st(500, 500, 0, g(1)), "get", 40)), 0, "stage-4", "get", "misses", false},
@@ -110,7 +112,9 @@ func TestSearchCapacity(t *testing.T) {
 	}{
 		{limit: 3000, start: 500, factor: 2, max: 1e6, prec: 0.05},
 		{limit: 1e9, start: 500, factor: 2, max: 3000, prec: 0.05, want: 3000, probes: 4}, // 500 1000 2000 3000
-		{limit: 100, start: 500, factor: 2, max: 3000, prec: 0.05, want: 0, probes: 1},
+		// start fails: step down by factor, then bisect above the rate that held.
+		{limit: 100, start: 500, factor: 2, max: 3000, prec: 0.05, want: 98, probes: 8}, // 500 250 125 63 94 110 102 98
+		{limit: 0, start: 8, factor: 2, max: 3000, prec: 0.05, want: 0, probes: 4},      // 8 4 2 1: nothing holds
 	} {
 		var rates []float64
 		got := searchCapacity(scenarioCap(c.start, c.factor, c.max, c.prec), func(r float64) bool {

@@ -58,6 +58,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 	var scheduled uint64
 	var elapsed time.Duration
 	n := r.inserted.Load()
+	var drain time.Duration
 	for i := 0; i < g.MaxStages && ctx.Err() == nil; i++ {
 		batch := g.Batch
 		if g.StopRecords > 0 && n+batch > g.StopRecords {
@@ -88,12 +89,13 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		total.Merge(mres.Total)
 		scheduled += mres.Scheduled
 		elapsed += mres.Elapsed
+		drain = max(drain, mres.Drain)
 		st := stageResult(&ms, mres, r.freshStats(ctx))
 		r.keepStageHists(ph.Name, name, mres.Total)
 		st.Start = lres.Start.UTC()
 		st.Records = r.inserted.Load()
 		load := &Result{}
-		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, r.classes)
+		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, r.classes)
 		load.TargetRate = g.LoadRate
 		st.Load = load
 		pr.Stages = append(pr.Stages, st)
@@ -110,7 +112,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		}
 	}
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = g.MeasureRate
 	pr.Server = r.stats()

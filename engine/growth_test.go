@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,9 @@ phases:
 }
 
 func TestCapacityEmbedded(t *testing.T) {
+	// Two workers on a store with a fixed 10 ms service time hold at most
+	// 200 ops/s: the search must find a rate at or below that, settle the
+	// store after each failed probe, and hold 50 ops/s (25% busy).
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
@@ -73,24 +77,33 @@ phases:
     kind: capacity
     concurrency: 2
     mix: {get: 100}
-    capacity: {start: 200, factor: 2, max: 800, step_duration: 500ms}
+    capacity: {start: 50, factor: 4, max: 800, step_duration: 500ms, precision: 0.3}
 slo:
-  latency: {"*": {p99: 200ms}}
+  latency: {"*": {p99: 500ms}}
 `)
-	sum, _ := runEmbedded(t, sc)
+	sum := runWith(t, sc, &recordingTarget{service: 10 * time.Millisecond}, Options{})
 	p := sum.Phases[0]
 	c := p.Capacity
-	if c == nil || c.HighestRateHeld != 800 || len(c.Curve) != 3 {
-		t.Fatalf("capacity %+v", c)
+	if c == nil || c.HighestRateHeld < 50 || c.HighestRateHeld > 200 {
+		t.Fatalf("capacity %+v: want 50..200 ops/s", c)
 	}
-	for i, want := range []float64{200, 400, 800} {
-		pt := c.Curve[i]
-		if pt.Rate != want || !pt.Passed || pt.Achieved < 0.95*want || pt.P99["get"] <= 0 {
-			t.Errorf("probe %d: %+v", i, pt)
+	if pt := c.Curve[0]; pt.Rate != 50 || !pt.Passed || pt.P99["get"] <= 0 {
+		t.Errorf("first probe %+v", pt)
+	}
+	failed := 0
+	for i, pt := range c.Curve {
+		if i > 0 && !c.Curve[i-1].Passed && pt.SettledSeconds <= 0 {
+			t.Errorf("probe %d at %v ran without settling after a failed probe", i, pt.Rate)
 		}
-		if p.Stages[i].Completed != int64(want/2) {
-			t.Errorf("probe %d completed %d", i, p.Stages[i].Completed)
+		if !pt.Passed {
+			failed++
 		}
+		if want := int64(math.Ceil(pt.Rate / 2)); p.Stages[i].Completed+p.Stages[i].Dropped != want {
+			t.Errorf("probe %d at %v completed %d + dropped %d, want %d", i, pt.Rate, p.Stages[i].Completed, p.Stages[i].Dropped, want)
+		}
+	}
+	if failed == 0 {
+		t.Errorf("no probe failed above 200 ops/s: %+v", c.Curve)
 	}
 	if !sum.SLO.Passed {
 		t.Errorf("capacity run failed its SLO: %+v", sum.SLO)
@@ -100,14 +113,20 @@ slo:
 	sc = scenario(t, `
 keyspace: {records: 100}
 phases:
-  - {name: cap, kind: capacity, concurrency: 2, mix: {get: 100}, capacity: {start: 200, max: 800, step_duration: 300ms}}
+  - {name: cap, kind: capacity, concurrency: 2, mix: {get: 100}, capacity: {start: 8, max: 800, step_duration: 300ms}}
 slo:
   latency: {"*": {p50: 1ns}}
 `)
 	sum, _ = runEmbedded(t, sc)
 	c = sum.Phases[0].Capacity
-	if c.HighestRateHeld != 0 || len(c.Curve) != 1 || c.Curve[0].Passed || len(c.Curve[0].Failed) == 0 || sum.SLO.Passed {
+	// It searched below start, down to 1 op/s, before reporting 0.
+	if c.HighestRateHeld != 0 || len(c.Curve) != 4 || c.Curve[3].Rate != 1 || sum.SLO.Passed {
 		t.Errorf("impossible SLO: %+v passed %v", c, sum.SLO.Passed)
+	}
+	for i, pt := range c.Curve {
+		if pt.Passed || len(pt.Failed) == 0 || (i > 0 && (pt.Rate >= c.Curve[i-1].Rate || pt.SettledSeconds <= 0)) {
+			t.Errorf("probe %d: %+v", i, pt)
+		}
 	}
 }
 

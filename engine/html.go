@@ -325,11 +325,8 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-si
 			tl = tls[i]
 		}
 		rd := BuildReport(s, tl)
-		verdict := "PASSED"
-		if !rd.SLO {
-			verdict = "FAILED"
-		}
-		fmt.Fprintf(&b, "<h1>soakd: %s</h1><p>target: %s &middot; status: %s &middot; SLO %s</p>", html.EscapeString(rd.Scenario), html.EscapeString(rd.Target), html.EscapeString(rd.Status), verdict)
+		verdict := VerdictLine(s.Status, s.StatusReason, s.SLO)
+		fmt.Fprintf(&b, "<h1>soakd: %s</h1><p>target: %s &middot; status: %s &middot; %s</p>", html.EscapeString(rd.Scenario), html.EscapeString(rd.Target), html.EscapeString(rd.Status), html.EscapeString(verdict))
 		if rd.Memory != "" {
 			fmt.Fprintf(&b, "<p>memory limits: %s</p>", html.EscapeString(rd.Memory))
 		}

@@ -419,10 +419,21 @@ func (m *Merged) Text() string {
 		}
 		writeChecks(&b, p.SLO)
 	}
-	verdict := "PASSED"
-	if !m.SLO.Passed {
-		verdict = "FAILED"
+	status, reason := StatusCompleted, ""
+	for i, s := range m.Shards {
+		if s.Status == StatusInterrupted {
+			status = StatusInterrupted
+			reason = fmt.Sprintf("shard %s: %s", m.Shards[i].Shard, s.StatusReason)
+			if s.StatusReason == "" {
+				reason = fmt.Sprintf("shard %s stopped before its end", m.Shards[i].Shard)
+			}
+			break
+		}
 	}
-	fmt.Fprintf(&b, "\nSLO (all shards) %s\n", verdict)
+	line := VerdictLine(status, reason, m.SLO)
+	if status == StatusCompleted {
+		line = strings.Replace(line, "SLO ", "SLO (all shards) ", 1)
+	}
+	fmt.Fprintf(&b, "\n%s\n", line)
 	return b.String()
 }

@@ -393,7 +393,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 	base := segment{
 		Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(), Mix: mix,
 		Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(),
-		Seed: uint64(r.sc.Seed)*0x9e3779b97f4a7c15 + uint64(pi)*0x2545f4914f6cdd1d + 1,
+		Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi),
 	}
 	pr := &PhaseResult{Name: ph.Name, Kind: ph.Kind}
 	var segs []segment
@@ -406,7 +406,9 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		s.Sequential = true
 		segs = append(segs, s)
 	case scenarios.PhaseSteady:
-		segs = append(segs, base)
+		s := base
+		s.Limit = uint64(ph.Requests) // 0 = by duration alone
+		segs = append(segs, s)
 	case scenarios.PhaseRamp:
 		for i, st := range ph.Steps {
 			s := base
@@ -429,7 +431,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 	pr.Start = time.Now().UTC()
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
-	var elapsed time.Duration
+	var elapsed, drain time.Duration
 	for i := range segs {
 		if ctx.Err() != nil {
 			break
@@ -448,6 +450,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		total.Merge(res.Total)
 		scheduled += res.Scheduled
 		elapsed += res.Elapsed
+		drain = max(drain, res.Drain)
 		if s.Stage != "" {
 			st := stageResult(s, res, r.stats())
 			pr.Stages = append(pr.Stages, st)
@@ -463,7 +466,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		}
 	}
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	if len(segs) > 1 {
 		pr.TargetRate = 0
@@ -479,7 +482,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 
 func stageResult(s *segment, res *segResult, stats map[string]float64) StageResult {
 	st := StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
-	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, nil)
+	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, nil)
 	st.TargetRate = s.Rate
 	if res.Retimed {
 		st.TargetRate = retimedRate(s, res)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,9 @@ type segment struct {
 	Sequential bool
 	KeyBase    int64
 	Seed       uint64
+	// Offset delays this shard's schedule: shard I of N starts at
+	// t0 + I/(total rate), so the shards' ops interleave.
+	Offset time.Duration
 }
 
 // chunk is a run of consecutive schedule indices handed to one worker.
@@ -42,13 +46,23 @@ type chunk struct {
 // segResult is what a segment measured.
 type segResult struct {
 	Start, End time.Time
-	Total      *metrics.Set
-	Scheduled  uint64 // ops the schedule called for
-	Completed  int64
-	Elapsed    time.Duration // measured part (after warmup)
-	Stats      map[string]float64
-	MaxLag     time.Duration
-	Canceled   bool
+	// Total holds the measured ops: intended at or after the warmup's
+	// end. Ops intended in the warmup are not in it.
+	Total *metrics.Set
+	// Scheduled counts the measured ops the schedule called for
+	// (dropped included, warmup excluded).
+	Scheduled uint64
+	Completed int64
+	// Elapsed is the measured window: from the warmup's end to the
+	// schedule's end (or to when the segment stopped early).
+	Elapsed time.Duration
+	// Drain is how long after the window's end the last measured op
+	// completed (0 when none completed late).
+	Drain  time.Duration
+	Stats  map[string]float64
+	MaxLag time.Duration
+	// Canceled: the run's context ended the segment early.
+	Canceled bool
 	// Retimed: the rate was changed live (Control.SetRate); the target
 	// rate reported is then scheduled ops over the schedule's duration.
 	Retimed bool
@@ -58,9 +72,73 @@ type segResult struct {
 // most every 100 us and dispatches everything due in a burst.
 const minSleep = 100 * time.Microsecond
 
+// noEnd is a window end that never comes (segments bounded by a count).
+const noEnd = math.MaxInt64
+
 // intervalSink receives each interval's merged window.
 type intervalSink interface {
 	onInterval(seg *segment, from, to time.Time, elapsed time.Duration, window *metrics.Set, completed int64)
+}
+
+// clock is a segment's accounting frame, shared by the dispatcher, the
+// workers and the collector. An op belongs to the warmup or to the
+// measured window by its intended start; a measured op completed after
+// the window's end is counted in the drain, not in the window.
+type clock struct {
+	t0      time.Time
+	warmEnd int64 // unix ns: ops intended before it are warmup
+	// winEnd (unix ns) is where the measured window ends: t0+duration,
+	// or earlier when the segment is stopped; noEnd for count-bounded
+	// segments.
+	winEnd atomic.Int64
+	// lastEnd (unix ns) is the latest completion of a measured op.
+	lastEnd atomic.Int64
+	// warmSched counts the ops scheduled in the warmup (closed loop:
+	// claimed in it; open loop: set by the dispatcher at its end).
+	warmSched atomic.Uint64
+	completed atomic.Int64
+}
+
+func newClock(seg *segment, t0 time.Time) *clock {
+	c := &clock{t0: t0, warmEnd: t0.Add(seg.Warmup).UnixNano()}
+	c.winEnd.Store(noEnd)
+	if seg.Duration > 0 {
+		c.winEnd.Store(t0.Add(seg.Duration).UnixNano())
+	}
+	return c
+}
+
+// stopAt ends the measured window at t if it would end later.
+func (c *clock) stopAt(t time.Time) {
+	ns := t.UnixNano()
+	for {
+		cur := c.winEnd.Load()
+		if ns >= cur || c.winEnd.CompareAndSwap(cur, ns) {
+			return
+		}
+	}
+}
+
+// window says where an op intended at intended and completed at end
+// belongs.
+func (c *clock) window(intended, end int64) metrics.Window {
+	switch {
+	case intended < c.warmEnd:
+		return metrics.InWarmup
+	case end > c.winEnd.Load():
+		return metrics.InDrain
+	}
+	return metrics.InWindow
+}
+
+// completedAt notes a measured op's completion for the drain time.
+func (c *clock) completedAt(end int64) {
+	for {
+		cur := c.lastEnd.Load()
+		if end <= cur || c.lastEnd.CompareAndSwap(cur, end) {
+			return
+		}
+	}
 }
 
 func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink) *segResult {
@@ -71,16 +149,26 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	}
 	stripes := make([]*metrics.Recorder, nStripes)
 	for i := range stripes {
-		stripes[i] = metrics.NewRecorder(ops)
+		if seg.Warmup > 0 {
+			stripes[i] = metrics.NewWarmupRecorder(ops)
+		} else {
+			stripes[i] = metrics.NewRecorder(ops)
+		}
 	}
 	res := &segResult{Total: metrics.NewSet(ops), Start: time.Now()}
 	t0 := res.Start
-	var completed atomic.Int64
+	clk := newClock(seg, t0)
 
 	chunkMax := 1
 	batcher, _ := r.target.(targets.Batcher)
+	var batchable [scenarios.NumOps]bool
 	if batcher != nil && batcher.MaxBatch() > 1 {
 		chunkMax = batcher.MaxBatch()
+		for _, op := range ops {
+			batchable[op] = batcher.Batchable(op)
+		}
+	} else {
+		batcher = nil
 	}
 
 	stop := make(chan struct{})
@@ -104,7 +192,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			wk := r.newWorker(seg, w, stripes[w%nStripes], batcher, chunkMax, t0, &completed)
+			wk := r.newWorker(seg, w, stripes[w%nStripes], batcher, chunkMax, clk)
 			if work != nil {
 				for c := range work {
 					wk.runChunk(opCtx, c)
@@ -140,25 +228,28 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		defer collectWG.Done()
 		last := t0
 		var lastCompleted int64
+		var warm *metrics.Set
+		if seg.Warmup > 0 {
+			warm = metrics.NewSet(ops)
+		}
 		tick := time.NewTicker(r.interval)
 		defer tick.Stop()
 		flush := func(now time.Time) {
 			window := metrics.NewSet(ops)
 			for _, s := range stripes {
-				s.Drain(window)
+				s.DrainSplit(window, warm)
 			}
-			c := completed.Load()
-			el := now.Sub(t0)
-			if el > seg.Warmup {
-				res.Total.Merge(window)
-			} else {
-				// Inside warmup: keep counting completions for the measured rate base.
-				lastCompleted = c
+			// Only measured ops reach the segment's figures; the
+			// interval's window (progress, Prometheus, latency.hlog)
+			// shows the warmup's ops too.
+			res.Total.Merge(window)
+			if warm != nil && !warm.Empty() {
+				window.Merge(warm)
+				warm.Reset()
 			}
-			sink.onInterval(seg, last, now, el, window, c-lastCompleted)
-			if el > seg.Warmup {
-				lastCompleted = c
-			}
+			c := clk.completed.Load()
+			sink.onInterval(seg, last, now, now.Sub(t0), window, c-lastCompleted)
+			lastCompleted = c
 			last = now
 		}
 		for {
@@ -174,12 +265,13 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 
 	r.opts.Control.setCurrent(currentName(seg), seg.Rate)
 	if work != nil {
-		res.Retimed = r.dispatch(ctx, seg, t0, work, chunkMax, stripes, &scheduled)
+		res.Retimed = r.dispatch(ctx, seg, clk, work, chunkMax, &batchable, stripes, &scheduled)
 		close(work)
 	} else {
 		select {
 		case <-stop:
 		case <-ctx.Done():
+			clk.stopAt(time.Now())
 			halt()
 		}
 	}
@@ -188,17 +280,26 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	res.End = time.Now()
 	close(collectDone)
 	collectWG.Wait()
-	res.Scheduled = scheduled.Load()
-	res.Completed = 0
+	total := scheduled.Load()
+	if w := clk.warmSched.Load(); w < total {
+		res.Scheduled = total - w
+	}
 	for _, os := range res.Total.Ops {
 		if os != nil {
 			res.Completed += os.Count
 		}
 	}
-	res.Elapsed = res.End.Sub(res.Start) - seg.Warmup
-	if seg.Duration > 0 && res.Elapsed > seg.Duration-seg.Warmup && seg.Rate > 0 {
-		// The measured window is the schedule's, not the drain after it.
-		res.Elapsed = seg.Duration - seg.Warmup
+	winEnd := clk.winEnd.Load()
+	if winEnd == noEnd {
+		// Bounded by a count: the window is the whole run of it.
+		winEnd = res.End.UnixNano()
+	}
+	res.Elapsed = time.Duration(winEnd - clk.warmEnd)
+	if res.Elapsed < 0 {
+		res.Elapsed = 0
+	}
+	if last := clk.lastEnd.Load(); last > winEnd {
+		res.Drain = time.Duration(last - winEnd)
 	}
 	res.MaxLag = time.Duration(res.Total.Lag.Max())
 	res.Canceled = ctx.Err() != nil
@@ -209,17 +310,21 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 // waits for a worker: when the queue is full the ops stay due (late) and
 // are sent as soon as there is room, or counted dropped past max_lag.
 //
-// The schedule is absolute from t0. When Options.Control changes the
-// rate, a new epoch starts at that moment: ops already sent stay counted,
-// the next op is due at once and later ones follow at the new rate; a
-// segment bounded by duration still ends at t0+duration. It reports
-// whether the rate was changed.
-func (r *runner) dispatch(ctx context.Context, seg *segment, t0 time.Time, work chan chunk, chunkMax int, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
+// The schedule is absolute from t0 (plus the shard's offset, so the
+// shards of one run interleave). When Options.Control changes the rate,
+// a new epoch starts at that moment: ops already sent stay counted, the
+// next op is due at once and later ones follow at the new rate; a
+// segment bounded by duration still ends at t0+duration. Consecutive
+// ops the target batches go to one worker as one chunk (up to
+// chunkMax); any other op is a chunk of its own. It reports whether the
+// rate was changed.
+func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work chan chunk, chunkMax int, batchable *[scenarios.NumOps]bool, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
 	release := pacerThread()
 	defer release()
+	t0 := clk.t0
 	ctl := r.opts.Control
 	gen := ctl.generation()
-	ep := &epoch{t0: t0, sched: Schedule{Rate: seg.Rate}}
+	ep := &epoch{t0: t0.Add(seg.Offset), sched: Schedule{Rate: seg.Rate}}
 	limitFor := func(ep *epoch) uint64 {
 		limit := seg.Limit
 		if seg.Duration > 0 {
@@ -231,9 +336,26 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, t0 time.Time, work 
 		return limit
 	}
 	limit := limitFor(ep)
-	var sent uint64
+	warmEnd := time.Unix(0, clk.warmEnd)
+	var sent, warm uint64
+	// countWarm advances warm: the indices sent so far that are intended
+	// before the warmup's end (a prefix of the schedule).
+	countWarm := func() {
+		if seg.Warmup <= 0 || !warmEnd.After(ep.t0) {
+			return
+		}
+		w := ep.base + ep.sched.Total(warmEnd.Sub(ep.t0))
+		if w > sent {
+			w = sent
+		}
+		if w > warm {
+			warm = w
+		}
+	}
+	drops := newDropTally(r, seg)
 	for sent < limit {
 		if ctx.Err() != nil {
+			clk.stopAt(time.Now())
 			break
 		}
 		if g := ctl.generation(); g != gen {
@@ -257,9 +379,18 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, t0 time.Time, work 
 			if tooLate > due {
 				tooLate = due
 			}
-			for ; sent < tooLate; sent++ {
-				op := r.opFor(seg, sent)
-				stripes[int(sent)%len(stripes)].Drop(op, 1, int64(time.Since(ep.intended(sent))))
+			if tooLate > sent {
+				now := time.Now()
+				// The warmup's share of them, then the measured rest.
+				split := sent
+				if seg.Warmup > 0 && warmEnd.After(ep.t0) {
+					split = ep.base + ep.sched.Total(warmEnd.Sub(ep.t0))
+					split = min(max(split, sent), tooLate)
+				}
+				drops.add(stripes[0], metrics.InWarmup, sent, split, now.Sub(ep.intended(sent)))
+				drops.add(stripes[0], metrics.InWindow, split, tooLate, now.Sub(ep.intended(split)))
+				sent = tooLate
+				countWarm()
 			}
 		}
 		full := false
@@ -267,6 +398,9 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, t0 time.Time, work 
 			n := due - sent
 			if n > uint64(chunkMax) {
 				n = uint64(chunkMax)
+			}
+			if n > 1 {
+				n = r.batchRun(seg, batchable, sent, n)
 			}
 			select {
 			case work <- chunk{first: sent, n: uint32(n), ep: ep}:
@@ -278,6 +412,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, t0 time.Time, work 
 				break
 			}
 		}
+		countWarm()
 		scheduled.Store(sent)
 		if sent >= limit {
 			break
@@ -286,16 +421,66 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, t0 time.Time, work 
 		if full || wait < minSleep {
 			wait = minSleep
 		}
-		if ctl != nil && wait > 10*time.Millisecond {
-			// Look at the control often enough that a change at a low
-			// rate takes effect promptly.
+		if wait > 10*time.Millisecond {
+			// Look at the context and the control often enough that a
+			// stop or a rate change at a low rate takes effect promptly.
 			wait = 10 * time.Millisecond
 		}
 		preciseSleep(wait)
 	}
 	// Scheduled counts everything the schedule called for, dropped included.
 	scheduled.Store(sent)
+	clk.warmSched.Store(warm)
 	return retimed
+}
+
+// batchRun returns how many of the n ops from index first go to the
+// store as one batch: the run of consecutive ops the target batches,
+// or 1 when the first is one it does not.
+func (r *runner) batchRun(seg *segment, batchable *[scenarios.NumOps]bool, first, n uint64) uint64 {
+	if !batchable[r.opFor(seg, first)] {
+		return 1
+	}
+	k := uint64(1)
+	for k < n && batchable[r.opFor(seg, first+k)] {
+		k++
+	}
+	return k
+}
+
+// exactDrops is the largest run of dropped indices whose op kinds are
+// counted one by one; longer runs are split by the mix's weights, so an
+// overloaded pacer never walks a huge backlog index by index.
+const exactDrops = 4096
+
+// dropTally counts dropped schedule indices per op kind.
+type dropTally struct {
+	r   *runner
+	seg *segment
+	n   [scenarios.NumOps]int64
+}
+
+func newDropTally(r *runner, seg *segment) *dropTally { return &dropTally{r: r, seg: seg} }
+
+// add counts indices [from, to) as dropped in window w of rec, with
+// lag how late the first of them was.
+func (d *dropTally) add(rec *metrics.Recorder, w metrics.Window, from, to uint64, lag time.Duration) {
+	if to <= from {
+		return
+	}
+	d.n = [scenarios.NumOps]int64{}
+	if to-from <= exactDrops {
+		for i := from; i < to; i++ {
+			d.n[d.r.opFor(d.seg, i)]++
+		}
+	} else {
+		d.seg.Mix.Split(int64(to-from), &d.n)
+	}
+	for op, k := range d.n {
+		if k > 0 {
+			rec.DropIn(w, scenarios.Op(op), k, int64(lag))
+		}
+	}
 }
 
 func currentName(seg *segment) string {
@@ -326,12 +511,11 @@ type worker struct {
 	intended  []time.Time
 	fields    [][]targets.Field
 	fieldName []string
-	t0        time.Time
-	completed *atomic.Int64
+	clk       *clock
 	classIdx  map[string]uint8
 }
 
-func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets.Batcher, chunkMax int, t0 time.Time, completed *atomic.Int64) *worker {
+func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets.Batcher, chunkMax int, clk *clock) *worker {
 	rng := rand.New(rand.NewPCG(seg.Seed, uint64(w)+1))
 	ch := r.choosers()
 	wk := &worker{
@@ -344,8 +528,7 @@ func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets
 		intended:  make([]time.Time, chunkMax),
 		fields:    make([][]targets.Field, chunkMax),
 		fieldName: make([]string, r.sc.Record.Fields),
-		t0:        t0,
-		completed: completed,
+		clk:       clk,
 		classIdx:  r.classIdx,
 	}
 	for i := range wk.fieldName {
@@ -416,7 +599,11 @@ func (w *worker) runChunk(ctx context.Context, c chunk) {
 		i := c.first + uint64(k)
 		intended := c.ep.intended(i)
 		if lag := now.Sub(intended); w.seg.MaxLag > 0 && lag > w.seg.MaxLag {
-			w.rec.Drop(w.r.opFor(w.seg, i), 1, int64(lag))
+			win := metrics.InWindow
+			if intended.UnixNano() < w.clk.warmEnd {
+				win = metrics.InWarmup
+			}
+			w.rec.DropIn(win, w.r.opFor(w.seg, i), 1, int64(lag))
 			continue
 		}
 		w.fill(n, i)
@@ -434,25 +621,45 @@ func (w *worker) runChunk(ctx context.Context, c chunk) {
 func (w *worker) runClosed(ctx context.Context, i uint64) {
 	w.fill(0, i)
 	w.intended[0] = time.Now()
+	if w.intended[0].UnixNano() < w.clk.warmEnd {
+		w.clk.warmSched.Add(1)
+	}
 	w.send(ctx, 1)
 }
 
+// send runs the n filled requests, as one batch when there are several
+// (dispatch only groups ops the target batches), and records each at
+// its own completion time.
 func (w *worker) send(ctx context.Context, n int) {
 	sendAt := time.Now()
+	var batchEnd time.Time
 	if n > 1 && w.batcher != nil {
 		w.batcher.DoBatch(ctx, w.reqPtrs[:n], w.errs[:n])
+		batchEnd = time.Now()
 	} else {
 		for j := 0; j < n; j++ {
 			w.errs[j] = w.r.target.Do(ctx, &w.reqs[j])
+			w.reqs[j].End = time.Now()
 		}
 	}
-	end := time.Now()
+	clk := w.clk
 	for j := 0; j < n; j++ {
+		req := &w.reqs[j]
+		end := req.End
+		if end.IsZero() || (!batchEnd.IsZero() && end.After(batchEnd)) {
+			end = batchEnd
+		}
+		req.End = time.Time{}
 		lat := end.Sub(w.intended[j])
 		svc := end.Sub(sendAt)
 		lag := sendAt.Sub(w.intended[j])
-		w.rec.Record(w.reqs[j].Op, int64(lat), int64(svc), int64(lag), w.class(w.errs[j]))
+		endNs := end.UnixNano()
+		win := clk.window(w.intended[j].UnixNano(), endNs)
+		if win != metrics.InWarmup {
+			clk.completedAt(endNs)
+		}
+		w.rec.RecordIn(win, req.Op, int64(lat), int64(svc), int64(lag), w.class(w.errs[j]))
 		w.errs[j] = nil
 	}
-	w.completed.Add(int64(n))
+	clk.completed.Add(int64(n))
 }

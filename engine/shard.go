@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/soakd/soakd/scenarios"
 )
@@ -69,6 +70,14 @@ func (s Shard) Part(r float64) float64 {
 	return r / float64(s.Count)
 }
 
+// phaseSeed is the random stream of phase pi on shard shard: every
+// shard, phase and (through the worker index) worker of a run draws
+// its own keys, values and op sequence from it.
+func phaseSeed(seed int64, shard, pi int) uint64 {
+	return scenarios.Mix64(uint64(seed)*0x9e3779b97f4a7c15+uint64(pi)*0x2545f4914f6cdd1d+1) ^
+		scenarios.Mix64(uint64(shard)+0x5eed5eed)
+}
+
 // shardState is the runner's per-run sharding state.
 type shardState struct {
 	shard      Shard
@@ -95,11 +104,19 @@ func (r *runner) shardSegments(segs []segment) {
 	}
 	for i := range segs {
 		s := &segs[i]
+		if s.Rate > 0 {
+			// Interleave: shard I's op k is intended at (k*N+I)/total.
+			s.Offset = time.Duration(float64(sh.Index) * 1e9 / s.Rate)
+		}
 		s.Rate = sh.Part(s.Rate)
 		if s.Sequential && s.Limit > 0 {
 			// KeyBase..KeyBase+Limit is the whole load; take this shard's slice.
 			lo, hi := sh.Range(int64(s.Limit))
 			s.KeyBase += lo
+			s.Limit = uint64(hi - lo)
+		} else if s.Limit > 0 {
+			// requests: N is the total over all shards.
+			lo, hi := sh.Range(int64(s.Limit))
 			s.Limit = uint64(hi - lo)
 		}
 	}
@@ -141,6 +158,9 @@ func CheckShard(sc *scenarios.Scenario, sh Shard) error {
 	for _, p := range sc.Phases {
 		if p.Kind == scenarios.PhaseLoad && p.Records < int64(sh.Count) {
 			return fmt.Errorf("phase %s loads %d records, fewer than %d shards", p.Name, p.Records, sh.Count)
+		}
+		if p.Requests > 0 && p.Requests < int64(sh.Count) {
+			return fmt.Errorf("phase %s runs %d requests, fewer than %d shards", p.Name, p.Requests, sh.Count)
 		}
 	}
 	return nil

@@ -54,24 +54,38 @@ type TargetInfo struct {
 
 // Result is what a phase or a stage measured.
 type Result struct {
-	TargetRate      float64             `json:"target_rate"`
-	AchievedRate    float64             `json:"achieved_rate"`
-	DurationSeconds float64             `json:"duration_seconds"`
-	Scheduled       uint64              `json:"scheduled"`
-	Ops             map[string]OpResult `json:"ops"`
-	Dropped         int64               `json:"dropped"`
-	Errors          int64               `json:"errors"`
+	TargetRate float64 `json:"target_rate"`
+	// AchievedRate is CompletedInWindow over DurationSeconds: the ops
+	// that completed inside the measured window, per second of it. Ops
+	// that finished in the drain after it do not count.
+	AchievedRate float64 `json:"achieved_rate"`
+	// DurationSeconds is the measured window (warmup excluded).
+	DurationSeconds float64 `json:"duration_seconds"`
+	// Scheduled is how many ops the schedule called for in the measured
+	// window (by intended start; dropped included, warmup excluded).
+	Scheduled uint64              `json:"scheduled"`
+	Ops       map[string]OpResult `json:"ops"`
+	Dropped   int64               `json:"dropped"`
+	Errors    int64               `json:"errors"`
 	// Misses are cache reads that found no value (outcome miss): not
 	// errors, but the hit ratio a growth phase watches.
-	Misses    int64           `json:"misses,omitempty"`
-	Completed int64           `json:"completed"`
-	MaxLag    float64         `json:"max_lag"`
-	Lag       metrics.Summary `json:"lag"`
+	Misses int64 `json:"misses,omitempty"`
+	// Completed counts the measured ops that completed, in the window
+	// or in the drain after it; CompletedInWindow only the former.
+	Completed         int64 `json:"completed"`
+	CompletedInWindow int64 `json:"completed_in_window"`
+	// DrainSeconds is how long after the window's end the last measured
+	// op completed: the backlog the store still had when time was up.
+	DrainSeconds float64         `json:"drain_seconds"`
+	MaxLag       float64         `json:"max_lag"`
+	Lag          metrics.Summary `json:"lag"`
 }
 
 // OpResult is one op's figures.
 type OpResult struct {
-	Count   int64            `json:"count"`
+	Count int64 `json:"count"`
+	// Late: completed after the measured window ended (in Count).
+	Late    int64            `json:"late,omitempty"`
 	Errors  map[string]int64 `json:"errors"`
 	Misses  int64            `json:"misses,omitempty"`
 	Dropped int64            `json:"dropped"`
@@ -125,7 +139,7 @@ type Check struct {
 	Passed bool    `json:"passed"`
 }
 
-func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed time.Duration, classes []string) {
+func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed, drain time.Duration, classes []string) {
 	if classes == nil {
 		classes = targets.Classes()
 	}
@@ -136,7 +150,7 @@ func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed time.Dura
 		if os == nil {
 			continue
 		}
-		or := OpResult{Count: os.Count, Dropped: os.Dropped, Errors: map[string]int64{},
+		or := OpResult{Count: os.Count, Late: os.Late, Dropped: os.Dropped, Errors: map[string]int64{},
 			Latency: metrics.Summarize(os.Latency), Service: metrics.Summarize(os.Service)}
 		for ci, n := range os.Classes {
 			if ci == 0 || n == 0 || ci >= len(classes) {
@@ -152,10 +166,12 @@ func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed time.Dura
 		}
 		res.Dropped += os.Dropped
 		res.Completed += os.Count
+		res.CompletedInWindow += os.Count - os.Late
 		res.Ops[scenarios.Op(op).String()] = or
 	}
+	res.DrainSeconds = drain.Seconds()
 	if elapsed > 0 {
-		res.AchievedRate = float64(res.Completed) / elapsed.Seconds()
+		res.AchievedRate = float64(res.CompletedInWindow) / elapsed.Seconds()
 	}
 	res.Lag = metrics.Summarize(s.Lag)
 	res.MaxLag = res.Lag.Max
@@ -339,8 +355,8 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, "memory limits: %s\n", ml)
 	}
 	for _, p := range s.Phases {
-		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
+		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
 		writeOpTable(&b, p.Result)
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
@@ -348,12 +364,47 @@ func (s *Summary) Text() string {
 		writeGrowthCapacity(&b, &p)
 		writeChecks(&b, p.SLO)
 	}
-	verdict := "PASSED"
-	if !s.SLO.Passed {
-		verdict = "FAILED"
-	}
-	fmt.Fprintf(&b, "\nSLO %s\n", verdict)
+	fmt.Fprintf(&b, "\n%s\n", VerdictLine(s.Status, s.StatusReason, s.SLO))
 	return b.String()
+}
+
+// VerdictLine is a run's one-line outcome: "SLO PASSED", "SLO FAILED",
+// or, for a run that did not run to its end, "interrupted: <reason>"
+// (its checks cover only what ran, so no SLO verdict is claimed).
+func VerdictLine(status, reason string, v Verdict) string {
+	if status == StatusInterrupted {
+		if reason == "" {
+			reason = "stopped before its end (signal or stop request)"
+		}
+		line := "interrupted: " + reason
+		if n := failedChecks(v); n > 0 {
+			line += fmt.Sprintf(" (%d SLO checks failed in what ran)", n)
+		}
+		return line
+	}
+	if v.Passed {
+		return "SLO PASSED"
+	}
+	return "SLO FAILED"
+}
+
+func failedChecks(v Verdict) int {
+	n := 0
+	for _, c := range v.Checks {
+		if !c.Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// drainNote says how many ops finished after the measured window, and
+// how long after: they are in the latency figures but not the rate.
+func drainNote(r Result) string {
+	if late := r.Completed - r.CompletedInWindow; late > 0 {
+		return fmt.Sprintf(", %d completed after the window (drain %s)", late, fmtDur(r.DrainSeconds))
+	}
+	return ""
 }
 
 func rateStr(r float64) string {

@@ -32,6 +32,10 @@ type OpStats struct {
 	Count   int64          // completed ops (ok + errors)
 	Classes [NumClasses]int64
 	Dropped int64
+	// Late counts the completed ops (in Count) that completed after
+	// their segment's measured window ended: scheduled in the window,
+	// finished in the drain. Count-Late completed in the window.
+	Late int64
 }
 
 func newOpStats() *OpStats { return &OpStats{Latency: NewHist(), Service: NewHist()} }
@@ -45,6 +49,7 @@ func (s *OpStats) Merge(o *OpStats) {
 		s.Classes[i] += o.Classes[i]
 	}
 	s.Dropped += o.Dropped
+	s.Late += o.Late
 }
 
 func (s *OpStats) reset() {
@@ -53,6 +58,7 @@ func (s *OpStats) reset() {
 	s.Count = 0
 	s.Classes = [NumClasses]int64{}
 	s.Dropped = 0
+	s.Late = 0
 }
 
 // Set is a group of per-op stats plus schedule lag.
@@ -85,6 +91,9 @@ func (s *Set) Merge(o *Set) {
 	s.Lag.Merge(o.Lag)
 }
 
+// Reset empties the set, keeping its histograms.
+func (s *Set) Reset() { s.reset() }
+
 func (s *Set) reset() {
 	for _, os := range s.Ops {
 		if os != nil {
@@ -100,10 +109,33 @@ func (s *Set) reset() {
 type Recorder struct {
 	mu  sync.Mutex
 	cur *Set
+	// warm holds ops that belong to a warmup (by intended start); nil
+	// when the recorder was made without one.
+	warm *Set
 }
 
 // NewRecorder records the given ops.
 func NewRecorder(ops []scenarios.Op) *Recorder { return &Recorder{cur: NewSet(ops)} }
+
+// NewWarmupRecorder records the given ops and keeps ops recorded
+// InWarmup apart from the measured ones (see DrainSplit).
+func NewWarmupRecorder(ops []scenarios.Op) *Recorder {
+	return &Recorder{cur: NewSet(ops), warm: NewSet(ops)}
+}
+
+// Window says which part of a segment an op belongs to.
+type Window uint8
+
+const (
+	// InWindow: intended in the measured window and completed in it.
+	InWindow Window = iota
+	// InDrain: intended in the measured window, completed after it
+	// ended. Counted in Count and Late.
+	InDrain
+	// InWarmup: intended before the warmup ended. Kept apart from the
+	// measured figures.
+	InWarmup
+)
 
 func clamp(ns int64) int64 {
 	if ns < 0 {
@@ -118,35 +150,78 @@ func clamp(ns int64) int64 {
 // Record records one completed op: latency from intended start, service
 // time from actual send, lag (send - intended) and its outcome class.
 func (r *Recorder) Record(op scenarios.Op, latencyNs, serviceNs, lagNs int64, class uint8) {
+	r.RecordIn(InWindow, op, latencyNs, serviceNs, lagNs, class)
+}
+
+// set returns the set an op of window w goes to (the lock is held).
+func (r *Recorder) set(w Window) *Set {
+	if w == InWarmup && r.warm != nil {
+		return r.warm
+	}
+	return r.cur
+}
+
+// RecordIn records one completed op in the part of the segment it
+// belongs to.
+func (r *Recorder) RecordIn(w Window, op scenarios.Op, latencyNs, serviceNs, lagNs int64, class uint8) {
 	r.mu.Lock()
-	s := r.cur.Ops[op]
+	set := r.set(w)
+	s := set.Ops[op]
 	if s != nil {
 		_ = s.Latency.RecordValue(clamp(latencyNs))
 		_ = s.Service.RecordValue(clamp(serviceNs))
 		s.Count++
 		s.Classes[class&(NumClasses-1)]++
+		if w == InDrain {
+			s.Late++
+		}
 	}
-	_ = r.cur.Lag.RecordValue(clamp(lagNs))
+	_ = set.Lag.RecordValue(clamp(lagNs))
 	r.mu.Unlock()
 }
 
 // Drop counts n ops of kind op that were not sent because they were
 // later than max_lag; lag is how late the first of them was.
 func (r *Recorder) Drop(op scenarios.Op, n int64, lagNs int64) {
+	r.DropIn(InWindow, op, n, lagNs)
+}
+
+// DropIn is Drop for ops of window w (InWarmup keeps them apart).
+func (r *Recorder) DropIn(w Window, op scenarios.Op, n int64, lagNs int64) {
 	r.mu.Lock()
-	if s := r.cur.Ops[op]; s != nil {
+	set := r.set(w)
+	if s := set.Ops[op]; s != nil {
 		s.Dropped += n
 	}
-	_ = r.cur.Lag.RecordValues(clamp(lagNs), n)
+	_ = set.Lag.RecordValues(clamp(lagNs), n)
 	r.mu.Unlock()
 }
 
-// Drain merges the stripe's window into dst and starts a new window.
-func (r *Recorder) Drain(dst *Set) {
+// Drain merges the stripe's window (warmup ops included) into dst and
+// starts a new window.
+func (r *Recorder) Drain(dst *Set) { r.DrainSplit(dst, dst) }
+
+// DrainSplit merges the stripe's measured ops into dst and its warmup
+// ops into warm, and starts a new window.
+func (r *Recorder) DrainSplit(dst, warm *Set) {
 	r.mu.Lock()
 	dst.Merge(r.cur)
 	r.cur.reset()
+	if r.warm != nil {
+		warm.Merge(r.warm)
+		r.warm.reset()
+	}
 	r.mu.Unlock()
+}
+
+// Empty reports whether the set holds no completed or dropped op.
+func (s *Set) Empty() bool {
+	for _, os := range s.Ops {
+		if os != nil && (os.Count > 0 || os.Dropped > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Summary of one histogram in seconds, like Prometheus.

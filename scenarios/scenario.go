@@ -134,10 +134,15 @@ const (
 
 // Phase is one part of a run.
 type Phase struct {
-	Name        string             `yaml:"name"`
-	Kind        string             `yaml:"kind"`
-	Rate        float64            `yaml:"rate"` // ops/s; 0 = closed loop
-	Duration    Duration           `yaml:"duration"`
+	Name     string   `yaml:"name"`
+	Kind     string   `yaml:"kind"`
+	Rate     float64  `yaml:"rate"` // ops/s; 0 = closed loop
+	Duration Duration `yaml:"duration"`
+	// Requests bounds a steady phase by a count of ops, like
+	// redis-benchmark -n: alone, the phase runs until that many ops are
+	// scheduled (closed loop: started); with duration, whichever comes
+	// first ends it. With shards it is the total over all shards.
+	Requests    int64              `yaml:"requests"`
 	Mix         map[string]float64 `yaml:"mix"`
 	Concurrency int                `yaml:"concurrency"`
 	MaxLag      Duration           `yaml:"max_lag"`
@@ -300,6 +305,9 @@ const (
 	OpLRange600
 	OpMSet
 	OpDel
+	OpPingInline
+	OpZAdd
+	OpZPopMin
 	NumOps
 )
 
@@ -353,6 +361,12 @@ func (o Op) String() string {
 		return "mset"
 	case OpDel:
 		return "del"
+	case OpPingInline:
+		return "ping_inline"
+	case OpZAdd:
+		return "zadd"
+	case OpZPopMin:
+		return "zpopmin"
 	}
 	return "op" + strconv.Itoa(int(o))
 }
@@ -380,8 +394,19 @@ func OpNames() []string {
 // IsWrite reports whether the op inserts or changes data.
 func (o Op) IsWrite() bool {
 	switch o {
-	case OpRead, OpScan, OpSearch, OpPing, OpGet, OpLRange100, OpLRange300, OpLRange500, OpLRange600:
+	case OpRead, OpScan, OpSearch, OpPing, OpPingInline, OpGet, OpLRange100, OpLRange300, OpLRange500, OpLRange600:
 		return false
 	}
 	return true
+}
+
+// IsPop reports whether the op removes an element from a structure the
+// redis-benchmark suite fills (lpop, rpop, spop, zpopmin): adapters
+// pre-fill those structures so a pop never finds them empty.
+func (o Op) IsPop() bool {
+	switch o {
+	case OpLPop, OpRPop, OpSPop, OpZPopMin:
+		return true
+	}
+	return false
 }

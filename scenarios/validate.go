@@ -220,6 +220,11 @@ func (s *Scenario) Validate() []FieldError {
 		if p.Warmup < 0 || (p.Duration > 0 && p.Warmup >= p.Duration) {
 			add(pp+".warmup", "must be shorter than the phase duration")
 		}
+		if p.Requests < 0 {
+			add(pp+".requests", "must not be negative")
+		} else if p.Requests > 0 && p.Kind != PhaseSteady {
+			add(pp+".requests", "only a steady phase takes a request count (this is a %s phase)", p.Kind)
+		}
 		errs = append(errs, validateMix(pp, p.Mix)...)
 		switch p.Kind {
 		case PhaseLoad:
@@ -235,8 +240,11 @@ func (s *Scenario) Validate() []FieldError {
 				}
 			}
 		case PhaseSteady:
-			if p.Duration <= 0 {
-				add(pp+".duration", "a steady phase needs a duration such as 30s")
+			if p.Duration <= 0 && p.Requests <= 0 {
+				add(pp+".duration", "a steady phase needs a duration such as 30s, or requests: N")
+			}
+			if p.Warmup > 0 && p.Duration <= 0 {
+				add(pp+".warmup", "a warmup needs a phase duration; a phase bounded by requests alone has none")
 			}
 			if len(p.Mix) == 0 {
 				add(pp+".mix", "a steady phase needs a mix, e.g. {read: 50, update: 50}")

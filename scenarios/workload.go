@@ -246,8 +246,9 @@ func AppendKey(dst []byte, prefix string, n int64, ordered bool) []byte {
 // input, so op i of a schedule has the same kind wherever it is decided
 // (the dispatcher counting drops, the worker running it).
 type Mix struct {
-	ops []Op
-	cum []uint64 // cumulative thresholds over the full uint64 range
+	ops   []Op
+	cum   []uint64  // cumulative thresholds over the full uint64 range
+	share []float64 // each op's fraction of the mix
 }
 
 // NewMix builds a Mix from percentages (which Validate checked add to 100).
@@ -280,8 +281,37 @@ func NewMix(m map[string]float64) (*Mix, error) {
 		}
 		mx.ops = append(mx.ops, op)
 		mx.cum = append(mx.cum, th)
+		mx.share = append(mx.share, m[k]/total)
 	}
 	return mx, nil
+}
+
+// Split apportions n ops over the mix by its shares (largest
+// remainder), adding each op's count to out: the counts sum to n
+// exactly. It is O(len(mix)), whatever n is.
+func (m *Mix) Split(n int64, out *[NumOps]int64) {
+	if n <= 0 {
+		return
+	}
+	var given int64
+	rem := make([]float64, len(m.ops))
+	for i, op := range m.ops {
+		exact := float64(n) * m.share[i]
+		k := int64(exact)
+		rem[i] = exact - float64(k)
+		out[op] += k
+		given += k
+	}
+	for ; given < n; given++ {
+		best := 0
+		for i := range rem {
+			if rem[i] > rem[best] {
+				best = i
+			}
+		}
+		out[m.ops[best]]++
+		rem[best] = -1
+	}
 }
 
 // Pick returns the op for a uniformly distributed 64-bit value.

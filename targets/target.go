@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/soakd/soakd/scenarios"
 )
@@ -33,6 +34,9 @@ type Request struct {
 	Query    string
 	Page     int
 	PageSize int
+	// End is when this op's reply arrived, set by a Batcher that can
+	// tell the ops of one batch apart; zero means the batch's end.
+	End time.Time
 }
 
 // Field is one field of a record.
@@ -53,9 +57,15 @@ type Target interface {
 // Batcher is implemented by targets that can send several due operations
 // in one round trip (pipelines, bulk). errs has len(reqs).
 type Batcher interface {
+	// DoBatch runs reqs, every one an op Batchable accepts. An adapter
+	// that can tell when each op's reply arrived sets its Request.End.
 	DoBatch(ctx context.Context, reqs []*Request, errs []error)
 	// MaxBatch is the largest batch worth sending at once.
 	MaxBatch() int
+	// Batchable reports whether the store really runs op together with
+	// others in one round trip. The engine sends any other op on its
+	// own, so no op waits for its neighbours in a batch.
+	Batchable(op scenarios.Op) bool
 }
 
 // Preparer is implemented by targets that set things up before a run
@@ -98,6 +108,20 @@ type Options struct {
 	// without a trailing newline (dropped when nil); e.g. a cgroup cap
 	// the host does not allow.
 	Warn func(msg string)
+	// Concurrency is the scenario's largest phase concurrency
+	// (Scenario.MaxConcurrency). Client pools hold that many connections
+	// unless target.client.pool_size says otherwise, so N workers get N
+	// connections (redis-benchmark -c N); 0 leaves the client's default.
+	Concurrency int
+}
+
+// PoolSize is the connection pool size for a client: the scenario's
+// client.pool_size when set, else Concurrency (0: the client's default).
+func (o Options) PoolSize(c scenarios.ClientOptions) int {
+	if c.PoolSize > 0 {
+		return c.PoolSize
+	}
+	return o.Concurrency
 }
 
 // Warnf sends a warning through Options.Warn.

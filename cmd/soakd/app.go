@@ -118,6 +118,7 @@ type runFlags struct {
 	shardFromEnv        bool
 	runID               string
 	barrierTimeout      time.Duration
+	seed                string
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -136,6 +137,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.startAt, "start-at", "", "wait until this RFC3339 time before starting (a shared start for all shards)")
 	fs.StringVar(&f.runID, "run-id", "", "name of this run, the same on every shard: shards wait for each other in the store before every phase (default $SOAKD_RUN_ID, else derived from --start-at)")
 	fs.DurationVar(&f.barrierTimeout, "barrier-timeout", engine.DefaultBarrierTimeout, "give up when the other shards have not reached a phase barrier within this time")
+	fs.StringVar(&f.seed, "seed", "", "random seed for keys, values and op order (overrides the scenario's seed; each shard and worker derives its own stream from it)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
@@ -175,6 +177,14 @@ func (a *App) run(ctx context.Context, args []string) int {
 				sc.Phases[i].Duration = d
 			}
 		}
+	}
+	if f.seed != "" {
+		seed, err := strconv.ParseInt(f.seed, 10, 64)
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: --seed: %q is not an integer\n", f.seed)
+			return exitBadUsed
+		}
+		sc.Seed = seed
 	}
 	if errs := sc.Validate(); len(errs) > 0 {
 		for _, e := range errs {
@@ -216,7 +226,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	var warnOnce sync.Once
 	topts := targets.Options{Env: a.Getenv, Warn: func(msg string) {
 		warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
-	}}
+	}, Concurrency: sc.MaxConcurrency()}
 	tg, err := targets.Open(ctx, sc.Target, topts)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)

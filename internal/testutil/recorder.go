@@ -61,6 +61,14 @@ func (r *Recorder) MaxBatch() int {
 	return 16
 }
 
+// Batchable is Inner's, or every op without an Inner that batches.
+func (r *Recorder) Batchable(op scenarios.Op) bool {
+	if b, ok := r.Inner.(targets.Batcher); ok {
+		return b.Batchable(op)
+	}
+	return true
+}
+
 // DoBatch records reqs and runs them on Inner, as a batch if it batches.
 func (r *Recorder) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
 	for _, q := range reqs {

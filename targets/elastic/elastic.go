@@ -32,7 +32,8 @@ const (
 	DefaultIndex    = "soakd"
 	DefaultMaxBatch = 500
 	DefaultPageSize = 10
-	// DefaultPoolSize is the idle connections kept per node.
+	// DefaultPoolSize is the idle connections kept per node when neither
+	// client.pool_size nor the scenario's concurrency says how many.
 	DefaultPoolSize       = 64
 	DefaultPrepareTimeout = 10 * time.Second
 	// IDField is the keyword copy of the id that scans sort on.
@@ -146,7 +147,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 			tg.secrets = append(tg.secrets, cfg.Password)
 		}
 	}
-	tr, err := transport(t)
+	tr, err := transport(t, o)
 	if err != nil {
 		return nil, err
 	}
@@ -159,8 +160,12 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	return tg, nil
 }
 
-func transport(t scenarios.Target) (*http.Transport, error) {
-	pool := t.Client.PoolSize
+// transport keeps client.pool_size idle connections per node, else one
+// per worker of the busiest phase, else DefaultPoolSize. More requests
+// in flight than that still open connections (HTTP/1.1 has one request
+// per connection); they are closed after use instead of kept.
+func transport(t scenarios.Target, o targets.Options) (*http.Transport, error) {
+	pool := o.PoolSize(t.Client)
 	if pool <= 0 {
 		pool = DefaultPoolSize
 	}
@@ -463,6 +468,10 @@ func appendString[S ~string | ~[]byte](b []byte, s S) []byte {
 // MaxBatch is the largest _bulk request worth sending.
 func (t *Target) MaxBatch() int { return t.maxBatch }
 
+// Batchable: only inserts go together (one _bulk request); every other
+// op is its own request.
+func (t *Target) Batchable(op scenarios.Op) bool { return op == scenarios.OpInsert }
+
 // DoBatch sends the inserts of a batch through _bulk and runs other ops
 // one by one. Bulk items that fail count as errors of their own slot.
 func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
@@ -471,6 +480,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 	for i, r := range reqs {
 		if r.Op != scenarios.OpInsert {
 			errs[i] = t.Do(ctx, r)
+			r.End = time.Now()
 			continue
 		}
 		body = append(body, `{"index":{"_index":`...)

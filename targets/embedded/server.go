@@ -65,7 +65,7 @@ type value struct {
 	k    kind
 	str  []byte
 	hash map[string][]byte
-	list [][]byte
+	list deque
 	set  map[string]struct{}
 	zset *zset
 }
@@ -532,14 +532,12 @@ func (s *Server) exec(w *bufio.Writer, args [][]byte) bool {
 		for _, e := range args[2:] {
 			e = append([]byte(nil), e...)
 			if cmd == "LPUSH" {
-				v.list = append(v.list, nil)
-				copy(v.list[1:], v.list)
-				v.list[0] = e
+				v.list.pushFront(e)
 			} else {
-				v.list = append(v.list, e)
+				v.list.pushBack(e)
 			}
 		}
-		n := int64(len(v.list))
+		n := int64(v.list.len())
 		sh.mu.Unlock()
 		writeInt(w, n)
 	case "LPOP", "RPOP":
@@ -557,11 +555,11 @@ func (s *Server) exec(w *bufio.Writer, args [][]byte) bool {
 		default:
 			var e []byte
 			if cmd == "LPOP" {
-				e, v.list = v.list[0], v.list[1:]
+				e = v.list.popFront()
 			} else {
-				e, v.list = v.list[len(v.list)-1], v.list[:len(v.list)-1]
+				e = v.list.popBack()
 			}
-			if len(v.list) == 0 {
+			if v.list.len() == 0 {
 				delete(sh.m, string(args[1]))
 			}
 			writeBulk(w, e)
@@ -575,7 +573,7 @@ func (s *Server) exec(w *bufio.Writer, args [][]byte) bool {
 		sh.mu.RLock()
 		v := sh.m[string(args[1])]
 		if v != nil && v.k == kList {
-			writeInt(w, int64(len(v.list)))
+			writeInt(w, int64(v.list.len()))
 		} else {
 			writeInt(w, 0)
 		}
@@ -602,7 +600,7 @@ func (s *Server) exec(w *bufio.Writer, args [][]byte) bool {
 			sh.mu.RUnlock()
 			break
 		}
-		n := len(v.list)
+		n := v.list.len()
 		if start < 0 {
 			start += n
 		}
@@ -619,8 +617,8 @@ func (s *Server) exec(w *bufio.Writer, args [][]byte) bool {
 			writeArrayLen(w, 0)
 		} else {
 			writeArrayLen(w, stop-start+1)
-			for _, e := range v.list[start : stop+1] {
-				writeBulk(w, e)
+			for i := start; i <= stop; i++ {
+				writeBulk(w, v.list.at(i))
 			}
 		}
 		sh.mu.RUnlock()
@@ -684,7 +682,7 @@ func (s *Server) exec(w *bufio.Writer, args [][]byte) bool {
 			writeInt(w, 0)
 		}
 		sh.mu.RUnlock()
-	case "ZADD", "ZREM", "ZRANGEBYSCORE", "ZSCORE", "ZCARD":
+	case "ZADD", "ZREM", "ZRANGEBYSCORE", "ZSCORE", "ZCARD", "ZPOPMIN":
 		s.execZ(w, cmd, args)
 	default:
 		writeError(w, fmt.Sprintf("ERR unknown command '%s'", strings.ToLower(cmd)))
@@ -692,15 +690,16 @@ func (s *Server) exec(w *bufio.Writer, args [][]byte) bool {
 	return false
 }
 
-// execZ runs the sorted-set commands the redis adapter's scan index uses.
+// execZ runs the sorted-set commands the redis adapter's scan index and
+// the redis-benchmark suite's ZADD/ZPOPMIN use.
 func (s *Server) execZ(w *bufio.Writer, cmd string, args [][]byte) {
 	argc := len(args)
-	min := map[string]int{"ZADD": 4, "ZREM": 3, "ZRANGEBYSCORE": 4, "ZSCORE": 3, "ZCARD": 2}[cmd]
+	min := map[string]int{"ZADD": 4, "ZREM": 3, "ZRANGEBYSCORE": 4, "ZSCORE": 3, "ZCARD": 2, "ZPOPMIN": 2}[cmd]
 	if argc < min || (cmd == "ZADD" && argc%2 != 0) {
 		writeError(w, fmt.Sprintf("ERR wrong number of arguments for '%s' command", strings.ToLower(cmd)))
 		return
 	}
-	write := cmd == "ZADD" || cmd == "ZREM"
+	write := cmd == "ZADD" || cmd == "ZREM" || cmd == "ZPOPMIN"
 	sh := s.shardFor(args[1])
 	if write {
 		sh.mu.Lock()
@@ -749,6 +748,34 @@ func (s *Server) execZ(w *bufio.Writer, cmd string, args [][]byte) {
 			}
 		}
 		writeInt(w, n)
+	case "ZPOPMIN":
+		count := 1
+		if argc > 3 {
+			writeError(w, "ERR syntax error")
+			return
+		}
+		if argc == 3 {
+			n, err := strconv.Atoi(string(args[2]))
+			if err != nil || n < 0 {
+				writeError(w, "ERR value is out of range, must be positive")
+				return
+			}
+			count = n
+		}
+		var out []zentry
+		for v != nil && len(out) < count && v.zset.n > 0 {
+			e := v.zset.chunks[0][0]
+			v.zset.remove(e.member)
+			out = append(out, e)
+		}
+		if v != nil && v.zset.n == 0 {
+			delete(sh.m, string(args[1]))
+		}
+		writeArrayLen(w, 2*len(out))
+		for _, e := range out {
+			writeBulk(w, []byte(e.member))
+			writeBulk(w, strconv.AppendFloat(nil, e.score, 'g', -1, 64))
+		}
 	case "ZSCORE":
 		if v == nil {
 			writeNil(w)

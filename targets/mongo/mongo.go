@@ -142,8 +142,10 @@ func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOption
 		return nil, nil, fmt.Errorf("bad MongoDB URL: %w", err)
 	}
 	// Scenario client options override the URI.
-	if t.Client.PoolSize > 0 {
-		co.SetMaxPoolSize(uint64(t.Client.PoolSize))
+	// client.pool_size, else the URI's maxPoolSize, else one connection
+	// per worker of the busiest phase (the driver's default is 100).
+	if n := o.PoolSize(t.Client); n > 0 && (t.Client.PoolSize > 0 || co.MaxPoolSize == nil) {
+		co.SetMaxPoolSize(uint64(n))
 	}
 	if rp := t.Client.ReadPreference; rp != "" {
 		mode, err := readpref.ModeFromString(rp)
@@ -395,6 +397,10 @@ func allWords(q string) string {
 // MaxBatch is the largest InsertMany worth sending.
 func (t *Target) MaxBatch() int { return t.maxBatch }
 
+// Batchable: only inserts go together (one InsertMany); every other op
+// is its own round trip.
+func (t *Target) Batchable(op scenarios.Op) bool { return op == scenarios.OpInsert }
+
 // DoBatch sends the inserts of a batch as one unordered InsertMany and
 // runs the other ops one by one. A failed insert fails only its own slot.
 func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
@@ -407,6 +413,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 			continue
 		}
 		errs[i] = t.Do(ctx, r)
+		r.End = time.Now()
 	}
 	if len(docs) == 0 {
 		return

@@ -83,14 +83,16 @@ func TestRedisScenarioCatalog(t *testing.T) {
 	}
 	var ops []string
 	for _, p := range suite.Phases {
-		if p.Concurrency != 50 || p.Rate != 0 {
-			t.Errorf("suite phase %s: concurrency %d rate %g, want 50 closed loop", p.Name, p.Concurrency, p.Rate)
+		if p.Concurrency != 50 || p.Rate != 0 || p.Requests != 100000 || p.Duration != 0 {
+			t.Errorf("suite phase %s: concurrency %d rate %g requests %d duration %s, want 50 clients closed loop, 100000 requests (redis-benchmark -c 50 -n 100000)",
+				p.Name, p.Concurrency, p.Rate, p.Requests, p.Duration)
 		}
 		for name := range p.Mix {
 			ops = append(ops, name)
 		}
 	}
-	want := "ping set get incr lpush rpush lpop rpop sadd hset spop lpush lrange_100 lrange_300 lrange_500 lrange_600 mset"
+	// redis-benchmark 7's test order; ping is PING_MBULK.
+	want := "ping_inline ping set get incr lpush rpush lpop rpop sadd hset spop zadd zpopmin lpush lrange_100 lrange_300 lrange_500 lrange_600 mset"
 	if got := strings.Join(ops, " "); got != want {
 		t.Errorf("suite ops %q, want %q", got, want)
 	}

@@ -75,6 +75,15 @@ func (f *fakeServer) serve(c net.Conn) {
 		if err != nil {
 			return
 		}
+		if line[0] != '*' {
+			// An inline command: recorded as INLINE <line>.
+			f.mu.Lock()
+			f.cmds = append(f.cmds, []string{"INLINE", strings.TrimRight(line, "\r\n")})
+			f.mu.Unlock()
+			w.WriteString("+PONG\r\n")
+			w.Flush()
+			continue
+		}
 		n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
 		args := make([]string, n)
 		for i := range args {

@@ -198,6 +198,11 @@ func TestBenchmarkSuiteCommands(t *testing.T) {
 		scenarios.OpLRange500: "lrange mylist 0 499",
 		scenarios.OpLRange600: "lrange mylist 0 599",
 		scenarios.OpDel:       "del key:42",
+		// The slowlog does not say which protocol a command came in;
+		// TestPingInlineSendsInline checks the bytes.
+		scenarios.OpPingInline: "ping",
+		scenarios.OpZAdd:       "zadd myzset 42 element:42",
+		scenarios.OpZPopMin:    "zpopmin myzset",
 	}
 	for op := scenarios.OpPing; op < scenarios.NumOps; op++ {
 		if op == scenarios.OpMSet {

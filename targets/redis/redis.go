@@ -41,7 +41,8 @@ type Target struct {
 	local    bool   // the server runs on this host (swap from /proc)
 	managed  *Server
 	search   searchState
-	url      string // redacted
+	inline   *inlinePool // ping_inline's connections
+	url      string      // redacted
 	limits   *targets.MemoryLimits
 }
 
@@ -148,8 +149,11 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		return nil, err
 	}
 	c := t.Client
-	if c.PoolSize > 0 {
-		opt.PoolSize = c.PoolSize
+	// One connection per worker of the busiest phase (redis-benchmark -c
+	// N opens N), unless client.pool_size or the URL's pool_size says
+	// otherwise; go-redis's own default is 10 per CPU.
+	if c.PoolSize > 0 || opt.PoolSize == 0 {
+		opt.PoolSize = o.PoolSize(c)
 	}
 	if c.DialTimeout > 0 {
 		opt.DialTimeout = c.DialTimeout.D()
@@ -216,6 +220,7 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		mb = 256
 	}
 	tg := &Target{c: cl, maxBatch: mb, mode: mode, url: scenarios.RedactURL(t.URL)}
+	tg.inline = newInlinePool(opt.PoolSize, inlineDialer(mode, opt, c, tlsCfg), inlineSetup(opt), opt.ReadTimeout, opt.WriteTimeout)
 	tg.local = isLocal(opt.Addr, opt.Network) && mode == "standalone"
 	tg.search.pref = c.Search
 	if info, err := cl.Info(pctx, "server").Result(); err == nil {
@@ -225,6 +230,57 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		}
 	}
 	return tg, nil
+}
+
+// inlineDialer dials the node ping_inline talks to: the server, a
+// cluster's first seed node (PING is keyless) or the master the
+// sentinels name at dial time.
+func inlineDialer(mode string, opt *goredis.Options, c scenarios.ClientOptions, tc *tls.Config) func(context.Context) (net.Conn, error) {
+	addr := func(context.Context) (string, error) { return opt.Addr, nil }
+	network := opt.Network
+	switch mode {
+	case "cluster":
+		network = "tcp"
+		if len(c.Addrs) > 0 {
+			seed := c.Addrs[0]
+			addr = func(context.Context) (string, error) { return seed, nil }
+		}
+	case "sentinel":
+		network = "tcp"
+		sentinels := c.Addrs
+		if len(sentinels) == 0 {
+			sentinels = []string{opt.Addr}
+		}
+		addr = func(ctx context.Context) (string, error) {
+			var last error
+			for _, s := range sentinels {
+				sc := goredis.NewSentinelClient(&goredis.Options{Addr: s, TLSConfig: tc, DialTimeout: opt.DialTimeout, MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+				hp, err := sc.GetMasterAddrByName(ctx, c.MasterName).Result()
+				sc.Close()
+				if err == nil && len(hp) == 2 {
+					return net.JoinHostPort(hp[0], hp[1]), nil
+				}
+				last = err
+			}
+			return "", fmt.Errorf("sentinel master %s: %v", c.MasterName, last)
+		}
+	}
+	return dialer(network, addr, opt.DialTimeout, tc)
+}
+
+// inlineSetup is what a new ping_inline connection sends first.
+func inlineSetup(opt *goredis.Options) [][]string {
+	var cmds [][]string
+	switch {
+	case opt.Username != "" && opt.Password != "":
+		cmds = append(cmds, []string{"AUTH", opt.Username, opt.Password})
+	case opt.Password != "":
+		cmds = append(cmds, []string{"AUTH", opt.Password})
+	}
+	if opt.DB != 0 {
+		cmds = append(cmds, []string{"SELECT", strconv.Itoa(opt.DB)})
+	}
+	return cmds
 }
 
 func tlsConfig(o scenarios.TLS, opt *goredis.Options) (*tls.Config, error) {
@@ -297,6 +353,7 @@ func (t *Target) Client() goredis.UniversalClient { return t.c }
 // Close closes the client and stops a managed server.
 func (t *Target) Close() error {
 	err := t.c.Close()
+	t.inline.Close()
 	if t.managed != nil {
 		if e := t.managed.Stop(); err == nil {
 			err = e
@@ -307,6 +364,13 @@ func (t *Target) Close() error {
 
 // MaxBatch is the pipeline depth used for due ops.
 func (t *Target) MaxBatch() int { return t.maxBatch }
+
+// Batchable: every op whose commands can all be queued up front goes in
+// the pipeline. scan and rmw send follow-up commands after their first
+// reply, so they run on their own and never hold a pipeline's other ops.
+func (t *Target) Batchable(op scenarios.Op) bool {
+	return op != scenarios.OpScan && op != scenarios.OpRMW
+}
 
 // cmdable is what both the client and a pipeline offer.
 type cmdable interface {
@@ -339,8 +403,10 @@ func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 	return t.build(ctx, t.c, r)(ctx)
 }
 
-// DoBatch sends due ops in one pipeline; follow-ups (scan's reads, rmw's
-// write) go after it.
+// DoBatch sends due ops in one pipeline. The engine sends only
+// Batchable ops here; a follow-up of any other (scan's reads, rmw's
+// write) would run after the pipeline, so that op's End is stamped
+// after it and the pipeline's other ops keep the pipeline's end.
 func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
 	if len(reqs) == 1 {
 		errs[0] = t.Do(ctx, reqs[0])
@@ -352,8 +418,13 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		posts[i] = t.build(ctx, pipe, r)
 	}
 	_, _ = pipe.Exec(ctx)
-	for i := range reqs {
+	end := time.Now()
+	for i, r := range reqs {
 		errs[i] = posts[i](ctx)
+		r.End = end
+		if !t.Batchable(r.Op) {
+			r.End = time.Now()
+		}
 	}
 }
 
@@ -376,6 +447,20 @@ func done(cmds ...goredis.Cmder) post {
 	}
 }
 
+// popped is the post of a pop (lpop, rpop, spop): a nil reply means the
+// structure was empty, counted as a miss, never as a silent success.
+// Prepare pre-fills so that a bounded scenario's pops never miss.
+func popped(cmd *goredis.StringCmd) post {
+	return func(context.Context) error { return okMiss(cmd.Err()) }
+}
+
+func okMiss(err error) error {
+	if errors.Is(err, goredis.Nil) {
+		return targets.ErrMiss
+	}
+	return err
+}
+
 func fail(err error) post { return func(context.Context) error { return err } }
 
 // Keys of the redis-benchmark suite, as redis-benchmark names them.
@@ -383,6 +468,7 @@ const (
 	benchList    = "mylist"
 	benchSet     = "myset"
 	benchHash    = "myhash"
+	benchZSet    = "myzset"
 	benchCounter = "counter:"
 )
 
@@ -431,7 +517,12 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 		// redis-benchmark: HSET myhash element:__rand_int__ value.
 		return done(c.HSet(ctx, benchHash, "element:"+strconv.FormatInt(r.KeyNum, 10), value(r)))
 	case scenarios.OpPing:
+		// redis-benchmark's PING_MBULK: PING as a RESP array.
 		return done(c.Ping(ctx))
+	case scenarios.OpPingInline:
+		// redis-benchmark's PING_INLINE: "PING\r\n" on an inline
+		// connection (inline.go); in a batch it follows the pipeline.
+		return func(ctx context.Context) error { return t.inline.Do(ctx, "PING") }
 	case scenarios.OpSet:
 		return done(c.Set(ctx, key, value(r), 0))
 	case scenarios.OpGet:
@@ -449,13 +540,27 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 	case scenarios.OpRPush:
 		return done(c.RPush(ctx, benchList, value(r)))
 	case scenarios.OpLPop:
-		return done(c.LPop(ctx, benchList))
+		return popped(c.LPop(ctx, benchList))
 	case scenarios.OpRPop:
-		return done(c.RPop(ctx, benchList))
+		return popped(c.RPop(ctx, benchList))
 	case scenarios.OpSAdd:
 		return done(c.SAdd(ctx, benchSet, "element:"+strconv.FormatInt(r.KeyNum, 10)))
 	case scenarios.OpSPop:
-		return done(c.SPop(ctx, benchSet))
+		return popped(c.SPop(ctx, benchSet))
+	case scenarios.OpZAdd:
+		// redis-benchmark -r: ZADD myzset __rand_int__ element:__rand_int__.
+		return done(c.ZAdd(ctx, benchZSet, goredis.Z{Score: float64(r.KeyNum), Member: "element:" + strconv.FormatInt(r.KeyNum, 10)}))
+	case scenarios.OpZPopMin:
+		cmd := c.ZPopMin(ctx, benchZSet)
+		return func(context.Context) error {
+			if err := cmd.Err(); err != nil {
+				return okMiss(err)
+			}
+			if len(cmd.Val()) == 0 {
+				return targets.ErrMiss
+			}
+			return nil
+		}
 	case scenarios.OpLRange100:
 		return done(c.LRange(ctx, benchList, 0, 99))
 	case scenarios.OpLRange300:

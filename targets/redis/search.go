@@ -112,43 +112,15 @@ func versionString(v int) string {
 }
 
 // Prepare finds RediSearch (and RedisJSON) when the scenario searches,
-// creates the index, and fills mylist for lrange ops.
+// creates the index, and pre-fills the structures the redis-benchmark
+// ops read or pop (prefill.go).
 func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 	if sc.Uses(scenarios.OpSearch) {
 		if err := t.prepareSearch(ctx, sc); err != nil {
 			return err
 		}
 	}
-	for _, op := range []scenarios.Op{scenarios.OpLRange100, scenarios.OpLRange300, scenarios.OpLRange500, scenarios.OpLRange600} {
-		if sc.Uses(op) {
-			return t.fillList(ctx, sc.Record.FieldBytes)
-		}
-	}
-	return nil
-}
-
-// fillList makes mylist hold at least LRangeFill elements, as
-// redis-benchmark's "LPUSH (needed to benchmark LRANGE)" step does.
-func (t *Target) fillList(ctx context.Context, size int) error {
-	n, err := t.c.LLen(ctx, benchList).Result()
-	if err != nil {
-		return fmt.Errorf("lrange setup: %w", err)
-	}
-	if n >= LRangeFill {
-		return nil
-	}
-	if size <= 0 {
-		size = 3
-	}
-	v := strings.Repeat("x", size)
-	args := make([]any, LRangeFill-n)
-	for i := range args {
-		args[i] = v
-	}
-	if err := t.c.RPush(ctx, benchList, args...).Err(); err != nil {
-		return fmt.Errorf("lrange setup: %w", err)
-	}
-	return nil
+	return t.prefill(ctx, sc)
 }
 
 func (t *Target) prepareSearch(ctx context.Context, sc *scenarios.Scenario) error {

@@ -1,0 +1,72 @@
+package scenarios
+
+import "math"
+
+// MaxConcurrency is the largest concurrency of any phase (after
+// ApplyDefaults): the connections a client pool needs so that every
+// worker of the busiest phase has its own (targets.Options.Concurrency).
+func (s *Scenario) MaxConcurrency() int {
+	n := 0
+	for _, p := range s.Phases {
+		if p.Concurrency > n {
+			n = p.Concurrency
+		}
+	}
+	return n
+}
+
+// MaxOps is an upper bound on how many ops of the given kinds the
+// scenario can issue over all its phases (and shards): a phase whose mix
+// holds one of them counts all its ops, since which op each index gets is
+// drawn per op. A phase bounded by requests counts those; an open-loop
+// steady or ramp phase counts rate x duration. bounded is false when a
+// phase that uses one of ops has no bound (closed loop by duration,
+// capacity, growth); n then covers the bounded phases only. A rate
+// changed live (the daemon's rate API) can exceed an open-loop bound.
+func (s *Scenario) MaxOps(ops ...Op) (n int64, bounded bool) {
+	bounded = true
+	for _, p := range s.Phases {
+		uses := false
+		for _, op := range ops {
+			if p.Mix[op.String()] > 0 {
+				uses = true
+			}
+		}
+		if !uses {
+			continue
+		}
+		m, ok := p.maxOps()
+		n += m
+		bounded = bounded && ok
+	}
+	return n, bounded
+}
+
+// maxOps bounds the ops one phase can schedule.
+func (p *Phase) maxOps() (int64, bool) {
+	switch p.Kind {
+	case PhaseLoad:
+		return p.Records, true
+	case PhaseSteady:
+		var n int64 = -1
+		if p.Requests > 0 {
+			n = p.Requests
+		}
+		if p.Rate > 0 && p.Duration > 0 {
+			if m := int64(math.Ceil(p.Rate * p.Duration.D().Seconds())); n < 0 || m < n {
+				n = m
+			}
+		}
+		if n < 0 {
+			return 0, false
+		}
+		return n, true
+	case PhaseRamp:
+		var n int64
+		for _, st := range p.Steps {
+			n += int64(math.Ceil(st.Rate * st.Duration.D().Seconds()))
+		}
+		return n, true
+	}
+	return 0, false
+}
