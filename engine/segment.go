@@ -576,6 +576,10 @@ func (w *worker) fill(j int, i uint64) scenarios.Op {
 	default:
 		req.Fields = nil
 	}
+	req.Query = ""
+	if op == scenarios.OpSearch {
+		req.Query = scenarios.SearchQuery(keyNum) // words of record keyNum's document
+	}
 	req.ScanLen = sc.Keyspace.ScanLength
 	req.PageSize = 10
 	req.Page = int(w.rng.IntN(5))

@@ -1,6 +1,9 @@
 // Package elastic is soakd's Elasticsearch adapter (kind "elastic"), built
 // on the official go-elasticsearch v8 client. A record is one document
-// {id: key (keyword), field0..fieldN: text, num: long} indexed under _id key.
+// {id: key (keyword), field0..fieldN: text, num: long} indexed under _id key;
+// when the scenario searches, it also holds the workload's search document
+// (title and body: text, from scenarios.DocText), and the field* values
+// are stored but not indexed, as on the other stores.
 package elastic
 
 import (
@@ -37,9 +40,9 @@ const (
 	IDField = "id"
 	// NumField is the numeric field search ops sort by.
 	NumField = "num"
-	// SearchField is the text field a search matches when the request
-	// names none (Request.Fields[0].Name names it otherwise).
-	SearchField = "field0"
+	// TitleField and BodyField are the text fields search ops match.
+	TitleField = "title"
+	BodyField  = "body"
 )
 
 func init() { targets.Register("elastic", Open) }
@@ -61,6 +64,9 @@ type Target struct {
 	shards   int
 	replicas *int
 	desc     atomic.Pointer[string]
+	// searchDocs: inserts carry the search document (title, body); set by
+	// Prepare when the scenario searches, before any op runs.
+	searchDocs bool
 }
 
 var (
@@ -290,7 +296,7 @@ func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 	key := url.PathEscape(string(r.Key))
 	switch r.Op {
 	case scenarios.OpInsert:
-		_, err := t.call(ctx, http.MethodPut, t.pathDoc+key, t.refreshQuery(), appendDoc(nil, r), "", false, nil)
+		_, err := t.call(ctx, http.MethodPut, t.pathDoc+key, t.refreshQuery(), appendDoc(nil, r, t.searchDocs), "", false, nil)
 		return err
 	case scenarios.OpRead:
 		return t.read(ctx, key)
@@ -372,15 +378,15 @@ func (t *Target) search(ctx context.Context, r *targets.Request) error {
 	if size <= 0 {
 		size = DefaultPageSize
 	}
-	field := SearchField
-	if len(r.Fields) > 0 && r.Fields[0].Name != "" {
-		field = r.Fields[0].Name
+	if r.Query == "" {
+		return errors.New("op search without a query")
 	}
-	b := append(make([]byte, 0, 160), `{"query":{"match":{`...)
-	b = appendString(b, field)
-	b = append(b, ':')
+	// All the query's words (the engine's scenarios.SearchQuery), across
+	// title and body as one field, sorted by num: what RediSearch's
+	// FT.SEARCH and MongoDB's $text of the same words do.
+	b := append(make([]byte, 0, 192), `{"query":{"multi_match":{"query":`...)
 	b = appendString(b, r.Query)
-	b = append(b, `}},"sort":[{"num":"asc"}],"size":`...)
+	b = append(b, `,"fields":["title","body"],"type":"cross_fields","operator":"and"}},"sort":[{"num":"asc"}],"size":`...)
 	b = strconv.AppendInt(b, int64(size), 10)
 	b = append(b, `,"from":`...)
 	b = strconv.AppendInt(b, int64(r.Page*size), 10)
@@ -405,9 +411,10 @@ func (t *Target) scan(ctx context.Context, key string, n int) error {
 	return err
 }
 
-// appendDoc writes the record as JSON: id, the fields, and num (a field
-// named "num" holding an integer, else the record number).
-func appendDoc(b []byte, r *targets.Request) []byte {
+// appendDoc writes the record as JSON: id, the fields, num (a field
+// named "num" holding an integer, else the record number) and, with
+// text, the record's search document title and body.
+func appendDoc(b []byte, r *targets.Request, text bool) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, r.Key)
 	hasNum := false
@@ -427,6 +434,14 @@ func appendDoc(b []byte, r *targets.Request) []byte {
 	if !hasNum {
 		b = append(b, `,"num":`...)
 		b = strconv.AppendInt(b, r.KeyNum, 10)
+	}
+	if text {
+		// Vocabulary words: nothing to escape.
+		b = append(b, `,"title":"`...)
+		b = scenarios.AppendTitle(b, r.KeyNum)
+		b = append(b, `","body":"`...)
+		b = scenarios.AppendBody(b, r.KeyNum)
+		b = append(b, '"')
 	}
 	return append(b, '}')
 }
@@ -473,7 +488,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		body = append(body, `,"_id":`...)
 		body = appendString(body, r.Key)
 		body = append(body, "}}\n"...)
-		body = appendDoc(body, r)
+		body = appendDoc(body, r, t.searchDocs)
 		body = append(body, '\n')
 		idx = append(idx, i)
 	}
@@ -536,6 +551,7 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 		d += " (cluster " + info.ClusterName + ")"
 	}
 	t.desc.Store(&d)
+	t.searchDocs = sc != nil && sc.Uses(scenarios.OpSearch)
 	st, err := t.call(pctx, http.MethodHead, "/"+url.PathEscape(t.index), "", nil, "", true, nil)
 	if err != nil {
 		return fmt.Errorf("checking index %s: %w", t.index, err)
@@ -547,7 +563,7 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 	if sc != nil && sc.Record.Fields > 0 {
 		fields = sc.Record.Fields
 	}
-	_, err = t.call(pctx, http.MethodPut, "/"+url.PathEscape(t.index), "", t.indexBody(fields), "", false, nil)
+	_, err = t.call(pctx, http.MethodPut, "/"+url.PathEscape(t.index), "", t.indexBody(fields, t.searchDocs), "", false, nil)
 	var e *Error
 	if errors.As(err, &e) && e.Type == "resource_already_exists_exception" {
 		return nil
@@ -558,13 +574,23 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 	return nil
 }
 
-func (t *Target) indexBody(fields int) []byte {
+// indexBody is the create-index request: id keyword, num long, the
+// fields as text; for a search scenario title and body are the text
+// fields, and the fields are kept in _source only (not indexed), so the
+// index has the shape of the RediSearch and MongoDB text indexes.
+func (t *Target) indexBody(fields int, search bool) []byte {
 	type prop struct {
-		Type string `json:"type"`
+		Type  string `json:"type"`
+		Index *bool  `json:"index,omitempty"`
 	}
-	props := map[string]prop{IDField: {"keyword"}, NumField: {"long"}}
+	props := map[string]prop{IDField: {Type: "keyword"}, NumField: {Type: "long"}}
+	var noIndex *bool
+	if search {
+		props[TitleField], props[BodyField] = prop{Type: "text"}, prop{Type: "text"}
+		noIndex = new(bool)
+	}
 	for i := 0; i < fields; i++ {
-		props[scenarios.FieldName(i)] = prop{"text"}
+		props[scenarios.FieldName(i)] = prop{Type: "text", Index: noIndex}
 	}
 	settings := map[string]int{}
 	if t.shards > 0 {

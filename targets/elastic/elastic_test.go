@@ -172,9 +172,9 @@ func TestOpsSendExactRequests(t *testing.T) {
 		{targets.Request{Op: scenarios.OpDelete, Key: []byte("user1")}, "DELETE", "/soakd/_doc/user1", "", "", nil},
 		{targets.Request{Op: scenarios.OpDelete, Key: []byte("user9")}, "DELETE", "/soakd/_doc/user9", "", "", targets.ErrNotFound},
 		{targets.Request{Op: scenarios.OpSearch, Query: "alpha beta", Page: 2, PageSize: 20},
-			"POST", "/soakd/_search", "", `{"query":{"match":{"field0":"alpha beta"}},"sort":[{"num":"asc"}],"size":20,"from":40}`, nil},
+			"POST", "/soakd/_search", "", `{"query":{"multi_match":{"query":"alpha beta","fields":["title","body"],"type":"cross_fields","operator":"and"}},"sort":[{"num":"asc"}],"size":20,"from":40}`, nil},
 		{targets.Request{Op: scenarios.OpSearch, Query: "alpha beta", Fields: fields("field4", "")},
-			"POST", "/soakd/_search", "", `{"query":{"match":{"field4":"alpha beta"}},"sort":[{"num":"asc"}],"size":10,"from":0}`, nil},
+			"POST", "/soakd/_search", "", `{"query":{"multi_match":{"query":"alpha beta","fields":["title","body"],"type":"cross_fields","operator":"and"}},"sort":[{"num":"asc"}],"size":10,"from":0}`, nil},
 		{targets.Request{Op: scenarios.OpScan, Key: []byte("user5"), ScanLen: 7},
 			"POST", "/soakd/_search", "", `{"query":{"range":{"id":{"gte":"user5"}}},"sort":[{"id":"asc"}],"size":7}`, nil},
 	} {
@@ -204,6 +204,14 @@ func TestOpsSendExactRequests(t *testing.T) {
 				t.Errorf("%s: Content-Type %q", s.req.Op, g.CType)
 			}
 		}
+	}
+
+	// The adapter never makes up a query.
+	if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpSearch, KeyNum: 3}); err == nil || !strings.Contains(err.Error(), "without a query") {
+		t.Errorf("search without a query: %v", err)
+	}
+	if got := f.take(); len(got) != 0 {
+		t.Errorf("search without a query sent %+v", got)
 	}
 
 	// rmw: a GET then a partial update
@@ -674,6 +682,6 @@ func BenchmarkAppendDoc(b *testing.B) {
 	buf := make([]byte, 0, 4096)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		buf = appendDoc(buf[:0], r)
+		buf = appendDoc(buf[:0], r, true)
 	}
 }

@@ -1,6 +1,9 @@
 // Package mongo is soakd's MongoDB adapter (kind "mongo"), built on the
 // official Go driver. A record is one document {_id: key, field0..fieldN:
 // strings, num: integer}; num is the numeric field search ops sort by.
+// When the scenario searches, documents also hold the workload's search
+// text (title, body from scenarios.DocText) under a text index on title
+// and body, the same shape as the RediSearch and Elasticsearch indexes.
 package mongo
 
 import (
@@ -34,6 +37,9 @@ const (
 	DefaultPrepareTimeout = 10 * time.Second
 	// NumField is the numeric field search ops sort by.
 	NumField = "num"
+	// TitleField and BodyField are the text-indexed fields of search.
+	TitleField = "title"
+	BodyField  = "body"
 )
 
 func init() { targets.Register("mongo", Open) }
@@ -49,6 +55,9 @@ type Target struct {
 	dialTO   time.Duration
 	maxBatch int
 	desc     atomic.Pointer[string]
+	// searchDocs: inserts carry the search text (title, body); set by
+	// Prepare when the scenario searches, before any op runs.
+	searchDocs bool
 }
 
 var (
@@ -245,7 +254,7 @@ func (t *Target) do(ctx context.Context, r *targets.Request) error {
 	case scenarios.OpUpdate:
 		return t.update(ctx, key, r.Fields)
 	case scenarios.OpInsert:
-		_, err := t.coll.InsertOne(ctx, document(r))
+		_, err := t.coll.InsertOne(ctx, t.document(r))
 		return err
 	case scenarios.OpScan:
 		return t.scan(ctx, key, r.ScanLen)
@@ -270,9 +279,10 @@ func (t *Target) do(ctx context.Context, r *targets.Request) error {
 }
 
 // document builds the record for an insert. A field named "num" is
-// stored as an integer; without one, num is the record number.
-func document(r *targets.Request) bson.D {
-	d := make(bson.D, 0, len(r.Fields)+2)
+// stored as an integer; without one, num is the record number. For a
+// scenario that searches, title and body are the record's search text.
+func (t *Target) document(r *targets.Request) bson.D {
+	d := make(bson.D, 0, len(r.Fields)+4)
 	d = append(d, bson.E{Key: "_id", Value: string(r.Key)})
 	hasNum := false
 	for _, f := range r.Fields {
@@ -287,6 +297,10 @@ func document(r *targets.Request) bson.D {
 	}
 	if !hasNum {
 		d = append(d, bson.E{Key: NumField, Value: r.KeyNum})
+	}
+	if t.searchDocs {
+		title, body := scenarios.DocText(r.KeyNum)
+		d = append(d, bson.E{Key: TitleField, Value: title}, bson.E{Key: BodyField, Value: body})
 	}
 	return d
 }
@@ -337,7 +351,10 @@ func (t *Target) scan(ctx context.Context, key string, n int) error {
 }
 
 func (t *Target) search(ctx context.Context, r *targets.Request) error {
-	filter, opts := searchQuery(r)
+	filter, opts, err := searchQuery(r)
+	if err != nil {
+		return err
+	}
 	cur, err := t.coll.Find(ctx, filter, opts)
 	if err != nil {
 		return err
@@ -345,15 +362,36 @@ func (t *Target) search(ctx context.Context, r *targets.Request) error {
 	return drain(ctx, cur)
 }
 
-// searchQuery is the $text query of a search op: all the query words
-// against the text index, sorted by num, one page of PageSize.
-func searchQuery(r *targets.Request) (bson.D, *options.FindOptions) {
+// searchQuery is the $text query of a search op: all the words of the
+// engine's query (scenarios.SearchQuery) against the text index on title
+// and body, each word quoted so $text requires every one (its default is
+// any) as RediSearch and the Elasticsearch adapter do; sorted by num, one
+// page of PageSize.
+func searchQuery(r *targets.Request) (bson.D, *options.FindOptions, error) {
+	if r.Query == "" {
+		return nil, nil, errors.New("op search without a query")
+	}
 	size := r.PageSize
 	if size <= 0 {
 		size = DefaultPageSize
 	}
-	return bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: r.Query}}}},
-		options.Find().SetSort(bson.D{{Key: NumField, Value: 1}}).SetSkip(int64(r.Page * size)).SetLimit(int64(size))
+	return bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: allWords(r.Query)}}}},
+		options.Find().SetSort(bson.D{{Key: NumField, Value: 1}}).SetSkip(int64(r.Page * size)).SetLimit(int64(size)), nil
+}
+
+// allWords quotes each word of q: "a b" becomes `"a" "b"`, a $text
+// search that matches documents holding all the words.
+func allWords(q string) string {
+	b := make([]byte, 0, len(q)+8)
+	for i, w := range strings.Fields(q) {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, '"')
+		b = append(b, strings.ReplaceAll(w, `"`, ``)...)
+		b = append(b, '"')
+	}
+	return string(b)
 }
 
 // MaxBatch is the largest InsertMany worth sending.
@@ -370,7 +408,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 	var idx []int
 	for i, r := range reqs {
 		if r.Op == scenarios.OpInsert {
-			docs = append(docs, document(r))
+			docs = append(docs, t.document(r))
 			idx = append(idx, i)
 			continue
 		}
@@ -427,17 +465,11 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 		d := "MongoDB " + bi.Version
 		t.desc.Store(&d)
 	}
-	if sc == nil || !usesSearch(sc) {
+	if sc == nil || !sc.Uses(scenarios.OpSearch) {
 		return nil
 	}
-	fields := sc.Record.Fields
-	if fields <= 0 {
-		fields = scenarios.DefaultFields
-	}
-	keys := make(bson.D, 0, fields)
-	for i := 0; i < fields; i++ {
-		keys = append(keys, bson.E{Key: scenarios.FieldName(i), Value: "text"})
-	}
+	t.searchDocs = true
+	keys := bson.D{{Key: TitleField, Value: "text"}, {Key: BodyField, Value: "text"}}
 	_, err := t.coll.Indexes().CreateOne(pctx, mongo.IndexModel{Keys: keys, Options: options.Index().SetName("soakd_search")})
 	if err != nil {
 		return t.scrub(fmt.Errorf("search ops need a text index on %s, and the server at %s did not create one (it may not support text indexes): %w",
@@ -447,15 +479,6 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 		return t.scrub(fmt.Errorf("creating the index on %s.%s: %w", t.coll.Name(), NumField, err))
 	}
 	return nil
-}
-
-func usesSearch(sc *scenarios.Scenario) bool {
-	for _, p := range sc.Phases {
-		if p.Mix["search"] > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // Describe reports the server version once Prepare has run.

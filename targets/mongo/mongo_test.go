@@ -25,7 +25,7 @@ func TestCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"mongo-ycsb-a.yaml", "mongo-ycsb-b.yaml", "mongo-social-hotspot.yaml", "mongo-caching.yaml",
-		"mongo-sensor.yaml", "mongo-weak-consistency.yaml", "mongo-search-mix.yaml", "mongo-search-mix-250.yaml"}
+		"mongo-sensor.yaml", "mongo-weak-consistency.yaml", "mongo-search-mix.yaml", "mongo-search-mix-250.yaml", "mongo-search-mix-6000.yaml"}
 	have := map[string]bool{}
 	for _, f := range files {
 		have[filepath.Base(f)] = true
@@ -140,15 +140,23 @@ func TestParseWriteConcern(t *testing.T) {
 func TestDocument(t *testing.T) {
 	r := &targets.Request{Op: scenarios.OpInsert, KeyNum: 42, Key: []byte("user42"),
 		Fields: []targets.Field{{Name: "field0", Value: []byte("aa")}, {Name: "field1", Value: []byte("bb")}}}
-	got := document(r)
+	tg := &Target{}
+	got := tg.document(r)
 	want := bson.D{{Key: "_id", Value: "user42"}, {Key: "field0", Value: "aa"}, {Key: "field1", Value: "bb"}, {Key: "num", Value: int64(42)}}
 	if !equalD(got, want) {
 		t.Errorf("document = %v, want %v", got, want)
 	}
 	r.Fields = append(r.Fields, targets.Field{Name: "num", Value: []byte("7")})
-	got = document(r)
+	got = tg.document(r)
 	if v := got[len(got)-1]; v.Key != "num" || v.Value != int64(7) || len(got) != 4 {
 		t.Errorf("document with num field = %v", got)
+	}
+	// A scenario that searches stores the record's search text.
+	tg.searchDocs = true
+	got = tg.document(r)
+	title, body := scenarios.DocText(42)
+	if len(got) != 6 || got[4] != (bson.E{Key: "title", Value: title}) || got[5] != (bson.E{Key: "body", Value: body}) {
+		t.Errorf("search document = %v, want title %q body %q", got, title, body)
 	}
 }
 
@@ -276,16 +284,22 @@ func TestClientOptions(t *testing.T) {
 }
 
 func TestSearchQuery(t *testing.T) {
-	filter, opts := searchQuery(&targets.Request{Op: scenarios.OpSearch, Query: "alpha beta", Page: 3, PageSize: 20})
-	want := bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "alpha beta"}}}}
+	filter, opts, err := searchQuery(&targets.Request{Op: scenarios.OpSearch, Query: "alpha beta", Page: 3, PageSize: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: `"alpha" "beta"`}}}}
 	if fmt.Sprint(filter) != fmt.Sprint(want) {
 		t.Errorf("filter = %v", filter)
 	}
 	if *opts.Skip != 60 || *opts.Limit != 20 || fmt.Sprint(opts.Sort) != fmt.Sprint(bson.D{{Key: "num", Value: 1}}) {
 		t.Errorf("skip %d limit %d sort %v", *opts.Skip, *opts.Limit, opts.Sort)
 	}
-	_, opts = searchQuery(&targets.Request{Op: scenarios.OpSearch, Query: "a b"})
+	_, opts, _ = searchQuery(&targets.Request{Op: scenarios.OpSearch, Query: "a b"})
 	if *opts.Skip != 0 || *opts.Limit != DefaultPageSize {
 		t.Errorf("default page: skip %d limit %d", *opts.Skip, *opts.Limit)
+	}
+	if _, _, err := searchQuery(&targets.Request{Op: scenarios.OpSearch, KeyNum: 3}); err == nil {
+		t.Error("a search without a query built a filter")
 	}
 }

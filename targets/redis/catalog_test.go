@@ -16,9 +16,9 @@ import (
 func runScenarioOps(t *testing.T, sc *scenarios.Scenario) {
 	t.Helper()
 	var args []string
-	if usesOp(sc, scenarios.OpSearch) {
+	if sc.Uses(scenarios.OpSearch) {
 		if _, err := os.Stat(redisearchSO); err != nil {
-			return
+			t.Fatalf("%s searches but %s is missing: install redis-redisearch (CI does)", sc.File, redisearchSO)
 		}
 		args = []string{"--loadmodule", redisearchSO}
 	}
@@ -38,6 +38,9 @@ func runScenarioOps(t *testing.T, sc *scenarios.Scenario) {
 			op, _ := scenarios.ParseOp(name)
 			for n := int64(1); n <= 2; n++ {
 				r := &targets.Request{Op: op, KeyNum: n, Key: scenarios.AppendKey(nil, sc.Keyspace.Prefix, n, sc.Keyspace.Ordered), Fields: fs, ScanLen: sc.Keyspace.ScanLength}
+				if op == scenarios.OpSearch {
+					r.Query = scenarios.SearchQuery(n)
+				}
 				if op == scenarios.OpRead || op == scenarios.OpRMW {
 					ins := *r
 					ins.Op = scenarios.OpInsert

@@ -153,7 +153,7 @@ func TestSearchRediSearch2Hash(t *testing.T) {
 		t.Fatalf("sent %q", got)
 	}
 	k := []byte("doc:5")
-	title, body := DocText(5)
+	title, body := scenarios.DocText(5)
 	if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpInsert, KeyNum: 5, Key: k, Fields: []targets.Field{{Name: "field0", Value: []byte("v")}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestSearchRediSearch2JSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(got[0], "JSON.SET doc:5 $ ")), &doc); err != nil {
 		t.Fatal(err)
 	}
-	title, _ := DocText(5)
+	title, _ := scenarios.DocText(5)
 	if doc["title"] != title || doc["num"] != 5.0 || doc["field0"] != `q"v` {
 		t.Fatalf("document %v", doc)
 	}

@@ -42,11 +42,11 @@ func PopFill(sc *scenarios.Scenario, ops ...scenarios.Op) int64 {
 // shard) adds nothing to a structure that is already full.
 func (t *Target) prefill(ctx context.Context, sc *scenarios.Scenario) error {
 	list := int64(0)
-	if usesOp(sc, scenarios.OpLPop) || usesOp(sc, scenarios.OpRPop) {
+	if sc.Uses(scenarios.OpLPop) || sc.Uses(scenarios.OpRPop) {
 		list = PopFill(sc, scenarios.OpLPop, scenarios.OpRPop)
 	}
 	for _, op := range []scenarios.Op{scenarios.OpLRange100, scenarios.OpLRange300, scenarios.OpLRange500, scenarios.OpLRange600} {
-		if usesOp(sc, op) {
+		if sc.Uses(op) {
 			list += LRangeFill
 			break
 		}
@@ -56,7 +56,7 @@ func (t *Target) prefill(ctx context.Context, sc *scenarios.Scenario) error {
 			return fmt.Errorf("pre-fill %s: %w", benchList, err)
 		}
 	}
-	if usesOp(sc, scenarios.OpSPop) {
+	if sc.Uses(scenarios.OpSPop) {
 		n := PopFill(sc, scenarios.OpSPop)
 		if err := t.fillMembers(ctx, n, func(c goredis.Pipeliner, from, to int64) {
 			args := make([]any, 0, to-from)
@@ -68,7 +68,7 @@ func (t *Target) prefill(ctx context.Context, sc *scenarios.Scenario) error {
 			return fmt.Errorf("pre-fill %s: %w", benchSet, err)
 		}
 	}
-	if usesOp(sc, scenarios.OpZPopMin) {
+	if sc.Uses(scenarios.OpZPopMin) {
 		n := PopFill(sc, scenarios.OpZPopMin)
 		if err := t.fillMembers(ctx, n, func(c goredis.Pipeliner, from, to int64) {
 			zs := make([]goredis.Z, 0, to-from)

@@ -661,11 +661,11 @@ func (t *Target) insert(ctx context.Context, c cmdable, r *targets.Request) post
 	z := c.ZAdd(ctx, IndexKey, goredis.Z{Score: float64(r.KeyNum), Member: key})
 	switch t.search.mode {
 	case searchFT1:
-		title, body := DocText(r.KeyNum)
+		title, body := scenarios.DocText(r.KeyNum)
 		args := []any{"FT.ADD", t.search.index, key, "1.0", "REPLACE", "FIELDS", "title", title, "body", body, "num", r.KeyNum}
 		return done(c.Do(ctx, fieldArgs(args, fs)...), z)
 	case searchHash:
-		title, body := DocText(r.KeyNum)
+		title, body := scenarios.DocText(r.KeyNum)
 		args := fieldArgs([]any{"title", title, "body", body, "num", r.KeyNum}, fs)
 		return done(c.HSet(ctx, key, args...), z)
 	case searchJSON:

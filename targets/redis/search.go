@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -29,43 +30,10 @@ type searchState struct {
 	module string // "search 2.8.4" for Describe
 }
 
-// Vocabulary is the fixed word list search documents and queries use.
-var vocabulary = [...]string{
-	"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
-	"india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa",
-	"quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey", "xray",
-	"yankee", "zulu", "amber", "basalt", "cobalt", "dune", "ember", "fjord",
-	"granite", "harbor", "iris", "jasper", "kelp", "lagoon", "meadow", "nectar",
-	"onyx", "prairie", "quartz", "river", "summit", "tundra", "umber", "valley",
-	"willow", "xenon", "yarrow", "zephyr", "anchor", "beacon", "canyon", "delta2",
-	"estuary", "forest", "glacier", "highland", "island", "jungle", "karst", "lantern",
-}
-
-// Vocabulary returns the word list (a copy).
-func Vocabulary() []string { return append([]string(nil), vocabulary[:]...) }
-
-func word(h uint64) string { return vocabulary[h%uint64(len(vocabulary))] }
-
-// DocText returns the title (2 words) and body (8 words) of the search
-// document for record n; both are a pure function of n.
-func DocText(n int64) (title, body string) {
-	var w [10]string
-	h := uint64(n)
-	for i := range w {
-		h = scenarios.Mix64(h)
-		w[i] = word(h)
-	}
-	return w[0] + " " + w[1], strings.Join(w[2:], " ")
-}
-
-// DefaultQuery returns the two-word query used when a request has none.
-func DefaultQuery(n int64) string {
-	h := scenarios.Mix64(uint64(n) ^ 0x5eed)
-	return word(h) + " " + word(scenarios.Mix64(h))
-}
-
+// jsonDoc is record n's JSON document: the YCSB fields and the workload's
+// search document (title, body, num).
 func jsonDoc(n int64, fs []targets.Field) string {
-	title, body := DocText(n)
+	title, body := scenarios.DocText(n)
 	m := make(map[string]any, len(fs)+3)
 	for _, f := range fs {
 		m[f.Name] = string(f.Value)
@@ -79,9 +47,11 @@ func (t *Target) searchOp(ctx context.Context, c cmdable, r *targets.Request) po
 	if t.search.mode == searchNone {
 		return fail(fmt.Errorf("op search needs Prepare to find RediSearch first"))
 	}
+	// The engine sets the query (scenarios.SearchQuery): all its words,
+	// over the index's text fields title and body.
 	q := r.Query
 	if q == "" {
-		q = DefaultQuery(r.KeyNum)
+		return fail(errors.New("op search without a query"))
 	}
 	n := r.PageSize
 	if n <= 0 {
@@ -141,20 +111,11 @@ func versionString(v int) string {
 	return fmt.Sprintf("%d.%d.%d", v/10000, v/100%100, v%100)
 }
 
-func usesOp(sc *scenarios.Scenario, op scenarios.Op) bool {
-	for _, p := range sc.Phases {
-		if p.Mix[op.String()] > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // Prepare finds RediSearch (and RedisJSON) when the scenario searches,
 // creates the index, and pre-fills the structures the redis-benchmark
 // ops read or pop (prefill.go).
 func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
-	if usesOp(sc, scenarios.OpSearch) {
+	if sc.Uses(scenarios.OpSearch) {
 		if err := t.prepareSearch(ctx, sc); err != nil {
 			return err
 		}

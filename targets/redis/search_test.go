@@ -23,7 +23,7 @@ func searchScenario() *scenarios.Scenario {
 
 func TestSearchRediSearch1(t *testing.T) {
 	if _, err := os.Stat(redisearchSO); err != nil {
-		t.Skip("redisearch module not installed")
+		t.Fatalf("%s is missing: install redis-redisearch (CI does)", redisearchSO)
 	}
 	s := startRedis(t, "--loadmodule", redisearchSO)
 	tg := openURL(t, s)
@@ -44,7 +44,7 @@ func TestSearchRediSearch1(t *testing.T) {
 			t.Fatalf("insert: %v", err)
 		}
 	}
-	title, body := DocText(17)
+	title, body := scenarios.DocText(17)
 	if got := rc.HGetAll(ctx, string(key(17))).Val(); got["title"] != title || got["body"] != body || got["num"] != "17" || got["field0"] != "v17-0" {
 		t.Fatalf("document 17: %v", got)
 	}
@@ -62,13 +62,17 @@ func TestSearchRediSearch1(t *testing.T) {
 	}
 	for _, r := range []*targets.Request{
 		{Op: scenarios.OpSearch, KeyNum: 3, Query: title, Page: 0, PageSize: 5},
-		{Op: scenarios.OpSearch, KeyNum: 9},
-		{Op: scenarios.OpSearch, KeyNum: 9, Page: 2, PageSize: 10},
+		{Op: scenarios.OpSearch, KeyNum: 9, Query: scenarios.SearchQuery(9)},
+		{Op: scenarios.OpSearch, KeyNum: 9, Query: scenarios.SearchQuery(9), Page: 2, PageSize: 10},
 		{Op: scenarios.OpRead, KeyNum: 17, Key: key(17)},
 	} {
 		if err := tg.Do(ctx, r); err != nil {
 			t.Fatalf("%s: %v", r.Op, err)
 		}
+	}
+	// The adapter never makes up a query.
+	if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpSearch, KeyNum: 9}); err == nil || !strings.Contains(err.Error(), "without a query") {
+		t.Fatalf("search without a query: %v", err)
 	}
 	// Updates go through FT.ADD ... PARTIAL so the index sees them.
 	up := &targets.Request{Op: scenarios.OpUpdate, KeyNum: 17, Key: key(17), Fields: []targets.Field{{Name: "title", Value: []byte("zzuniqueword")}}}
@@ -90,7 +94,7 @@ func TestSearchRediSearch1(t *testing.T) {
 		t.Fatalf("delete left the document: %v", res)
 	}
 	// Batches of searches go through one pipeline.
-	reqs := []*targets.Request{{Op: scenarios.OpSearch, KeyNum: 1}, {Op: scenarios.OpSearch, KeyNum: 2}, {Op: scenarios.OpRead, KeyNum: 3, Key: key(3)}}
+	reqs := []*targets.Request{{Op: scenarios.OpSearch, KeyNum: 1, Query: scenarios.SearchQuery(1)}, {Op: scenarios.OpSearch, KeyNum: 2, Query: scenarios.SearchQuery(2)}, {Op: scenarios.OpRead, KeyNum: 3, Key: key(3)}}
 	errs := make([]error, 3)
 	tg.DoBatch(ctx, reqs, errs)
 	for _, e := range errs {
@@ -118,29 +122,5 @@ func TestSearchWithoutModuleFailsAtPrepare(t *testing.T) {
 		if err := tg2.Prepare(ctxT(t), searchScenario()); err == nil || !strings.Contains(err.Error(), "RedisJSON") {
 			t.Fatalf("json without RedisJSON: %v", err)
 		}
-	}
-}
-
-func TestDocTextDeterministic(t *testing.T) {
-	a1, b1 := DocText(12345)
-	a2, b2 := DocText(12345)
-	a3, _ := DocText(12346)
-	if a1 != a2 || b1 != b2 || len(strings.Fields(a1)) != 2 || len(strings.Fields(b1)) != 8 {
-		t.Fatalf("%q %q / %q %q", a1, b1, a2, b2)
-	}
-	if a1 == a3 {
-		t.Logf("neighbouring records share a title (possible but unlikely): %q", a1)
-	}
-	vocab := map[string]bool{}
-	for _, w := range Vocabulary() {
-		vocab[w] = true
-	}
-	for _, w := range strings.Fields(DefaultQuery(7) + " " + a1 + " " + b1) {
-		if !vocab[w] {
-			t.Fatalf("word %q not in vocabulary", w)
-		}
-	}
-	if DefaultQuery(7) != DefaultQuery(7) || len(strings.Fields(DefaultQuery(7))) != 2 {
-		t.Fatal("DefaultQuery not two deterministic words")
 	}
 }
