@@ -105,22 +105,31 @@ func (s *Set) reset() {
 
 // Recorder is one stripe of the hot-path recording. Workers share a
 // small number of stripes (not one each, which would cost 190 KB per
-// histogram per worker); a stripe's mutex is rarely contended.
+// histogram per worker); a stripe's mutex is rarely contended. Drain
+// holds it only to swap the live window for an empty spare (as
+// hdrhistogram-go's window Rotate and Java's interval Recorder do): the
+// merge and reset happen outside it, so a worker never waits for one.
 type Recorder struct {
 	mu  sync.Mutex
 	cur *Set
 	// warm holds ops that belong to a warmup (by intended start); nil
 	// when the recorder was made without one.
 	warm *Set
+
+	// drainMu serialises drains; the spares are touched only under it.
+	drainMu             sync.Mutex
+	spareCur, spareWarm *Set
 }
 
 // NewRecorder records the given ops.
-func NewRecorder(ops []scenarios.Op) *Recorder { return &Recorder{cur: NewSet(ops)} }
+func NewRecorder(ops []scenarios.Op) *Recorder {
+	return &Recorder{cur: NewSet(ops), spareCur: NewSet(ops)}
+}
 
 // NewWarmupRecorder records the given ops and keeps ops recorded
 // InWarmup apart from the measured ones (see DrainSplit).
 func NewWarmupRecorder(ops []scenarios.Op) *Recorder {
-	return &Recorder{cur: NewSet(ops), warm: NewSet(ops)}
+	return &Recorder{cur: NewSet(ops), warm: NewSet(ops), spareCur: NewSet(ops), spareWarm: NewSet(ops)}
 }
 
 // Window says which part of a segment an op belongs to.
@@ -204,14 +213,23 @@ func (r *Recorder) Drain(dst *Set) { r.DrainSplit(dst, dst) }
 // DrainSplit merges the stripe's measured ops into dst and its warmup
 // ops into warm, and starts a new window.
 func (r *Recorder) DrainSplit(dst, warm *Set) {
+	r.drainMu.Lock()
+	defer r.drainMu.Unlock()
 	r.mu.Lock()
-	dst.Merge(r.cur)
-	r.cur.reset()
-	if r.warm != nil {
-		warm.Merge(r.warm)
-		r.warm.reset()
+	cur, w := r.cur, r.warm
+	r.cur = r.spareCur
+	if w != nil {
+		r.warm = r.spareWarm
 	}
 	r.mu.Unlock()
+	dst.Merge(cur)
+	cur.reset()
+	r.spareCur = cur
+	if w != nil {
+		warm.Merge(w)
+		w.reset()
+		r.spareWarm = w
+	}
 }
 
 // Empty reports whether the set holds no completed or dropped op.
