@@ -123,6 +123,10 @@ func (d *Daemon) getRun(w http.ResponseWriter, r *http.Request) {
 	if e.Finished() {
 		if s, err := engine.ReadSummary(d.hist.RunDir(id)); err == nil {
 			v.Summary = s
+		} else if e.State == StateKilled {
+			if s, _, err := engine.ReadPartial(d.hist.RunDir(id)); err == nil {
+				v.Summary = s
+			}
 		}
 	}
 	writeJSON(w, http.StatusOK, v)

@@ -480,9 +480,7 @@ func (d *Daemon) recordFailure(file, source string, err error) {
 	e := &Entry{ID: d.hist.NewID(now, name), Scenario: name, ScenarioFile: file, Source: source,
 		State: StateFailed, Error: err.Error(), Created: now, End: &now}
 	e.Dir = "runs/" + e.ID
-	if perr := d.hist.Put(e); perr != nil {
-		d.log.Error("index write failed", "err", perr)
-	}
+	d.indexErr(d.hist.Put(e))
 	d.runsTotal.WithLabelValues(StateFailed).Inc()
 	d.log.Error("run could not start", "source", source, "scenario", file, "err", err.Error())
 	d.prune()
@@ -533,7 +531,8 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 	}
 	now := d.o.Now().UTC()
 	id := d.hist.NewID(now, sc.Name)
-	e := Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id}
+	e := Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id,
+		Target: &EntryTarget{Kind: sc.Target.Kind, URL: scenarios.RedactURL(sc.Target.URL)}}
 	ctx, cancel := context.WithCancel(parent)
 	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{},
 		exp: metrics.NewExporter(sc.Name, "0", targets.Classes(), map[string]string{"version": d.o.Version, "target_kind": sc.Target.Kind})}
@@ -557,9 +556,7 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 	d.active[id] = ar
 	d.runsWG.Add(1)
 	d.mu.Unlock()
-	if err := d.hist.Put(&e); err != nil {
-		d.log.Error("index write failed", "err", err)
-	}
+	d.indexErr(d.hist.Put(&e))
 	done := make(chan struct{})
 	go func() {
 		defer d.runsWG.Done()
@@ -584,14 +581,14 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 				d.setRegression(sc.Name, verdict)
 			}
 		}
-		_ = d.hist.Update(id, func(e *Entry) {
+		d.indexErr(d.hist.Update(id, func(e *Entry) {
 			e.State, e.Error, e.End = state, msg, &now
 			if sum != nil {
 				p := sum.SLO.Passed
 				e.SLOPassed = &p
 			}
 			e.Regression = verdict
-		})
+		}))
 		d.mu.Lock()
 		delete(d.active, id)
 		d.mu.Unlock()
@@ -612,7 +609,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	}
 	defer d.release(ar, sc.Name, req.slot)
 	start := d.o.Now().UTC()
-	_ = d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start })
+	d.indexErr(d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start }))
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
 	topts := targets.Options{Env: d.o.Getenv, Warn: func(msg string) {
 		d.log.Warn(msg, "id", id, "scenario", sc.Name)
@@ -676,6 +673,15 @@ func (d *Daemon) release(ar *activeRun, scenario string, slot bool) {
 	close(d.wake)
 	d.wake = make(chan struct{})
 	d.mu.Unlock()
+}
+
+// indexErr logs a failed index write (a full disk). The history in
+// memory is complete and the API serves it; index.json keeps its last
+// whole version until the next change writes it again.
+func (d *Daemon) indexErr(err error) {
+	if err != nil {
+		d.log.Error("index write failed; index.json is stale until the next change writes it", "err", err)
+	}
 }
 
 func (d *Daemon) prune() {

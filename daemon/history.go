@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/scenarios"
 )
 
 // Run states in the index.
@@ -22,22 +25,36 @@ const (
 	StateCompleted   = engine.StatusCompleted
 	StateInterrupted = engine.StatusInterrupted
 	StateFailed      = "failed" // could not start (bad scenario, target down, ...)
+	// StateKilled is a run recovered from a directory holding only
+	// latency.hlog.partial: its process died without writing a summary.
+	StateKilled = engine.StatusKilled
 )
+
+// SourceRecovered is the source of an entry rebuilt from its run
+// directory (index.json was missing, stale or unreadable).
+const SourceRecovered = "recovered"
+
+// EntryTarget is the target of a run: its kind and redacted URL.
+type EntryTarget struct {
+	Kind string `json:"kind,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
 
 // Entry is one run in index.json.
 type Entry struct {
-	ID           string     `json:"id"`
-	Scenario     string     `json:"scenario"`
-	ScenarioFile string     `json:"scenario_file"`
-	Source       string     `json:"source"` // api | schedule:<name> | soak:<name>
-	State        string     `json:"state"`
-	Error        string     `json:"error,omitempty"`
-	Created      time.Time  `json:"created"`
-	Start        *time.Time `json:"start,omitempty"`
-	End          *time.Time `json:"end,omitempty"`
-	SLOPassed    *bool      `json:"slo_passed,omitempty"`
-	Dir          string     `json:"dir"` // relative to data_dir
-	Regression   *Verdict   `json:"regression,omitempty"`
+	ID           string       `json:"id"`
+	Scenario     string       `json:"scenario"`
+	ScenarioFile string       `json:"scenario_file"`
+	Source       string       `json:"source"` // api | schedule:<name> | soak:<name> | recovered
+	Target       *EntryTarget `json:"target,omitempty"`
+	State        string       `json:"state"`
+	Error        string       `json:"error,omitempty"`
+	Created      time.Time    `json:"created"`
+	Start        *time.Time   `json:"start,omitempty"`
+	End          *time.Time   `json:"end,omitempty"`
+	SLOPassed    *bool        `json:"slo_passed,omitempty"`
+	Dir          string       `json:"dir"` // relative to data_dir
+	Regression   *Verdict     `json:"regression,omitempty"`
 }
 
 // Finished says the entry will not change any more.
@@ -51,7 +68,8 @@ type indexFile struct {
 }
 
 // History is data_dir/index.json plus data_dir/runs/<id>/. Every change
-// rewrites index.json atomically (temp file, fsync, rename).
+// rewrites index.json atomically (temp file, fsync, rename); memory is
+// the truth, so a failed write is made good by the next one.
 type History struct {
 	dir string
 	mu  sync.Mutex
@@ -65,31 +83,57 @@ var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 func ValidID(s string) bool { return idRE.MatchString(s) && s != "." && s != ".." }
 
 // OpenHistory loads the index in dir (creating dir). Runs the index
-// still shows queued or running belonged to a daemon that died: they are
-// marked interrupted, and a run directory without summary.json gets a
-// minimal interrupted one so every finished run has a summary.
+// still shows queued or running belonged to a daemon that died: they take
+// the status of the summary.json they left, or are marked interrupted (a
+// run directory without summary.json gets a minimal interrupted one so
+// every finished run has a summary). A missing, stale or unreadable
+// index.json (torn by a full disk) is rebuilt from the run directories:
+// every runs/<id>/ the index lacks is recovered from its summary.json, or
+// from latency.hlog.partial as a killed run. An index that cannot be
+// written is kept in memory (a note says so) and written on the next
+// change; only an unusable data_dir is an error.
 func OpenHistory(dir string, now time.Time) (*History, []string, error) {
 	h := &History{dir: dir, m: map[string]*Entry{}}
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
 		return nil, nil, fmt.Errorf("data_dir: %w", err)
 	}
 	var notes []string
-	data, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	idx := filepath.Join(dir, "index.json")
+	data, err := os.ReadFile(idx)
+	var f indexFile
+	rebuild := ""
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return h, nil, h.save()
+		rebuild = "missing"
 	case err != nil:
-		return nil, nil, fmt.Errorf("index: %w", err)
-	}
-	var f indexFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, nil, fmt.Errorf("index %s: %w", filepath.Join(dir, "index.json"), err)
+		rebuild = fmt.Sprintf("unreadable (%v)", err)
+	default:
+		if err := json.Unmarshal(data, &f); err != nil {
+			rebuild = fmt.Sprintf("corrupt (%v)", err)
+			f = indexFile{}
+			// Kept for a post-mortem; the rebuilt index replaces it.
+			if err := os.Rename(idx, idx+".corrupt"); err == nil {
+				rebuild += "; the old file is kept as index.json.corrupt"
+			}
+		}
 	}
 	for _, e := range f.Runs {
 		if e == nil || !ValidID(e.ID) {
 			continue
 		}
 		if !e.Finished() {
+			if s, err := engine.ReadSummary(h.RunDir(e.ID)); err == nil && s.Status != "" {
+				// It finished, but the index write saying so failed.
+				was := e.State
+				e.State = s.Status
+				end := s.End
+				e.End = &end
+				p := s.SLO.Passed
+				e.SLOPassed = &p
+				notes = append(notes, fmt.Sprintf("run %s: the index said %s but its summary.json says %s: updated", e.ID, was, s.Status))
+				h.m[e.ID] = e
+				continue
+			}
 			e.State = StateInterrupted
 			e.Error = "the daemon stopped while this run was in progress"
 			t := now.UTC()
@@ -101,7 +145,96 @@ func OpenHistory(dir string, now time.Time) (*History, []string, error) {
 		}
 		h.m[e.ID] = e
 	}
-	return h, notes, h.save()
+	n, skipped, err := h.recoverDirs()
+	switch {
+	case err != nil:
+		notes = append(notes, fmt.Sprintf("index: reading %s: %v", filepath.Join(dir, "runs"), err))
+	case rebuild != "" && (n > 0 || rebuild != "missing"):
+		notes = append(notes, fmt.Sprintf("index.json was %s: rebuilt from the run directories, %d runs recovered", rebuild, n))
+	case n > 0:
+		notes = append(notes, fmt.Sprintf("index.json was stale: %d runs recovered from their run directories", n))
+	}
+	if skipped > 0 {
+		notes = append(notes, fmt.Sprintf("index: %d run directories hold neither summary.json nor %s: not listed", skipped, engine.PartialLog))
+	}
+	if err := h.save(); err != nil {
+		notes = append(notes, fmt.Sprintf("index write failed (kept in memory, written on the next change): %v", err))
+	}
+	return h, notes, nil
+}
+
+// recoverDirs adds an entry for every run directory the index lacks.
+func (h *History) recoverDirs() (n, skipped int, err error) {
+	des, err := os.ReadDir(filepath.Join(h.dir, "runs"))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, de := range des {
+		id := de.Name()
+		if !de.IsDir() || !ValidID(id) || h.m[id] != nil {
+			continue
+		}
+		e := recoverEntry(h.RunDir(id), id)
+		if e == nil {
+			skipped++
+			continue
+		}
+		h.m[id] = e
+		n++
+	}
+	return n, skipped, nil
+}
+
+// recoverEntry rebuilds run id's entry from its directory: summary.json
+// gives scenario, target, start/end, status and SLO verdict; a killed
+// run's latency.hlog.partial gives start (its StartTime), end (its last
+// interval's end) and status killed, the scenario coming from the id.
+// nil when the directory holds neither.
+func recoverEntry(dir, id string) *Entry {
+	e := &Entry{ID: id, Source: SourceRecovered, Dir: "runs/" + id}
+	if s, err := engine.ReadSummary(dir); err == nil {
+		e.Scenario, e.ScenarioFile, e.State, e.Error = s.Scenario, s.ScenarioFile, s.Status, s.StatusReason
+		if e.State == "" {
+			e.State = StateCompleted
+		}
+		start, end := s.Start, s.End
+		e.Created, e.Start, e.End = start, &start, &end
+		p := s.SLO.Passed
+		e.SLOPassed = &p
+		if s.Target.Kind != "" || s.Target.URL != "" {
+			e.Target = &EntryTarget{Kind: s.Target.Kind, URL: scenarios.RedactURL(s.Target.URL)}
+		}
+		return e
+	}
+	s, ending, err := engine.ReadPartial(dir)
+	if err != nil {
+		return nil
+	}
+	e.Scenario, e.State = scenarioFromID(id), StateKilled
+	e.Error = "killed: no summary.json; " + engine.PartialLog + ": " + ending
+	start, end := s.Start, s.End
+	e.Created, e.Start, e.End = start, &start, &end
+	return e
+}
+
+// scenarioFromID is the scenario part of an id NewID made
+// (<time>-<scenario>-<seq>), else the id.
+func scenarioFromID(id string) string {
+	rest := id
+	if i := strings.IndexByte(rest, '-'); i == len("20060102T150405Z") {
+		if _, err := time.Parse("20060102T150405Z", rest[:i]); err == nil {
+			rest = rest[i+1:]
+		}
+	}
+	if i := strings.LastIndexByte(rest, '-'); i > 0 {
+		if _, err := strconv.Atoi(rest[i+1:]); err == nil {
+			rest = rest[:i]
+		}
+	}
+	if rest == "" {
+		return id
+	}
+	return rest
 }
 
 // ensureSummary writes a minimal interrupted summary when the engine
@@ -284,5 +417,38 @@ func (h *History) save() error {
 	if err != nil {
 		return err
 	}
-	return engine.WriteFileAtomic(filepath.Join(h.dir, "index.json"), append(js, '\n'))
+	return writeIndex(filepath.Join(h.dir, "index.json"), append(js, '\n'))
+}
+
+// writeIndex replaces path atomically: data goes to .index.json.tmp,
+// is fsynced and renamed over path, and the directory is fsynced. A
+// failure (a full disk) leaves the old index whole and removes the temp
+// file; the next change writes the whole index again. The temp name is
+// fixed (h.mu serialises writers) so a crash leaves no litter.
+func writeIndex(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("index: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
 }

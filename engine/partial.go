@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,6 +75,14 @@ func ReadPartial(dir string) (*Summary, string, error) {
 		}
 		acc.Merge(h)
 	}
+	// The run started at the log's StartTime line (whole seconds); the
+	// first interval begins up to one interval later.
+	if t, ok := logStartTime(p); ok && (start == 0 || t.UnixMilli() <= start) {
+		start = t.UnixMilli()
+	}
+	if end < start {
+		end = start
+	}
 	s := &Summary{SchemaVersion: SchemaVersion, Scenario: filepath.Base(dir), Status: StatusKilled, Shard: Shard{Count: 1},
 		Target:       TargetInfo{Kind: "unknown (not in the interval log)"},
 		StatusReason: fmt.Sprintf("no summary.json; figures from %s (%s; warmup included; no errors, drops or SLO verdicts)", PartialLog, ending),
@@ -101,4 +111,29 @@ func ReadPartial(dir string) (*Summary, string, error) {
 		s.Phases = append(s.Phases, pr)
 	}
 	return s, ending, nil
+}
+
+// logStartTime reads the #[StartTime: <seconds> ...] line of an interval
+// log's header.
+func logStartTime(path string) (time.Time, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		if rest, ok := strings.CutPrefix(line, "#[StartTime: "); ok {
+			if i := strings.IndexByte(rest, ' '); i > 0 {
+				if sec, err := strconv.ParseFloat(rest[:i], 64); err == nil && sec > 0 {
+					return time.UnixMilli(int64(sec * 1000)).UTC(), true
+				}
+			}
+		}
+	}
+	return time.Time{}, false
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -50,6 +51,10 @@ type Options struct {
 	RunID string
 	// BarrierTimeout bounds each barrier wait (0 = DefaultBarrierTimeout).
 	BarrierTimeout time.Duration
+
+	// hlogWrap, when set, wraps the latency log's file (tests inject a
+	// writer that fails part-way, like a disk filling up).
+	hlogWrap func(io.Writer) io.Writer
 }
 
 // Shard identifies this process's slice of a scenario split over hosts.
@@ -81,9 +86,16 @@ type runner struct {
 	classes      []string
 	tracer       trace.Tracer
 
-	hlogMu     sync.Mutex
-	hlog       *hdr.HistogramLogWriter
-	hbuf       *os.File
+	hlogMu sync.Mutex
+	hlog   *hdr.HistogramLogWriter // writes into hlogBuf
+	hbuf   *os.File
+	// Each interval's lines go to hlogBuf and then to hout (hbuf, or
+	// hlogWrap(hbuf)) in one Write; after a failed write the file is cut
+	// back to hlogOff, its last whole record, and no more is written.
+	hlogBuf    bytes.Buffer
+	hout       io.Writer
+	hlogOff    int64
+	hlogErr    error
 	totals     []phaseTotal // per phase, for histograms.hlog
 	stageHists []stageHist  // per stage, for histograms.hlog
 
@@ -135,9 +147,13 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	r.hbuf = hf
+	r.hbuf, r.hout = hf, hf
+	if o.hlogWrap != nil {
+		r.hout = o.hlogWrap(hf)
+	}
 	start := time.Now()
-	r.hlog = newLatencyLog(hf, start)
+	r.hlog = newLatencyLog(&r.hlogBuf, start)
+	r.flushHlog()
 
 	if p, ok := o.Target.(targets.Preparer); ok {
 		if err := p.Prepare(ctx, r.sc); err != nil {
@@ -315,9 +331,42 @@ func watchTarget(tg targets.Target, cancel context.CancelCauseFunc) (stop func()
 	}
 }
 
+// flushHlog writes what hlogBuf holds in one Write, so the log ends on a
+// record boundary: a short or failed write (a full disk) is cut back to
+// the last whole record and ends the log. hlogMu is held (or the run has
+// not started).
+func (r *runner) flushHlog() {
+	defer r.hlogBuf.Reset()
+	if r.hlogErr != nil || r.hlogBuf.Len() == 0 {
+		return
+	}
+	n, err := r.hout.Write(r.hlogBuf.Bytes())
+	if err == nil && n < r.hlogBuf.Len() {
+		err = io.ErrShortWrite
+	}
+	if err == nil {
+		r.hlogOff += int64(n)
+		return
+	}
+	r.hlogErr = fmt.Errorf("%s: writing stopped after %d bytes, on the last whole record: %w", PartialLog, r.hlogOff, err)
+	if n > 0 {
+		if terr := r.hbuf.Truncate(r.hlogOff); terr != nil {
+			r.hlogErr = fmt.Errorf("%w (and cutting back the torn record failed: %v)", r.hlogErr, terr)
+		}
+	}
+}
+
+// finishHlog closes the latency log and names it latency.hlog; a log
+// that stopped on a write error keeps its .partial name (it holds the
+// intervals up to the error) and the error is returned.
 func (r *runner) finishHlog() error {
 	r.hlogMu.Lock()
 	defer r.hlogMu.Unlock()
+	if r.hlogErr != nil {
+		_ = r.hbuf.Sync()
+		_ = r.hbuf.Close()
+		return r.hlogErr
+	}
 	if err := r.hbuf.Sync(); err != nil {
 		return err
 	}
@@ -504,11 +553,14 @@ func retimedRate(s *segment, res *segResult) float64 {
 // hlog, feeds Prometheus and prints the progress line.
 func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed int64) {
 	r.hlogMu.Lock()
-	for _, th := range tagged(seg.Phase, w) {
-		th.h.SetTag(th.tag)
-		th.h.SetStartTimeMs(from.UnixMilli())
-		th.h.SetEndTimeMs(to.UnixMilli())
-		_ = r.hlog.OutputIntervalHistogram(th.h)
+	if r.hlogErr == nil { // after a write error the log has ended
+		for _, th := range tagged(seg.Phase, w) {
+			th.h.SetTag(th.tag)
+			th.h.SetStartTimeMs(from.UnixMilli())
+			th.h.SetEndTimeMs(to.UnixMilli())
+			_ = r.hlog.OutputIntervalHistogram(th.h)
+		}
+		r.flushHlog()
 	}
 	r.hlogMu.Unlock()
 	dt := to.Sub(from).Seconds()
