@@ -62,7 +62,9 @@ func runShards(t *testing.T, runID string, progress *syncBuffer) []*Summary {
 	for i := range sums {
 		var stg targets.Target = &slowLoad{Target: tg}
 		if i == 1 {
-			stg = &slowLoad{Target: tg, delay: 2 * time.Millisecond}
+			// 300 inserts at 10 ms over 2 workers: 1.5 s, longer than the
+			// fast shard's whole 1 s steady phase, however busy the host.
+			stg = &slowLoad{Target: tg, delay: 10 * time.Millisecond}
 		}
 		o := Options{Scenario: sc, Target: stg, TargetKind: "embedded", OutDir: t.TempDir(),
 			Shard: Shard{Index: i, Count: 2}, RunID: runID, BarrierTimeout: 20 * time.Second}

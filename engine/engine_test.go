@@ -141,8 +141,11 @@ slo:
 	if st.Scheduled != 800 || st.Completed != 800 {
 		t.Errorf("steady scheduled %d completed %d, want 800", st.Scheduled, st.Completed)
 	}
-	if r := st.AchievedRate; r < 396 || r > 404 {
-		t.Errorf("achieved %.1f, want ~400", r)
+	// Achieved counts the ops completed inside the 2 s window: never more
+	// than the 800 scheduled (a stall on a busy host may push a few past
+	// the window's end, into the drain).
+	if r := st.AchievedRate; st.DurationSeconds != 2 || r > 400 || r != float64(st.CompletedInWindow)/2 || st.CompletedInWindow == 0 {
+		t.Errorf("achieved %.1f over %.3fs with %d completed in the window, want <= 400 over 2s", r, st.DurationSeconds, st.CompletedInWindow)
 	}
 	if len(back.Phases[2].Stages) != 2 || back.Phases[2].Stages[1].TargetRate != 300 {
 		t.Errorf("ramp stages: %+v", back.Phases[2].Stages)
