@@ -16,6 +16,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -341,9 +342,28 @@ func (c *Config) checkScenario(p, file, target string) []error {
 			errs = append(errs, scenarios.FieldError{Path: p + ".scenario", Msg: err.Error()})
 		}
 	}
-	if target != "" {
-		if k := scenarios.KindFromURL(target); k == "" || k == "embedded" {
-			errs = append(errs, scenarios.FieldError{Path: p + ".target", Msg: fmt.Sprintf("%s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)", scenarios.RedactURL(target))})
+	if target == "" {
+		return errs
+	}
+	// The same check every run of it gets (runpath.Apply): a URL with a
+	// password, a scheme the scenario's target cannot take, is refused
+	// here rather than at every firing.
+	sc, err := c.OpenScenario(c.ScenarioPath(file))
+	if err != nil {
+		sc = &scenarios.Scenario{Target: scenarios.Target{Kind: "embedded"}}
+	}
+	fes, err := runpath.Apply(sc, runpath.Overrides{Target: target})
+	if err != nil {
+		var oe *runpath.OverrideError
+		msg := err.Error()
+		if errors.As(err, &oe) {
+			msg = strings.TrimPrefix(oe.Msg, " ")
+		}
+		return append(errs, scenarios.FieldError{Path: p + ".target", Msg: msg})
+	}
+	for _, fe := range fes {
+		if strings.HasPrefix(fe.Path, "target.") {
+			errs = append(errs, scenarios.FieldError{Path: p + ".target", Msg: fe.Msg})
 		}
 	}
 	return errs

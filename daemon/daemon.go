@@ -19,9 +19,9 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
 )
 
 // Options wire the daemon to its environment (injected for tests).
@@ -516,12 +516,11 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 		return Entry{}, nil, err
 	}
 	if req.target != "" {
-		kind := scenarios.KindFromURL(req.target)
-		if kind == "" || kind == "embedded" {
-			return Entry{}, nil, fmt.Errorf("target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)", scenarios.RedactURL(req.target))
+		fes, err := runpath.Apply(sc, runpath.Overrides{Target: req.target})
+		if err != nil {
+			return Entry{}, nil, err
 		}
-		sc.Target.Kind, sc.Target.URL = kind, req.target
-		if fes := sc.Validate(); len(fes) > 0 {
+		if len(fes) > 0 {
 			msgs := make([]string, len(fes))
 			for i, fe := range fes {
 				msgs[i] = fe.Error()
@@ -529,13 +528,16 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 			return Entry{}, nil, fmt.Errorf("%s with target override: %s", req.file, strings.Join(msgs, "; "))
 		}
 	}
+	exp, err := runpath.NewExporter(sc, engine.Shard{Count: 1}, d.o.Version)
+	if err != nil {
+		return Entry{}, nil, err
+	}
 	now := d.o.Now().UTC()
 	id := d.hist.NewID(now, sc.Name)
 	e := Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id,
 		Target: &EntryTarget{Kind: sc.Target.Kind, URL: scenarios.RedactURL(sc.Target.URL)}}
 	ctx, cancel := context.WithCancel(parent)
-	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{},
-		exp: metrics.NewExporter(sc.Name, "0", targets.Classes(), map[string]string{"version": d.o.Version, "target_kind": sc.Target.Kind})}
+	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{}, exp: exp}
 	d.mu.Lock()
 	if d.stopping {
 		d.mu.Unlock()
@@ -611,17 +613,22 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	start := d.o.Now().UTC()
 	d.indexErr(d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start }))
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
-	topts := targets.Options{Env: d.o.Getenv, Warn: func(msg string) {
-		d.log.Warn(msg, "id", id, "scenario", sc.Name)
-	}, Concurrency: sc.MaxConcurrency()}
-	tg, err := targets.Open(ctx, sc.Target, topts)
+	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Getenv: d.o.Getenv, Version: d.o.Version,
+		Exporter: ar.exp, Control: ar.ctl, Warn: func(msg string) {
+			d.log.Warn(msg, "id", id, "scenario", sc.Name)
+		}})
 	if err != nil {
 		finish(StateFailed, err.Error(), nil)
 		return
 	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
-		OutDir: d.hist.RunDir(id), Exporter: ar.exp, Control: ar.ctl, Reopen: targets.Reopener(ctx, sc.Target, topts)})
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := rn.Close(sctx); err != nil {
+			d.log.Warn("closing the run", "id", id, "err", err)
+		}
+	}()
+	sum, err := rn.Start(ctx, "")
 	switch {
 	case sum == nil:
 		finish(StateFailed, err.Error(), nil)

@@ -63,52 +63,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// ProbePassed checks one probe's result against the scenario's SLO:
-// per-op latency limits, min achieved ratio (default MinHeldRatio),
-// max error ratio and max dropped ratio.
-func ProbePassed(slo scenarios.SLO, res Result) (bool, []string) {
-	var failed []string
-	for _, op := range sortedKeys(res.Ops) {
-		or := res.Ops[op]
-		limits := map[string]scenarios.Duration{}
-		for k, d := range slo.Latency["*"] {
-			limits[k] = d
-		}
-		for k, d := range slo.Latency[op] {
-			limits[k] = d
-		}
-		for _, k := range sortedKeys(limits) {
-			pct, err := scenarios.ParsePercentile(k)
-			if err != nil {
-				continue
-			}
-			if v := pick(or.Latency, pct.Value); v > limits[k].D().Seconds() {
-				failed = append(failed, fmt.Sprintf("%s latency %s %s > %s", op, k, fmtDur(v), fmtDur(limits[k].D().Seconds())))
-			}
-		}
-	}
-	minRatio := slo.MinAchievedRatio
-	if minRatio <= 0 {
-		minRatio = MinHeldRatio
-	}
-	if res.TargetRate > 0 {
-		if ratio := res.AchievedRate / res.TargetRate; ratio < minRatio {
-			failed = append(failed, fmt.Sprintf("achieved_ratio %.3f < %.3f", ratio, minRatio))
-		}
-	}
-	if slo.MaxErrorRatio != nil && res.Completed > 0 {
-		if ratio := float64(res.Errors) / float64(res.Completed); ratio > *slo.MaxErrorRatio {
-			failed = append(failed, fmt.Sprintf("error_ratio %.4f > %.4f", ratio, *slo.MaxErrorRatio))
-		}
-	}
-	if slo.MaxDroppedRatio != nil && res.Scheduled > 0 {
-		if ratio := float64(res.Dropped) / float64(res.Scheduled); ratio > *slo.MaxDroppedRatio {
-			failed = append(failed, fmt.Sprintf("dropped_ratio %.4f > %.4f", ratio, *slo.MaxDroppedRatio))
-		}
-	}
-	return len(failed) == 0, failed
-}
-
 // runCapacity steps the rate up by factor from start until a probe fails
 // the SLO or max is reached, then bisects between the last good and the
 // first bad rate until hi/lo-1 < precision. Each probe is a stage.
@@ -165,7 +119,11 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		st := stageResult(&s, res, r.stats())
 		r.keepStageHists(ph.Name, s.Stage, res.Total)
 		pr.Stages = append(pr.Stages, st)
-		ok, failed := ProbePassed(r.sc.SLO, st.Result)
+		ok, failedChecks := r.limits.Probe(judged(ph.Name, &st.Result, false, res.Total))
+		var failed []string
+		for _, c := range failedChecks {
+			failed = append(failed, c.String())
+		}
 		span.SetAttributes(resultAttrs(&st.Result)...)
 		span.SetAttributes(attribute.Bool("soakd.probe.passed", ok))
 		span.End()
@@ -285,11 +243,4 @@ func searchCapacity(c scenarios.CapacitySpec, probe func(rate float64) bool) flo
 		}
 	}
 	return lo
-}
-
-// capacityVerdict: a capacity phase passes when some rate held the SLO;
-// its failing probes are the search, not a failure.
-func capacityVerdict(p *PhaseResult) *Verdict {
-	held := p.Capacity.HighestRateHeld
-	return &Verdict{Passed: held > 0, Checks: []Check{{Phase: p.Name, What: "highest_rate_held", Limit: 0, Actual: held, Passed: held > 0}}}
 }

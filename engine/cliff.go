@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Cliff is the first growth stage where the store stopped keeping up:
@@ -35,7 +36,7 @@ type Cliff struct {
 // Cliff detection thresholds.
 const (
 	DefaultCliffFactor = 3.0
-	MinHeldRatio       = 0.95
+	MinHeldRatio       = verdict.MinHeldRatio
 	// An error-ratio cliff is a rise of at least errorJump over the
 	// earlier stages' median (and at least double it).
 	errorJump = 0.05

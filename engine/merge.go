@@ -11,7 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/metrics"
-	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Merged is several shards' run directories of one scenario run merged
@@ -279,6 +279,8 @@ func addResult(a, b *Result) {
 	a.Errors += b.Errors
 	a.Misses += b.Misses
 	a.Completed += b.Completed
+	a.CompletedInWindow += b.CompletedInWindow
+	a.DrainSeconds = max(a.DrainSeconds, b.DrainSeconds)
 	if b.MaxLag > a.MaxLag {
 		a.MaxLag = b.MaxLag
 	}
@@ -314,65 +316,38 @@ func maxSummary(a, b metrics.Summary) metrics.Summary {
 		P999: mx(a.P999, b.P999), P9999: mx(a.P9999, b.P9999), Max: mx(a.Max, b.Max), Mean: mx(a.Mean, b.Mean), Min: mx(a.Min, b.Min)}
 }
 
-// evaluate re-checks the shards' SLO checks (same limits, from shard
-// 0's summary) against the merged figures.
+// evaluate re-judges shard 0's SLO checks (the scenario's limits, each
+// with its metric, percentile and comparison) on the merged figures:
+// latency at the exact percentile of the merged histograms; a capacity
+// phase's highest rate held is the sum of the shards' (0 when no shard
+// held any rate: failed).
 func (m *Merged) evaluate() {
-	m.SLO = Verdict{Passed: true}
+	completed := true
 	for _, s := range m.Shards {
 		if s.Status != StatusCompleted {
-			m.SLO.Passed = false
+			completed = false
 		}
 	}
+	var vs []*verdict.Verdict
 	for i := range m.Phases {
 		p := &m.Phases[i]
 		ref := findPhase(m.Shards[0], p.Name)
 		if ref == nil || ref.SLO == nil {
 			continue
 		}
-		v := &Verdict{Passed: true}
-		for _, c := range ref.SLO.Checks {
-			c.Actual = mergedActual(p, c)
-			switch {
-			case strings.HasPrefix(c.What, "latency"), c.What == "error_ratio", c.What == "dropped_ratio":
-				c.Passed = c.Actual <= c.Limit
-			default:
-				c.Passed = c.Actual >= c.Limit
-			}
-			v.Checks = append(v.Checks, c)
-			if !c.Passed {
-				v.Passed = false
+		held := 0.0
+		for _, s := range m.Shards {
+			if sp := findPhase(s, p.Name); sp != nil && sp.Capacity != nil {
+				held += sp.Capacity.HighestRateHeld
 			}
 		}
-		p.SLO = v
-		m.SLO.Checks = append(m.SLO.Checks, v.Checks...)
-		if !v.Passed {
-			m.SLO.Passed = false
-		}
+		in := verdict.Phase{Name: p.Name, TargetRate: p.TargetRate, AchievedRate: p.AchievedRate, Scheduled: p.Scheduled,
+			Completed: p.Completed, Errors: p.Errors, Dropped: p.Dropped, Staged: len(p.Stages) > 0,
+			Latency: func(op string) *hdr.Histogram { return m.Hists[p.Name+"."+op+".latency"] }}
+		p.SLO = verdict.Rejudge(ref.SLO.Checks, in, held)
+		vs = append(vs, p.SLO)
 	}
-}
-
-func mergedActual(p *PhaseResult, c Check) float64 {
-	switch c.What {
-	case "achieved_ratio":
-		if p.TargetRate > 0 {
-			return p.AchievedRate / p.TargetRate
-		}
-	case "error_ratio":
-		if p.Completed > 0 {
-			return float64(p.Errors) / float64(p.Completed)
-		}
-	case "dropped_ratio":
-		if p.Scheduled > 0 {
-			return float64(p.Dropped) / float64(p.Scheduled)
-		}
-	default:
-		if k, ok := strings.CutPrefix(c.What, "latency "); ok {
-			if pct, err := scenarios.ParsePercentile(k); err == nil {
-				return pick(p.Ops[c.Op].Latency, pct.Value)
-			}
-		}
-	}
-	return 0
+	m.SLO = verdict.Run(completed, vs...)
 }
 
 // Text renders the merged run: per phase the merged table, then one

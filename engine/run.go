@@ -23,6 +23,7 @@ import (
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Options configure one run.
@@ -85,6 +86,9 @@ type runner struct {
 	initInserted int64
 	classes      []string
 	tracer       trace.Tracer
+	// limits are the scenario's SLO, parsed once: phases, capacity
+	// probes and the run's verdict are judged with them.
+	limits *verdict.Limits
 
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter // writes into hlogBuf
@@ -126,6 +130,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	r.classes = targets.Classes()
 	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
+	if r.limits, err = verdict.New(r.sc.SLO); err != nil {
+		return nil, err
+	}
 	r.tracer = o.Tracer
 	if r.tracer == nil {
 		r.tracer = noop.NewTracerProvider().Tracer("")
@@ -259,7 +266,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		}
 	}
 	sum.End = time.Now().UTC()
-	sum.evaluate(r.sc)
+	sum.evaluate(r.limits, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry
 	// the SLO verdicts computed over the whole run.
 	for i, ps := range phaseSpans {
@@ -285,6 +292,17 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		return sum, &WriteError{Dir: o.OutDir, Err: werr}
 	}
 	return sum, stopErr
+}
+
+// phaseSet is a phase's measured set (warmup excluded), nil when the
+// phase kept none.
+func (r *runner) phaseSet(phase string) *metrics.Set {
+	for _, t := range r.totals {
+		if t.phase == phase {
+			return t.set
+		}
+	}
+	return nil
 }
 
 // newLatencyLog starts latency.hlog's header on w. The log's BaseTime

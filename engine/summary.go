@@ -10,9 +10,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/verdict"
 )
 
 // SchemaVersion of summary.json.
@@ -123,21 +126,11 @@ type StageResult struct {
 	Load    *Result `json:"load,omitempty"`
 }
 
-// Verdict is the outcome of SLO checks.
-type Verdict struct {
-	Passed bool    `json:"passed"`
-	Checks []Check `json:"checks,omitempty"`
-}
-
-// Check is one SLO check.
-type Check struct {
-	Phase  string  `json:"phase"`
-	Op     string  `json:"op,omitempty"`
-	What   string  `json:"what"` // e.g. latency p99, achieved_ratio, error_ratio
-	Limit  float64 `json:"limit"`
-	Actual float64 `json:"actual"`
-	Passed bool    `json:"passed"`
-}
+// Verdict and Check are the verdict package's: summary.json carries them.
+type (
+	Verdict = verdict.Verdict
+	Check   = verdict.Check
+)
 
 func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed, drain time.Duration, classes []string) {
 	if classes == nil {
@@ -177,94 +170,39 @@ func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed, drain ti
 	res.MaxLag = res.Lag.Max
 }
 
-// evaluate checks every non-load phase against the scenario's SLO.
-func (s *Summary) evaluate(sc *scenarios.Scenario) {
-	s.SLO = Verdict{Passed: true}
-	if s.Status == StatusInterrupted {
-		s.SLO.Passed = false
-	}
+// evaluate judges every non-load phase against the scenario's limits,
+// on the phases' histograms (hist: a phase's measured set, nil when
+// none was kept).
+func (s *Summary) evaluate(l *verdict.Limits, hist func(phase string) *metrics.Set) {
+	var vs []*verdict.Verdict
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		if p.Kind == scenarios.PhaseLoad {
+		switch {
+		case p.Kind == scenarios.PhaseLoad:
 			continue
+		case p.Kind == scenarios.PhaseCapacity && p.Capacity != nil:
+			p.SLO = verdict.Capacity(p.Name, p.Capacity.HighestRateHeld)
+		default:
+			p.SLO = l.Judge(judged(p.Name, &p.Result, len(p.Stages) > 0, hist(p.Name)))
 		}
-		if p.Kind == scenarios.PhaseCapacity && p.Capacity != nil {
-			p.SLO = capacityVerdict(p)
-			s.SLO.Checks = append(s.SLO.Checks, p.SLO.Checks...)
-			s.SLO.Passed = s.SLO.Passed && p.SLO.Passed
-			continue
-		}
-		v := &Verdict{Passed: true}
-		add := func(op, what string, limit, actual float64, ok bool) {
-			v.Checks = append(v.Checks, Check{Phase: p.Name, Op: op, What: what, Limit: limit, Actual: actual, Passed: ok})
-			if !ok {
-				v.Passed = false
-			}
-		}
-		ops := make([]string, 0, len(p.Ops))
-		for op := range p.Ops {
-			ops = append(ops, op)
-		}
-		sort.Strings(ops)
-		for _, op := range ops {
-			or := p.Ops[op]
-			limits := map[string]scenarios.Duration{}
-			for k, d := range sc.SLO.Latency["*"] {
-				limits[k] = d
-			}
-			for k, d := range sc.SLO.Latency[op] {
-				limits[k] = d
-			}
-			keys := make([]string, 0, len(limits))
-			for k := range limits {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				pct, err := scenarios.ParsePercentile(k)
-				if err != nil {
-					continue
-				}
-				actual := pick(or.Latency, pct.Value)
-				lim := limits[k].D().Seconds()
-				add(op, "latency "+k, lim, actual, actual <= lim)
-			}
-		}
-		if sc.SLO.MinAchievedRatio > 0 && p.TargetRate > 0 && len(p.Stages) == 0 {
-			ratio := p.AchievedRate / p.TargetRate
-			add("", "achieved_ratio", sc.SLO.MinAchievedRatio, ratio, ratio >= sc.SLO.MinAchievedRatio)
-		}
-		if sc.SLO.MaxErrorRatio != nil && p.Completed > 0 {
-			ratio := float64(p.Errors) / float64(p.Completed)
-			add("", "error_ratio", *sc.SLO.MaxErrorRatio, ratio, ratio <= *sc.SLO.MaxErrorRatio)
-		}
-		if sc.SLO.MaxDroppedRatio != nil && p.Scheduled > 0 {
-			ratio := float64(p.Dropped) / float64(p.Scheduled)
-			add("", "dropped_ratio", *sc.SLO.MaxDroppedRatio, ratio, ratio <= *sc.SLO.MaxDroppedRatio)
-		}
-		p.SLO = v
-		s.SLO.Checks = append(s.SLO.Checks, v.Checks...)
-		if !v.Passed {
-			s.SLO.Passed = false
-		}
+		vs = append(vs, p.SLO)
 	}
+	s.SLO = verdict.Run(s.Status != StatusInterrupted, vs...)
 }
 
-// pick returns a summary's value at a percentile that SLOs may name.
-func pick(s metrics.Summary, p float64) float64 {
-	switch {
-	case p >= 100:
-		return s.Max
-	case p >= 99.99:
-		return s.P9999
-	case p >= 99.9:
-		return s.P999
-	case p >= 99:
-		return s.P99
-	case p >= 90:
-		return s.P90
+// judged is a phase's (or probe's) figures as the verdict package
+// takes them, with its latency histograms from set.
+func judged(name string, r *Result, staged bool, set *metrics.Set) verdict.Phase {
+	p := verdict.Phase{Name: name, TargetRate: r.TargetRate, AchievedRate: r.AchievedRate, Scheduled: r.Scheduled,
+		Completed: r.Completed, Errors: r.Errors, Dropped: r.Dropped, Staged: staged, Ops: sortedKeys(r.Ops)}
+	p.Latency = func(op string) *hdr.Histogram {
+		o, ok := scenarios.ParseOp(op)
+		if !ok || set == nil || set.Ops[o] == nil {
+			return nil
+		}
+		return set.Ops[o].Latency
 	}
-	return s.P50
+	return p
 }
 
 // WriteRunDir writes summary.json and summary.txt atomically.
@@ -344,6 +282,10 @@ func ReadSummary(dir string) (*Summary, error) {
 	}
 	if s.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("%s: schema_version %d, this soakd reads %d", dir, s.SchemaVersion, SchemaVersion)
+	}
+	verdict.Upgrade(&s.SLO)
+	for i := range s.Phases {
+		verdict.Upgrade(s.Phases[i].SLO)
 	}
 	return &s, nil
 }

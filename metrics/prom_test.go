@@ -47,7 +47,7 @@ func TestExporterValues(t *testing.T) {
 	e := newTestExporter()
 	e.Update("steady", 1000, 987.5, window(t))
 	e.SetProgress(2, 5000)
-	e.SetSLO("read", 0.99, 5*time.Millisecond)
+	e.SetSLO("read", "0.99", 0.005)
 	want := `
 # HELP soakd_ops_total Operations completed, by outcome (ok or an error class).
 # TYPE soakd_ops_total counter
@@ -260,7 +260,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	e.Update("steady", 1000, 990, window(t))
 	e.SetProgress(1, 100)
 	e.ServerStats(map[string]float64{"used_memory_bytes": 1, "evicted_keys_total": 2}, nil, time.Millisecond)
-	e.SetSLO("read", 0.99, time.Millisecond)
+	e.SetSLO("read", "0.99", 0.001)
 	reg := prometheus.NewPedanticRegistry()
 	if err := e.Register(reg); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +20,7 @@ import (
 
 	"github.com/soakd/soakd/daemon"
 	"github.com/soakd/soakd/engine"
-	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -154,48 +152,18 @@ func (a *App) run(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.Stderr, err)
 		return exitBadUsed
 	}
-	if f.target != "" {
-		kind := scenarios.KindFromURL(f.target)
-		if kind == "" || kind == "embedded" {
-			fmt.Fprintf(a.Stderr, "soakd run: --target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)\n", scenarios.RedactURL(f.target))
-			return exitBadUsed
-		}
-		sc.Target.Kind, sc.Target.URL = kind, f.target
-	}
 	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
+	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Seed: f.seed}
 	if f.rateSet {
-		if err := scenarios.CheckRate(f.rate, true); err != nil {
-			fmt.Fprintf(a.Stderr, "soakd run: --rate %v: %v\n", f.rate, err)
-			return exitBadUsed
-		}
-		for i := range sc.Phases {
-			if sc.Phases[i].Kind != scenarios.PhaseLoad {
-				sc.Phases[i].Rate = f.rate
-			}
-		}
+		ov.Rate = &f.rate
 	}
-	if f.duration != "" {
-		d, err := scenarios.ParseDuration(f.duration)
-		if err != nil || d <= 0 {
-			fmt.Fprintf(a.Stderr, "soakd run: --duration: %q is not a positive duration\n", f.duration)
-			return exitBadUsed
-		}
-		for i := range sc.Phases {
-			if sc.Phases[i].Kind == scenarios.PhaseSteady {
-				sc.Phases[i].Duration = d
-			}
-		}
+	problems, err := runpath.Apply(sc, ov)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: --%v\n", err)
+		return exitBadUsed
 	}
-	if f.seed != "" {
-		seed, err := strconv.ParseInt(f.seed, 10, 64)
-		if err != nil {
-			fmt.Fprintf(a.Stderr, "soakd run: --seed: %q is not an integer\n", f.seed)
-			return exitBadUsed
-		}
-		sc.Seed = seed
-	}
-	if errs := sc.Validate(); len(errs) > 0 {
-		for _, e := range errs {
+	if len(problems) > 0 {
+		for _, e := range problems {
 			fmt.Fprintf(a.Stderr, "%s: %s (after command-line overrides)\n", sc.File, e)
 		}
 		return exitBadUsed
@@ -232,15 +200,27 @@ func (a *App) run(ctx context.Context, args []string) int {
 	// One warning per run: the persistence variants reopen the target
 	// and would repeat it.
 	var warnOnce sync.Once
-	topts := targets.Options{Env: a.Getenv, Warn: func(msg string) {
-		warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
-	}, Concurrency: sc.MaxConcurrency()}
-	tg, err := targets.Open(ctx, sc.Target, topts)
+	var progress io.Writer = a.Stderr
+	if f.quiet {
+		progress = nil
+	}
+	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: out, Shard: shard, BarrierTimeout: f.barrierTimeout,
+		Getenv: a.Getenv, Version: version, OTLPEndpoint: f.otlpEndpoint, Progress: progress,
+		Warn: func(msg string) {
+			warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
+		}})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
 		return exitBadUsed
 	}
-	defer tg.Close()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := rn.Close(sctx); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd: %v\n", err)
+		}
+	}()
+	tg := rn.Target
 	if shard.Count > 1 {
 		// Phase barriers need one store all shards share: not the
 		// embedded store or a managed server, which every process starts
@@ -258,11 +238,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}
 	}
 
-	info := map[string]string{"version": version, "target_kind": sc.Target.Kind}
-	exp := metrics.NewExporter(sc.Name, shard.Label(), targets.Classes(), info)
-	for _, l := range sloLimits(sc) {
-		exp.SetSLO(l.op, l.quantile, l.limit)
-	}
+	exp := rn.Exporter
 	if f.listen != "" {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -282,18 +258,6 @@ func (a *App) run(ctx context.Context, args []string) int {
 		defer srv.Close()
 		fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
 	}
-	tp, shutdownTracing, err := metrics.NewTracerProvider(ctx, metrics.TracingConfig{Endpoint: f.otlpEndpoint, Getenv: a.Getenv, Version: version})
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "soakd run: tracing: %v\n", err)
-		return exitBadUsed
-	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := shutdownTracing(sctx); err != nil {
-			fmt.Fprintf(a.Stderr, "soakd: tracing: %v\n", err)
-		}
-	}()
 	targetLine := sc.Target.Kind
 	if sc.Target.URL != "" {
 		targetLine += " " + scenarios.RedactURL(sc.Target.URL)
@@ -310,15 +274,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 			return exitBadUsed
 		}
 	}
-	var progress io.Writer = a.Stderr
-	if f.quiet {
-		progress = nil
-	}
-	sum, err := engine.Run(ctx, engine.Options{
-		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
-		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"), Shard: shard,
-		Reopen: targets.Reopener(ctx, sc.Target, topts), RunID: runID, BarrierTimeout: f.barrierTimeout,
-	})
+	sum, err := rn.Start(ctx, runID)
 	if sum != nil {
 		// The summary goes to stdout whatever happened to the files.
 		fmt.Fprint(a.Stdout, sum.Text())
@@ -522,46 +478,4 @@ func (a *App) compare(args []string) int {
 		return exitSLO
 	}
 	return exitOK
-}
-
-type sloLimit struct {
-	op       string
-	quantile float64
-	limit    time.Duration
-}
-
-// sloLimits expands the scenario's latency SLOs to one limit per op in
-// the phases' mixes ("*" covers the ops not named explicitly).
-func sloLimits(sc *scenarios.Scenario) []sloLimit {
-	ops := map[string]bool{}
-	for _, ph := range sc.Phases {
-		for op := range ph.Mix {
-			ops[op] = true
-		}
-	}
-	names := make([]string, 0, len(ops))
-	for op := range ops {
-		names = append(names, op)
-	}
-	sort.Strings(names)
-	var out []sloLimit
-	for _, op := range names {
-		lims, ok := sc.SLO.Latency[op]
-		if !ok {
-			lims = sc.SLO.Latency["*"]
-		}
-		ps := make([]string, 0, len(lims))
-		for p := range lims {
-			ps = append(ps, p)
-		}
-		sort.Strings(ps)
-		for _, p := range ps {
-			q, err := strconv.ParseFloat(strings.TrimPrefix(p, "p"), 64)
-			if err != nil {
-				continue
-			}
-			out = append(out, sloLimit{op: op, quantile: q / 100, limit: lims[p].D()})
-		}
-	}
-	return out
 }
