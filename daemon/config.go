@@ -22,10 +22,11 @@ import (
 
 // Defaults.
 const (
-	DefaultListen    = "127.0.0.1:9470"
-	DefaultThreshold = 0.20
-	DefaultK         = 3.0
-	DefaultHistory   = 10
+	DefaultListen     = "127.0.0.1:9470"
+	DefaultThreshold  = 0.20
+	DefaultK          = 3.0
+	DefaultHistory    = 10
+	DefaultMinHistory = 2
 	// DefaultMaxQueued bounds runs waiting as "queued" (API, schedules,
 	// soaks together); past it a start is refused (HTTP 429).
 	DefaultMaxQueued = 32
@@ -77,6 +78,9 @@ type RegressionConf struct {
 	History   int     `yaml:"history"`   // last N runs of the scenario (default 10)
 	Threshold float64 `yaml:"threshold"` // relative change (default 0.20)
 	K         float64 `yaml:"k"`         // times the noise seen in history (default 3)
+	// MinHistory: the fewest comparable earlier runs a verdict needs
+	// (default 2: one earlier run says nothing about noise).
+	MinHistory int `yaml:"min_history"`
 }
 
 // Schedule runs a scenario on a cron expression.
@@ -103,7 +107,7 @@ func Default(getenv func(string) string) Config {
 	c := Config{Listen: DefaultListen, MaxConcurrent: 1, MaxQueued: DefaultMaxQueued}
 	c.Retention.MaxFailed = DefaultMaxFailed
 	c.DataDir = defaultDataDir(getenv)
-	c.Regression = RegressionConf{History: DefaultHistory, Threshold: DefaultThreshold, K: DefaultK}
+	c.Regression = RegressionConf{History: DefaultHistory, Threshold: DefaultThreshold, K: DefaultK, MinHistory: DefaultMinHistory}
 	return c
 }
 
@@ -283,6 +287,9 @@ func (c *Config) Validate() []error {
 	}
 	if c.Regression.History < 1 {
 		add("regression.history", "must be at least 1, got %d", c.Regression.History)
+	}
+	if c.Regression.MinHistory < 1 || c.Regression.MinHistory > max(c.Regression.History, 1) {
+		add("regression.min_history", "must be from 1 to regression.history (%d), got %d", c.Regression.History, c.Regression.MinHistory)
 	}
 	if !(c.Regression.Threshold > 0) {
 		add("regression.threshold", "must be > 0 (a fraction: 0.2 = 20%%), got %v", c.Regression.Threshold)

@@ -181,7 +181,7 @@ func (d *Daemon) initMetrics() {
 	// The gauge survives restarts: the newest verdict per scenario.
 	seen := map[string]bool{}
 	for _, e := range d.hist.List() {
-		if e.Regression == nil || seen[e.Scenario] {
+		if e.Regression == nil || e.Regression.NotJudged != "" || seen[e.Scenario] {
 			continue
 		}
 		seen[e.Scenario] = true
@@ -579,8 +579,10 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 			rc := d.cfg.Regression
 			d.mu.Unlock()
 			if hist := d.hist.Baselines(sc.Name, id, rc.History); len(hist) > 0 {
-				verdict = Compare(hist, sum, RegressOptions{Threshold: rc.Threshold, K: rc.K})
-				d.setRegression(sc.Name, verdict)
+				verdict = Compare(hist, sum, RegressOptions{Threshold: rc.Threshold, K: rc.K, MinHistory: rc.MinHistory})
+				if verdict.NotJudged == "" {
+					d.setRegression(sc.Name, verdict)
+				}
 			}
 		}
 		d.indexErr(d.hist.Update(id, func(e *Entry) {
@@ -599,8 +601,10 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		if msg != "" {
 			attrs = append(attrs, "err", msg)
 		}
-		if verdict != nil {
+		if verdict != nil && verdict.NotJudged == "" {
 			attrs = append(attrs, "regressed", verdict.Regressed)
+		} else if verdict != nil {
+			attrs = append(attrs, "regression", "not judged: "+verdict.NotJudged)
 		}
 		d.log.Info("run finished", attrs...)
 		d.prune()

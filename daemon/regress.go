@@ -6,8 +6,10 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/scenarios"
 )
 
 // RegressOptions tune Compare.
@@ -17,6 +19,12 @@ type RegressOptions struct {
 	// K: the change must also exceed K times the noise seen in history
 	// (1.4826 x MAD of the percentile across the history runs).
 	K float64
+	// MinHistory is the fewest comparable history runs a verdict needs
+	// (0 or 1: one is enough, as for `soakd compare`).
+	MinHistory int
+	// KeepUnlike compares unlike history runs too (listed in Unlike all
+	// the same): `soakd compare --allow-unlike`.
+	KeepUnlike bool
 }
 
 // Quantiles compared, by their summary names.
@@ -29,6 +37,12 @@ type Verdict struct {
 	Threshold float64     `json:"threshold"`
 	K         float64     `json:"k"`
 	Ops       []OpVerdict `json:"ops"`
+	// Unlike lists the history runs left out because they are not
+	// comparable with the candidate (another target kind or rate).
+	Unlike     []string `json:"unlike,omitempty"`
+	KeptUnlike bool     `json:"kept_unlike,omitempty"`
+	// NotJudged says why there is no verdict (too little history).
+	NotJudged string `json:"not_judged,omitempty"`
 }
 
 // OpVerdict is one op in one phase.
@@ -53,8 +67,11 @@ type QuantCheck struct {
 // scenario). A percentile regresses when it is slower than the history
 // median by more than Threshold (relative) AND by more than K x the
 // noise in history. With one history run the noise is 0, so only the
-// relative threshold applies. Latency is from intended start. Ops or
-// phases missing from history are not judged.
+// relative threshold applies. Latency is from intended start. Only
+// steady phases are judged (a load phase is as fast as allowed, ramps
+// and searches change rate); ops or phases missing from history are
+// not. History runs unlike cand (Unlike) are left out; with fewer than
+// MinHistory left there is no verdict (NotJudged).
 func Compare(history []*engine.Summary, cand *engine.Summary, o RegressOptions) *Verdict {
 	if o.Threshold <= 0 {
 		o.Threshold = DefaultThreshold
@@ -62,8 +79,27 @@ func Compare(history []*engine.Summary, cand *engine.Summary, o RegressOptions) 
 	if o.K < 0 {
 		o.K = 0
 	}
-	v := &Verdict{History: len(history), Threshold: o.Threshold, K: o.K}
+	v := &Verdict{Threshold: o.Threshold, K: o.K, KeptUnlike: o.KeepUnlike}
+	var like []*engine.Summary
+	for _, h := range history {
+		if why := Unlike(h, cand); len(why) > 0 {
+			v.Unlike = append(v.Unlike, fmt.Sprintf("run of %s: %s", h.Start.UTC().Format(time.RFC3339), strings.Join(why, "; ")))
+			if !o.KeepUnlike {
+				continue
+			}
+		}
+		like = append(like, h)
+	}
+	history = like
+	v.History = len(history)
+	if min := max(o.MinHistory, 1); len(history) < min {
+		v.NotJudged = fmt.Sprintf("%d comparable run(s) in history, %d needed for a verdict", len(history), min)
+		return v
+	}
 	for _, ph := range cand.Phases {
+		if ph.Kind != scenarios.PhaseSteady {
+			continue
+		}
 		ops := make([]string, 0, len(ph.Ops))
 		for op := range ph.Ops {
 			ops = append(ops, op)
@@ -78,7 +114,7 @@ func Compare(history []*engine.Summary, cand *engine.Summary, o RegressOptions) 
 			for _, q := range regressQuantiles {
 				var hist []float64
 				for _, h := range history {
-					if hp := findPhase(h, ph.Name); hp != nil {
+					if hp := findPhase(h, ph.Name); hp != nil && hp.Kind == scenarios.PhaseSteady {
 						if ho, ok := hp.Ops[op]; ok && ho.Count > 0 {
 							hist = append(hist, quant(ho, q))
 						}
@@ -99,6 +135,36 @@ func Compare(history []*engine.Summary, cand *engine.Summary, o RegressOptions) 
 		}
 	}
 	return v
+}
+
+// Unlike says why two runs are not comparable (nil when they are):
+// another scenario, another target kind, or a steady phase of both
+// with another target rate.
+func Unlike(a, b *engine.Summary) []string {
+	var why []string
+	if a.Scenario != b.Scenario {
+		why = append(why, fmt.Sprintf("scenario %s vs %s", a.Scenario, b.Scenario))
+	}
+	if a.Target.Kind != b.Target.Kind {
+		why = append(why, fmt.Sprintf("target %s vs %s", a.Target.Kind, b.Target.Kind))
+	}
+	for _, pa := range a.Phases {
+		pb := findPhase(b, pa.Name)
+		if pa.Kind != scenarios.PhaseSteady || pb == nil || pb.Kind != scenarios.PhaseSteady {
+			continue
+		}
+		if math.Abs(pa.TargetRate-pb.TargetRate) > 1e-9*math.Max(pa.TargetRate, pb.TargetRate) {
+			why = append(why, fmt.Sprintf("phase %s rate %s vs %s", pa.Name, rateText(pa.TargetRate), rateText(pb.TargetRate)))
+		}
+	}
+	return why
+}
+
+func rateText(r float64) string {
+	if r == 0 {
+		return "closed-loop"
+	}
+	return fmt.Sprintf("%g ops/s", r)
 }
 
 func judge(q string, cand float64, hist []float64, o RegressOptions) QuantCheck {
@@ -182,8 +248,19 @@ func (v *Verdict) Table() string {
 		}
 	}
 	tw.Flush()
+	for _, u := range v.Unlike {
+		if v.KeptUnlike {
+			fmt.Fprintf(&b, "warning: compared although not comparable: %s\n", u)
+		} else {
+			fmt.Fprintf(&b, "left out, not comparable: %s\n", u)
+		}
+	}
+	if v.NotJudged != "" {
+		fmt.Fprintf(&b, "no verdict: %s\n", v.NotJudged)
+		return b.String()
+	}
 	if len(v.Ops) == 0 {
-		b.WriteString("no op appears in both runs: nothing to compare\n")
+		b.WriteString("no steady-phase op appears in both runs: nothing to compare\n")
 	} else if v.Regressed {
 		b.WriteString("verdict: REGRESSION\n")
 	} else {

@@ -2,14 +2,16 @@ package daemon
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/scenarios"
 )
 
 func synth(p50, p99, p999 float64) *engine.Summary {
-	return &engine.Summary{Scenario: "s", Phases: []engine.PhaseResult{{Name: "steady", Result: engine.Result{Ops: map[string]engine.OpResult{
+	return &engine.Summary{Scenario: "s", Phases: []engine.PhaseResult{{Name: "steady", Kind: scenarios.PhaseSteady, Result: engine.Result{Ops: map[string]engine.OpResult{
 		"get": {Count: 1000, Latency: metrics.Summary{Count: 1000, P50: p50, P99: p99, P999: p999}},
 		"set": {Count: 1000, Latency: metrics.Summary{Count: 1000, P50: p50, P99: p99, P999: p999}},
 	}}}}}
@@ -89,5 +91,64 @@ func TestCompareOneBaselineUsesThresholdOnly(t *testing.T) {
 	// Faster is never a regression.
 	if v := Compare([]*engine.Summary{base}, synth(0.0001, 0.0005, 0.001), RegressOptions{Threshold: 0.2}); v.Regressed {
 		t.Error("an improvement was flagged")
+	}
+}
+
+// The verdict rules before any figure is compared: no verdict on too
+// little history, only steady phases, unlike runs left out. Before: a
+// history of one gave a verdict, load phases were judged, and runs of
+// another target kind or rate were compared without a word.
+func TestCompareRules(t *testing.T) {
+	slow := func() *engine.Summary { return synth(0.002, 0.010, 0.020) } // twice as slow
+	base := func(mod func(*engine.Summary)) *engine.Summary {
+		s := synth(0.001, 0.005, 0.010)
+		s.Target.Kind = "redis"
+		s.Phases[0].TargetRate = 1000
+		if mod != nil {
+			mod(s)
+		}
+		return s
+	}
+	cand := func(mod func(*engine.Summary)) *engine.Summary {
+		s := slow()
+		s.Target.Kind = "redis"
+		s.Phases[0].TargetRate = 1000
+		if mod != nil {
+			mod(s)
+		}
+		return s
+	}
+	load := func(s *engine.Summary) { s.Phases[0].Kind = scenarios.PhaseLoad }
+	embedded := func(s *engine.Summary) { s.Target.Kind = "embedded" }
+	rate := func(s *engine.Summary) { s.Phases[0].TargetRate = 2000 }
+	for _, tc := range []struct {
+		name      string
+		history   []*engine.Summary
+		cand      *engine.Summary
+		min       int
+		regressed bool
+		judged    bool
+		unlike    int
+	}{
+		{"two runs of history", []*engine.Summary{base(nil), base(nil)}, cand(nil), 2, true, true, 0},
+		{"one run is too little", []*engine.Summary{base(nil)}, cand(nil), 2, false, false, 0},
+		{"compare: one baseline", []*engine.Summary{base(nil)}, cand(nil), 1, true, true, 0},
+		{"load phases not judged", []*engine.Summary{base(load), base(load)}, cand(load), 2, false, true, 0},
+		{"other target kind left out", []*engine.Summary{base(embedded), base(nil)}, cand(nil), 2, false, false, 1},
+		{"other rate left out", []*engine.Summary{base(rate), base(rate), base(nil)}, cand(nil), 2, false, false, 2},
+		{"like runs kept", []*engine.Summary{base(rate), base(nil), base(nil)}, cand(nil), 2, true, true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Compare(tc.history, tc.cand, RegressOptions{Threshold: 0.2, K: 3, MinHistory: tc.min})
+			if v.Regressed != tc.regressed || (v.NotJudged == "") != tc.judged || len(v.Unlike) != tc.unlike {
+				t.Errorf("regressed %v not_judged %q unlike %v\n%s", v.Regressed, v.NotJudged, v.Unlike, v.Table())
+			}
+			if !tc.judged && !strings.Contains(v.Table(), "no verdict") {
+				t.Errorf("table does not say there is no verdict:\n%s", v.Table())
+			}
+		})
+	}
+	if why := Unlike(base(embedded), cand(rate)); len(why) != 2 {
+		t.Errorf("Unlike: %v", why)
 	}
 }

@@ -57,7 +57,7 @@ usage:
   soakd validate SCENARIO.yaml...
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd serve --config soakd.yaml
-  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2]
+  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2] [--allow-unlike]
   run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339,
     --run-id ID (same on every shard; phases wait for all shards), --barrier-timeout D (10m)
   soakd version
@@ -447,6 +447,7 @@ func (a *App) compare(args []string) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
 	threshold := fs.Float64("threshold", daemon.DefaultThreshold, "relative slowdown that counts as a regression (0.2 = 20%)")
+	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
@@ -469,10 +470,14 @@ func (a *App) compare(args []string) int {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
 		return exitBadUsed
 	}
-	if base.Scenario != cand.Scenario {
-		fmt.Fprintf(a.Stderr, "soakd compare: note: comparing different scenarios (%s vs %s)\n", base.Scenario, cand.Scenario)
+	if why := daemon.Unlike(base, cand); len(why) > 0 {
+		if !*allowUnlike {
+			fmt.Fprintf(a.Stderr, "soakd compare: the runs are not comparable: %s (--allow-unlike compares them anyway)\n", strings.Join(why, "; "))
+			return exitBadUsed
+		}
+		fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s\n", strings.Join(why, "; "))
 	}
-	v := daemon.Compare([]*engine.Summary{base}, cand, daemon.RegressOptions{Threshold: *threshold, K: daemon.DefaultK})
+	v := daemon.Compare([]*engine.Summary{base}, cand, daemon.RegressOptions{Threshold: *threshold, K: daemon.DefaultK, MinHistory: 1, KeepUnlike: *allowUnlike})
 	fmt.Fprint(a.Stdout, v.Table())
 	if v.Regressed {
 		return exitSLO
