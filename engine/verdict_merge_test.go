@@ -29,7 +29,7 @@ func writeCheckedShard(t *testing.T, dir string, i, n int, kind string, held *fl
 		t.Fatal(err)
 	}
 	pr := PhaseResult{Name: "p", Kind: kind}
-	fillResult(&pr.Result, set, uint64(len(lat)), time.Second, 0, nil)
+	fillResult(&pr.Result, set, uint64(len(lat)), time.Second, 0, 0, nil)
 	if held != nil {
 		pr.Capacity = &CapacityResult{HighestRateHeld: *held}
 		pr.TargetRate = *held
