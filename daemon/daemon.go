@@ -21,6 +21,7 @@ import (
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -528,7 +529,7 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 			return Entry{}, nil, fmt.Errorf("%s with target override: %s", req.file, strings.Join(msgs, "; "))
 		}
 	}
-	exp, err := runpath.NewExporter(sc, engine.Shard{Count: 1}, d.o.Version)
+	exp, err := runpath.NewExporter(sc, rundir.Shard{Count: 1}, d.o.Version)
 	if err != nil {
 		return Entry{}, nil, err
 	}
@@ -571,7 +572,7 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 
 func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scenario, req runRequest) {
 	id := ar.id
-	finish := func(state, msg string, sum *engine.Summary) {
+	finish := func(state, msg string, sum *rundir.Summary) {
 		now := d.o.Now().UTC()
 		var verdict *Verdict
 		if sum != nil && state == StateCompleted {
@@ -636,7 +637,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	switch {
 	case sum == nil:
 		finish(StateFailed, err.Error(), nil)
-	case err != nil && sum.Status == engine.StatusInterrupted:
+	case err != nil && sum.Status == rundir.StatusInterrupted:
 		// Ended early with complete results (its managed server died,
 		// a shard barrier timed out): interrupted, with the reason.
 		finish(StateInterrupted, err.Error(), sum)

@@ -16,8 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/soakd/soakd/engine"
 	soaktest "github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	_ "github.com/soakd/soakd/targets/embedded"
 )
@@ -308,7 +308,7 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 		t.Fatalf("stop: %d", code)
 	}
 	v = h.waitState(started.ID, StateInterrupted, 10*time.Second)
-	if v.Summary == nil || v.Summary.Status != engine.StatusInterrupted {
+	if v.Summary == nil || v.Summary.Status != rundir.StatusInterrupted {
 		t.Errorf("stopped run has no interrupted summary: %+v", v.Summary)
 	}
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/stop", testToken, nil, &e); code != 409 {
@@ -393,8 +393,8 @@ func TestCrashRecovery(t *testing.T) {
 	if e.State != StateInterrupted || e.End == nil {
 		t.Errorf("r1 = %+v, want interrupted with an end", e)
 	}
-	s, err := engine.ReadSummary(filepath.Join(dir, "runs", "r1"))
-	if err != nil || s.Status != engine.StatusInterrupted || s.Scenario != "s" || !s.Start.Equal(start) {
+	s, err := rundir.ReadSummary(filepath.Join(dir, "runs", "r1"))
+	if err != nil || s.Status != rundir.StatusInterrupted || s.Scenario != "s" || !s.Start.Equal(start) {
 		t.Errorf("minimal summary: %+v %v", s, err)
 	}
 	// Reopen: the state was saved.
@@ -497,8 +497,8 @@ soaks:
 	}
 	// SIGTERM: the soak's run is interrupted with a written summary.
 	h.stop()
-	s, err := engine.ReadSummary(filepath.Join(dir, "data", "runs", soakID))
-	if err != nil || s.Status != engine.StatusInterrupted {
+	s, err := rundir.ReadSummary(filepath.Join(dir, "data", "runs", soakID))
+	if err != nil || s.Status != rundir.StatusInterrupted {
 		t.Errorf("soak run after stop: %+v %v", s, err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "data", "index.json"))

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -72,7 +72,7 @@ type QuantCheck struct {
 // and searches change rate); ops or phases missing from history are
 // not. History runs unlike cand (Unlike) are left out; with fewer than
 // MinHistory left there is no verdict (NotJudged).
-func Compare(history []*engine.Summary, cand *engine.Summary, o RegressOptions) *Verdict {
+func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) *Verdict {
 	if o.Threshold <= 0 {
 		o.Threshold = DefaultThreshold
 	}
@@ -80,7 +80,7 @@ func Compare(history []*engine.Summary, cand *engine.Summary, o RegressOptions) 
 		o.K = 0
 	}
 	v := &Verdict{Threshold: o.Threshold, K: o.K, KeptUnlike: o.KeepUnlike}
-	var like []*engine.Summary
+	var like []*rundir.Summary
 	for _, h := range history {
 		if why := Unlike(h, cand); len(why) > 0 {
 			v.Unlike = append(v.Unlike, fmt.Sprintf("run of %s: %s", h.Start.UTC().Format(time.RFC3339), strings.Join(why, "; ")))
@@ -140,7 +140,7 @@ func Compare(history []*engine.Summary, cand *engine.Summary, o RegressOptions) 
 // Unlike says why two runs are not comparable (nil when they are):
 // another scenario, another target kind, or a steady phase of both
 // with another target rate.
-func Unlike(a, b *engine.Summary) []string {
+func Unlike(a, b *rundir.Summary) []string {
 	var why []string
 	if a.Scenario != b.Scenario {
 		why = append(why, fmt.Sprintf("scenario %s vs %s", a.Scenario, b.Scenario))
@@ -184,7 +184,7 @@ func judge(q string, cand float64, hist []float64, o RegressOptions) QuantCheck 
 	return qc
 }
 
-func findPhase(s *engine.Summary, name string) *engine.PhaseResult {
+func findPhase(s *rundir.Summary, name string) *rundir.PhaseResult {
 	for i := range s.Phases {
 		if s.Phases[i].Name == name {
 			return &s.Phases[i]
@@ -193,7 +193,7 @@ func findPhase(s *engine.Summary, name string) *engine.PhaseResult {
 	return nil
 }
 
-func quant(o engine.OpResult, q string) float64 {
+func quant(o rundir.OpResult, q string) float64 {
 	switch q {
 	case "p50":
 		return o.Latency.P50

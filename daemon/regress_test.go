@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
 
-func synth(p50, p99, p999 float64) *engine.Summary {
-	return &engine.Summary{Scenario: "s", Phases: []engine.PhaseResult{{Name: "steady", Kind: scenarios.PhaseSteady, Result: engine.Result{Ops: map[string]engine.OpResult{
+func synth(p50, p99, p999 float64) *rundir.Summary {
+	return &rundir.Summary{Scenario: "s", Phases: []rundir.PhaseResult{{Name: "steady", Kind: scenarios.PhaseSteady, Result: rundir.Result{Ops: map[string]rundir.OpResult{
 		"get": {Count: 1000, Latency: metrics.Summary{Count: 1000, P50: p50, P99: p99, P999: p999}},
 		"set": {Count: 1000, Latency: metrics.Summary{Count: 1000, P50: p50, P99: p99, P999: p999}},
 	}}}}}
@@ -19,8 +19,8 @@ func synth(p50, p99, p999 float64) *engine.Summary {
 
 // noisyHistory: 10 runs whose percentiles vary by about +-10% (the noise
 // measured on these machines).
-func noisyHistory(rng *rand.Rand) []*engine.Summary {
-	var h []*engine.Summary
+func noisyHistory(rng *rand.Rand) []*rundir.Summary {
+	var h []*rundir.Summary
 	for i := 0; i < 10; i++ {
 		f := 1 + (rng.Float64()*2-1)*0.10
 		h = append(h, synth(0.001*f, 0.005*f, 0.010*f))
@@ -69,7 +69,7 @@ func TestCompareIgnoresNoise(t *testing.T) {
 // A noisy history raises the bar above the relative threshold: a 30%
 // change is within 3 x the noise of a history that swings +-40%.
 func TestCompareNoisyHistoryNeedsMoreThanThreshold(t *testing.T) {
-	var hist []*engine.Summary
+	var hist []*rundir.Summary
 	for _, f := range []float64{0.6, 0.8, 1.0, 1.2, 1.4, 0.7, 1.3} {
 		hist = append(hist, synth(0.001*f, 0.005*f, 0.010*f))
 	}
@@ -81,15 +81,15 @@ func TestCompareNoisyHistoryNeedsMoreThanThreshold(t *testing.T) {
 
 func TestCompareOneBaselineUsesThresholdOnly(t *testing.T) {
 	base := synth(0.001, 0.005, 0.010)
-	if v := Compare([]*engine.Summary{base}, synth(0.00115, 0.0055, 0.011), RegressOptions{Threshold: 0.2, K: 3}); v.Regressed {
+	if v := Compare([]*rundir.Summary{base}, synth(0.00115, 0.0055, 0.011), RegressOptions{Threshold: 0.2, K: 3}); v.Regressed {
 		t.Errorf("15%% slower flagged with a 20%% threshold:\n%s", v.Table())
 	}
-	v := Compare([]*engine.Summary{base}, synth(0.00125, 0.005, 0.010), RegressOptions{Threshold: 0.2, K: 3})
+	v := Compare([]*rundir.Summary{base}, synth(0.00125, 0.005, 0.010), RegressOptions{Threshold: 0.2, K: 3})
 	if !v.Regressed {
 		t.Errorf("25%% slower p50 not flagged against one baseline:\n%s", v.Table())
 	}
 	// Faster is never a regression.
-	if v := Compare([]*engine.Summary{base}, synth(0.0001, 0.0005, 0.001), RegressOptions{Threshold: 0.2}); v.Regressed {
+	if v := Compare([]*rundir.Summary{base}, synth(0.0001, 0.0005, 0.001), RegressOptions{Threshold: 0.2}); v.Regressed {
 		t.Error("an improvement was flagged")
 	}
 }
@@ -99,8 +99,8 @@ func TestCompareOneBaselineUsesThresholdOnly(t *testing.T) {
 // history of one gave a verdict, load phases were judged, and runs of
 // another target kind or rate were compared without a word.
 func TestCompareRules(t *testing.T) {
-	slow := func() *engine.Summary { return synth(0.002, 0.010, 0.020) } // twice as slow
-	base := func(mod func(*engine.Summary)) *engine.Summary {
+	slow := func() *rundir.Summary { return synth(0.002, 0.010, 0.020) } // twice as slow
+	base := func(mod func(*rundir.Summary)) *rundir.Summary {
 		s := synth(0.001, 0.005, 0.010)
 		s.Target.Kind = "redis"
 		s.Phases[0].TargetRate = 1000
@@ -109,7 +109,7 @@ func TestCompareRules(t *testing.T) {
 		}
 		return s
 	}
-	cand := func(mod func(*engine.Summary)) *engine.Summary {
+	cand := func(mod func(*rundir.Summary)) *rundir.Summary {
 		s := slow()
 		s.Target.Kind = "redis"
 		s.Phases[0].TargetRate = 1000
@@ -118,25 +118,25 @@ func TestCompareRules(t *testing.T) {
 		}
 		return s
 	}
-	load := func(s *engine.Summary) { s.Phases[0].Kind = scenarios.PhaseLoad }
-	embedded := func(s *engine.Summary) { s.Target.Kind = "embedded" }
-	rate := func(s *engine.Summary) { s.Phases[0].TargetRate = 2000 }
+	load := func(s *rundir.Summary) { s.Phases[0].Kind = scenarios.PhaseLoad }
+	embedded := func(s *rundir.Summary) { s.Target.Kind = "embedded" }
+	rate := func(s *rundir.Summary) { s.Phases[0].TargetRate = 2000 }
 	for _, tc := range []struct {
 		name      string
-		history   []*engine.Summary
-		cand      *engine.Summary
+		history   []*rundir.Summary
+		cand      *rundir.Summary
 		min       int
 		regressed bool
 		judged    bool
 		unlike    int
 	}{
-		{"two runs of history", []*engine.Summary{base(nil), base(nil)}, cand(nil), 2, true, true, 0},
-		{"one run is too little", []*engine.Summary{base(nil)}, cand(nil), 2, false, false, 0},
-		{"compare: one baseline", []*engine.Summary{base(nil)}, cand(nil), 1, true, true, 0},
-		{"load phases not judged", []*engine.Summary{base(load), base(load)}, cand(load), 2, false, true, 0},
-		{"other target kind left out", []*engine.Summary{base(embedded), base(nil)}, cand(nil), 2, false, false, 1},
-		{"other rate left out", []*engine.Summary{base(rate), base(rate), base(nil)}, cand(nil), 2, false, false, 2},
-		{"like runs kept", []*engine.Summary{base(rate), base(nil), base(nil)}, cand(nil), 2, true, true, 1},
+		{"two runs of history", []*rundir.Summary{base(nil), base(nil)}, cand(nil), 2, true, true, 0},
+		{"one run is too little", []*rundir.Summary{base(nil)}, cand(nil), 2, false, false, 0},
+		{"compare: one baseline", []*rundir.Summary{base(nil)}, cand(nil), 1, true, true, 0},
+		{"load phases not judged", []*rundir.Summary{base(load), base(load)}, cand(load), 2, false, true, 0},
+		{"other target kind left out", []*rundir.Summary{base(embedded), base(nil)}, cand(nil), 2, false, false, 1},
+		{"other rate left out", []*rundir.Summary{base(rate), base(rate), base(nil)}, cand(nil), 2, false, false, 2},
+		{"like runs kept", []*rundir.Summary{base(rate), base(nil), base(nil)}, cand(nil), 2, true, true, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := Compare(tc.history, tc.cand, RegressOptions{Threshold: 0.2, K: 3, MinHistory: tc.min})

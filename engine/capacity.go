@@ -10,7 +10,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Capacity search defaults.
@@ -20,7 +22,6 @@ const (
 	DefaultCapacityMax       = 10_000_000
 	DefaultCapacityStep      = 10 * time.Second
 	DefaultCapacityPrecision = 0.05
-	maxBisectProbes          = 16
 	// After a failed probe the store settles: short slices at a low
 	// rate until one completes its ops inside its window with schedule
 	// lag p99 under settleLag, for at most settleSlices slices, so the next probe
@@ -28,31 +29,7 @@ const (
 	settleSlice  = time.Second
 	settleLag    = 10 * time.Millisecond
 	settleSlices = 10
-	// minCapacityRate is the lowest rate a search tries below start.
-	minCapacityRate = 1
 )
-
-// CapacityResult is a capacity phase's outcome.
-type CapacityResult struct {
-	HighestRateHeld float64         `json:"highest_rate_held"`
-	Curve           []CapacityPoint `json:"curve"`
-}
-
-// CapacityPoint is one probe.
-type CapacityPoint struct {
-	Rate     float64            `json:"rate"`
-	Achieved float64            `json:"achieved"`
-	P99      map[string]float64 `json:"p99"`
-	Passed   bool               `json:"passed"`
-	Failed   []string           `json:"failed,omitempty"` // which SLO checks failed
-	// SettledSeconds is how long the store was given to settle (low
-	// rate, until it held the SLO again) after the previous probe
-	// failed, before this one started.
-	SettledSeconds float64 `json:"settled_seconds,omitempty"`
-	// Drain is the probe's drain time: how long after its window its
-	// last op completed.
-	DrainSeconds float64 `json:"drain_seconds,omitempty"`
-}
 
 func sortedKeys[V any](m map[string]V) []string {
 	ks := make([]string, 0, len(m))
@@ -66,7 +43,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // runCapacity steps the rate up by factor from start until a probe fails
 // the SLO or max is reached, then bisects between the last good and the
 // first bad rate until hi/lo-1 < precision. Each probe is a stage.
-func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix) (*PhaseResult, error) {
+func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix) (*rundir.PhaseResult, error) {
 	var c scenarios.CapacitySpec
 	if ph.Capacity != nil {
 		c = *ph.Capacity
@@ -89,11 +66,11 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	if c.Precision <= 0 {
 		c.Precision = DefaultCapacityPrecision
 	}
-	pr := &PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
+	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
 	var elapsed, drain time.Duration
-	cr := &CapacityResult{}
+	cr := &rundir.CapacityResult{}
 	failedLast := false
 	lastHeld := 0.0
 	probe := func(rate float64) bool {
@@ -131,7 +108,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		if ok && s.Rate > lastHeld {
 			lastHeld = s.Rate
 		}
-		pt := CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, P99: map[string]float64{}, Passed: ok, Failed: failed,
+		pt := rundir.CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, P99: map[string]float64{}, Passed: ok, Failed: failed,
 			SettledSeconds: settled.Seconds(), DrainSeconds: res.Drain.Seconds()}
 		for op, o := range st.Ops {
 			pt.P99[op] = o.Latency.P99
@@ -139,7 +116,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		cr.Curve = append(cr.Curve, pt)
 		return ok
 	}
-	lo := searchCapacity(c, func(rate float64) bool {
+	lo := verdict.SearchCapacity(c, func(rate float64) bool {
 		return ctx.Err() == nil && probe(rate)
 	})
 	cr.HighestRateHeld = lo
@@ -159,7 +136,7 @@ func settleRate(held, start float64) float64 {
 	if r <= 0 {
 		r = start
 	}
-	return math.Max(minCapacityRate, math.Round(r/10))
+	return math.Max(verdict.MinCapacityRate, math.Round(r/10))
 }
 
 // settle runs low-rate slices after a failed probe until one keeps up
@@ -175,9 +152,9 @@ func (r *runner) settle(ctx context.Context, base segment, mix *scenarios.Mix, r
 		s.Rate, s.Duration, s.Warmup, s.Mix = rate, slice, 0, mix
 		s.Seed = base.Seed ^ uint64(i+1)*0x7f4a7c159e3779b9
 		res := r.runSegment(ctx, &s, progressOnly{r})
-		var st Result
+		var st rundir.Result
 		fillResult(&st, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, r.classes)
-		if st.Dropped == 0 && st.AchievedRate >= MinHeldRatio*s.Rate && st.Lag.P99 <= settleLag.Seconds() {
+		if st.Dropped == 0 && st.AchievedRate >= verdict.MinHeldRatio*s.Rate && st.Lag.P99 <= settleLag.Seconds() {
 			break
 		}
 	}
@@ -197,50 +174,4 @@ func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.
 		achieved = float64(completed) / dt
 	}
 	fmt.Fprintln(p.r.opts.Progress, progressLine(seg, seg.Rate, elapsed, achieved, w, p.r.classes))
-}
-
-// searchCapacity is the search itself (rates are whole ops/s): step up by
-// Factor from Start to Max while probes pass, then bisect between the
-// last good and the first bad rate until hi/lo-1 < Precision. When
-// Start itself fails, it steps down by Factor (to 1 op/s at the least)
-// until a probe passes and bisects above that. It returns the highest
-// rate that passed (0 if none did).
-func searchCapacity(c scenarios.CapacitySpec, probe func(rate float64) bool) float64 {
-	lo, hi := 0.0, 0.0
-	for rate := math.Round(c.Start); ; {
-		if !probe(rate) {
-			hi = rate
-			break
-		}
-		lo = rate
-		if rate >= c.Max {
-			break
-		}
-		rate = math.Round(math.Min(rate*c.Factor, c.Max))
-	}
-	for lo == 0 && hi > minCapacityRate {
-		rate := math.Max(minCapacityRate, math.Round(hi/c.Factor))
-		if rate >= hi {
-			break
-		}
-		if probe(rate) {
-			lo = rate
-			break
-		}
-		hi = rate
-	}
-	if lo > 0 && hi > 0 {
-		for n := 0; n < maxBisectProbes && hi/lo-1 >= c.Precision; n++ {
-			mid := math.Round((lo + hi) / 2)
-			if mid <= lo || mid >= hi {
-				break
-			}
-			if probe(mid) {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-	}
-	return lo
 }

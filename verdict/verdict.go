@@ -10,153 +10,18 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
 
 // MinHeldRatio is the achieved/target ratio a rate must reach to count
 // as held where the scenario sets none (capacity probes, cliffs).
 const MinHeldRatio = 0.95
-
-// Cmp is how a check's Actual must stand against its Limit. Every check
-// stores its own; nothing is inferred from a check's text.
-type Cmp string
-
-// Comparison kinds.
-const (
-	AtMost  Cmp = "<=" // latency, error and dropped ratios
-	AtLeast Cmp = ">=" // achieved ratio
-	Above   Cmp = ">"  // highest rate held (0 is no rate at all)
-)
-
-// Holds reports whether actual meets limit under c. An unknown kind
-// never holds.
-func (c Cmp) Holds(actual, limit float64) bool {
-	switch c {
-	case AtMost:
-		return actual <= limit
-	case AtLeast:
-		return actual >= limit
-	case Above:
-		return actual > limit
-	}
-	return false
-}
-
-// Metric names what a check measures.
-type Metric string
-
-// Metrics a check can judge.
-const (
-	Latency         Metric = "latency" // from intended start, at Check.Percentile
-	AchievedRatio   Metric = "achieved_ratio"
-	ErrorRatio      Metric = "error_ratio"
-	DroppedRatio    Metric = "dropped_ratio"
-	HighestRateHeld Metric = "highest_rate_held"
-)
-
-// Cmp is the comparison a metric is judged with.
-func (m Metric) Cmp() Cmp {
-	switch m {
-	case Latency, ErrorRatio, DroppedRatio:
-		return AtMost
-	case AchievedRatio:
-		return AtLeast
-	case HighestRateHeld:
-		return Above
-	}
-	return ""
-}
-
-// Verdict is the outcome of SLO checks.
-type Verdict struct {
-	Passed bool    `json:"passed"`
-	Checks []Check `json:"checks,omitempty"`
-}
-
-// Check is one SLO check.
-type Check struct {
-	Phase string `json:"phase"`
-	Op    string `json:"op,omitempty"`
-	// What is the check as shown: "latency p99", "achieved_ratio".
-	What   string `json:"what"`
-	Metric Metric `json:"metric,omitempty"`
-	// Percentile (0..100, 100 = max) of a latency check.
-	Percentile float64 `json:"percentile,omitempty"`
-	Cmp        Cmp     `json:"cmp,omitempty"`
-	Limit      float64 `json:"limit"`
-	Actual     float64 `json:"actual"`
-	Passed     bool    `json:"passed"`
-}
-
-// Judge sets Actual and Passed from actual by the check's own Cmp.
-func (c *Check) Judge(actual float64) {
-	c.Actual = actual
-	c.Passed = c.Cmp.Holds(actual, c.Limit)
-}
-
-// String is the check as one line: "read latency p99 1.20ms > 1.00ms".
-func (c Check) String() string {
-	rel := map[Cmp]string{AtMost: ">", AtLeast: "<", Above: "<="}[c.Cmp]
-	if c.Passed {
-		rel = string(c.Cmp)
-	}
-	s := fmt.Sprintf("%s %s %s %s", c.What, FormatValue(c.Metric, c.Actual), rel, FormatValue(c.Metric, c.Limit))
-	if c.Op != "" {
-		s = c.Op + " " + s
-	}
-	return s
-}
-
-// FormatValue renders a check's value: durations for latency, else a
-// plain number.
-func FormatValue(m Metric, v float64) string {
-	if m == Latency {
-		return FormatSeconds(v)
-	}
-	return fmt.Sprintf("%.4g", v)
-}
-
-// FormatSeconds renders seconds as 0, 850us, 1.20ms or 2.00s.
-func FormatSeconds(sec float64) string {
-	switch {
-	case sec == 0:
-		return "0"
-	case sec < 1e-3:
-		return fmt.Sprintf("%.0fus", sec*1e6)
-	case sec < 1:
-		return fmt.Sprintf("%.2fms", sec*1e3)
-	}
-	return fmt.Sprintf("%.2fs", sec)
-}
-
-// Upgrade fills Metric, Percentile and Cmp of checks read from a
-// summary.json written before checks carried them. It is the one place
-// a check's text is read, and only for those old files.
-func Upgrade(v *Verdict) {
-	if v == nil {
-		return
-	}
-	for i := range v.Checks {
-		c := &v.Checks[i]
-		if c.Metric != "" && c.Cmp != "" {
-			continue
-		}
-		if k, ok := strings.CutPrefix(c.What, "latency "); ok {
-			if p, err := scenarios.ParsePercentile(k); err == nil {
-				c.Metric, c.Percentile = Latency, p.Value
-			}
-		} else {
-			c.Metric = Metric(c.What)
-		}
-		c.Cmp = c.Metric.Cmp()
-	}
-}
 
 // LatencyLimit is one latency limit at one percentile.
 type LatencyLimit struct {
@@ -309,20 +174,20 @@ type Phase struct {
 }
 
 // Judge checks a steady, ramp or growth phase against the limits.
-func (l *Limits) Judge(p Phase) *Verdict {
+func (l *Limits) Judge(p Phase) *rundir.Verdict {
 	return l.judge(p, l.MinAchievedRatio, !p.Staged)
 }
 
 // Probe checks one capacity probe: as Judge, with the achieved ratio
 // always checked (MinHeldRatio unless the scenario sets one). It
 // returns the failed checks.
-func (l *Limits) Probe(p Phase) (bool, []Check) {
+func (l *Limits) Probe(p Phase) (bool, []rundir.Check) {
 	min := l.MinAchievedRatio
 	if min <= 0 {
 		min = MinHeldRatio
 	}
 	v := l.judge(p, min, true)
-	var failed []Check
+	var failed []rundir.Check
 	for _, c := range v.Checks {
 		if !c.Passed {
 			failed = append(failed, c)
@@ -331,9 +196,9 @@ func (l *Limits) Probe(p Phase) (bool, []Check) {
 	return v.Passed, failed
 }
 
-func (l *Limits) judge(p Phase, minAchieved float64, rate bool) *Verdict {
-	v := &Verdict{Passed: true}
-	add := func(c Check, actual float64) {
+func (l *Limits) judge(p Phase, minAchieved float64, rate bool) *rundir.Verdict {
+	v := &rundir.Verdict{Passed: true}
+	add := func(c rundir.Check, actual float64) {
 		c.Phase = p.Name
 		c.Cmp = c.Metric.Cmp()
 		c.Judge(actual)
@@ -348,18 +213,18 @@ func (l *Limits) judge(p Phase, minAchieved float64, rate bool) *Verdict {
 			h = p.Latency(op)
 		}
 		for _, ll := range l.For(op) {
-			add(Check{Op: op, What: "latency " + ll.Percentile.Name, Metric: Latency, Percentile: ll.Percentile.Value,
+			add(rundir.Check{Op: op, What: "latency " + ll.Percentile.Name, Metric: Latency, Percentile: ll.Percentile.Value,
 				Limit: ll.Limit.Seconds()}, metrics.Quantile(h, ll.Percentile.Value))
 		}
 	}
 	if rate && minAchieved > 0 && p.TargetRate > 0 {
-		add(Check{What: string(AchievedRatio), Metric: AchievedRatio, Limit: minAchieved}, p.AchievedRate/p.TargetRate)
+		add(rundir.Check{What: string(AchievedRatio), Metric: AchievedRatio, Limit: minAchieved}, p.AchievedRate/p.TargetRate)
 	}
 	if l.MaxErrorRatio != nil && p.Completed > 0 {
-		add(Check{What: string(ErrorRatio), Metric: ErrorRatio, Limit: *l.MaxErrorRatio}, float64(p.Errors)/float64(p.Completed))
+		add(rundir.Check{What: string(ErrorRatio), Metric: ErrorRatio, Limit: *l.MaxErrorRatio}, float64(p.Errors)/float64(p.Completed))
 	}
 	if l.MaxDroppedRatio != nil && p.Scheduled > 0 {
-		add(Check{What: string(DroppedRatio), Metric: DroppedRatio, Limit: *l.MaxDroppedRatio}, float64(p.Dropped)/float64(p.Scheduled))
+		add(rundir.Check{What: string(DroppedRatio), Metric: DroppedRatio, Limit: *l.MaxDroppedRatio}, float64(p.Dropped)/float64(p.Scheduled))
 	}
 	return v
 }
@@ -367,16 +232,16 @@ func (l *Limits) judge(p Phase, minAchieved float64, rate bool) *Verdict {
 // Capacity judges a capacity phase: it passes when some rate held the
 // SLO (held > 0); its failing probes are the search, not a failure. For
 // merged shards held is the sum of the shards' highest rates held.
-func Capacity(phase string, held float64) *Verdict {
-	c := Check{Phase: phase, What: string(HighestRateHeld), Metric: HighestRateHeld, Cmp: Above, Limit: 0}
+func Capacity(phase string, held float64) *rundir.Verdict {
+	c := rundir.Check{Phase: phase, What: string(HighestRateHeld), Metric: HighestRateHeld, Cmp: Above, Limit: 0}
 	c.Judge(held)
-	return &Verdict{Passed: c.Passed, Checks: []Check{c}}
+	return &rundir.Verdict{Passed: c.Passed, Checks: []rundir.Check{c}}
 }
 
 // Run folds phase verdicts into the run's: passed when the run
 // completed and every phase passed.
-func Run(completed bool, phases ...*Verdict) Verdict {
-	v := Verdict{Passed: completed}
+func Run(completed bool, phases ...*rundir.Verdict) rundir.Verdict {
+	v := rundir.Verdict{Passed: completed}
 	for _, p := range phases {
 		if p == nil {
 			continue
@@ -391,8 +256,8 @@ func Run(completed bool, phases ...*Verdict) Verdict {
 // its own Metric, Percentile and Cmp: the shard merge's verdict, from
 // shard 0's checks and the merged figures. held is the phase's highest
 // rate held (capacity phases).
-func Rejudge(checks []Check, p Phase, held float64) *Verdict {
-	v := &Verdict{Passed: true}
+func Rejudge(checks []rundir.Check, p Phase, held float64) *rundir.Verdict {
+	v := &rundir.Verdict{Passed: true}
 	for _, c := range checks {
 		var actual float64
 		switch c.Metric {

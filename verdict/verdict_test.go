@@ -9,6 +9,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -151,7 +152,7 @@ func TestCapacityAndRejudge(t *testing.T) {
 
 // Rejudge recomputes each check by its metric at its percentile.
 func TestRejudge(t *testing.T) {
-	checks := []Check{
+	checks := []rundir.Check{
 		{Phase: "steady", Op: "read", What: "latency p95", Metric: Latency, Percentile: 95, Cmp: AtMost, Limit: 0.093, Passed: true},
 		{Phase: "steady", What: "achieved_ratio", Metric: AchievedRatio, Cmp: AtLeast, Limit: 0.9, Passed: true},
 		{Phase: "steady", What: "error_ratio", Metric: ErrorRatio, Cmp: AtMost, Limit: 0.01},
@@ -202,9 +203,9 @@ func TestJudgeRatios(t *testing.T) {
 
 // Old summaries (no metric, cmp, percentile) are upgraded once at read.
 func TestUpgrade(t *testing.T) {
-	v := &Verdict{Checks: []Check{{What: "latency p99.9", Limit: 1}, {What: "achieved_ratio"}, {What: "highest_rate_held"}}}
-	Upgrade(v)
-	want := []Check{{What: "latency p99.9", Metric: Latency, Percentile: 99.9, Cmp: AtMost, Limit: 1},
+	v := &rundir.Verdict{Checks: []rundir.Check{{What: "latency p99.9", Limit: 1}, {What: "achieved_ratio"}, {What: "highest_rate_held"}}}
+	rundir.Upgrade(v)
+	want := []rundir.Check{{What: "latency p99.9", Metric: Latency, Percentile: 99.9, Cmp: AtMost, Limit: 1},
 		{What: "achieved_ratio", Metric: AchievedRatio, Cmp: AtLeast}, {What: "highest_rate_held", Metric: HighestRateHeld, Cmp: Above}}
 	if !reflect.DeepEqual(v.Checks, want) {
 		t.Errorf("upgraded %+v", v.Checks)

@@ -21,6 +21,8 @@ import (
 	"github.com/soakd/soakd/daemon"
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/internal/runpath"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -277,11 +279,11 @@ func (a *App) run(ctx context.Context, args []string) int {
 	sum, err := rn.Start(ctx, runID)
 	if sum != nil {
 		// The summary goes to stdout whatever happened to the files.
-		fmt.Fprint(a.Stdout, sum.Text())
+		fmt.Fprint(a.Stdout, report.Text(sum))
 	}
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
-		var werr *engine.WriteError
+		var werr *rundir.WriteError
 		switch {
 		case sum == nil:
 			return exitBadUsed
@@ -357,18 +359,18 @@ func (a *App) report(args []string) int {
 			return code
 		}
 	}
-	var sums []*engine.Summary
-	var tls []*engine.Timeline
+	var sums []*rundir.Summary
+	var tls []*report.Timeline
 	for i, dir := range dirs {
-		s, err := engine.ReadSummary(dir)
+		s, err := rundir.ReadSummary(dir)
 		if errors.Is(err, os.ErrNotExist) {
 			// A killed run leaves only latency.hlog.partial: show what
 			// it recorded and say so.
-			if ps, ending, perr := engine.ReadPartial(dir); perr == nil {
-				fmt.Fprintf(a.Stderr, "soakd report: %s: the run was killed (no summary.json); reading %s, %s\n", dir, engine.PartialLog, ending)
+			if ps, ending, perr := rundir.ReadPartial(dir); perr == nil {
+				fmt.Fprintf(a.Stderr, "soakd report: %s: the run was killed (no summary.json); reading %s, %s\n", dir, rundir.PartialLog, ending)
 				s, err = ps, nil
 			} else if errors.Is(perr, os.ErrNotExist) {
-				err = fmt.Errorf("%s: not a run directory (no summary.json and no %s)", dir, engine.PartialLog)
+				err = fmt.Errorf("%s: not a run directory (no summary.json and no %s)", dir, rundir.PartialLog)
 			}
 		}
 		if err != nil {
@@ -379,7 +381,7 @@ func (a *App) report(args []string) int {
 		if *htmlOut != "" {
 			// Latency over time comes from latency.hlog; without it the
 			// page still has every plot made from summary.json.
-			tl, err := engine.ReadTimeline(dir, s)
+			tl, err := report.ReadTimeline(dir, s)
 			if err != nil {
 				fmt.Fprintf(a.Stderr, "soakd report: no latency-over-time plots for %s: %v\n", dir, err)
 			}
@@ -388,10 +390,10 @@ func (a *App) report(args []string) int {
 		if i > 0 {
 			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
 		}
-		fmt.Fprint(a.Stdout, s.Text())
+		fmt.Fprint(a.Stdout, report.Text(s))
 	}
 	if *htmlOut != "" {
-		if err := engine.WriteFileAtomic(*htmlOut, engine.ReportHTML(sums, tls)); err != nil {
+		if err := rundir.WriteFileAtomic(*htmlOut, report.ReportHTML(sums, tls)); err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
 			return exitBadUsed
 		}
@@ -460,12 +462,12 @@ func (a *App) compare(args []string) int {
 		fmt.Fprintln(a.Stderr, "soakd compare: --threshold must be > 0")
 		return exitBadUsed
 	}
-	base, err := engine.ReadSummary(pos[0])
+	base, err := rundir.ReadSummary(pos[0])
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
 		return exitBadUsed
 	}
-	cand, err := engine.ReadSummary(pos[1])
+	cand, err := rundir.ReadSummary(pos[1])
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
 		return exitBadUsed
@@ -477,7 +479,7 @@ func (a *App) compare(args []string) int {
 		}
 		fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s\n", strings.Join(why, "; "))
 	}
-	v := daemon.Compare([]*engine.Summary{base}, cand, daemon.RegressOptions{Threshold: *threshold, K: daemon.DefaultK, MinHistory: 1, KeepUnlike: *allowUnlike})
+	v := daemon.Compare([]*rundir.Summary{base}, cand, daemon.RegressOptions{Threshold: *threshold, K: daemon.DefaultK, MinHistory: 1, KeepUnlike: *allowUnlike})
 	fmt.Fprint(a.Stdout, v.Table())
 	if v.Regressed {
 		return exitSLO

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/rundir"
 )
 
 // TestGrowthMatrixAndHTMLReport: soakd run reopens the managed target per
@@ -32,7 +32,7 @@ phases:
 	if code := a.Main(context.Background(), []string{"run", sc, "--out", run, "--listen", "", "--quiet"}); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errb)
 	}
-	s, err := engine.ReadSummary(run)
+	s, err := rundir.ReadSummary(run)
 	if err != nil {
 		t.Fatal(err)
 	}

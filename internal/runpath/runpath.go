@@ -16,6 +16,7 @@ import (
 
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/verdict"
@@ -87,7 +88,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 // NewExporter is a run's exporter: soakd_run_info with version and
 // target kind, and soakd_slo_latency_seconds for every op of the
 // scenario's mixes ("*" limits merged, max as quantile 1).
-func NewExporter(sc *scenarios.Scenario, shard engine.Shard, version string) (*metrics.Exporter, error) {
+func NewExporter(sc *scenarios.Scenario, shard rundir.Shard, version string) (*metrics.Exporter, error) {
 	limits, err := verdict.New(sc.SLO)
 	if err != nil {
 		return nil, err
@@ -103,7 +104,7 @@ func NewExporter(sc *scenarios.Scenario, shard engine.Shard, version string) (*m
 type Options struct {
 	Scenario *scenarios.Scenario // overrides applied, validated
 	OutDir   string
-	Shard    engine.Shard
+	Shard    rundir.Shard
 	// BarrierTimeout bounds each phase barrier across shards (the run
 	// id is Start's: the caller settles it once the target is open).
 	BarrierTimeout time.Duration
@@ -161,7 +162,7 @@ func Open(ctx context.Context, o Options) (*Run, error) {
 
 // Start runs the scenario to its end (or ctx's) and writes the run
 // directory: engine.Run's summary and error.
-func (r *Run) Start(ctx context.Context, runID string) (*engine.Summary, error) {
+func (r *Run) Start(ctx context.Context, runID string) (*rundir.Summary, error) {
 	sc := r.o.Scenario
 	return engine.Run(ctx, engine.Options{
 		Scenario: sc, Target: r.Target, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,

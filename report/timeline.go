@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 )
 
 // MaxTimelinePoints bounds the points per op and phase in a timeline: a
@@ -37,7 +38,7 @@ type Timeline struct {
 
 // ReadTimeline reads dir's latency.hlog into buckets sized from the
 // summary's phase durations. Only .latency tags are read.
-func ReadTimeline(dir string, s *Summary) (*Timeline, error) {
+func ReadTimeline(dir string, s *rundir.Summary) (*Timeline, error) {
 	path := dir + string(os.PathSeparator) + "latency.hlog"
 	f, err := os.Open(path)
 	if err != nil {
@@ -53,7 +54,7 @@ type tlAcc struct {
 	h      *hdr.Histogram
 }
 
-func readTimeline(rd io.Reader, name string, s *Summary) (*Timeline, error) {
+func readTimeline(rd io.Reader, name string, s *rundir.Summary) (*Timeline, error) {
 	tl := &Timeline{Width: map[string]time.Duration{}, Phases: map[string]map[string][]TimePoint{}}
 	starts := map[string]time.Time{}
 	for _, p := range s.Phases {
@@ -122,7 +123,7 @@ func readTimeline(rd io.Reader, name string, s *Summary) (*Timeline, error) {
 
 // timelinePlot draws each op's p99 per bucket against seconds since the
 // phase start, with a mark at each stage's start.
-func timelinePlot(p *PhaseResult, tl *Timeline) (Plot, bool) {
+func timelinePlot(p *rundir.PhaseResult, tl *Timeline) (Plot, bool) {
 	ops := tl.Phases[p.Name]
 	if len(ops) == 0 {
 		return Plot{}, false

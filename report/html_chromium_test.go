@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/rundir"
 )
 
 func chromiumBin(t *testing.T) string {
@@ -28,7 +30,7 @@ func chromiumBin(t *testing.T) string {
 // points were drawn, not just text).
 func TestReportRendersInChromium(t *testing.T) {
 	bin := chromiumBin(t)
-	s, err := ReadSummary(filepath.Join("testdata", "report-growth"))
+	s, err := rundir.ReadSummary(filepath.Join("testdata", "report-growth"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	if err := os.WriteFile(page, ReportHTML([]*Summary{s}, nil), 0o644); err != nil {
+	if err := os.WriteFile(page, ReportHTML([]*rundir.Summary{s}, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
