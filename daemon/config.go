@@ -18,13 +18,14 @@ import (
 
 	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Defaults.
 const (
 	DefaultListen     = "127.0.0.1:9470"
-	DefaultThreshold  = 0.20
-	DefaultK          = 3.0
+	DefaultThreshold  = verdict.DefaultRegressThreshold
+	DefaultK          = verdict.DefaultRegressK
 	DefaultHistory    = 10
 	DefaultMinHistory = 2
 	// DefaultMaxQueued bounds runs waiting as "queued" (API, schedules,

@@ -23,6 +23,7 @@ import (
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Options wire the daemon to its environment (injected for tests).
@@ -574,15 +575,15 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	id := ar.id
 	finish := func(state, msg string, sum *rundir.Summary) {
 		now := d.o.Now().UTC()
-		var verdict *Verdict
+		var reg *Verdict
 		if sum != nil && state == StateCompleted {
 			d.mu.Lock()
 			rc := d.cfg.Regression
 			d.mu.Unlock()
 			if hist := d.hist.Baselines(sc.Name, id, rc.History); len(hist) > 0 {
-				verdict = Compare(hist, sum, RegressOptions{Threshold: rc.Threshold, K: rc.K, MinHistory: rc.MinHistory})
-				if verdict.NotJudged == "" {
-					d.setRegression(sc.Name, verdict)
+				reg = verdict.Compare(hist, sum, verdict.RegressOptions{Threshold: rc.Threshold, K: rc.K, MinHistory: rc.MinHistory})
+				if reg.NotJudged == "" {
+					d.setRegression(sc.Name, reg)
 				}
 			}
 		}
@@ -592,7 +593,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 				p := sum.SLO.Passed
 				e.SLOPassed = &p
 			}
-			e.Regression = verdict
+			e.Regression = reg
 		}))
 		d.mu.Lock()
 		delete(d.active, id)
@@ -602,10 +603,10 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		if msg != "" {
 			attrs = append(attrs, "err", msg)
 		}
-		if verdict != nil && verdict.NotJudged == "" {
-			attrs = append(attrs, "regressed", verdict.Regressed)
-		} else if verdict != nil {
-			attrs = append(attrs, "regression", "not judged: "+verdict.NotJudged)
+		if reg != nil && reg.NotJudged == "" {
+			attrs = append(attrs, "regressed", reg.Regressed)
+		} else if reg != nil {
+			attrs = append(attrs, "regression", "not judged: "+reg.NotJudged)
 		}
 		d.log.Info("run finished", attrs...)
 		d.prune()

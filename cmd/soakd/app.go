@@ -25,6 +25,7 @@ import (
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Exit codes.
@@ -444,11 +445,12 @@ func printProblems(w io.Writer, err error) {
 }
 
 // compare judges CANDIDATE_DIR against BASELINE_DIR with the daemon's
-// regression code (one baseline: the relative threshold only).
+// regression code, verdict.Compare (one baseline: the relative
+// threshold only).
 func (a *App) compare(args []string) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
-	threshold := fs.Float64("threshold", daemon.DefaultThreshold, "relative slowdown that counts as a regression (0.2 = 20%)")
+	threshold := fs.Float64("threshold", verdict.DefaultRegressThreshold, "relative slowdown that counts as a regression (0.2 = 20%)")
 	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -472,14 +474,14 @@ func (a *App) compare(args []string) int {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
 		return exitBadUsed
 	}
-	if why := daemon.Unlike(base, cand); len(why) > 0 {
+	if why := verdict.Unlike(base, cand); len(why) > 0 {
 		if !*allowUnlike {
 			fmt.Fprintf(a.Stderr, "soakd compare: the runs are not comparable: %s (--allow-unlike compares them anyway)\n", strings.Join(why, "; "))
 			return exitBadUsed
 		}
 		fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s\n", strings.Join(why, "; "))
 	}
-	v := daemon.Compare([]*rundir.Summary{base}, cand, daemon.RegressOptions{Threshold: *threshold, K: daemon.DefaultK, MinHistory: 1, KeepUnlike: *allowUnlike})
+	v := verdict.Compare([]*rundir.Summary{base}, cand, verdict.RegressOptions{Threshold: *threshold, K: verdict.DefaultRegressK, MinHistory: 1, KeepUnlike: *allowUnlike})
 	fmt.Fprint(a.Stdout, v.Table())
 	if v.Regressed {
 		return exitSLO

@@ -1,4 +1,4 @@
-package daemon
+package verdict
 
 import (
 	"math/rand/v2"
