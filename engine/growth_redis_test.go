@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,13 +12,13 @@ import (
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	redistarget "github.com/soakd/soakd/targets/redis"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 func needRedis(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not on PATH")
-	}
+	testutil.NeedTool(t, "redis-server")
 }
 
 func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) (*Summary, string) {

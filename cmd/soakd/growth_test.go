@@ -3,21 +3,20 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/soakd/soakd/engine"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 // TestGrowthMatrixAndHTMLReport: soakd run reopens the managed target per
 // persistence variant (App provides engine.Options.Reopen), and soakd
 // report --html writes a page from the run directory alone.
 func TestGrowthMatrixAndHTMLReport(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not on PATH")
-	}
+	testutil.NeedTool(t, "redis-server")
 	dir := t.TempDir()
 	sc := write(t, dir, "g.yaml", `
 name: cli-growth

@@ -20,6 +20,8 @@ import (
 
 	"github.com/soakd/soakd/engine"
 	redistarget "github.com/soakd/soakd/targets/redis"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 const shardRecords = 12000
@@ -65,9 +67,7 @@ func buildSoakd(t *testing.T) string {
 
 func startTestRedis(t *testing.T) *redistarget.Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not on PATH")
-	}
+	testutil.NeedTool(t, "redis-server")
 	s, err := redistarget.StartServer(context.Background(), redistarget.ServerConfig{Persistence: "none"})
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +100,7 @@ func startShards(t *testing.T, bin, scen, url string, n int, dirs []string, list
 }
 
 func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
+	// -short is the quick local loop; make test and CI never pass it, so this runs there.
 	if testing.Short() {
 		t.Skip("builds the binary and runs 4 processes")
 	}
@@ -251,6 +252,7 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 }
 
 func TestShardKilledMidRunIsMissing(t *testing.T) {
+	// -short is the quick local loop; make test and CI never pass it, so this runs there.
 	if testing.Short() {
 		t.Skip("builds the binary and runs processes")
 	}
