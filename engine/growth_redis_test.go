@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,13 +15,13 @@ import (
 	"github.com/soakd/soakd/targets"
 	redistarget "github.com/soakd/soakd/targets/redis"
 	"github.com/soakd/soakd/verdict"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 func needRedis(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not on PATH")
-	}
+	testutil.NeedTool(t, "redis-server")
 }
 
 func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) (*rundir.Summary, string) {
@@ -61,8 +60,12 @@ phases:
     kind: growth
     concurrency: 4
     mix: {get: 80, set: 20}
-    growth: {batch: 2000, measure_rate: 1000, measure_for: 400ms, after_cliff: 1, max_stages: 10}
+    growth: {batch: 2000, measure_rate: 200, measure_for: 1s, after_cliff: 1, max_stages: 10}
 `)
+	// 200 ops/s (4 workers, 20 ms each per op before falling behind) over
+	// a 1 s window: a CPU-starved host still holds the rate, so the first
+	// cliff is the OOM errors this test is about, not a rate cliff from
+	// the host (at 1000 ops/s over 400 ms a load-10 machine achieved 83%).
 	sum, _ := runOpts(t, sc, false)
 	t.Log(report.Text(sum))
 	p := sum.Phases[0]
@@ -71,7 +74,7 @@ phases:
 		t.Fatalf("no cliff; stages:\n%s", report.Text(sum))
 	}
 	if c.Reason != "errors" || c.StageIndex < 1 || c.StageIndex > 5 {
-		t.Errorf("cliff %+v, want an errors cliff at stage 2..6 (8 MB holds ~6k 1 KB values)", c)
+		t.Fatalf("cliff %+v, want an errors cliff at stage 2..6 (8 MB holds ~6k 1 KB values)", c)
 	}
 	// The stage before the cliff wrote without OOM; the cliff stage did not.
 	before, at := p.Stages[c.StageIndex-1], p.Stages[c.StageIndex]
@@ -161,7 +164,10 @@ phases:
     mix: {get: 80, set: 20}
     # 400 gets a stage make a noisy p99 under go test -race on 2 cores:
     # a high factor leaves the miss ratio to find the cap.
-    growth: {batch: 2000, measure_rate: 1000, measure_for: 400ms, after_cliff: 1, max_stages: 10, cliff_factor: 50}
+    # after_cliff -1: every stage runs, so a rate cliff that a busy host
+    # causes (a stall at a short stage's end) cannot stop the growth
+    # before maxmemory; the misses cliff is then judged on the stages.
+    growth: {batch: 2000, measure_rate: 1000, measure_for: 400ms, after_cliff: -1, max_stages: 6, cliff_factor: 50}
 `)
 	sum, _ := runOpts(t, sc, false)
 	t.Log(report.Text(sum))
@@ -176,9 +182,18 @@ phases:
 	if full < 0 {
 		t.Fatalf("used_memory never reached maxmemory:\n%s", report.Text(sum))
 	}
-	c := p.Cliff
-	if c == nil {
+	if p.Cliff == nil {
 		t.Fatalf("no cliff; maxmemory reached at stage %d:\n%s", full+1, report.Text(sum))
+	}
+	// The store's own signal: with the rate (which a busy test host can
+	// spoil) left out, the first cliff is the get miss ratio jumping.
+	stages := append([]rundir.StageResult(nil), p.Stages...)
+	for i := range stages {
+		stages[i].TargetRate = 0
+	}
+	c := verdict.DetectCliff(stages, 50)
+	if c == nil {
+		t.Fatalf("no cliff without the rate; maxmemory reached at stage %d:\n%s", full+1, report.Text(sum))
 	}
 	if c.Reason != "misses" || c.Op != "get" {
 		t.Errorf("cliff %+v, want a get misses cliff", c)
