@@ -15,13 +15,9 @@ import (
 	"github.com/soakd/soakd/verdict"
 )
 
-// Capacity search defaults.
+// Settling between capacity probes (the search's defaults are the
+// scenario's: scenarios.ApplyDefaults).
 const (
-	DefaultCapacityStart     = 1000
-	DefaultCapacityFactor    = 2
-	DefaultCapacityMax       = 10_000_000
-	DefaultCapacityStep      = 10 * time.Second
-	DefaultCapacityPrecision = 0.05
 	// After a failed probe the store settles: short slices at a low
 	// rate until one completes its ops inside its window with schedule
 	// lag p99 under settleLag, for at most settleSlices slices, so the next probe
@@ -44,28 +40,10 @@ func sortedKeys[V any](m map[string]V) []string {
 // the SLO or max is reached, then bisects between the last good and the
 // first bad rate until hi/lo-1 < precision. Each probe is a stage.
 func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix) (*rundir.PhaseResult, error) {
-	var c scenarios.CapacitySpec
-	if ph.Capacity != nil {
-		c = *ph.Capacity
+	if ph.Capacity == nil {
+		return nil, fmt.Errorf("phase %s: no capacity settings (scenarios.ApplyDefaults gives every capacity phase its defaults)", ph.Name)
 	}
-	if c.Start <= 0 {
-		c.Start = DefaultCapacityStart
-	}
-	if c.Factor <= 1 {
-		c.Factor = DefaultCapacityFactor
-	}
-	if c.Max <= 0 {
-		c.Max = DefaultCapacityMax
-	}
-	if c.Max < c.Start {
-		c.Max = c.Start
-	}
-	if c.StepDuration <= 0 {
-		c.StepDuration = scenarios.Duration(DefaultCapacityStep)
-	}
-	if c.Precision <= 0 {
-		c.Precision = DefaultCapacityPrecision
-	}
+	c := *ph.Capacity
 	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64

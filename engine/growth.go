@@ -15,11 +15,6 @@ import (
 	"github.com/soakd/soakd/verdict"
 )
 
-// Growth defaults.
-const (
-	DefaultGrowthMaxStages = 100
-)
-
 // growthInsertOp is the op a growth stage's batch uses: set for a
 // string-value (redis-benchmark style) mix, the YCSB insert otherwise.
 func growthInsertOp(mix map[string]float64) string {
@@ -39,17 +34,9 @@ func growthInsertOp(mix map[string]float64) string {
 // used_memory_bytes), the first cliff plus after_cliff stages, or
 // max_stages.
 func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix) (*rundir.PhaseResult, error) {
+	// Defaults (cliff factor, max stages, stop records) are the
+	// scenario's: scenarios.ApplyDefaults.
 	g := *ph.Growth
-	if g.CliffFactor <= 0 {
-		g.CliffFactor = verdict.DefaultCliffFactor
-	}
-	if g.MaxStages <= 0 {
-		g.MaxStages = DefaultGrowthMaxStages
-	}
-	if g.StopRecords <= 0 && g.StopMemory <= 0 {
-		// Reads are drawn from the keyspace, so it bounds a useful dataset.
-		g.StopRecords = r.sc.Keyspace.Records
-	}
 	insMix, err := scenarios.NewMix(map[string]float64{growthInsertOp(ph.Mix): 100})
 	if err != nil {
 		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)

@@ -5,12 +5,13 @@ import (
 	"sort"
 
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
 
 // Cliff detection thresholds.
 const (
-	DefaultCliffFactor = 3.0
+	DefaultCliffFactor = scenarios.DefaultCliffFactor
 	// An error-ratio cliff is a rise of at least errorJump over the
 	// earlier stages' median (and at least double it).
 	errorJump = 0.05
