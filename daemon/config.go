@@ -253,9 +253,9 @@ func within(path string, dirs []string) bool {
 }
 
 // Validate reports every problem with the (defaulted) config at once,
-// each on the dotted path of the field.
-func (c *Config) Validate() []error {
-	var errs []error
+// each on the dotted path of the field (as scenarios' Validate does).
+func (c *Config) Validate() []scenarios.FieldError {
+	var errs []scenarios.FieldError
 	add := func(path, format string, a ...any) {
 		errs = append(errs, scenarios.FieldError{Path: path, Msg: fmt.Sprintf(format, a...)})
 	}
@@ -335,10 +335,10 @@ func (c *Config) Validate() []error {
 	return errs
 }
 
-func (c *Config) checkScenario(p, file, target string) []error {
-	var errs []error
+func (c *Config) checkScenario(p, file, target string) []scenarios.FieldError {
+	var errs []scenarios.FieldError
 	if file == "" {
-		return []error{scenarios.FieldError{Path: p + ".scenario", Msg: "is required (path to a scenario file)"}}
+		return []scenarios.FieldError{{Path: p + ".scenario", Msg: "is required (path to a scenario file)"}}
 	}
 	if _, err := c.OpenScenario(c.ScenarioPath(file)); err != nil {
 		var ps scenarios.Problems
@@ -397,13 +397,8 @@ func ParseConfig(file string, data []byte, getenv func(string) string) (*Config,
 	}
 	c.File = file
 	c.ApplyDefaults()
-	for _, e := range c.Validate() {
-		var fe scenarios.FieldError
-		if errors.As(e, &fe) {
-			probs = append(probs, scenarios.Problem{File: file, Line: scenarios.LineOf(doc, fe.Path), Field: fe.Path, Msg: fe.Msg})
-		} else {
-			probs = append(probs, scenarios.Problem{File: file, Msg: e.Error()})
-		}
+	for _, fe := range c.Validate() {
+		probs = append(probs, scenarios.Problem{File: file, Line: scenarios.LineOf(doc, fe.Path), Field: fe.Path, Msg: fe.Msg})
 	}
 	if len(probs) > 0 {
 		scenarios.SortProblems(probs)
