@@ -1,0 +1,517 @@
+package cql
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/targets/cql/cqltest"
+)
+
+func startServer(t *testing.T) *cqltest.Server {
+	t.Helper()
+	s, err := cqltest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func openT(t *testing.T, url string, st scenarios.Target, o targets.Options) *Target {
+	t.Helper()
+	st.URL = url
+	if st.Kind == "" {
+		st.Kind = "cql"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tg, err := targets.Open(ctx, st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg.(*Target)
+}
+
+func prepareT(t *testing.T, tg *Target, fields int) {
+	t.Helper()
+	sc := &scenarios.Scenario{Record: scenarios.Record{Fields: fields}}
+	if err := tg.Prepare(context.Background(), sc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func record(op scenarios.Op, key string, fields int) *targets.Request {
+	r := &targets.Request{Op: op, Key: []byte(key)}
+	for i := 0; i < fields; i++ {
+		r.Fields = append(r.Fields, targets.Field{Name: scenarios.FieldName(i), Value: []byte(fmt.Sprintf("%s-v%d", key, i))})
+	}
+	return r
+}
+
+// requestsFor returns the QUERY/EXECUTE requests whose statement holds sub.
+func requestsFor(s *cqltest.Server, sub string, ops ...byte) []cqltest.Request {
+	var out []cqltest.Request
+	for _, r := range s.Requests() {
+		if !strings.Contains(r.Stmt, sub) {
+			continue
+		}
+		for _, op := range ops {
+			if r.Opcode == op {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+const (
+	clOne    = 0x0001
+	clQuorum = 0x0004
+	clAll    = 0x0005
+	clLQ     = 0x0006
+)
+
+func TestParseURL(t *testing.T) {
+	c, err := ParseURL("cql://db1,db2:9043,[::1]/shop?consistency=LOCAL_QUORUM&read_consistency=one&page_size=50&timeout=2s&replication=NetworkTopologyStrategy:dc1=3,dc2=2&local_dc=dc1&table=t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"db1:9042", "db2:9043", "[::1]:9042"}; fmt.Sprint(c.Hosts) != fmt.Sprint(want) {
+		t.Errorf("hosts %v, want %v", c.Hosts, want)
+	}
+	if c.Keyspace != "shop" || c.Table != "t1" || c.PageSize != 50 || c.Timeout != 2*time.Second || c.LocalDC != "dc1" {
+		t.Errorf("config %+v", c)
+	}
+	if c.ReadConsistency != gocql.One || c.WriteConsistency != gocql.LocalQuorum {
+		t.Errorf("consistency read %v write %v", c.ReadConsistency, c.WriteConsistency)
+	}
+	if got := c.Replication.CQL(); got != "{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 2}" {
+		t.Errorf("replication %s", got)
+	}
+	d, err := ParseURL("cqls://h")
+	if err != nil || !d.TLS || d.Keyspace != DefaultKeyspace || d.ReadConsistency != gocql.Quorum || d.Replication.CQL() != "{'class': 'SimpleStrategy', 'replication_factor': 1}" {
+		t.Errorf("defaults: %+v %v", d, err)
+	}
+	_, err = ParseURL("cql://u:pw@h/ks-x?consistency=MOST&page_size=0&bogus=1&replication=Foo:1")
+	for _, want := range []string{"password", "keyspace", "consistency", "page_size", "bogus", "replication"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bad URL: want a problem about %s in %v", want, err)
+		}
+	}
+	if _, err := ParseURL("redis://h"); err == nil {
+		t.Error("redis:// accepted")
+	}
+}
+
+func TestKindsAndSchemes(t *testing.T) {
+	if k := scenarios.KindFromURL("cql://h/ks"); k != "cql" {
+		t.Errorf("KindFromURL(cql://) = %q", k)
+	}
+	if k := scenarios.KindFromURL("cqls://h/ks"); k != "cql" {
+		t.Errorf("KindFromURL(cqls://) = %q", k)
+	}
+	kinds := strings.Join(targets.Kinds(), ",")
+	for _, k := range Kinds {
+		if !strings.Contains(kinds, k) {
+			t.Errorf("kind %s not registered (%s)", k, kinds)
+		}
+	}
+	for _, kind := range []string{"cql", "scylla", "cassandra"} {
+		sc, err := scenarios.Parse("k.yaml", []byte("target: {kind: "+kind+", url: \"cql://127.0.0.1/ks\"}\nphases: [{kind: steady, rate: 10, duration: 1s, mix: {read: 100}}]\n"))
+		if err != nil {
+			t.Errorf("kind %s: %v", kind, err)
+			continue
+		}
+		if sc.Target.Kind != kind {
+			t.Errorf("kind %s became %s", kind, sc.Target.Kind)
+		}
+	}
+	if _, err := scenarios.Parse("k.yaml", []byte("target: {kind: mongo, url: \"cql://127.0.0.1/ks\"}\nphases: [{kind: steady, rate: 10, duration: 1s, mix: {read: 100}}]\n")); err == nil {
+		t.Error("kind mongo with a cql:// URL accepted")
+	}
+}
+
+// TestOpsSendExactRequests drives each op and checks the statements,
+// the consistency of reads and writes, that statements are prepared once
+// and executed by id, and what the in-memory table holds after.
+func TestOpsSendExactRequests(t *testing.T) {
+	s := startServer(t)
+	tg := openT(t, "cql://"+s.Addr()+"/ycsb?read_consistency=ONE&write_consistency=ALL&replication=SimpleStrategy:3", scenarios.Target{}, targets.Options{Concurrency: 8})
+	prepareT(t, tg, 3)
+	if r, ok := s.Keyspace("ycsb"); !ok || r != "{'class': 'SimpleStrategy', 'replication_factor': 3}" {
+		t.Fatalf("keyspace: %q %v", r, ok)
+	}
+	ctx := context.Background()
+	for i := 0; i < 5; i++ {
+		if err := tg.Do(ctx, record(scenarios.OpInsert, fmt.Sprintf("user%d", i), 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.Rows("ycsb.usertable"); n != 5 {
+		t.Fatalf("rows %d, want 5", n)
+	}
+	if got := s.Row("ycsb.usertable", "user3"); got["field2"] != "user3-v2" || got["y_id"] != "user3" {
+		t.Errorf("row user3: %v", got)
+	}
+	for i := 0; i < 3; i++ {
+		if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpRead, Key: []byte("user1")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := tg.Do(ctx, &targets.Request{Op: scenarios.OpRead, Key: []byte("nobody")})
+	if !errors.Is(err, targets.ErrNotFound) || targets.Classify(tg, err) != targets.ClassNotFound {
+		t.Errorf("read of a missing row: %v", err)
+	}
+	upd := &targets.Request{Op: scenarios.OpUpdate, Key: []byte("user2"), Fields: []targets.Field{{Name: "field1", Value: []byte("new")}}}
+	if err := tg.Do(ctx, upd); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Row("ycsb.usertable", "user2"); got["field1"] != "new" || got["field0"] != "user2-v0" {
+		t.Errorf("after update: %v", got)
+	}
+	rmw := &targets.Request{Op: scenarios.OpRMW, Key: []byte("user4"), Fields: []targets.Field{{Name: "field0", Value: []byte("rmw")}}}
+	if err := tg.Do(ctx, rmw); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpDelete, Key: []byte("user0")}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Row("ycsb.usertable", "user0") != nil || s.Row("ycsb.usertable", "user4")["field0"] != "rmw" {
+		t.Error("delete or rmw did not land")
+	}
+
+	// Reads at ONE, writes at ALL, every one an EXECUTE of a prepared id.
+	checks := []struct {
+		sub  string
+		cl   uint16
+		want int
+	}{
+		{"INSERT INTO ycsb.usertable (y_id, field0, field1, field2) VALUES (?, ?, ?, ?)", clAll, 5},
+		{"SELECT y_id, field0, field1, field2 FROM ycsb.usertable WHERE y_id = ?", clOne, 5}, // 3 + missing + rmw
+		{"UPDATE ycsb.usertable SET field1 = ? WHERE y_id = ?", clAll, 1},
+		{"UPDATE ycsb.usertable SET field0 = ? WHERE y_id = ?", clAll, 1},
+		{"DELETE FROM ycsb.usertable WHERE y_id = ?", clAll, 1},
+	}
+	for _, c := range checks {
+		ex := requestsFor(s, c.sub, cqltest.OpExecute)
+		if len(ex) != c.want {
+			t.Errorf("%s: %d EXECUTEs, want %d", c.sub, len(ex), c.want)
+		}
+		for _, r := range ex {
+			if r.Consistency != c.cl {
+				t.Errorf("%s: consistency 0x%04x, want 0x%04x", c.sub, r.Consistency, c.cl)
+			}
+		}
+		if q := requestsFor(s, c.sub, cqltest.OpQuery); len(q) != 0 {
+			t.Errorf("%s: sent as %d unprepared QUERYs", c.sub, len(q))
+		}
+		prep := requestsFor(s, c.sub, cqltest.OpPrepare)
+		if len(prep) != 1 {
+			t.Errorf("%s: prepared %d times, want once (one host)", c.sub, len(prep))
+		}
+		if len(ex) > 1 && !bytes.Equal(ex[0].PreparedID, ex[len(ex)-1].PreparedID) {
+			t.Errorf("%s: prepared id changed between executions", c.sub)
+		}
+	}
+	// Values: the key is bound last in an update, first in an insert.
+	ins := requestsFor(s, "INSERT INTO", cqltest.OpExecute)[0]
+	if string(ins.Values[0]) != "user0" || string(ins.Values[3]) != "user0-v2" {
+		t.Errorf("insert values %q", ins.Values)
+	}
+	// DDL went through as QUERYs.
+	for _, sub := range []string{"CREATE KEYSPACE IF NOT EXISTS ycsb WITH replication", "CREATE TABLE IF NOT EXISTS ycsb.usertable (y_id text PRIMARY KEY, field0 text, field1 text, field2 text)", "CREATE TABLE IF NOT EXISTS ycsb.soakd_barriers (k text PRIMARY KEY, n counter)"} {
+		if len(requestsFor(s, sub, cqltest.OpQuery)) != 1 {
+			t.Errorf("no QUERY %q", sub)
+		}
+	}
+	// The handshake: OPTIONS, STARTUP, and REGISTER on the control
+	// connection for topology, status and schema events.
+	seen := map[byte]int{}
+	var events []string
+	for _, r := range s.Requests() {
+		seen[r.Opcode]++
+		if r.Opcode == cqltest.OpRegister {
+			events = r.Events
+		}
+	}
+	if seen[cqltest.OpOptions] == 0 || seen[cqltest.OpStartup] == 0 || seen[cqltest.OpRegister] != 1 {
+		t.Errorf("handshake frames %v", seen)
+	}
+	if !strings.Contains(strings.Join(events, ","), "TOPOLOGY_CHANGE") {
+		t.Errorf("REGISTER events %v", events)
+	}
+	if d := tg.Describe(); !strings.Contains(d, "CQL 3.0.8") || !strings.Contains(d, "soakd test cluster") {
+		t.Errorf("Describe: %s", d)
+	}
+}
+
+// TestScanPages scans with a small page size: the first EXECUTE has no
+// paging state, the next ones carry the state the server returned, and
+// every row up to the limit arrives.
+func TestScanPages(t *testing.T) {
+	s := startServer(t)
+	tg := openT(t, "cql://"+s.Addr()+"/ycsb?page_size=10&consistency=LOCAL_QUORUM", scenarios.Target{}, targets.Options{})
+	prepareT(t, tg, 2)
+	ctx := context.Background()
+	for i := 0; i < 40; i++ {
+		if err := tg.Do(ctx, record(scenarios.OpInsert, fmt.Sprintf("user%03d", i), 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpScan, Key: []byte("user005"), ScanLen: 25}); err != nil {
+		t.Fatal(err)
+	}
+	ex := requestsFor(s, "WHERE token(y_id) >= token(?) LIMIT ?", cqltest.OpExecute)
+	if len(ex) != 3 {
+		t.Fatalf("%d scan pages, want 3 (25 rows, 10 per page)", len(ex))
+	}
+	for i, r := range ex {
+		if r.PageSize != 10 || r.Consistency != clLQ {
+			t.Errorf("page %d: page size %d consistency 0x%04x", i, r.PageSize, r.Consistency)
+		}
+		if string(r.Values[0]) != "user005" || binary.BigEndian.Uint32(r.Values[1]) != 25 {
+			t.Errorf("page %d: values %q", i, r.Values)
+		}
+		wantState := []byte(nil)
+		if i > 0 {
+			wantState = binary.BigEndian.AppendUint32(nil, uint32(10*i))
+		}
+		if !bytes.Equal(r.PagingState, wantState) {
+			t.Errorf("page %d: paging state %x, want %x", i, r.PagingState, wantState)
+		}
+	}
+}
+
+func TestBatchInserts(t *testing.T) {
+	s := startServer(t)
+	plain := openT(t, "cql://"+s.Addr()+"/ycsb", scenarios.Target{}, targets.Options{})
+	if plain.MaxBatch() != 1 || plain.Batchable(scenarios.OpInsert) {
+		t.Error("inserts are batched without batch=unlogged")
+	}
+	tg := openT(t, "cql://"+s.Addr()+"/ycsb?batch=unlogged&write_consistency=ONE", scenarios.Target{}, targets.Options{})
+	prepareT(t, tg, 2)
+	if tg.MaxBatch() != DefaultMaxBatch || !tg.Batchable(scenarios.OpInsert) || tg.Batchable(scenarios.OpRead) {
+		t.Error("batch=unlogged: inserts only")
+	}
+	reqs := []*targets.Request{record(scenarios.OpInsert, "a", 2), record(scenarios.OpInsert, "b", 2), record(scenarios.OpInsert, "c", 2)}
+	errs := make([]error, len(reqs))
+	tg.DoBatch(context.Background(), reqs, errs)
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("insert %d: %v", i, err)
+		}
+	}
+	if s.Rows("ycsb.usertable") != 3 {
+		t.Errorf("rows %d", s.Rows("ycsb.usertable"))
+	}
+	var batches []cqltest.Request
+	for _, r := range s.Requests() {
+		if r.Opcode == cqltest.OpBatch {
+			batches = append(batches, r)
+		}
+	}
+	if len(batches) != 1 || batches[0].BatchType != 1 || len(batches[0].Batch) != 3 || batches[0].Consistency != clOne {
+		t.Fatalf("batches: %+v", batches)
+	}
+	if b := batches[0].Batch[1]; b.PreparedID == nil || string(b.Values[0]) != "b" {
+		t.Errorf("batch statement: %+v", b)
+	}
+}
+
+func TestErrorsClassified(t *testing.T) {
+	s := startServer(t)
+	var code atomic.Int32
+	s.SetFail(func(r *cqltest.Request) *cqltest.Error {
+		if c := code.Load(); c != 0 && r.Opcode == cqltest.OpExecute {
+			return &cqltest.Error{Code: int(c), Msg: "injected", Consistency: r.Consistency}
+		}
+		return nil
+	})
+	tg := openT(t, "cql://"+s.Addr()+"/ycsb", scenarios.Target{}, targets.Options{})
+	prepareT(t, tg, 1)
+	cases := []struct {
+		code  int
+		class string
+		kind  string
+	}{
+		{cqltest.ErrUnavailable, targets.ClassRejected, "unavailable"},
+		{cqltest.ErrOverloaded, targets.ClassRejected, "overloaded"},
+		{cqltest.ErrWriteTimeout, targets.ClassTimeout, "write_timeout"},
+		{cqltest.ErrReadTimeout, targets.ClassTimeout, "read_timeout"},
+		{cqltest.ErrWriteFailure, targets.ClassRejected, "write_failure"},
+		{cqltest.ErrInvalid, targets.ClassOther, "other"},
+	}
+	for _, c := range cases {
+		code.Store(int32(c.code))
+		err := tg.Do(context.Background(), record(scenarios.OpInsert, "k", 1))
+		if err == nil {
+			t.Errorf("code 0x%04x: no error", c.code)
+			continue
+		}
+		if got := targets.Classify(tg, err); got != c.class {
+			t.Errorf("code 0x%04x: class %s, want %s (%v)", c.code, got, c.class, err)
+		}
+	}
+	code.Store(0)
+	st, err := tg.ServerStats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if st["cql_errors_"+c.kind+"_total"] != 1 {
+			t.Errorf("cql_errors_%s_total = %v", c.kind, st["cql_errors_"+c.kind+"_total"])
+		}
+	}
+	if st["cql_hosts_up"] != 1 || st["cql_hosts_known"] != 1 || st["cql_local_tokens"] != 1 || st["cql_peers"] != 0 {
+		t.Errorf("stats %v", st)
+	}
+	// The server going away is a connection error, never a hang.
+	s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = tg.Do(ctx, &targets.Request{Op: scenarios.OpRead, Key: []byte("k")})
+	if got := targets.Classify(tg, err); got != targets.ClassConnection {
+		t.Errorf("server closed: class %s (%v)", got, err)
+	}
+}
+
+func TestAuthFromEnv(t *testing.T) {
+	s := startServer(t)
+	s.SetAuth("soak", "s3cret-pw")
+	env := map[string]string{"CQL_USER": "soak", "CQL_PASS": "s3cret-pw", "WRONG": "nope-nope"}
+	o := targets.Options{Env: func(k string) string { return env[k] }}
+	tg := openT(t, "cql://"+s.Addr()+"/ycsb", scenarios.Target{Auth: scenarios.Auth{UsernameEnv: "CQL_USER", PasswordEnv: "CQL_PASS"}}, o)
+	prepareT(t, tg, 1)
+	var got map[string]string
+	for _, r := range s.Requests() {
+		if r.Opcode == cqltest.OpStartup {
+			got = r.Options
+		}
+	}
+	if got["CQL_VERSION"] == "" {
+		t.Errorf("STARTUP options %v", got)
+	}
+	_, err := targets.Open(context.Background(), scenarios.Target{Kind: "cql", URL: "cql://soak@" + s.Addr() + "/ycsb", Auth: scenarios.Auth{PasswordEnv: "WRONG"}}, o)
+	if err == nil {
+		t.Fatal("wrong password accepted")
+	}
+	if strings.Contains(err.Error(), "nope-nope") {
+		t.Errorf("error shows the password: %v", err)
+	}
+	if _, err := targets.Open(context.Background(), scenarios.Target{Kind: "cql", URL: "cql://" + s.Addr(), Auth: scenarios.Auth{PasswordEnv: "UNSET"}}, o); err == nil || !strings.Contains(err.Error(), "UNSET") {
+		t.Errorf("empty password variable: %v", err)
+	}
+}
+
+func TestBarrier(t *testing.T) {
+	s := startServer(t)
+	a := openT(t, "cql://"+s.Addr()+"/ycsb?consistency=ONE", scenarios.Target{}, targets.Options{})
+	b := openT(t, "cql://"+s.Addr()+"/ycsb?consistency=ONE", scenarios.Target{}, targets.Options{})
+	prepareT(t, a, 1)
+	prepareT(t, b, 1)
+	ctx := context.Background()
+	if n, err := a.Arrived(ctx, "run1/p0"); err != nil || n != 0 {
+		t.Fatalf("before: %d %v", n, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- targets.WaitBarrier(ctx, a, "run1/p0", targets.BarrierWait{N: 2, Timeout: 10 * time.Second, Poll: 5 * time.Millisecond})
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if err := targets.WaitBarrier(ctx, b, "run1/p0", targets.BarrierWait{N: 2, Timeout: 10 * time.Second, Poll: 5 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range requestsFor(s, "soakd_barriers", cqltest.OpExecute) {
+		if r.Consistency != clQuorum {
+			t.Errorf("barrier %q at consistency 0x%04x, want QUORUM", r.Stmt, r.Consistency)
+		}
+	}
+	// A third arrival is a reused key: an error, not a pass.
+	if err := targets.WaitBarrier(ctx, a, "run1/p0", targets.BarrierWait{N: 2, Timeout: time.Second}); err == nil {
+		t.Error("third arrival passed")
+	}
+}
+
+// TestThroughEngine loads records and runs a 50/50 read/update mix
+// through engine.Run: every op succeeds, the table holds the records,
+// and the requests the engine's ops produced are reads at the read
+// consistency and updates at the write consistency.
+func TestThroughEngine(t *testing.T) {
+	s := startServer(t)
+	url := "cql://" + s.Addr() + "/ycsb?read_consistency=ONE&write_consistency=QUORUM"
+	sc, err := scenarios.Parse("cql.yaml", []byte(`
+target: {kind: scylla, url: "`+url+`"}
+record: {fields: 4, field_bytes: 20}
+keyspace: {records: 300}
+phases:
+  - {name: load, kind: load, concurrency: 4}
+  - {name: run, kind: steady, rate: 400, duration: 1s, concurrency: 4, mix: {read: 50, update: 50}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := openT(t, url, sc.Target, targets.Options{Concurrency: sc.MaxConcurrency()})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: url, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Rows("ycsb.usertable"); n != 300 {
+		t.Errorf("rows %d, want 300", n)
+	}
+	var ops = map[string]int64{}
+	for _, p := range sum.Phases {
+		for name, o := range p.Ops {
+			ops[p.Name+"/"+name] += o.Count
+			for class, n := range o.Errors {
+				if n != 0 {
+					t.Errorf("phase %s op %s: %d %s errors", p.Name, name, n, class)
+				}
+			}
+		}
+	}
+	if ops["load/insert"] != 300 {
+		t.Errorf("load inserts %d, want 300", ops["load/insert"])
+	}
+	if ops["run/read"] == 0 || ops["run/update"] == 0 || ops["run/read"]+ops["run/update"] < 300 {
+		t.Errorf("steady ops %v", ops)
+	}
+	reads := requestsFor(s, "SELECT y_id, field0, field1, field2, field3 FROM ycsb.usertable WHERE y_id = ?", cqltest.OpExecute)
+	if int64(len(reads)) != ops["run/read"] {
+		t.Errorf("%d read EXECUTEs, engine counted %d reads", len(reads), ops["run/read"])
+	}
+	for _, r := range reads {
+		if r.Consistency != clOne {
+			t.Fatalf("read at 0x%04x", r.Consistency)
+		}
+	}
+	var updates int64
+	for _, r := range s.Requests() {
+		if r.Opcode == cqltest.OpExecute && strings.HasPrefix(r.Stmt, "UPDATE ycsb.usertable SET field") {
+			updates++
+			if r.Consistency != clQuorum {
+				t.Fatalf("update at 0x%04x", r.Consistency)
+			}
+		}
+	}
+	if updates != ops["run/update"] {
+		t.Errorf("%d update EXECUTEs, engine counted %d", updates, ops["run/update"])
+	}
+}
