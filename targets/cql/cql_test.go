@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -513,5 +514,47 @@ phases:
 	}
 	if updates != ops["run/update"] {
 		t.Errorf("%d update EXECUTEs, engine counted %d", updates, ops["run/update"])
+	}
+}
+
+// TestCatalog checks the shipped scylla-*.yaml scenarios: each loads,
+// names the scylla kind and a cql:// URL this adapter accepts, and the
+// variants say what their names promise.
+func TestCatalog(t *testing.T) {
+	files, err := filepath.Glob("../../scenarios/scylla-*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]*scenarios.Scenario{}
+	for _, f := range files {
+		sc, err := scenarios.LoadFile(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if sc.Target.Kind != "scylla" {
+			t.Errorf("%s: kind %q", f, sc.Target.Kind)
+		}
+		if _, err := ParseURL(sc.Target.URL); err != nil {
+			t.Errorf("%s: url: %v", f, err)
+		}
+		have[filepath.Base(f)] = sc
+	}
+	for _, w := range []string{"scylla-caching.yaml", "scylla-social.yaml", "scylla-sensor.yaml", "scylla-caching-500k-12h.yaml", "scylla-weak-consistency.yaml"} {
+		if have[w] == nil {
+			t.Errorf("scenarios/%s is missing", w)
+		}
+	}
+	if sc := have["scylla-weak-consistency.yaml"]; sc != nil {
+		c, _ := ParseURL(sc.Target.URL)
+		if c.ReadConsistency != gocql.One || c.WriteConsistency != gocql.Quorum {
+			t.Errorf("weak consistency: read %v write %v", c.ReadConsistency, c.WriteConsistency)
+		}
+	}
+	if sc := have["scylla-caching-500k-12h.yaml"]; sc != nil {
+		run := sc.Phases[len(sc.Phases)-1]
+		if run.Rate != 500000 || run.Duration.D() != 12*time.Hour || run.Mix["read"] != 50 || run.Mix["update"] != 50 {
+			t.Errorf("500k-12h: %+v", run)
+		}
 	}
 }
