@@ -20,7 +20,7 @@ const BarrierTable = "soakd_barriers"
 func (t *Target) Arrive(ctx context.Context, key string) (int, error) {
 	ctx, cancel := t.opCtx(ctx, true)
 	defer cancel()
-	err := t.session.Query("UPDATE "+t.cfg.Keyspace+"."+BarrierTable+" SET n = n + 1 WHERE k = ?", key).
+	err := t.sess().Query("UPDATE "+t.cfg.Keyspace+"."+BarrierTable+" SET n = n + 1 WHERE k = ?", key).
 		WithContext(ctx).Consistency(gocql.Quorum).Exec()
 	if err != nil {
 		return 0, t.scrub(err)
@@ -37,7 +37,7 @@ func (t *Target) Arrived(ctx context.Context, key string) (int, error) {
 
 func (t *Target) arrived(ctx context.Context, key string) (int, error) {
 	var n int64
-	err := t.session.Query("SELECT n FROM "+t.cfg.Keyspace+"."+BarrierTable+" WHERE k = ?", key).
+	err := t.sess().Query("SELECT n FROM "+t.cfg.Keyspace+"."+BarrierTable+" WHERE k = ?", key).
 		WithContext(ctx).Consistency(gocql.Quorum).Idempotent(true).Scan(&n)
 	if err == gocql.ErrNotFound {
 		return 0, nil

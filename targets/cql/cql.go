@@ -36,7 +36,12 @@ func init() {
 
 // Target is a connected CQL cluster.
 type Target struct {
-	session *gocql.Session
+	// session is swapped once, by Prepare, for one bound to the keyspace
+	// it created (see useKeyspace).
+	session atomic.Pointer[gocql.Session]
+	hosts   atomic.Pointer[hostCounter]
+	st      scenarios.Target
+	opts    targets.Options
 	cfg     Config
 	url     string // redacted
 	secrets []string
@@ -45,13 +50,13 @@ type Target struct {
 	// table is keyspace.table; statements name it in full because the
 	// session has no keyspace (Prepare may create it).
 	table string
-	hosts *hostCounter
 
 	mu      sync.RWMutex
 	inserts map[int]string // insert statement per field count (field0..fieldN-1)
 	reads   string         // select of every column, set by Prepare
 	scan    string
 
+	bound      atomic.Bool // the session is bound to the keyspace
 	desc       atomic.Pointer[string]
 	connErrors atomic.Int64
 	errCounts  [numErrKinds]atomic.Int64
@@ -82,20 +87,50 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 		writeTO: t.Client.WriteTimeout.D(),
 		table:   cfg.Keyspace + "." + cfg.Table,
 		inserts: map[int]string{},
+		st:      t,
+		opts:    o,
 	}
 	tg.setStatements(scenarios.DefaultFields)
-	cc, secrets, err := tg.clusterConfig(t, o)
-	tg.secrets = secrets
+	s, err := tg.connect("")
 	if err != nil {
-		return nil, tg.scrub(err)
+		return nil, err
 	}
-	s, err := cc.CreateSession()
-	if err != nil {
-		return nil, tg.scrub(fmt.Errorf("connect: %w", err))
-	}
-	tg.session = s
+	tg.session.Store(s)
 	return tg, nil
 }
+
+// connect opens a session, bound to keyspace when it is not empty.
+func (t *Target) connect(keyspace string) (*gocql.Session, error) {
+	cc, secrets, err := t.clusterConfig(t.st, t.opts)
+	t.secrets = secrets
+	if err != nil {
+		return nil, t.scrub(err)
+	}
+	cc.Keyspace = keyspace
+	s, err := cc.CreateSession()
+	if err != nil {
+		return nil, t.scrub(fmt.Errorf("connect: %w", err))
+	}
+	t.hosts.Store(cc.PoolConfig.HostSelectionPolicy.(*hostCounter))
+	return s, nil
+}
+
+// useKeyspace replaces the session by one bound to the keyspace. The
+// token-aware policy learns the replicas of each token range only for
+// the session's keyspace (from its replication strategy); without it,
+// it sends each request to the token's primary owner alone, whatever
+// its datacenter.
+func (t *Target) useKeyspace() error {
+	s, err := t.connect(t.cfg.Keyspace)
+	if err != nil {
+		return err
+	}
+	old := t.session.Swap(s)
+	old.Close()
+	return nil
+}
+
+func (t *Target) sess() *gocql.Session { return t.session.Load() }
 
 // clusterConfig builds the driver configuration from the URL and the
 // scenario's client, auth and tls blocks.
@@ -125,8 +160,7 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 	if c.LocalDC != "" {
 		fallback = gocql.DCAwareRoundRobinPolicy(c.LocalDC)
 	}
-	t.hosts = &hostCounter{HostSelectionPolicy: gocql.TokenAwareHostPolicy(fallback), up: map[string]bool{}}
-	cc.PoolConfig.HostSelectionPolicy = t.hosts
+	cc.PoolConfig.HostSelectionPolicy = &hostCounter{HostSelectionPolicy: gocql.TokenAwareHostPolicy(fallback), up: map[string]bool{}}
 	cc.ConnectObserver = connObserver{t}
 	cc.Logger = log.New(os.Stderr, "soakd: gocql: ", 0)
 
@@ -282,7 +316,7 @@ func (t *Target) do(ctx context.Context, r *targets.Request) error {
 		}
 		return t.update(ctx, r.Key, r.Fields)
 	case scenarios.OpDelete:
-		return t.session.Query("DELETE FROM "+t.table+" WHERE "+KeyColumn+" = ?", r.Key).
+		return t.sess().Query("DELETE FROM "+t.table+" WHERE "+KeyColumn+" = ?", r.Key).
 			WithContext(ctx).Consistency(t.cfg.WriteConsistency).Idempotent(true).Exec()
 	}
 	return fmt.Errorf("op %s is not supported by the cql target", r.Op)
@@ -303,7 +337,7 @@ func (t *Target) insert(ctx context.Context, r *targets.Request) error {
 	if len(r.Fields) == 0 {
 		return errors.New("insert without fields")
 	}
-	return t.session.Query(t.insertStmt(r.Fields), insertArgs(r)...).
+	return t.sess().Query(t.insertStmt(r.Fields), insertArgs(r)...).
 		WithContext(ctx).Consistency(t.cfg.WriteConsistency).Idempotent(true).Exec()
 }
 
@@ -311,7 +345,7 @@ func (t *Target) insert(ctx context.Context, r *targets.Request) error {
 // reports a missing row as targets.ErrNotFound.
 func (t *Target) read(ctx context.Context, key []byte) error {
 	stmt, _ := t.readStmts()
-	iter := t.session.Query(stmt, key).WithContext(ctx).Consistency(t.cfg.ReadConsistency).Idempotent(true).Iter()
+	iter := t.sess().Query(stmt, key).WithContext(ctx).Consistency(t.cfg.ReadConsistency).Idempotent(true).Iter()
 	n := iter.NumRows()
 	if err := iter.Close(); err != nil {
 		return err
@@ -340,7 +374,7 @@ func (t *Target) update(ctx context.Context, key []byte, fields []targets.Field)
 	}
 	b.WriteString(" WHERE " + KeyColumn + " = ?")
 	args = append(args, key)
-	return t.session.Query(b.String(), args...).WithContext(ctx).Consistency(t.cfg.WriteConsistency).Idempotent(true).Exec()
+	return t.sess().Query(b.String(), args...).WithContext(ctx).Consistency(t.cfg.WriteConsistency).Idempotent(true).Exec()
 }
 
 // scanOp reads n rows in token order from the key's token on: YCSB's
@@ -351,7 +385,7 @@ func (t *Target) scanOp(ctx context.Context, key []byte, n int) error {
 		n = scenarios.DefaultScanLength
 	}
 	_, stmt := t.readStmts()
-	iter := t.session.Query(stmt, key, n).WithContext(ctx).Consistency(t.cfg.ReadConsistency).
+	iter := t.sess().Query(stmt, key, n).WithContext(ctx).Consistency(t.cfg.ReadConsistency).
 		PageSize(t.cfg.PageSize).Idempotent(true).Iter()
 	sc := iter.Scanner()
 	rows := 0
@@ -378,52 +412,106 @@ func (t *Target) batchMax() int { return DefaultMaxBatch }
 const DefaultMaxBatch = 16
 
 // Batchable: only inserts, and only with batch=unlogged. YCSB keys hash
-// to distinct partitions, so a batch of inserts is a multi-partition
-// batch: the coordinator splits it and waits for the slowest replica
-// set, which is no faster than the inserts sent one by one over the
-// same multiplexed connections (see the README).
+// to distinct partitions, so one batch of a burst's inserts would be a
+// multi-partition batch: its coordinator forwards each mutation to that
+// partition's replicas and answers after the slowest, which is no
+// faster than the inserts sent one by one over the same multiplexed
+// connections. With batch=unlogged DoBatch therefore batches per
+// replica (see the README).
 func (t *Target) Batchable(op scenarios.Op) bool {
 	return op == scenarios.OpInsert && t.cfg.Batch == "unlogged"
 }
 
-// DoBatch sends the inserts of a batch as one UNLOGGED BATCH (routed by
-// its first statement's partition) and the other ops one by one. A
-// batch fails or succeeds as a whole.
+// DoBatch groups the inserts of a batch by the replica the token-aware
+// policy picks first for each key, and sends each group as one UNLOGGED
+// BATCH to that replica, the groups in parallel: every partition of a
+// batch lives on its coordinator, so the coordinator does not forward
+// mutations it could have received directly. Other ops run one by one.
+// A group fails or succeeds as a whole; each request's End is when its
+// group's reply arrived.
 func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
-	var idx []int
+	var ins []int
 	for i, r := range reqs {
-		if r.Op != scenarios.OpInsert {
+		switch {
+		case r.Op != scenarios.OpInsert:
 			errs[i] = t.Do(ctx, r)
 			r.End = time.Now()
-			continue
+		case len(r.Fields) == 0:
+			errs[i] = errors.New("insert without fields")
+			r.End = time.Now()
+		default:
+			ins = append(ins, i)
 		}
-		idx = append(idx, i)
 	}
-	if len(idx) == 0 {
+	if len(ins) == 1 {
+		errs[ins[0]] = t.Do(ctx, reqs[ins[0]])
 		return
 	}
-	if len(idx) == 1 {
-		errs[idx[0]] = t.Do(ctx, reqs[idx[0]])
-		return
-	}
+	groups := groupBy(ins, func(i int) string { return t.replicaOf(reqs[i].Key) })
 	wctx, cancel := t.opCtx(ctx, true)
 	defer cancel()
-	b := t.session.NewBatch(gocql.UnloggedBatch).WithContext(wctx)
+	var wg sync.WaitGroup
+	for _, g := range groups {
+		wg.Add(1)
+		go func(g []int) {
+			defer wg.Done()
+			var err error
+			if len(g) == 1 {
+				err = t.Do(ctx, reqs[g[0]])
+			} else {
+				err = t.batch(wctx, reqs, g)
+			}
+			end := time.Now()
+			for _, i := range g {
+				errs[i] = err
+				reqs[i].End = end
+			}
+		}(g)
+	}
+	wg.Wait()
+}
+
+func (t *Target) batch(ctx context.Context, reqs []*targets.Request, idx []int) error {
+	s := t.sess()
+	b := s.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
 	b.SetConsistency(t.cfg.WriteConsistency)
 	for _, i := range idx {
-		r := reqs[i]
-		if len(r.Fields) == 0 {
-			errs[i] = errors.New("insert without fields")
-			continue
-		}
-		b.Query(t.insertStmt(r.Fields), insertArgs(r)...)
+		b.Query(t.insertStmt(reqs[i].Fields), insertArgs(reqs[i])...)
 	}
-	err := t.scrub(t.session.ExecuteBatch(b))
+	return t.scrub(s.ExecuteBatch(b))
+}
+
+// replicaOf names the host the token-aware policy would send key to
+// first ("" when it knows none): the key is the routing key of
+// usertable's one-column partition key.
+func (t *Target) replicaOf(key []byte) string {
+	h := t.hosts.Load()
+	if h == nil {
+		return ""
+	}
+	q := t.sess().Query("").RoutingKey(key)
+	defer q.Release()
+	if sel := h.Pick(q)(); sel != nil && sel.Info() != nil {
+		return sel.Info().HostID()
+	}
+	return ""
+}
+
+// groupBy splits idx by owner, keeping the order of first appearance.
+func groupBy(idx []int, owner func(int) string) [][]int {
+	pos := map[string]int{}
+	var out [][]int
 	for _, i := range idx {
-		if errs[i] == nil {
-			errs[i] = err
+		o := owner(i)
+		j, ok := pos[o]
+		if !ok {
+			j = len(out)
+			pos[o] = j
+			out = append(out, nil)
 		}
+		out[j] = append(out[j], i)
 	}
+	return out
 }
 
 // Prepare creates the keyspace (with the URL's replication), the table
@@ -445,9 +533,15 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 	for _, s := range stmts {
 		// DDL runs at the driver's default consistency; the driver then
 		// waits for schema agreement across the nodes.
-		if err := t.session.Query(s).WithContext(pctx).Exec(); err != nil {
+		if err := t.sess().Query(s).WithContext(pctx).Exec(); err != nil {
 			return t.scrub(fmt.Errorf("%s: %w", firstWords(s), err))
 		}
+	}
+	if t.sess() != nil && !t.bound.Load() {
+		if err := t.useKeyspace(); err != nil {
+			return err
+		}
+		t.bound.Store(true)
 	}
 	t.describe(pctx)
 	return nil
@@ -473,7 +567,7 @@ func firstWords(s string) string {
 
 func (t *Target) describe(ctx context.Context) {
 	var release, cluster, dc, partitioner string
-	err := t.session.Query("SELECT release_version, cluster_name, data_center, partitioner FROM system.local WHERE key = 'local'").
+	err := t.sess().Query("SELECT release_version, cluster_name, data_center, partitioner FROM system.local WHERE key = 'local'").
 		WithContext(ctx).Consistency(gocql.One).Scan(&release, &cluster, &dc, &partitioner)
 	if err != nil {
 		return
@@ -498,7 +592,7 @@ func (t *Target) Describe() string {
 
 // Close closes the session and its connections.
 func (t *Target) Close() error {
-	t.session.Close()
+	t.sess().Close()
 	return nil
 }
 

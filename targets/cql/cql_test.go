@@ -248,8 +248,27 @@ func TestOpsSendExactRequests(t *testing.T) {
 			events = r.Events
 		}
 	}
-	if seen[cqltest.OpOptions] == 0 || seen[cqltest.OpStartup] == 0 || seen[cqltest.OpRegister] != 1 {
+	// Two sessions: Open's, then Prepare's, bound to the keyspace.
+	if seen[cqltest.OpOptions] == 0 || seen[cqltest.OpStartup] == 0 || seen[cqltest.OpRegister] != 2 {
 		t.Errorf("handshake frames %v", seen)
+	}
+	// The keyspace-bound session: USE on its connections, and the
+	// token-aware policy read the keyspace's replication to place replicas.
+	if len(requestsFor(s, `USE "ycsb"`, cqltest.OpQuery)) == 0 {
+		t.Error("no USE of the keyspace")
+	}
+	ksMeta := false
+	for _, r := range requestsFor(s, "FROM system_schema.keyspaces", cqltest.OpQuery, cqltest.OpExecute) {
+		if len(r.Values) == 1 && string(r.Values[0]) == "ycsb" {
+			ksMeta = true
+		}
+	}
+	if !ksMeta {
+		t.Error("the driver never read ycsb's replication (token-aware replicas)")
+	}
+	// What the token-aware policy reads to place replicas.
+	if km, err := tg.sess().KeyspaceMetadata("ycsb"); err != nil || km.StrategyClass != "SimpleStrategy" || fmt.Sprint(km.StrategyOptions["replication_factor"]) != "3" {
+		t.Errorf("keyspace metadata: %+v %v", km, err)
 	}
 	if !strings.Contains(strings.Join(events, ","), "TOPOLOGY_CHANGE") {
 		t.Errorf("REGISTER events %v", events)
@@ -329,6 +348,23 @@ func TestBatchInserts(t *testing.T) {
 	}
 	if b := batches[0].Batch[1]; b.PreparedID == nil || string(b.Values[0]) != "b" {
 		t.Errorf("batch statement: %+v", b)
+	}
+	for i, r := range reqs {
+		if r.End.IsZero() {
+			t.Errorf("insert %d: no End", i)
+		}
+	}
+	// One node owns every token: the policy names it for any key.
+	if h := tg.replicaOf([]byte("anything")); h != "5e1f2a3b-4c5d-4e6f-8091-a2b3c4d5e6f7" {
+		t.Errorf("replicaOf: %q", h)
+	}
+}
+
+func TestGroupBy(t *testing.T) {
+	owner := map[int]string{0: "a", 1: "b", 2: "a", 3: "c", 4: "b", 5: "a"}
+	got := groupBy([]int{0, 1, 2, 3, 4, 5}, func(i int) string { return owner[i] })
+	if fmt.Sprint(got) != "[[0 2 5] [1 4] [3]]" {
+		t.Errorf("groups %v", got)
 	}
 }
 

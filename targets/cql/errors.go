@@ -94,7 +94,7 @@ func (t *Target) Classify(err error) string {
 // endpoint (port 9180) is the place for those.
 func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 	out := map[string]float64{}
-	known, up := t.hosts.counts()
+	known, up := t.hosts.Load().counts()
 	out["cql_hosts_known"] = float64(known)
 	out["cql_hosts_up"] = float64(up)
 	out["cql_connect_errors_total"] = float64(t.connErrors.Load())
@@ -103,14 +103,14 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 	}
 	var proto string
 	var tokens []string
-	err := t.session.Query("SELECT native_protocol_version, tokens FROM system.local WHERE key = 'local'").
+	err := t.sess().Query("SELECT native_protocol_version, tokens FROM system.local WHERE key = 'local'").
 		WithContext(ctx).Consistency(gocql.One).Scan(&proto, &tokens)
 	if err != nil {
 		return out, t.scrub(fmt.Errorf("system.local: %w", err))
 	}
 	out["cql_local_tokens"] = float64(len(tokens))
 	var peers int
-	iter := t.session.Query("SELECT peer FROM system.peers").WithContext(ctx).Consistency(gocql.One).Iter()
+	iter := t.sess().Query("SELECT peer FROM system.peers").WithContext(ctx).Consistency(gocql.One).Iter()
 	peers = iter.NumRows()
 	if err := iter.Close(); err == nil {
 		out["cql_peers"] = float64(peers)

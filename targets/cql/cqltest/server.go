@@ -451,6 +451,7 @@ func errBody(e *Error) []byte {
 const (
 	resVoid         = 1
 	resRows         = 2
+	resSetKeyspace  = 3
 	resPrepared     = 4
 	resSchemaChange = 5
 )
@@ -559,6 +560,7 @@ var (
 	reLocal       = regexp.MustCompile(`^SELECT (.*) FROM system\.local WHERE key ?= ?'local'$`)
 	rePeers       = regexp.MustCompile(`^SELECT (.*) FROM system\.peers(_v2)?$`)
 	reKSMeta      = regexp.MustCompile(`(?s)^\s*SELECT durable_writes, replication\s+FROM system_schema\.keyspaces\s+WHERE keyspace_name = \?\s*$`)
+	reUse         = regexp.MustCompile(`^USE "?(\w+)"?$`)
 	reSystemOther = regexp.MustCompile(`(?is)\bFROM\s+system(_schema|_views|_traces)?\.`)
 )
 
@@ -755,6 +757,12 @@ func (s *Server) markers(stmt string) (vars []col, pk []int, result []col, e *Er
 		}
 		vars = []col{{m[1], m[2], m[3], tVarchar}}
 		pk = []int{0}
+	case reSystemOther.MatchString(stmt):
+		// The driver's schema queries (tables, columns, views, types,
+		// functions, aggregates of a keyspace): text markers, no rows.
+		for i := 0; i < strings.Count(stmt, "?"); i++ {
+			vars = append(vars, col{"system_schema", "any", "keyspace_name", tVarchar})
+		}
 	default:
 		if strings.Contains(stmt, "?") {
 			return nil, nil, nil, &Error{Code: ErrSyntax, Msg: "the test server cannot prepare: " + stmt}
@@ -824,6 +832,15 @@ func (s *Server) run(stmt string, vals [][]byte, req *Request) ([]byte, *Error) 
 		return rowsResult(cols, [][][]byte{{{1}, mapOf(parseReplication(repl))}}, nil, req.SkipMeta), nil
 	case reSystemOther.MatchString(stmt):
 		return rowsResult(nil, nil, nil, false), nil
+	case reUse.MatchString(stmt):
+		m := reUse.FindStringSubmatch(stmt)
+		if _, ok := s.keyspaces[m[1]]; !ok {
+			return nil, invalid("Keyspace '%s' does not exist", m[1])
+		}
+		var w writer
+		w.int(resSetKeyspace)
+		w.string(m[1])
+		return w.b, nil
 	case reCreateKS.MatchString(stmt):
 		m := reCreateKS.FindStringSubmatch(stmt)
 		if _, ok := s.keyspaces[m[1]]; !ok {
