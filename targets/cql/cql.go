@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -138,6 +139,11 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 	c := t.cfg
 	cc := gocql.NewCluster(c.Hosts...)
 	cc.ProtoVersion = c.Proto
+	// Nodes the driver finds in system.peers are dialled on cc.Port: the
+	// port the URL's hosts share (a cluster's nodes share the native port).
+	if p := sharedPort(c.Hosts); p > 0 {
+		cc.Port = p
+	}
 	cc.Consistency = c.ReadConsistency
 	cc.SerialConsistency = c.SerialConsistency
 	cc.Timeout = c.Timeout
@@ -202,6 +208,23 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 		cc.SslOpts = &gocql.SslOptions{Config: tc, EnableHostVerification: !st.TLS.InsecureSkipVerify}
 	}
 	return cc, secrets, nil
+}
+
+// sharedPort is the port every host:port names, 0 when they differ.
+func sharedPort(hosts []string) int {
+	port := 0
+	for _, h := range hosts {
+		_, ps, err := net.SplitHostPort(h)
+		if err != nil {
+			return 0
+		}
+		p, err := strconv.Atoi(ps)
+		if err != nil || (port != 0 && p != port) {
+			return 0
+		}
+		port = p
+	}
+	return port
 }
 
 // connsPerHost is the URL's conns, else client.pool_size, else one

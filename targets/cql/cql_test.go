@@ -594,3 +594,91 @@ func TestCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenAwareAcrossNodes runs against three nodes (127.0.0.1-3 on one
+// port, the ring split in three, replication factor 1) that each keep
+// only the rows sent to them. Every read of every inserted key finds
+// its row only if reads and inserts of a key go to the same node, the
+// token's owner; with round robin two reads in three would miss. Batched
+// inserts (batch=unlogged) are grouped per owner: each node gets its own
+// batch and every key is read back from its owner.
+func TestTokenAwareAcrossNodes(t *testing.T) {
+	nodes, err := cqltest.StartCluster(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		t.Cleanup(n.Close)
+	}
+	tg := openT(t, "cql://"+nodes[0].Addr()+"/ycsb?batch=unlogged&consistency=ONE", scenarios.Target{}, targets.Options{})
+	prepareT(t, tg, 1)
+	// Wait for the driver to know all three hosts up.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, up := tg.hosts.Load().counts(); up == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			known, up := tg.hosts.Load().counts()
+			t.Fatalf("hosts known %d up %d, want 3", known, up)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctx := context.Background()
+	const n = 150
+	for i := 0; i < n; i++ {
+		if err := tg.Do(ctx, record(scenarios.OpInsert, fmt.Sprintf("user%d", i), 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total := 0
+	for i, nd := range nodes {
+		rows := nd.Rows("ycsb.usertable")
+		if rows == 0 {
+			t.Errorf("node %d holds no rows: inserts did not spread over the ring", i)
+		}
+		total += rows
+	}
+	if total != n {
+		t.Errorf("%d rows over the nodes, want %d", total, n)
+	}
+	for i := 0; i < n; i++ {
+		if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpRead, Key: []byte(fmt.Sprintf("user%d", i))}); err != nil {
+			t.Fatalf("read user%d: %v (not sent to the node that took its insert)", i, err)
+		}
+	}
+	var reqs []*targets.Request
+	for i := 0; i < DefaultMaxBatch; i++ {
+		reqs = append(reqs, record(scenarios.OpInsert, fmt.Sprintf("batch%d", i), 1))
+	}
+	errs := make([]error, len(reqs))
+	tg.DoBatch(ctx, reqs, errs)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("batched insert %d: %v", i, err)
+		}
+	}
+	batches := 0
+	for i, nd := range nodes {
+		for _, r := range nd.Requests() {
+			if r.Opcode == cqltest.OpBatch {
+				batches++
+				if len(r.Batch) < 1 {
+					t.Errorf("node %d: empty batch", i)
+				}
+			}
+		}
+	}
+	if batches < 2 || batches > 3 {
+		t.Errorf("%d batches for %d keys over 3 nodes, want one per owner", batches, len(reqs))
+	}
+	for _, r := range reqs {
+		if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpRead, Key: r.Key}); err != nil {
+			t.Errorf("read %s: %v (its batch went to a node that does not own it)", r.Key, err)
+		}
+	}
+	st, err := tg.ServerStats(ctx)
+	if err != nil || st["cql_peers"] != 2 || st["cql_hosts_up"] != 3 {
+		t.Errorf("stats %v %v", st, err)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"regexp"
 	"sort"
@@ -96,6 +97,12 @@ func (e *Error) Error() string { return fmt.Sprintf("cql error 0x%04x: %s", e.Co
 type Server struct {
 	ln net.Listener
 
+	self  Node
+	peers []Node
+	// cluster is every node of a StartCluster cluster: DDL run on one
+	// is run on all (the schema is the cluster's, rows are each node's).
+	cluster []*Server
+
 	mu        sync.Mutex
 	fail      func(r *Request) *Error
 	user      string
@@ -122,10 +129,79 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ln: ln, keyspaces: map[string]string{}, tables: map[string]*table{}, prepared: map[string]string{}, conns: map[net.Conn]bool{}}
+	return serve(ln, defaultNode()), nil
+}
+
+func serve(ln net.Listener, self Node) *Server {
+	s := newServer(ln, self)
 	s.wg.Add(1)
 	go s.accept()
-	return s, nil
+	return s
+}
+
+func newServer(ln net.Listener, self Node) *Server {
+	return &Server{ln: ln, self: self, keyspaces: map[string]string{}, tables: map[string]*table{}, prepared: map[string]string{}, conns: map[net.Conn]bool{}}
+}
+
+// StartCluster starts n nodes on 127.0.0.1, 127.0.0.2, ... (loopback
+// addresses) sharing one port, as a CQL cluster's nodes share the native
+// port; each lists the others in system.peers and owns an equal share of
+// the Murmur3 token ring (node i's token is -2^63 + i*2^64/n). Each node
+// keeps its own tables: a row lives where the driver sent it.
+func StartCluster(n int) ([]*Server, error) {
+	var lastErr error
+	for try := 0; try < 20; try++ {
+		first, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		port := first.Addr().(*net.TCPAddr).Port
+		lns := []net.Listener{first}
+		for i := 1; i < n; i++ {
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:%d", i+1, port))
+			if err != nil {
+				lastErr = err
+				break
+			}
+			lns = append(lns, ln)
+		}
+		if len(lns) < n {
+			for _, ln := range lns {
+				ln.Close()
+			}
+			continue
+		}
+		nodes := make([]Node, n)
+		step := new(big.Int).Div(new(big.Int).Lsh(big.NewInt(1), 64), big.NewInt(int64(n)))
+		for i := range nodes {
+			tok := new(big.Int).Add(new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), 63)), new(big.Int).Mul(step, big.NewInt(int64(i))))
+			nodes[i] = Node{IP: net.IPv4(127, 0, 0, byte(i+1)), Tokens: []string{tok.String()}}
+			nodes[i].HostID = defaultNode().HostID
+			nodes[i].HostID[15] = byte(i)
+		}
+		out := make([]*Server, n)
+		for i := range out {
+			out[i] = newServer(lns[i], nodes[i])
+			for j := range nodes {
+				if j != i {
+					out[i].peers = append(out[i].peers, nodes[j])
+				}
+			}
+		}
+		for _, s := range out {
+			s.cluster = out
+			s.wg.Add(1)
+			go s.accept()
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("no port free on every loopback address: %v", lastErr)
+}
+
+// HostID is this node's host_id as the driver prints it.
+func (s *Server) HostID() string {
+	h := s.self.HostID
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
 // SetFail sets a function asked about each QUERY, EXECUTE and BATCH of
@@ -389,6 +465,13 @@ func (s *Server) handle(op byte, stream int16, body []byte, authed *bool) (byte,
 	if e != nil {
 		return OpError, errBody(e)
 	}
+	if strings.HasPrefix(req.Stmt, "CREATE ") {
+		for _, o := range s.cluster {
+			if o != s {
+				o.run(req.Stmt, nil, &Request{})
+			}
+		}
+	}
 	return OpResult, res
 }
 
@@ -564,69 +647,75 @@ var (
 	reSystemOther = regexp.MustCompile(`(?is)\bFROM\s+system(_schema|_views|_traces)?\.`)
 )
 
-// local is system.local's one row.
-var localCols = []struct {
+// Node is one node's identity in system.local and its peers' system.peers.
+type Node struct {
+	IP     net.IP
+	HostID [16]byte
+	Tokens []string
+}
+
+var schemaVersion = []byte{0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x47, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}
+
+// DefaultHostID is the host_id of a server made by Start.
+const DefaultHostID = "5e1f2a3b-4c5d-4e6f-8091-a2b3c4d5e6f7"
+
+func defaultNode() Node {
+	return Node{IP: net.IPv4(127, 0, 0, 1), HostID: [16]byte{0x5e, 0x1f, 0x2a, 0x3b, 0x4c, 0x5d, 0x4e, 0x6f, 0x80, 0x91, 0xa2, 0xb3, 0xc4, 0xd5, 0xe6, 0xf7}, Tokens: []string{"-9223372036854775808"}}
+}
+
+type sysCol struct {
 	name string
 	typ  colType
 	val  []byte
-}{
-	{"key", tVarchar, []byte("local")},
-	{"bootstrapped", tVarchar, []byte("COMPLETED")},
-	{"broadcast_address", tInet, []byte{127, 0, 0, 1}},
-	{"cluster_name", tVarchar, []byte("soakd test cluster")},
-	{"cql_version", tVarchar, []byte("3.4.5")},
-	{"data_center", tVarchar, []byte("datacenter1")},
-	{"host_id", tUUID, []byte{0x5e, 0x1f, 0x2a, 0x3b, 0x4c, 0x5d, 0x4e, 0x6f, 0x80, 0x91, 0xa2, 0xb3, 0xc4, 0xd5, 0xe6, 0xf7}},
-	{"listen_address", tInet, []byte{127, 0, 0, 1}},
-	{"native_protocol_version", tVarchar, []byte("4")},
-	{"partitioner", tVarchar, []byte("org.apache.cassandra.dht.Murmur3Partitioner")},
-	{"rack", tVarchar, []byte("rack1")},
-	{"release_version", tVarchar, []byte("3.0.8")},
-	{"rpc_address", tInet, []byte{127, 0, 0, 1}},
-	{"schema_version", tUUID, []byte{0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x47, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}},
-	{"tokens", tSet, setOf("-9223372036854775808")},
 }
 
-var peerCols = []col{{"system", "peers", "peer", tInet}, {"system", "peers", "data_center", tVarchar},
-	{"system", "peers", "host_id", tUUID}, {"system", "peers", "rack", tVarchar},
-	{"system", "peers", "release_version", tVarchar}, {"system", "peers", "rpc_address", tInet},
-	{"system", "peers", "schema_version", tUUID}, {"system", "peers", "tokens", tSet}}
-
-// systemRows answers system.local (its one row, projected) and
-// system.peers (no other node: no rows); system.peers_v2 does not exist,
-// as on Cassandra 3 and Scylla.
-func systemRows(stmt string) ([]col, [][]byte, *Error) {
-	if m := rePeers.FindStringSubmatch(stmt); m != nil {
-		if m[2] != "" {
-			return nil, nil, invalid("unconfigured table peers_v2")
-		}
-		if m[1] == "*" {
-			return peerCols, nil, nil
-		}
-		var sel []col
-		for _, n := range splitCols(m[1]) {
-			found := false
-			for _, c := range peerCols {
-				if c.name == n {
-					sel = append(sel, c)
-					found = true
-				}
-			}
-			if !found {
-				return nil, nil, invalid("undefined column name %s", n)
-			}
-		}
-		return sel, nil, nil
+// localRow is system.local's one row (callers hold s.mu).
+func (s *Server) localRow() []sysCol {
+	ip := s.self.IP.To4()
+	return []sysCol{
+		{"key", tVarchar, []byte("local")},
+		{"bootstrapped", tVarchar, []byte("COMPLETED")},
+		{"broadcast_address", tInet, ip},
+		{"cluster_name", tVarchar, []byte("soakd test cluster")},
+		{"cql_version", tVarchar, []byte("3.4.5")},
+		{"data_center", tVarchar, []byte("datacenter1")},
+		{"host_id", tUUID, s.self.HostID[:]},
+		{"listen_address", tInet, ip},
+		{"native_protocol_version", tVarchar, []byte("4")},
+		{"partitioner", tVarchar, []byte("org.apache.cassandra.dht.Murmur3Partitioner")},
+		{"rack", tVarchar, []byte("rack1")},
+		{"release_version", tVarchar, []byte("3.0.8")},
+		{"rpc_address", tInet, ip},
+		{"schema_version", tUUID, schemaVersion},
+		{"tokens", tSet, setOf(s.self.Tokens...)},
 	}
-	m := reLocal.FindStringSubmatch(stmt)
+}
+
+// peerRow is a peer's row of system.peers.
+func peerRow(n Node) []sysCol {
+	ip := n.IP.To4()
+	return []sysCol{
+		{"peer", tInet, ip},
+		{"data_center", tVarchar, []byte("datacenter1")},
+		{"host_id", tUUID, n.HostID[:]},
+		{"rack", tVarchar, []byte("rack1")},
+		{"release_version", tVarchar, []byte("3.0.8")},
+		{"rpc_address", tInet, ip},
+		{"schema_version", tUUID, schemaVersion},
+		{"tokens", tSet, setOf(n.Tokens...)},
+	}
+}
+
+// project picks the columns list names ("*" = all) from a system row.
+func projectSys(table, list string, row []sysCol) ([]col, [][]byte, *Error) {
 	var cols []col
-	var row [][]byte
-	for _, n := range splitCols(m[1]) {
+	var vals [][]byte
+	for _, n := range splitCols(list) {
 		found := false
-		for _, lc := range localCols {
-			if n == "*" || lc.name == n {
-				cols = append(cols, col{"system", "local", lc.name, lc.typ})
-				row = append(row, lc.val)
+		for _, c := range row {
+			if n == "*" || c.name == n {
+				cols = append(cols, col{"system", table, c.name, c.typ})
+				vals = append(vals, c.val)
 				found = true
 			}
 		}
@@ -634,7 +723,34 @@ func systemRows(stmt string) ([]col, [][]byte, *Error) {
 			return nil, nil, invalid("undefined column name %s", n)
 		}
 	}
-	return cols, row, nil
+	return cols, vals, nil
+}
+
+// systemRows answers system.local (its one row, projected) and
+// system.peers (a row per other node); system.peers_v2 does not exist,
+// as on Cassandra 3 and Scylla. Callers hold s.mu.
+func (s *Server) systemRows(stmt string) ([]col, [][][]byte, *Error) {
+	if m := rePeers.FindStringSubmatch(stmt); m != nil {
+		if m[2] != "" {
+			return nil, nil, invalid("unconfigured table peers_v2")
+		}
+		cols, _, e := projectSys("peers", m[1], peerRow(defaultNode()))
+		if e != nil {
+			return nil, nil, e
+		}
+		var rows [][][]byte
+		for _, p := range s.peers {
+			_, vals, _ := projectSys("peers", m[1], peerRow(p))
+			rows = append(rows, vals)
+		}
+		return cols, rows, nil
+	}
+	m := reLocal.FindStringSubmatch(stmt)
+	cols, vals, e := projectSys("local", m[1], s.localRow())
+	if e != nil {
+		return nil, nil, e
+	}
+	return cols, [][][]byte{vals}, nil
 }
 
 func setOf(vals ...string) []byte {
@@ -730,11 +846,9 @@ func (s *Server) markers(stmt string) (vars []col, pk []int, result []col, e *Er
 		}
 		vars = []col{{m[2], m[3], m[4], tVarchar}, {m[2], m[3], "[limit]", tInt}}
 	case reLocal.MatchString(stmt), rePeers.MatchString(stmt):
-		_, _, e := systemRows(stmt)
-		if e != nil {
+		if result, _, e = s.systemRows(stmt); e != nil {
 			return nil, nil, nil, e
 		}
-		result, _, _ = systemRows(stmt)
 	case reKSMeta.MatchString(stmt):
 		vars = []col{{"system_schema", "keyspaces", "keyspace_name", tVarchar}}
 		pk = []int{0}
@@ -814,13 +928,9 @@ func (s *Server) run(stmt string, vals [][]byte, req *Request) ([]byte, *Error) 
 	}
 	switch {
 	case reLocal.MatchString(stmt), rePeers.MatchString(stmt):
-		cols, row, e := systemRows(stmt)
+		cols, rows, e := s.systemRows(stmt)
 		if e != nil {
 			return nil, e
-		}
-		var rows [][][]byte
-		if row != nil {
-			rows = append(rows, row)
 		}
 		return rowsResult(cols, rows, nil, req.SkipMeta), nil
 	case reKSMeta.MatchString(stmt):
