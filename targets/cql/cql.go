@@ -419,19 +419,21 @@ func (t *Target) scanOp(ctx context.Context, key []byte, n int) error {
 }
 
 // MaxBatch is the largest insert batch: 1 (no batching) unless the URL
-// says batch=unlogged, then client.max_batch (default 16).
+// says batch=unlogged, then client.max_batch (default DefaultMaxBatch).
 func (t *Target) MaxBatch() int {
 	if t.cfg.Batch != "unlogged" {
 		return 1
 	}
-	return t.batchMax()
+	if n := t.st.Client.MaxBatch; n > 0 {
+		return n
+	}
+	return DefaultMaxBatch
 }
 
-func (t *Target) batchMax() int { return DefaultMaxBatch }
-
 // DefaultMaxBatch bounds an unlogged batch: 16 records of 10 x 100 B
-// stay under Cassandra's and Scylla's batch_size_warn_threshold (the
-// coordinator logs a warning for every larger one).
+// are about 16 KB, under ScyllaDB's batch_size_warn_threshold_in_kb
+// (128) but over Cassandra's (5): the coordinator logs a warning for
+// each larger batch (client.max_batch lowers it).
 const DefaultMaxBatch = 16
 
 // Batchable: only inserts, and only with batch=unlogged. YCSB keys hash
