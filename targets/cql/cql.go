@@ -54,6 +54,7 @@ type Target struct {
 
 	mu      sync.RWMutex
 	inserts map[int]string // insert statement per field count (field0..fieldN-1)
+	updates sync.Map       // field name -> one-field update statement
 	reads   string         // select of every column, set by Prepare
 	scan    string
 
@@ -385,19 +386,36 @@ func (t *Target) update(ctx context.Context, key []byte, fields []targets.Field)
 	if len(fields) == 0 {
 		return errors.New("update without fields")
 	}
-	var b strings.Builder
 	args := make([]any, 0, len(fields)+1)
+	for _, f := range fields {
+		args = append(args, f.Value)
+	}
+	args = append(args, key)
+	return t.sess().Query(t.updateStmt(fields), args...).WithContext(ctx).Consistency(t.cfg.WriteConsistency).Idempotent(true).Exec()
+}
+
+// updateStmt is UPDATE t SET a = ?, b = ? WHERE y_id = ?; the one-field
+// form YCSB's updates use is built once per field.
+func (t *Target) updateStmt(fields []targets.Field) string {
+	if len(fields) == 1 {
+		if s, ok := t.updates.Load(fields[0].Name); ok {
+			return s.(string)
+		}
+	}
+	var b strings.Builder
 	b.WriteString("UPDATE " + t.table + " SET ")
 	for i, f := range fields {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(f.Name + " = ?")
-		args = append(args, f.Value)
 	}
 	b.WriteString(" WHERE " + KeyColumn + " = ?")
-	args = append(args, key)
-	return t.sess().Query(b.String(), args...).WithContext(ctx).Consistency(t.cfg.WriteConsistency).Idempotent(true).Exec()
+	s := b.String()
+	if len(fields) == 1 {
+		t.updates.Store(fields[0].Name, s)
+	}
+	return s
 }
 
 // scanOp reads n rows in token order from the key's token on: YCSB's

@@ -682,3 +682,15 @@ func TestTokenAwareAcrossNodes(t *testing.T) {
 		t.Errorf("stats %v %v", st, err)
 	}
 }
+
+func BenchmarkInsertArgsAndStatements(b *testing.B) {
+	tg := &Target{table: "ycsb.usertable", inserts: map[int]string{}}
+	r := record(scenarios.OpInsert, "user12345", 10)
+	u := []targets.Field{{Name: "field3", Value: []byte("v")}}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		_ = tg.insertStmt(r.Fields)
+		_ = insertArgs(r)
+		_ = tg.updateStmt(u)
+	}
+}
