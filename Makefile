@@ -8,6 +8,8 @@ build:
 
 test:
 	$(GO) test -race -count=1 -timeout 8m ./...
+	# every benchmark once, so a broken one fails here rather than in make bench
+	$(GO) test -run XXX -bench . -benchtime 1x -count=1 -timeout 3m ./...
 	@for m in $$(find . -mindepth 2 -name go.mod -not -path './.git/*' -exec dirname {} \;); do \
 		echo "== $$m"; (cd $$m && $(GO) test -mod=mod -race -count=1 -timeout 5m ./...) || exit 1; done
 

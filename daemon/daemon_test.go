@@ -341,8 +341,8 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	if !strings.Contains(string(body), `soakd_daemon_runs_total{state="completed"} 2`) {
 		t.Errorf("/metrics: runs_total completed != 2")
 	}
-	if pt, err := exec.LookPath("promtool"); err == nil {
-		cmd := exec.Command(pt, "check", "metrics")
+	if _, err := exec.LookPath("promtool"); err == nil || soaktest.RequireTools() {
+		cmd := exec.Command(soaktest.NeedTool(t, "promtool"), "check", "metrics")
 		cmd.Stdin = bytes.NewReader(body)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("promtool check metrics: %v\n%s", err, out)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 func repoFile(t *testing.T, rel string) string {
@@ -24,10 +26,7 @@ func repoFile(t *testing.T, rel string) string {
 // The unit's ExecStart names /usr/local/bin/soakd, which verify insists
 // exists: check a temp copy whose ExecStart is this test binary.
 func TestSystemdUnitVerifies(t *testing.T) {
-	sa, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		t.Skip("systemd-analyze not installed")
-	}
+	sa := testutil.NeedTool(t, "systemd-analyze")
 	unit, err := os.ReadFile(repoFile(t, "deploy/systemd/soakd.service"))
 	if err != nil {
 		t.Fatal(err)
@@ -59,10 +58,7 @@ func TestSystemdUnitVerifies(t *testing.T) {
 }
 
 func TestComposeFileValid(t *testing.T) {
-	dc, err := exec.LookPath("docker-compose")
-	if err != nil {
-		t.Skip("docker-compose not installed")
-	}
+	dc := testutil.NeedTool(t, "docker-compose")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, dc, "-f", repoFile(t, "docker-compose.yml"), "config", "-q").CombinedOutput()

@@ -187,7 +187,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	cr.HighestRateHeld = lo
 	pr.Capacity = cr
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, 0, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = lo
 	pr.Server = r.stats()
@@ -218,7 +218,7 @@ func (r *runner) settle(ctx context.Context, base segment, mix *scenarios.Mix, r
 		s.Seed = base.Seed ^ uint64(i+1)*0x7f4a7c159e3779b9
 		res := r.runSegment(ctx, &s, progressOnly{r})
 		var st Result
-		fillResult(&st, res.Total, res.Scheduled, res.Elapsed, res.Drain, r.classes)
+		fillResult(&st, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, r.classes)
 		if st.Dropped == 0 && st.AchievedRate >= MinHeldRatio*s.Rate && st.Lag.P99 <= settleLag.Seconds() {
 			break
 		}

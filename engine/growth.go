@@ -95,7 +95,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		st.Start = lres.Start.UTC()
 		st.Records = r.inserted.Load()
 		load := &Result{}
-		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, r.classes)
+		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, r.classes)
 		load.TargetRate = g.LoadRate
 		st.Load = load
 		pr.Stages = append(pr.Stages, st)
@@ -112,7 +112,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		}
 	}
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, 0, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = g.MeasureRate
 	pr.Server = r.stats()

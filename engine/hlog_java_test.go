@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 // hdrJar is the Debian libhdrhistogram-java jar: the reference
@@ -19,13 +21,11 @@ var hgrmTotals = regexp.MustCompile(`#\[Mean\s+=\s+([0-9.]+), StdDeviation\s+=\s
 // TestHlogReadByJavaHdrHistogram: Java's HistogramLogProcessor (the
 // HdrHistogram reference) decodes every per-op tag of a run's
 // latency.hlog, and its totals (count, max, mean over all intervals)
-// equal the summary's. Skipped without java and the jar
+// equal the summary's. Skipped without java and the jar (failed under SOAKD_REQUIRE_TOOLS=1)
 // (apt-get install -y default-jre-headless libhdrhistogram-java).
 func TestHlogReadByJavaHdrHistogram(t *testing.T) {
-	java, err := exec.LookPath("java")
-	if _, serr := os.Stat(hdrJar); err != nil || serr != nil {
-		t.Skip("no java or " + hdrJar)
-	}
+	java := testutil.NeedTool(t, "java")
+	testutil.NeedFile(t, hdrJar)
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:

@@ -9,17 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 func chromiumBin(t *testing.T) string {
 	t.Helper()
-	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	t.Skip("no chromium on PATH (apt-get install -y chromium)")
-	return ""
+	return testutil.NeedTool(t, "chromium", "chromium-browser", "google-chrome")
 }
 
 // TestReportRendersInChromium opens report.html of a recorded growth run

@@ -478,6 +478,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
 	var elapsed, drain time.Duration
+	var tail int64
 	for i := range segs {
 		if ctx.Err() != nil {
 			break
@@ -497,6 +498,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		scheduled += res.Scheduled
 		elapsed += res.Elapsed
 		drain = max(drain, res.Drain)
+		tail += res.WarmTail
 		if s.Stage != "" {
 			st := stageResult(s, res, r.stats())
 			pr.Stages = append(pr.Stages, st)
@@ -512,7 +514,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		}
 	}
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, tail, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	if len(segs) > 1 {
 		pr.TargetRate = 0
@@ -528,7 +530,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 
 func stageResult(s *segment, res *segResult, stats map[string]float64) StageResult {
 	st := StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
-	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, nil)
+	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, nil)
 	st.TargetRate = s.Rate
 	if res.Retimed {
 		st.TargetRate = retimedRate(s, res)

@@ -92,7 +92,7 @@ func writeShardDir(t *testing.T, dir, scenario string, i, n int, lat []int64) {
 		t.Fatal(err)
 	}
 	pr := PhaseResult{Name: "steady", Kind: scenarios.PhaseSteady}
-	fillResult(&pr.Result, set, uint64(len(lat)), time.Second, 0, nil)
+	fillResult(&pr.Result, set, uint64(len(lat)), time.Second, 0, 0, nil)
 	pr.TargetRate = 100
 	pr.SLO = &Verdict{Passed: true, Checks: []Check{{Phase: "steady", Op: "read", What: "latency p99", Limit: 0.004, Passed: true}}}
 	s := &Summary{SchemaVersion: SchemaVersion, Scenario: scenario, Shard: Shard{Index: i, Count: n}, Status: StatusCompleted, Phases: []PhaseResult{pr}}

@@ -57,7 +57,8 @@ type Result struct {
 	TargetRate float64 `json:"target_rate"`
 	// AchievedRate is CompletedInWindow over DurationSeconds: the ops
 	// that completed inside the measured window, per second of it. Ops
-	// that finished in the drain after it do not count.
+	// that finished in the drain after it do not count; warmup ops that
+	// finished inside it do.
 	AchievedRate float64 `json:"achieved_rate"`
 	// DurationSeconds is the measured window (warmup excluded).
 	DurationSeconds float64 `json:"duration_seconds"`
@@ -71,7 +72,9 @@ type Result struct {
 	// errors, but the hit ratio a growth phase watches.
 	Misses int64 `json:"misses,omitempty"`
 	// Completed counts the measured ops that completed, in the window
-	// or in the drain after it; CompletedInWindow only the former.
+	// or in the drain after it. CompletedInWindow counts, by completion
+	// time, every op that completed inside the window: the measured ops
+	// not late, plus warmup ops that finished after the warmup ended.
 	Completed         int64 `json:"completed"`
 	CompletedInWindow int64 `json:"completed_in_window"`
 	// DrainSeconds is how long after the window's end the last measured
@@ -139,7 +142,11 @@ type Check struct {
 	Passed bool    `json:"passed"`
 }
 
-func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed, drain time.Duration, classes []string) {
+// fillResult fills res from a measured set. tail is the number of
+// warmup ops that completed inside the window: they count toward
+// completed_in_window and the achieved rate (which go by completion
+// time) but not toward the measured ops' figures.
+func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed, drain time.Duration, tail int64, classes []string) {
 	if classes == nil {
 		classes = targets.Classes()
 	}
@@ -169,6 +176,7 @@ func fillResult(res *Result, s *metrics.Set, scheduled uint64, elapsed, drain ti
 		res.CompletedInWindow += os.Count - os.Late
 		res.Ops[scenarios.Op(op).String()] = or
 	}
+	res.CompletedInWindow += tail
 	res.DrainSeconds = drain.Seconds()
 	if elapsed > 0 {
 		res.AchievedRate = float64(res.CompletedInWindow) / elapsed.Seconds()
@@ -422,7 +430,11 @@ func failedChecks(v Verdict) int {
 // drainNote says how many ops finished after the measured window, and
 // how long after: they are in the latency figures but not the rate.
 func drainNote(r Result) string {
-	if late := r.Completed - r.CompletedInWindow; late > 0 {
+	var late int64
+	for _, o := range r.Ops {
+		late += o.Late
+	}
+	if late > 0 {
 		return fmt.Sprintf(", %d completed after the window (drain %s)", late, fmtDur(r.DrainSeconds))
 	}
 	return ""

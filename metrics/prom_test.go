@@ -18,6 +18,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/soakd/soakd/scenarios"
+
+	soaktest "github.com/soakd/soakd/internal/testutil"
 )
 
 var testClasses = []string{"ok", "timeout", "connection", "oom", "moved", "rejected", "not_found", "other"}
@@ -252,10 +254,7 @@ func TestNativeIndex(t *testing.T) {
 
 // TestPromtoolCheckMetrics lints a real scrape (text format).
 func TestPromtoolCheckMetrics(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Skip("promtool not installed")
-	}
+	promtool := soaktest.NeedTool(t, "promtool")
 	e := newTestExporter()
 	e.Update("steady", 1000, 990, window(t))
 	e.SetProgress(1, 100)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/scenarios"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 // TestK8sShardManifest checks the Indexed Job's shard wiring (no API
@@ -91,10 +93,7 @@ func toStrings(v []any) []string {
 }
 
 func TestSystemdShardTemplate(t *testing.T) {
-	sa, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		t.Skip("no systemd-analyze")
-	}
+	sa := testutil.NeedTool(t, "systemd-analyze")
 	data, err := os.ReadFile("../../deploy/systemd/soakd@.service")
 	if err != nil {
 		t.Fatal(err)

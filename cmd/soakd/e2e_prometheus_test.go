@@ -20,6 +20,8 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 	"gopkg.in/yaml.v3"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 // TestPrometheusEndToEnd runs the real binary against a redis-server it
@@ -29,17 +31,12 @@ import (
 // expression in the shipped dashboards and rules through the HTTP API:
 // each must parse and return data.
 func TestPrometheusEndToEnd(t *testing.T) {
+	// -short is the quick local loop; make test and CI never pass it, so this runs there.
 	if testing.Short() {
 		t.Skip("end-to-end: skipped with -short")
 	}
-	promBin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("prometheus not installed")
-	}
-	redisBin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
+	promBin := testutil.NeedTool(t, "prometheus")
+	redisBin := testutil.NeedTool(t, "redis-server")
 	dir := t.TempDir()
 	redisPort, soakdPort, promPort := freePort(t), freePort(t), freePort(t)
 

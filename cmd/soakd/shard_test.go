@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +22,8 @@ import (
 
 	"github.com/soakd/soakd/engine"
 	redistarget "github.com/soakd/soakd/targets/redis"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 const shardRecords = 12000
@@ -65,9 +69,7 @@ func buildSoakd(t *testing.T) string {
 
 func startTestRedis(t *testing.T) *redistarget.Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not on PATH")
-	}
+	testutil.NeedTool(t, "redis-server")
 	s, err := redistarget.StartServer(context.Background(), redistarget.ServerConfig{Persistence: "none"})
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +102,7 @@ func startShards(t *testing.T, bin, scen, url string, n int, dirs []string, list
 }
 
 func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
+	// -short is the quick local loop; make test and CI never pass it, so this runs there.
 	if testing.Short() {
 		t.Skip("builds the binary and runs 4 processes")
 	}
@@ -251,12 +254,15 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 }
 
 func TestShardKilledMidRunIsMissing(t *testing.T) {
+	// -short is the quick local loop; make test and CI never pass it, so this runs there.
 	if testing.Short() {
 		t.Skip("builds the binary and runs processes")
 	}
 	srv := startTestRedis(t)
 	bin := buildSoakd(t)
-	scen := shardScenario(t, 1000, "2s")
+	// 8 s of steady: long enough that shard 1 is still running when it is
+	// killed, however slowly a busy host starts the processes.
+	scen := shardScenario(t, 1000, "8s")
 	base := t.TempDir()
 	dirs := []string{filepath.Join(base, "s0"), filepath.Join(base, "s1"), filepath.Join(base, "s2")}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -266,17 +272,34 @@ func TestShardKilledMidRunIsMissing(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), 3, dirs, map[int]string{2: addr}, "")
-	time.Sleep(2500 * time.Millisecond) // 1.5 s to the shared start, then 1 s into the run
-	// Shard 2's metrics carry its shard label.
-	body := httpGet(t, "http://"+addr+"/metrics")
-	if !regexp.MustCompile(`soakd_ops_total\{[^}]*phase="load",scenario="shard-test",shard="2"\} [1-9]`).MatchString(body) {
-		t.Fatalf("no soakd_ops_total with shard=\"2\":\n%s", grepLines(body, "soakd_"))
+	// Shard 2's metrics carry its shard label. Poll until it runs steady
+	// ops (a busy host may take seconds to start the processes) rather
+	// than read at a fixed time: the kill must come after the shards met
+	// at the load/steady barrier, else the others wait there for shard 1.
+	load := regexp.MustCompile(`soakd_ops_total\{[^}]*phase="load",scenario="shard-test",shard="2"\} [1-9]`)
+	ops := regexp.MustCompile(`soakd_ops_total\{[^}]*phase="steady",scenario="shard-test",shard="2"\} [1-9]`)
+	var body string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if ops.MatchString(body) && load.MatchString(body) {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no soakd_ops_total with shard=\"2\" within 60 s:\n%s", grepLines(body, "soakd_"))
+		}
 	}
 
 	if err := cmds[1].Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmds[1].Wait()
+	// Killed mid-run, not after it ended: else this test proves nothing.
+	if err := cmds[1].Wait(); err == nil {
+		t.Fatal("shard 1 finished before it was killed: widen its steady phase")
+	}
 	for _, i := range []int{0, 2} {
 		if err := cmds[i].Wait(); err != nil {
 			t.Fatalf("shard %d: %v\n%s", i, err, cmds[i].Stderr)

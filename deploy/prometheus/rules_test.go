@@ -6,14 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 func promtool(t *testing.T, args ...string) {
 	t.Helper()
-	bin, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Skip("promtool not installed")
-	}
+	bin := testutil.NeedTool(t, "promtool")
 	cmd := exec.Command(bin, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -87,6 +87,7 @@ func TestBarrierTimeout(t *testing.T) {
 }
 
 func TestBarrierCluster(t *testing.T) {
+	// -short is the quick local loop; make test and CI never pass it, so this runs there.
 	if testing.Short() {
 		t.Skip("starts a 3-node cluster")
 	}

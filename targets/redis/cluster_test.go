@@ -11,15 +11,15 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 // startCluster starts three cluster-enabled redis-servers and joins them
 // with redis-cli --cluster create (no replicas).
 func startCluster(t *testing.T) []*Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-cli"); err != nil {
-		t.Skip("redis-cli not on PATH")
-	}
+	testutil.NeedTool(t, "redis-cli")
 	var nodes []*Server
 	var addrs []string
 	for i := 0; i < 3; i++ {

@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 // startRedis starts redis-server on a free port with no persistence in a
@@ -23,9 +24,7 @@ func startRedis(t *testing.T, args ...string) *Server {
 
 func startRedisOn(t *testing.T, port int, dir string, args ...string) *Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not on PATH")
-	}
+	testutil.NeedTool(t, "redis-server")
 	if dir == "" {
 		dir = t.TempDir()
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 const redisearchSO = "/usr/lib/redis/modules/redisearch.so"
@@ -22,9 +24,7 @@ func searchScenario() *scenarios.Scenario {
 }
 
 func TestSearchRediSearch1(t *testing.T) {
-	if _, err := os.Stat(redisearchSO); err != nil {
-		t.Fatalf("%s is missing: install redis-redisearch (CI does)", redisearchSO)
-	}
+	testutil.NeedFile(t, redisearchSO)
 	s := startRedis(t, "--loadmodule", redisearchSO)
 	tg := openURL(t, s)
 	rc := rawClient(t, s)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 func TestServerStats(t *testing.T) {
@@ -82,6 +83,8 @@ func TestParseInfo(t *testing.T) {
 	if procServesPort(os.Getpid(), "6379") {
 		t.Fatal("the test process taken for a redis-server")
 	}
+	// VmSwap is absent from /proc on kernels built without swap: a
+	// property of the host, not a missing tool, so a skip even in CI.
 	if _, ok := ProcSwapBytes(os.Getpid()); !ok {
 		t.Skip("no VmSwap in /proc on this host")
 	}
@@ -89,11 +92,7 @@ func TestParseInfo(t *testing.T) {
 
 func managedTarget(t *testing.T, m scenarios.Managed) *Target {
 	t.Helper()
-	if _, err := os.Stat("/usr/bin/redis-server"); err != nil {
-		if _, err := exec.LookPath("redis-server"); err != nil {
-			t.Skip("redis-server not on PATH")
-		}
-	}
+	testutil.NeedTool(t, "redis-server")
 	return openTarget(t, scenarios.Target{Kind: "redis", Managed: &m}, targets.Options{})
 }
 

@@ -1,0 +1,52 @@
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// RequireToolsEnv names the variable .ci/run sets to 1: CI installs every
+// external tool the tests use, so there a missing one fails the test
+// instead of skipping it (a skipped test proves nothing and reads green).
+const RequireToolsEnv = "SOAKD_REQUIRE_TOOLS"
+
+// RequireTools reports whether SOAKD_REQUIRE_TOOLS=1 is set.
+func RequireTools() bool { return os.Getenv(RequireToolsEnv) == "1" }
+
+// Missing ends t because something it needs from the host (a binary, a
+// jar, a module) is not installed: a skip normally, a failure under
+// SOAKD_REQUIRE_TOOLS=1.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if RequireTools() {
+		t.Fatalf("%s (%s=1: CI must have it)", msg, RequireToolsEnv)
+	}
+	t.Skip(msg)
+}
+
+// NeedTool returns the path of the first of names found on PATH; when
+// none is, it calls Missing (skip, or fail under SOAKD_REQUIRE_TOOLS=1).
+func NeedTool(t testing.TB, names ...string) string {
+	t.Helper()
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	Missing(t, "%v not on PATH", names)
+	return ""
+}
+
+// NeedFile returns path if it exists, else calls Missing (skip, or fail
+// under SOAKD_REQUIRE_TOOLS=1). For installed files that are not on PATH
+// (a jar, a redis module).
+func NeedFile(t testing.TB, path string) string {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		Missing(t, "%s not installed: %v", path, err)
+	}
+	return path
+}
