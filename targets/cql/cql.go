@@ -14,6 +14,7 @@ import (
 	"log"
 	"net"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,10 +59,11 @@ type Target struct {
 	reads   string         // select of every column, set by Prepare
 	scan    string
 
-	bound      atomic.Bool // the session is bound to the keyspace
-	desc       atomic.Pointer[string]
-	connErrors atomic.Int64
-	errCounts  [numErrKinds]atomic.Int64
+	bound        atomic.Bool // the session is bound to the keyspace
+	desc         atomic.Pointer[string]
+	connErrors   atomic.Int64
+	scrapeErrors atomic.Int64
+	errCounts    [numErrKinds]atomic.Int64
 }
 
 var (
@@ -643,8 +645,9 @@ func (t *Target) Close() error {
 // driver knows and those it sees up (for ServerStats).
 type hostCounter struct {
 	gocql.HostSelectionPolicy
-	mu sync.Mutex
-	up map[string]bool
+	mu    sync.Mutex
+	up    map[string]bool
+	addrs map[string]string // host id -> address
 }
 
 func (h *hostCounter) set(host *gocql.HostInfo, up, remove bool) {
@@ -656,9 +659,30 @@ func (h *hostCounter) set(host *gocql.HostInfo, up, remove bool) {
 	}
 	if remove {
 		delete(h.up, id)
+		delete(h.addrs, id)
 		return
 	}
 	h.up[id] = up
+	if h.addrs == nil {
+		h.addrs = map[string]string{}
+	}
+	if a := host.ConnectAddress(); a != nil {
+		h.addrs[id] = a.String()
+	}
+}
+
+// upAddrs lists the addresses of the hosts seen up.
+func (h *hostCounter) upAddrs() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for id, u := range h.up {
+		if a := h.addrs[id]; u && a != "" {
+			out = append(out, a)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (h *hostCounter) AddHost(host *gocql.HostInfo) {

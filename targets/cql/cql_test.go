@@ -6,6 +6,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -692,5 +696,67 @@ func BenchmarkInsertArgsAndStatements(b *testing.B) {
 		_ = tg.insertStmt(r.Fields)
 		_ = insertArgs(r)
 		_ = tg.updateStmt(u)
+	}
+}
+
+// scyllaExposition is a cut of what a ScyllaDB node's :9180/metrics
+// serves: per-shard series with labels, HELP/TYPE comments.
+const scyllaExposition = `# HELP scylla_cache_bytes_used current bytes used by the cache out of the total size of memory
+# TYPE scylla_cache_bytes_used gauge
+scylla_cache_bytes_used{shard="0"} 1000
+scylla_cache_bytes_used{shard="1"} 2000
+# HELP scylla_reactor_utilization CPU utilization
+# TYPE scylla_reactor_utilization gauge
+scylla_reactor_utilization{shard="0"} 40
+scylla_reactor_utilization{shard="1"} 60
+# TYPE scylla_storage_proxy_coordinator_write_timeouts counter
+scylla_storage_proxy_coordinator_write_timeouts{scheduling_group_name="statement",shard="0"} 3
+scylla_storage_proxy_coordinator_write_timeouts{scheduling_group_name="statement",shard="1"} 4
+# TYPE scylla_transport_requests_served counter
+scylla_transport_requests_served_total{shard="0"} 7e+06
+scylla_something_else{shard="0"} 99
+`
+
+func TestScyllaMetrics(t *testing.T) {
+	s := startServer(t)
+	hits := atomic.Int32{}
+	prom := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, scyllaExposition)
+	}))
+	defer prom.Close()
+	port := prom.Listener.Addr().(*net.TCPAddr).Port
+	tg := openT(t, fmt.Sprintf("cql://%s/ycsb?metrics_port=%d", s.Addr(), port), scenarios.Target{}, targets.Options{})
+	prepareT(t, tg, 1)
+	st, err := tg.ServerStats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"scylla_cache_bytes_used":                 3000,
+		"scylla_reactor_utilization_percent":      50,
+		"scylla_coordinator_write_timeouts_total": 7,
+		"scylla_cql_requests_served_total":        7e6,
+		"cql_metrics_scrape_errors_total":         0,
+	}
+	for k, v := range want {
+		if got, ok := st[k]; !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	if _, ok := st["scylla_cache_bytes_total"]; ok {
+		t.Error("a figure the node does not serve is present")
+	}
+	if hits.Load() != 1 {
+		t.Errorf("%d scrapes of one node", hits.Load())
+	}
+	prom.Close()
+	st, err = tg.ServerStats(context.Background())
+	if err != nil || st["cql_metrics_scrape_errors_total"] != 1 || st["cql_hosts_up"] != 1 {
+		t.Errorf("node metrics down: %v %v", st, err)
 	}
 }

@@ -89,9 +89,10 @@ func (t *Target) Classify(err error) string {
 }
 
 // ServerStats reports the driver's view (hosts known and up, connect
-// errors, CQL errors by kind) and what system.local holds as numbers.
-// system.local has no load figures in Scylla; Scylla's own Prometheus
-// endpoint (port 9180) is the place for those.
+// errors, CQL errors by kind), what system.local and system.peers hold
+// as numbers and, with metrics_port, ScyllaDB's own figures (cache,
+// memory, compactions, coordinator timeouts, reactor utilization)
+// scraped from each node's Prometheus endpoint.
 func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 	out := map[string]float64{}
 	known, up := t.hosts.Load().counts()
@@ -100,6 +101,9 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 	out["cql_connect_errors_total"] = float64(t.connErrors.Load())
 	for i, n := range errKindNames {
 		out["cql_errors_"+n+"_total"] = float64(t.errCounts[i].Load())
+	}
+	if t.cfg.MetricsPort > 0 {
+		t.scrapeScylla(ctx, out)
 	}
 	var proto string
 	var tokens []string

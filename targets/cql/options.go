@@ -55,6 +55,7 @@ const (
 //	compression=snappy|none
 //	write_coalesce=200us      the driver's write coalescing wait (0 = off)
 //	batch=none|unlogged       see README: inserts are not batched by default
+//	metrics_port=9180         scrape each node's ScyllaDB Prometheus endpoint for ServerStats
 type Config struct {
 	Hosts             []string // host:port
 	Keyspace          string
@@ -75,6 +76,7 @@ type Config struct {
 	WriteCoalesce     time.Duration
 	WriteCoalesceSet  bool
 	Batch             string
+	MetricsPort       int
 }
 
 // Replication is a keyspace replication strategy.
@@ -274,6 +276,13 @@ func ParseURL(raw string) (Config, error) {
 			default:
 				c.WriteCoalesce, c.WriteCoalesceSet = d, true
 			}
+		case "metrics_port":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 65535 {
+				bad("metrics_port %q: want a port number", v)
+				continue
+			}
+			c.MetricsPort = n
 		case "page_size", "conns", "proto":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
