@@ -218,6 +218,12 @@ func (s *Scenario) Validate() []FieldError {
 		if k := KindFromURL(s.Target.URL); k != "" && s.Target.Kind != "embedded" && k != CanonicalKind(s.Target.Kind) {
 			add("target.url", "URL scheme is for %s but target.kind is %s", k, s.Target.Kind)
 		}
+		if CanonicalKind(s.Target.Kind) == "cql" && KindFromURL(s.Target.URL) == "cql" {
+			_, probs := ParseCQLURL(s.Target.URL)
+			for _, p := range probs {
+				add("target.url", "%s", p)
+			}
+		}
 	}
 	if s.Target.Kind == "embedded" && s.Target.URL != "" {
 		add("target.url", "the embedded target takes no URL")

@@ -147,8 +147,8 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 	if p := sharedPort(c.Hosts); p > 0 {
 		cc.Port = p
 	}
-	cc.Consistency = c.ReadConsistency
-	cc.SerialConsistency = c.SerialConsistency
+	cc.Consistency = c.Read
+	cc.SerialConsistency = c.Serial
 	cc.Timeout = c.Timeout
 	cc.ConnectTimeout = c.ConnectTimeout
 	if d := st.Client.DialTimeout.D(); d > 0 {
@@ -343,7 +343,7 @@ func (t *Target) do(ctx context.Context, r *targets.Request) error {
 		return t.update(ctx, r.Key, r.Fields)
 	case scenarios.OpDelete:
 		return t.sess().Query("DELETE FROM "+t.table+" WHERE "+KeyColumn+" = ?", r.Key).
-			WithContext(ctx).Consistency(t.cfg.WriteConsistency).Idempotent(true).Exec()
+			WithContext(ctx).Consistency(t.cfg.Write).Idempotent(true).Exec()
 	}
 	return fmt.Errorf("op %s is not supported by the cql target", r.Op)
 }
@@ -364,14 +364,14 @@ func (t *Target) insert(ctx context.Context, r *targets.Request) error {
 		return errors.New("insert without fields")
 	}
 	return t.sess().Query(t.insertStmt(r.Fields), insertArgs(r)...).
-		WithContext(ctx).Consistency(t.cfg.WriteConsistency).Idempotent(true).Exec()
+		WithContext(ctx).Consistency(t.cfg.Write).Idempotent(true).Exec()
 }
 
 // read fetches every column of the row (as YCSB's binding does) and
 // reports a missing row as targets.ErrNotFound.
 func (t *Target) read(ctx context.Context, key []byte) error {
 	stmt, _ := t.readStmts()
-	iter := t.sess().Query(stmt, key).WithContext(ctx).Consistency(t.cfg.ReadConsistency).Idempotent(true).Iter()
+	iter := t.sess().Query(stmt, key).WithContext(ctx).Consistency(t.cfg.Read).Idempotent(true).Iter()
 	n := iter.NumRows()
 	if err := iter.Close(); err != nil {
 		return err
@@ -393,7 +393,7 @@ func (t *Target) update(ctx context.Context, key []byte, fields []targets.Field)
 		args = append(args, f.Value)
 	}
 	args = append(args, key)
-	return t.sess().Query(t.updateStmt(fields), args...).WithContext(ctx).Consistency(t.cfg.WriteConsistency).Idempotent(true).Exec()
+	return t.sess().Query(t.updateStmt(fields), args...).WithContext(ctx).Consistency(t.cfg.Write).Idempotent(true).Exec()
 }
 
 // updateStmt is UPDATE t SET a = ?, b = ? WHERE y_id = ?; the one-field
@@ -428,7 +428,7 @@ func (t *Target) scanOp(ctx context.Context, key []byte, n int) error {
 		n = scenarios.DefaultScanLength
 	}
 	_, stmt := t.readStmts()
-	iter := t.sess().Query(stmt, key, n).WithContext(ctx).Consistency(t.cfg.ReadConsistency).
+	iter := t.sess().Query(stmt, key, n).WithContext(ctx).Consistency(t.cfg.Read).
 		PageSize(t.cfg.PageSize).Idempotent(true).Iter()
 	sc := iter.Scanner()
 	rows := 0
@@ -519,7 +519,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 func (t *Target) batch(ctx context.Context, reqs []*targets.Request, idx []int) error {
 	s := t.sess()
 	b := s.NewBatch(gocql.UnloggedBatch).WithContext(ctx)
-	b.SetConsistency(t.cfg.WriteConsistency)
+	b.SetConsistency(t.cfg.Write)
 	for _, i := range idx {
 		b.Query(t.insertStmt(reqs[i].Fields), insertArgs(reqs[i])...)
 	}

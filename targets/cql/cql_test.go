@@ -100,17 +100,20 @@ func TestParseURL(t *testing.T) {
 	if c.Keyspace != "shop" || c.Table != "t1" || c.PageSize != 50 || c.Timeout != 2*time.Second || c.LocalDC != "dc1" {
 		t.Errorf("config %+v", c)
 	}
-	if c.ReadConsistency != gocql.One || c.WriteConsistency != gocql.LocalQuorum {
-		t.Errorf("consistency read %v write %v", c.ReadConsistency, c.WriteConsistency)
+	if c.Read != gocql.One || c.Write != gocql.LocalQuorum {
+		t.Errorf("consistency read %v write %v", c.Read, c.Write)
 	}
 	if got := c.Replication.CQL(); got != "{'class': 'NetworkTopologyStrategy', 'dc1': 3, 'dc2': 2}" {
 		t.Errorf("replication %s", got)
 	}
 	d, err := ParseURL("cqls://h")
-	if err != nil || !d.TLS || d.Keyspace != DefaultKeyspace || d.ReadConsistency != gocql.Quorum || d.Replication.CQL() != "{'class': 'SimpleStrategy', 'replication_factor': 1}" {
+	if err != nil || !d.TLS || d.Keyspace != DefaultKeyspace || d.Read != gocql.Quorum || d.Replication.CQL() != "{'class': 'SimpleStrategy', 'replication_factor': 1}" {
 		t.Errorf("defaults: %+v %v", d, err)
 	}
 	_, err = ParseURL("cql://u:pw@h/ks-x?consistency=MOST&page_size=0&bogus=1&replication=Foo:1")
+	if err != nil && strings.Contains(err.Error(), "\n") {
+		t.Errorf("a multi-line error: %v", err)
+	}
 	for _, want := range []string{"password", "keyspace", "consistency", "page_size", "bogus", "replication"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("bad URL: want a problem about %s in %v", want, err)
@@ -118,6 +121,29 @@ func TestParseURL(t *testing.T) {
 	}
 	if _, err := ParseURL("redis://h"); err == nil {
 		t.Error("redis:// accepted")
+	}
+}
+
+// TestValidateCQLURL: soakd validate reports a CQL URL's problems, each
+// at target.url with its line, through the same parser the target uses.
+func TestValidateCQLURL(t *testing.T) {
+	_, err := scenarios.Parse("bad.yaml", []byte("name: x\ntarget:\n  kind: scylla\n  url: \"cql://h/ks?consistancy=ONE&read_consistency=MOST&replication=SimpleStrategy:0\"\nphases: [{kind: steady, rate: 10, duration: 1s, mix: {read: 100}}]\n"))
+	var ps scenarios.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("not Problems: %v", err)
+	}
+	var msgs []string
+	for _, p := range ps {
+		msgs = append(msgs, p.Error())
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"bad.yaml:4", "consistancy", "MOST", "replication factor"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("problems lack %q:\n%s", want, all)
+		}
+	}
+	if len(ps) != 3 {
+		t.Errorf("%d problems, want 3:\n%s", len(ps), all)
 	}
 }
 
@@ -587,8 +613,8 @@ func TestCatalog(t *testing.T) {
 	}
 	if sc := have["scylla-weak-consistency.yaml"]; sc != nil {
 		c, _ := ParseURL(sc.Target.URL)
-		if c.ReadConsistency != gocql.One || c.WriteConsistency != gocql.Quorum {
-			t.Errorf("weak consistency: read %v write %v", c.ReadConsistency, c.WriteConsistency)
+		if c.Read != gocql.One || c.Write != gocql.Quorum {
+			t.Errorf("weak consistency: read %v write %v", c.Read, c.Write)
 		}
 	}
 	if sc := have["scylla-caching-500k-12h.yaml"]; sc != nil {

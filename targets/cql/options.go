@@ -3,32 +3,16 @@ package cql
 import (
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/soakd/soakd/scenarios"
 )
 
-// Defaults where the URL is silent.
+// Tuning that is not in the URL.
 const (
-	DefaultPort     = 9042
-	DefaultKeyspace = "ycsb"
-	DefaultTable    = "usertable"
-	// DefaultPageSize is the rows per page of a scan (and of any read
-	// that returns more than one row).
-	DefaultPageSize = 100
-	// DefaultReplication is the keyspace Prepare creates when none
-	// exists: one replica, fine for one node and for tests. Production
-	// runs say replication=NetworkTopologyStrategy:dc1=3.
-	DefaultReplication = "SimpleStrategy:1"
-	// DefaultTimeout is the driver's per-request timeout.
-	DefaultTimeout = 5 * time.Second
-	// DefaultConnectTimeout bounds dialing and the first handshake.
-	DefaultConnectTimeout = 5 * time.Second
 	// MaxConnsPerHost caps the default connection count: one CQL
 	// connection carries up to 32768 requests in flight.
 	MaxConnsPerHost = 16
@@ -38,7 +22,8 @@ const (
 	KeyColumn = "y_id"
 )
 
-// Config is what a cql:// URL says. Query parameters:
+// Config is a cql:// URL as the driver needs it. The URL's options and
+// defaults are scenarios.ParseCQLURL's (also used by soakd validate):
 //
 //	consistency=QUORUM        reads and writes (default QUORUM)
 //	read_consistency=ONE      reads (read, scan, the read of rmw)
@@ -57,97 +42,12 @@ const (
 //	batch=none|unlogged       see README: inserts are not batched by default
 //	metrics_port=9180         scrape each node's ScyllaDB Prometheus endpoint for ServerStats
 type Config struct {
-	Hosts             []string // host:port
-	Keyspace          string
-	Table             string
-	TLS               bool // cqls://
-	User              string
-	ReadConsistency   gocql.Consistency
-	WriteConsistency  gocql.Consistency
-	SerialConsistency gocql.SerialConsistency
-	Timeout           time.Duration
-	ConnectTimeout    time.Duration
-	PageSize          int
-	Replication       Replication
-	LocalDC           string
-	Conns             int
-	Proto             int
-	Compression       string
-	WriteCoalesce     time.Duration
-	WriteCoalesceSet  bool
-	Batch             string
-	MetricsPort       int
+	scenarios.CQLURL
+	Read, Write gocql.Consistency
+	Serial      gocql.SerialConsistency
 }
 
-// Replication is a keyspace replication strategy.
-type Replication struct {
-	Class   string         // SimpleStrategy | NetworkTopologyStrategy
-	Factors map[string]int // "replication_factor" or datacenter -> RF
-}
-
-// CQL renders the replication map: {'class': 'SimpleStrategy', 'replication_factor': 3}.
-func (r Replication) CQL() string {
-	keys := make([]string, 0, len(r.Factors))
-	for k := range r.Factors {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("{'class': '" + r.Class + "'")
-	for _, k := range keys {
-		fmt.Fprintf(&b, ", '%s': %d", k, r.Factors[k])
-	}
-	b.WriteString("}")
-	return b.String()
-}
-
-// ParseReplication reads SimpleStrategy:3 or NetworkTopologyStrategy:dc1=3,dc2=2
-// (short names simple and nts are accepted).
-func ParseReplication(s string) (Replication, error) {
-	class, rest, ok := strings.Cut(s, ":")
-	if !ok || rest == "" {
-		return Replication{}, fmt.Errorf("replication %q: want SimpleStrategy:RF or NetworkTopologyStrategy:dc1=RF,dc2=RF", s)
-	}
-	r := Replication{Factors: map[string]int{}}
-	switch strings.ToLower(class) {
-	case "simple", "simplestrategy":
-		r.Class = "SimpleStrategy"
-		n, err := strconv.Atoi(rest)
-		if err != nil || n < 1 {
-			return Replication{}, fmt.Errorf("replication %q: the replication factor must be a positive number", s)
-		}
-		r.Factors["replication_factor"] = n
-	case "nts", "networktopologystrategy":
-		r.Class = "NetworkTopologyStrategy"
-		for _, p := range strings.Split(rest, ",") {
-			dc, n, ok := strings.Cut(p, "=")
-			rf, err := strconv.Atoi(n)
-			if !ok || dc == "" || err != nil || rf < 0 || !validName(dc) {
-				return Replication{}, fmt.Errorf("replication %q: want dc=RF pairs, got %q", s, p)
-			}
-			r.Factors[dc] = rf
-		}
-	default:
-		return Replication{}, fmt.Errorf("replication %q: unknown class %q (use SimpleStrategy or NetworkTopologyStrategy)", s, class)
-	}
-	return r, nil
-}
-
-// validName reports whether s is a plain CQL identifier (keyspace,
-// table, datacenter): letters, digits, underscores and dashes (DCs).
-func validName(s string) bool {
-	if s == "" || len(s) > 48 {
-		return false
-	}
-	for _, c := range s {
-		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
-// ParseConsistency reads ONE, QUORUM, LOCAL_QUORUM, ... (any case).
+// ParseConsistency maps a level name (any case) to the driver's.
 func ParseConsistency(s string) (gocql.Consistency, error) {
 	switch strings.ToUpper(s) {
 	case "ANY":
@@ -169,174 +69,36 @@ func ParseConsistency(s string) (gocql.Consistency, error) {
 	case "LOCAL_ONE":
 		return gocql.LocalOne, nil
 	}
-	return 0, fmt.Errorf("unknown consistency level %q (use ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM, LOCAL_ONE or ANY)", s)
+	return 0, fmt.Errorf("unknown consistency level %q (use %s)", s, strings.Join(scenarios.CQLConsistencies, ", "))
 }
 
 // ParseURL reads cql://[user@]host1[:port],host2[:port]/keyspace?options
-// (cqls:// for TLS). Every problem is reported at once.
+// (cqls:// for TLS); every problem is in the one error.
 func ParseURL(raw string) (Config, error) {
-	c := Config{
-		Keyspace:         DefaultKeyspace,
-		Table:            DefaultTable,
-		ReadConsistency:  gocql.Quorum,
-		WriteConsistency: gocql.Quorum,
-		Timeout:          DefaultTimeout,
-		ConnectTimeout:   DefaultConnectTimeout,
-		PageSize:         DefaultPageSize,
-		Proto:            4,
-		Batch:            "none",
+	u, probs := scenarios.ParseCQLURL(raw)
+	if u.HasPassword {
+		probs = append(probs, "the URL holds a password; name an environment variable in target.auth.password_env")
 	}
-	c.SerialConsistency = gocql.Serial
-	c.Replication, _ = ParseReplication(DefaultReplication)
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	scheme, rest, ok := strings.Cut(raw, "://")
-	switch {
-	case !ok:
-		return c, errors.New("URL must start with cql:// or cqls://")
-	case scheme == "cql", scheme == "scylla", scheme == "cassandra":
-	case scheme == "cqls":
-		c.TLS = true
-	default:
-		return c, errors.New("URL must start with cql:// or cqls://")
+	c := Config{CQLURL: u, Serial: gocql.Serial}
+	if u.SerialConsistency == "LOCAL_SERIAL" {
+		c.Serial = gocql.LocalSerial
 	}
-	rest, query, _ := strings.Cut(rest, "?")
-	hostPart, path, _ := strings.Cut(rest, "/")
-	if at := strings.LastIndex(hostPart, "@"); at >= 0 {
-		info := hostPart[:at]
-		hostPart = hostPart[at+1:]
-		if u, _, hasPass := strings.Cut(info, ":"); hasPass {
-			bad("the URL holds a password; name an environment variable in target.auth.password_env")
-		} else if dec, err := url.PathUnescape(u); err == nil {
-			c.User = dec
-		}
+	var err error
+	if c.Read, err = ParseConsistency(u.ReadConsistency); err != nil {
+		probs = append(probs, err.Error())
 	}
-	for _, h := range strings.Split(hostPart, ",") {
-		h = strings.TrimSpace(h)
-		if h == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			h = net.JoinHostPort(strings.Trim(h, "[]"), strconv.Itoa(DefaultPort))
-		}
-		c.Hosts = append(c.Hosts, h)
+	if c.Write, err = ParseConsistency(u.WriteConsistency); err != nil {
+		probs = append(probs, err.Error())
 	}
-	if len(c.Hosts) == 0 {
-		bad("the URL names no host (cql://host1,host2:9042/keyspace)")
+	if len(probs) > 0 {
+		return c, errors.New(strings.Join(probs, "; "))
 	}
-	if path = strings.Trim(path, "/"); path != "" {
-		if !validName(path) || strings.Contains(path, "-") {
-			bad("keyspace %q: use letters, digits and underscores", path)
-		} else {
-			c.Keyspace = path
-		}
-	}
-	q, err := url.ParseQuery(query)
-	if err != nil {
-		bad("query: %v", err)
-	}
-	var both *gocql.Consistency
-	for k, vs := range q {
-		v := vs[len(vs)-1]
-		switch k {
-		case "consistency", "read_consistency", "write_consistency":
-			cl, err := ParseConsistency(v)
-			if err != nil {
-				bad("%s: %v", k, err)
-				continue
-			}
-			switch k {
-			case "consistency":
-				both = &cl
-			case "read_consistency":
-				c.ReadConsistency = cl
-			case "write_consistency":
-				c.WriteConsistency = cl
-			}
-		case "serial_consistency":
-			switch strings.ToUpper(v) {
-			case "SERIAL":
-				c.SerialConsistency = gocql.Serial
-			case "LOCAL_SERIAL":
-				c.SerialConsistency = gocql.LocalSerial
-			default:
-				bad("serial_consistency %q: use SERIAL or LOCAL_SERIAL", v)
-			}
-		case "timeout", "connect_timeout", "write_coalesce":
-			d, err := time.ParseDuration(v)
-			if err != nil || d < 0 {
-				bad("%s %q: want a duration such as 5s", k, v)
-				continue
-			}
-			switch k {
-			case "timeout":
-				c.Timeout = d
-			case "connect_timeout":
-				c.ConnectTimeout = d
-			default:
-				c.WriteCoalesce, c.WriteCoalesceSet = d, true
-			}
-		case "metrics_port":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 65535 {
-				bad("metrics_port %q: want a port number", v)
-				continue
-			}
-			c.MetricsPort = n
-		case "page_size", "conns", "proto":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				bad("%s %q: want a positive number", k, v)
-				continue
-			}
-			switch k {
-			case "page_size":
-				c.PageSize = n
-			case "conns":
-				c.Conns = n
-			default:
-				if n < 3 || n > 4 {
-					bad("proto %d: soakd speaks native protocol 3 or 4", n)
-				}
-				c.Proto = n
-			}
-		case "replication":
-			r, err := ParseReplication(v)
-			if err != nil {
-				bad("%v", err)
-				continue
-			}
-			c.Replication = r
-		case "table":
-			if !validName(v) || strings.Contains(v, "-") {
-				bad("table %q: use letters, digits and underscores", v)
-				continue
-			}
-			c.Table = v
-		case "local_dc":
-			c.LocalDC = v
-		case "compression":
-			if v != "snappy" && v != "none" {
-				bad("compression %q: use snappy or none", v)
-			}
-			c.Compression = v
-		case "batch":
-			if v != "none" && v != "unlogged" {
-				bad("batch %q: use none or unlogged", v)
-			}
-			c.Batch = v
-		default:
-			bad("unknown URL option %q (see the README's CQL section)", k)
-		}
-	}
-	if both != nil {
-		// consistency sets both; read_/write_consistency override it.
-		if _, ok := q["read_consistency"]; !ok {
-			c.ReadConsistency = *both
-		}
-		if _, ok := q["write_consistency"]; !ok {
-			c.WriteConsistency = *both
-		}
-	}
-	return c, errors.Join(errs...)
+	return c, nil
 }
+
+// DefaultTimeout and friends restate the URL defaults for callers here.
+const (
+	DefaultKeyspace = scenarios.CQLDefaultKeyspace
+	DefaultPageSize = scenarios.CQLDefaultPageSize
+	DefaultTimeout  = time.Duration(scenarios.CQLDefaultTimeout)
+)
