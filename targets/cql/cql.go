@@ -61,6 +61,7 @@ type Target struct {
 
 	bound        atomic.Bool // the session is bound to the keyspace
 	desc         atomic.Pointer[string]
+	hostLat      hostLatency
 	connErrors   atomic.Int64
 	scrapeErrors atomic.Int64
 	errCounts    [numErrKinds]atomic.Int64
@@ -171,6 +172,7 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 	}
 	cc.PoolConfig.HostSelectionPolicy = &hostCounter{HostSelectionPolicy: gocql.TokenAwareHostPolicy(fallback), up: map[string]bool{}}
 	cc.ConnectObserver = connObserver{t}
+	cc.QueryObserver = &t.hostLat
 	cc.Logger = log.New(os.Stderr, "soakd: gocql: ", 0)
 
 	var secrets []string

@@ -708,8 +708,11 @@ func TestTokenAwareAcrossNodes(t *testing.T) {
 		}
 	}
 	st, err := tg.ServerStats(ctx)
-	if err != nil || st["cql_peers"] != 2 || st["cql_hosts_up"] != 3 {
+	if err != nil || st["cql_peers"] != 2 || st["cql_hosts_up"] != 3 || st["cql_hosts_serving"] != 3 {
 		t.Errorf("stats %v %v", st, err)
+	}
+	if lo, hi := st["cql_host_mean_request_seconds_min"], st["cql_host_mean_request_seconds_max"]; lo <= 0 || hi < lo {
+		t.Errorf("per-host means: min %v max %v", lo, hi)
 	}
 }
 

@@ -99,6 +99,14 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 	out["cql_hosts_known"] = float64(known)
 	out["cql_hosts_up"] = float64(up)
 	out["cql_connect_errors_total"] = float64(t.connErrors.Load())
+	if maxMean, minMean, n, errs := t.hostLat.interval(); n > 0 {
+		// Per host, since the last stats call: the slowest and fastest
+		// host's mean request time, as the driver timed them.
+		out["cql_host_mean_request_seconds_max"] = maxMean
+		out["cql_host_mean_request_seconds_min"] = minMean
+		out["cql_hosts_serving"] = float64(n)
+		out["cql_host_request_errors"] = float64(errs)
+	}
 	for i, n := range errKindNames {
 		out["cql_errors_"+n+"_total"] = float64(t.errCounts[i].Load())
 	}
