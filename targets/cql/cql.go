@@ -197,18 +197,12 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 		return nil, nil, errors.New("a CQL user needs a password: name its environment variable in target.auth.password_env")
 	}
 	if c.TLS || st.TLS.Enabled || st.TLS.CAFile != "" || st.TLS.CertFile != "" {
-		host := c.Hosts[0]
-		if i := strings.LastIndex(host, ":"); i > 0 {
-			host = strings.Trim(host[:i], "[]")
-		}
-		tc, err := targets.TLSConfig(st.TLS, host)
+		// No default server name: the driver checks each node's
+		// certificate against the address it dials (nodes found in
+		// system.peers included) unless tls.server_name names one.
+		tc, err := targets.TLSConfig(st.TLS, "")
 		if err != nil {
 			return nil, nil, err
-		}
-		if len(c.Hosts) > 1 && st.TLS.ServerName == "" {
-			// Each node presents its own name: let crypto/tls check each
-			// against the address dialled instead of the first host.
-			tc.ServerName = ""
 		}
 		cc.SslOpts = &gocql.SslOptions{Config: tc, EnableHostVerification: !st.TLS.InsecureSkipVerify}
 	}
@@ -570,7 +564,9 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 		fields = sc.Record.Fields
 	}
 	t.setStatements(fields)
-	pctx, cancel := context.WithTimeout(ctx, max(t.cfg.Timeout, 10*time.Second))
+	// DDL waits for schema agreement across the nodes (up to the
+	// driver's 60 s).
+	pctx, cancel := context.WithTimeout(ctx, max(t.cfg.Timeout, 90*time.Second))
 	defer cancel()
 	stmts := []string{
 		"CREATE KEYSPACE IF NOT EXISTS " + t.cfg.Keyspace + " WITH replication = " + t.cfg.Replication.CQL(),

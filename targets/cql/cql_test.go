@@ -3,13 +3,22 @@ package cql
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/binary"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -19,6 +28,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/targets/cql/cqltest"
@@ -493,25 +503,19 @@ func TestBarrier(t *testing.T) {
 	if n, err := a.Arrived(ctx, "run1/p0"); err != nil || n != 0 {
 		t.Fatalf("before: %d %v", n, err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		done <- targets.WaitBarrier(ctx, a, "run1/p0", targets.BarrierWait{N: 2, Timeout: 10 * time.Second, Poll: 5 * time.Millisecond})
-	}()
-	time.Sleep(20 * time.Millisecond)
-	if err := targets.WaitBarrier(ctx, b, "run1/p0", targets.BarrierWait{N: 2, Timeout: 10 * time.Second, Poll: 5 * time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	c := openT(t, "cql://"+s.Addr()+"/ycsb?consistency=ONE", scenarios.Target{}, targets.Options{})
+	prepareT(t, c, 1)
+	shards := []targets.Barrier{a, b, c}
+	next := 0
+	testutil.StaggeredBarrier(t, ctx, func() targets.Barrier { next++; return shards[next-1] }, "run1/p0", 3, 100*time.Millisecond, 10*time.Second)
 	for _, r := range requestsFor(s, "soakd_barriers", cqltest.OpExecute) {
 		if r.Consistency != clQuorum {
 			t.Errorf("barrier %q at consistency 0x%04x, want QUORUM", r.Stmt, r.Consistency)
 		}
 	}
-	// A third arrival is a reused key: an error, not a pass.
-	if err := targets.WaitBarrier(ctx, a, "run1/p0", targets.BarrierWait{N: 2, Timeout: time.Second}); err == nil {
-		t.Error("third arrival passed")
+	// A fourth arrival is a reused key: an error, not a pass.
+	if err := targets.WaitBarrier(ctx, a, "run1/p0", targets.BarrierWait{N: 3, Timeout: time.Second}); err == nil {
+		t.Error("fourth arrival passed")
 	}
 }
 
@@ -787,5 +791,69 @@ func TestScyllaMetrics(t *testing.T) {
 	st, err = tg.ServerStats(context.Background())
 	if err != nil || st["cql_metrics_scrape_errors_total"] != 1 || st["cql_hosts_up"] != 1 {
 		t.Errorf("node metrics down: %v %v", st, err)
+	}
+}
+
+func writeCert(t *testing.T, dir, name string, tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, k
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &k.PublicKey, parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(k)
+	if err := os.WriteFile(filepath.Join(dir, name+".crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := x509.ParseCertificate(der)
+	return c, k
+}
+
+// TestTLS: cqls:// with tls.ca_file verifies the node's certificate
+// against the address dialled (127.0.0.1); without the CA, or with a
+// server_name the certificate does not hold, the connection is refused.
+func TestTLS(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	ca, caKey := writeCert(t, dir, "ca", &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "soakd test CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}, nil, nil)
+	writeCert(t, dir, "node", &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "node1"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}, ca, caKey)
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, "node.crt"), filepath.Join(dir, "node.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cqltest.StartTLS(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	tg := openT(t, "cqls://"+s.Addr()+"/ycsb", scenarios.Target{TLS: scenarios.TLS{CAFile: filepath.Join(dir, "ca.crt")}}, targets.Options{})
+	prepareT(t, tg, 1)
+	if err := tg.Do(context.Background(), record(scenarios.OpInsert, "k", 1)); err != nil {
+		t.Fatal(err)
+	}
+	for name, st := range map[string]scenarios.Target{
+		"no CA":      {Kind: "cql", URL: "cqls://" + s.Addr() + "/ycsb"},
+		"wrong name": {Kind: "cql", URL: "cqls://" + s.Addr() + "/ycsb", TLS: scenarios.TLS{CAFile: filepath.Join(dir, "ca.crt"), ServerName: "other.test"}},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		tg, err := targets.Open(ctx, st, targets.Options{})
+		cancel()
+		if err == nil {
+			tg.Close()
+			t.Errorf("%s: connected", name)
+		}
 	}
 }

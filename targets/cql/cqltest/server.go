@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/md5"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -125,9 +126,17 @@ type table struct {
 
 // Start listens on 127.0.0.1 on a free port.
 func Start() (*Server, error) {
+	return StartTLS(nil)
+}
+
+// StartTLS is Start with TLS on every connection when cfg is not nil.
+func StartTLS(cfg *tls.Config) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
+	}
+	if cfg != nil {
+		ln = tls.NewListener(ln, cfg)
 	}
 	return serve(ln, defaultNode()), nil
 }
