@@ -255,6 +255,18 @@ func (t *Target) opCtx(ctx context.Context, write bool) (context.Context, contex
 	return context.WithTimeout(ctx, d)
 }
 
+// errConnLost marks a driver error that says "context canceled" while
+// the op's own context was not: the driver cancels a connection's
+// requests when the connection closes under them.
+var errConnLost = errors.New("connection closed")
+
+func lost(ctx context.Context, err error) error {
+	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		return fmt.Errorf("%w: %w", errConnLost, err)
+	}
+	return err
+}
+
 // Statements. The column list is fixed at Prepare from the scenario's
 // record shape; inserts and updates name the fields the request holds.
 func (t *Target) insertStmt(fields []targets.Field) string {
@@ -319,7 +331,7 @@ func (t *Target) readStmts() (read, scan string) {
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 	ctx, cancel := t.opCtx(ctx, r.Op.IsWrite())
 	defer cancel()
-	return t.scrub(t.do(ctx, r))
+	return t.scrub(lost(ctx, t.do(ctx, r)))
 }
 
 func (t *Target) do(ctx context.Context, r *targets.Request) error {
@@ -519,7 +531,7 @@ func (t *Target) batch(ctx context.Context, reqs []*targets.Request, idx []int) 
 	for _, i := range idx {
 		b.Query(t.insertStmt(reqs[i].Fields), insertArgs(reqs[i])...)
 	}
-	return t.scrub(s.ExecuteBatch(b))
+	return t.scrub(lost(ctx, s.ExecuteBatch(b)))
 }
 
 // replicaOf names the host the token-aware policy would send key to

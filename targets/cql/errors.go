@@ -59,7 +59,7 @@ func kind(err error) (int, string) {
 	switch {
 	case errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, context.DeadlineExceeded):
 		return errClientTimeout, targets.ClassTimeout
-	case errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrConnectionClosed),
+	case errors.Is(err, errConnLost), errors.Is(err, gocql.ErrNoConnections), errors.Is(err, gocql.ErrConnectionClosed),
 		errors.Is(err, gocql.ErrSessionClosed), errors.Is(err, gocql.ErrTooManyTimeouts),
 		errors.Is(err, gocql.ErrNoStreams), errors.Is(err, gocql.ErrNoConnectionsStarted):
 		return errConnection, targets.ClassConnection
