@@ -628,6 +628,12 @@ func (t *Target) describe(ctx context.Context) {
 		return
 	}
 	d := "CQL " + release
+	// ScyllaDB reports its own version in system.versions (its
+	// release_version is a Cassandra compatibility figure).
+	var scylla string
+	if t.sess().Query("SELECT version FROM system.versions WHERE key = 'local'").WithContext(ctx).Consistency(gocql.One).Scan(&scylla) == nil && scylla != "" {
+		d = "ScyllaDB " + scylla + " (CQL " + release + ")"
+	}
 	if cluster != "" {
 		d += " cluster " + strconv.Quote(cluster)
 	}
