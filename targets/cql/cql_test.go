@@ -857,3 +857,56 @@ func TestTLS(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchedLoadThroughEngine loads through engine.Run with
+// batch=unlogged at 20000 inserts/s (the pacer wakes at most every
+// ~100 us, so each wake has several inserts due): the engine hands the
+// adapter bursts of due inserts, they arrive as UNLOGGED BATCH frames of
+// more than one insert, and every record lands, without errors.
+func TestBatchedLoadThroughEngine(t *testing.T) {
+	s := startServer(t)
+	url := "cql://" + s.Addr() + "/ycsb?batch=unlogged&write_consistency=ONE"
+	sc, err := scenarios.Parse("cql.yaml", []byte(`
+target: {kind: cql, url: "`+url+`"}
+record: {fields: 2, field_bytes: 20}
+keyspace: {records: 2000}
+phases:
+  - {name: load, kind: load, concurrency: 2, rate: 20000, max_lag: 60s}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := openT(t, url, sc.Target, targets.Options{Concurrency: sc.MaxConcurrency()})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: url, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Rows("ycsb.usertable"); n != 2000 {
+		t.Errorf("rows %d, want 2000", n)
+	}
+	ins := sum.Phases[0].Ops["insert"]
+	if ins.Count != 2000 || ins.Dropped != 0 {
+		t.Errorf("inserts: count %d dropped %d", ins.Count, ins.Dropped)
+	}
+	for class, n := range ins.Errors {
+		if n != 0 {
+			t.Errorf("%d %s errors", n, class)
+		}
+	}
+	var batched, statements int
+	for _, r := range s.Requests() {
+		if r.Opcode == cqltest.OpBatch {
+			batched++
+			statements += len(r.Batch)
+			if r.BatchType != 1 || r.Consistency != clOne {
+				t.Fatalf("batch type %d consistency 0x%04x", r.BatchType, r.Consistency)
+			}
+		}
+	}
+	if batched == 0 || statements <= batched {
+		t.Errorf("%d batches holding %d inserts: the engine's bursts were not batched", batched, statements)
+	}
+	t.Logf("%d batches, %d inserts in them", batched, statements)
+}
