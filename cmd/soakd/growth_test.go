@@ -26,8 +26,12 @@ target: {kind: redis, managed: {persistences: ["rdb:300", none]}}
 keyspace: {records: 10000}
 record: {fields: 1, field_bytes: 100}
 phases:
-  - {name: grow, kind: growth, concurrency: 2, mix: {get: 90, set: 10}, growth: {batch: 500, measure_rate: 400, measure_for: 300ms, stop_records: 1000}}
+  - {name: grow, kind: growth, concurrency: 2, mix: {get: 90, set: 10}, growth: {batch: 500, measure_rate: 400, measure_for: 1500ms, stop_records: 1000}}
 `)
+	// measure_for 1500ms: each variant's gets span at least two 1 s
+	// buckets of latency.hlog, so its latency-over-time plot has two
+	// points whatever the host's timing (with 300 ms both stages' gets
+	// could fall in one bucket, and the plot was left out).
 	run := filepath.Join(dir, "run")
 	a, _, errb := newApp()
 	if code := a.Main(context.Background(), []string{"run", sc, "--out", run, "--listen", "", "--quiet"}); code != 0 {
