@@ -130,7 +130,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
 	var f runFlags
-	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://); overrides the scenario's")
+	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://, cql://); overrides the scenario's")
 	fs.Float64Var(&f.rate, "rate", 0, "override every phase's rate (ops/s; 0 = closed loop)")
 	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration")
 	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
@@ -162,10 +162,13 @@ func (a *App) run(ctx context.Context, args []string) int {
 	if f.target != "" {
 		kind := scenarios.KindFromURL(f.target)
 		if kind == "" || kind == "embedded" {
-			fmt.Fprintf(a.Stderr, "soakd run: --target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)\n", scenarios.RedactURL(f.target))
+			fmt.Fprintf(a.Stderr, "soakd run: --target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)\n", scenarios.RedactURL(f.target))
 			return exitBadUsed
 		}
-		sc.Target.Kind, sc.Target.URL = kind, f.target
+		if scenarios.CanonicalKind(sc.Target.Kind) != kind {
+			sc.Target.Kind = kind // an alias (scylla, cassandra) naming the same adapter stays
+		}
+		sc.Target.URL = f.target
 	}
 	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
 	if f.rateSet {
