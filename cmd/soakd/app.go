@@ -123,13 +123,15 @@ type runFlags struct {
 	runID               string
 	barrierTimeout      time.Duration
 	seed                string
+	warmup, records     string
+	concurrency         int
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
 	var f runFlags
-	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://); overrides the scenario's")
+	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://, cql://); overrides the scenario's")
 	fs.Float64Var(&f.rate, "rate", 0, "override every phase's rate (ops/s; 0 = closed loop)")
 	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration")
 	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
@@ -141,6 +143,9 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.startAt, "start-at", "", "wait until this RFC3339 time before starting (a shared start for all shards)")
 	fs.StringVar(&f.runID, "run-id", "", "name of this run, the same on every shard: shards wait for each other in the store before every phase (default $SOAKD_RUN_ID, else derived from --start-at)")
 	fs.DurationVar(&f.barrierTimeout, "barrier-timeout", engine.DefaultBarrierTimeout, "give up when the other shards have not reached a phase barrier within this time")
+	fs.StringVar(&f.warmup, "warmup", "", "override every steady phase's warmup (e.g. 0s, 5s)")
+	fs.StringVar(&f.records, "records", "", "override keyspace.records and the records of load phases (e.g. 10000)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "override every phase's concurrency (workers)")
 	fs.StringVar(&f.seed, "seed", "", "random seed for keys, values and op order (overrides the scenario's seed; each shard and worker derives its own stream from it)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -156,7 +161,8 @@ func (a *App) run(ctx context.Context, args []string) int {
 		return exitBadUsed
 	}
 	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
-	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Seed: f.seed}
+	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Records: f.records, Concurrency: f.concurrency, Seed: f.seed,
+		Note: func(msg string) { fmt.Fprintf(a.Stderr, "soakd run: %s\n", msg) }}
 	if f.rateSet {
 		ov.Rate = &f.rate
 	}

@@ -29,7 +29,14 @@ type Overrides struct {
 	Target   string   // URL; the kind follows from its scheme
 	Rate     *float64 // every non-load phase's rate
 	Duration string   // every steady phase's duration
-	Seed     string
+	Warmup   string   // every steady phase's warmup
+	Records  string   // keyspace.records, and load phases' records
+	// Concurrency is every phase's workers (0: unchanged).
+	Concurrency int
+	Seed        string
+	// Note is told of an adjustment an override made (a warmup not
+	// shorter than the new duration); nil: none.
+	Note func(string)
 }
 
 // OverrideError is an override value that is wrong in itself; Name is
@@ -50,9 +57,12 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 	if o.Target != "" {
 		kind := scenarios.KindFromURL(o.Target)
 		if kind == "" || kind == "embedded" {
-			return nil, &OverrideError{"target", " " + scenarios.RedactURL(o.Target) + ": unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)"}
+			return nil, &OverrideError{"target", " " + scenarios.RedactURL(o.Target) + ": unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)"}
 		}
-		sc.Target.Kind, sc.Target.URL = kind, o.Target
+		if scenarios.CanonicalKind(sc.Target.Kind) != kind {
+			sc.Target.Kind = kind // an alias (scylla, cassandra) naming the same adapter stays
+		}
+		sc.Target.URL = o.Target
 	}
 	if o.Rate != nil {
 		if err := scenarios.CheckRate(*o.Rate, true); err != nil {
@@ -70,9 +80,49 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"duration", fmt.Sprintf(": %q is not a positive duration", o.Duration)}
 		}
 		for i := range sc.Phases {
-			if sc.Phases[i].Kind == scenarios.PhaseSteady {
-				sc.Phases[i].Duration = d
+			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady {
+				ph.Duration = d
+				if o.Warmup == "" && ph.Warmup >= d {
+					// A shorter try of a shipped scenario: keep a fifth
+					// of it as warmup instead of refusing it.
+					w := d / 5
+					if o.Note != nil {
+						o.Note(fmt.Sprintf("phase %s: warmup %s is not shorter than --duration %s; using warmup %s (set --warmup to choose)", ph.Name, ph.Warmup.D(), d.D(), w.D()))
+					}
+					ph.Warmup = w
+				}
 			}
+		}
+	}
+	if o.Warmup != "" {
+		d, err := scenarios.ParseDuration(o.Warmup)
+		if err != nil || d < 0 {
+			return nil, &OverrideError{"warmup", fmt.Sprintf(": %q is not a duration (e.g. 0s, 5s)", o.Warmup)}
+		}
+		for i := range sc.Phases {
+			if sc.Phases[i].Kind == scenarios.PhaseSteady {
+				sc.Phases[i].Warmup = d
+			}
+		}
+	}
+	if o.Records != "" {
+		n, err := strconv.ParseInt(o.Records, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, &OverrideError{"records", fmt.Sprintf(": %q is not a positive integer", o.Records)}
+		}
+		for i := range sc.Phases {
+			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseLoad && (ph.Records == sc.Keyspace.Records || ph.Records > n) {
+				ph.Records = n
+			}
+		}
+		sc.Keyspace.Records = n
+	}
+	if o.Concurrency != 0 {
+		if o.Concurrency < 0 || o.Concurrency > scenarios.MaxConcurrency {
+			return nil, &OverrideError{"concurrency", fmt.Sprintf(": %d is not in 1..%d", o.Concurrency, scenarios.MaxConcurrency)}
+		}
+		for i := range sc.Phases {
+			sc.Phases[i].Concurrency = o.Concurrency
 		}
 	}
 	if o.Seed != "" {
