@@ -123,42 +123,30 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	// yaml.v3 collects every type/unknown-field error before returning,
 	// skipping unknown keys and leaving mistyped fields zero, so the
 	// decoded scenario is still validated and a file's unknown keys and
-	// bad values are reported in one pass. Validation problems on a
-	// mistyped field (or inside or around it) are left out: the zero it
-	// decoded to is not what the file says.
+	// bad values are reported in one pass (FieldProblems leaves out the
+	// follow-on problems of a mistyped field).
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
-	var mistyped []string
 	if err := strict.Decode(&sc); err != nil {
-		dprobs := decodeProblems(file, err)
-		probs = append(probs, dprobs...)
+		probs = decodeProblems(file, err)
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
 			// The decoder stopped part way: nothing after it is known.
 			sortProblems(probs)
 			return nil, probs
 		}
-		mistyped = mistypedPaths(doc, dprobs)
 	}
 	sc.File = file
-	addField := func(path, msg string) {
-		for _, m := range mistyped {
-			if relatedPaths(path, m) {
-				return
-			}
-		}
-		probs = append(probs, Problem{File: file, Line: lineOf(doc, path), Field: path, Msg: msg})
-	}
+	var fes []FieldError
 	// concurrency: 0 written out is a mistake, not "use the default".
 	for i, p := range sc.Phases {
 		if path := fmt.Sprintf("phases[%d].concurrency", i); p.Concurrency == 0 && hasPath(doc, path) {
-			addField(path, fmt.Sprintf("must be at least 1 and at most %d (omit it for the default %d), got 0", MaxConcurrency, DefaultConcurrency))
+			fes = append(fes, FieldError{Path: path, Msg: fmt.Sprintf("must be at least 1 and at most %d (omit it for the default %d), got 0", MaxConcurrency, DefaultConcurrency)})
 		}
 	}
 	sc.ApplyDefaults()
-	for _, fe := range sc.Validate() {
-		addField(fe.Path, fe.Msg)
-	}
+	fes = append(fes, sc.Validate()...)
+	probs = append(probs, FieldProblems(file, doc, probs, fes)...)
 	if len(probs) > 0 {
 		sortProblems(probs)
 		return nil, probs
