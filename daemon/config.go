@@ -391,15 +391,15 @@ func LoadConfig(path string, getenv func(string) string) (*Config, error) {
 // ParseConfig is LoadConfig on bytes.
 func ParseConfig(file string, data []byte, getenv func(string) string) (*Config, error) {
 	c := Default(getenv)
-	doc, probs := scenarios.DecodeStrict(file, data, &c, "daemon config")
-	if len(probs) > 0 {
+	doc, probs, decoded := scenarios.DecodeStrict(file, data, &c, "daemon config")
+	if !decoded {
 		return nil, probs
 	}
+	// Unknown keys and mistyped values are reported with the values
+	// Validate refuses, in one pass.
 	c.File = file
 	c.ApplyDefaults()
-	for _, fe := range c.Validate() {
-		probs = append(probs, scenarios.Problem{File: file, Line: scenarios.LineOf(doc, fe.Path), Field: fe.Path, Msg: fe.Msg})
-	}
+	probs = append(probs, scenarios.FieldProblems(file, doc, probs, c.Validate())...)
 	if len(probs) > 0 {
 		scenarios.SortProblems(probs)
 		return nil, probs

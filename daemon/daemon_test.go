@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -630,4 +631,32 @@ func TestSameScenarioRunsOneAtATime(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("runs did not both complete")
+}
+
+// TestParseConfigUnknownKeyAndBadValueTogether: an unknown key and a value
+// Validate refuses come back from one ParseConfig, each with its line; a
+// mistyped value draws no follow-on problem for the zero it decoded to.
+func TestParseConfigUnknownKeyAndBadValueTogether(t *testing.T) {
+	src := "token_env: T\nmax_concurent: 3\nmax_queued: -1\nmax_concurrent: many\n"
+	_, err := ParseConfig("x.yaml", []byte(src), getenv(nil))
+	var ps scenarios.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("want Problems, got %v", err)
+	}
+	found := map[int]bool{}
+	for _, p := range ps {
+		switch {
+		case p.Line == 2 && strings.Contains(p.Msg, `unknown key "max_concurent"`):
+			found[2] = true
+		case p.Line == 3 && p.Field == "max_queued":
+			found[3] = true
+		case p.Line == 4 && strings.Contains(p.Msg, "many"):
+			found[4] = true
+		case p.Field == "max_concurrent":
+			t.Errorf("follow-on problem for a mistyped field: %v", p)
+		}
+	}
+	if !found[2] || !found[3] || !found[4] {
+		t.Errorf("want problems on lines 2, 3 and 4, got\n%v", ps)
+	}
 }

@@ -225,7 +225,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 				ph = &vp
 			}
 			pctx, ps := r.tracer.Start(ctx, "soakd.phase", trace.WithAttributes(attribute.String("soakd.phase", ph.Name),
-				attribute.String("soakd.phase.kind", ph.Kind), attribute.Float64("soakd.target_rate", ph.Rate)))
+				attribute.String("soakd.phase.kind", string(ph.Kind)), attribute.Float64("soakd.target_rate", ph.Rate)))
 			pr, err := r.runPhase(pctx, pi, ph)
 			if err != nil {
 				stopWatch()

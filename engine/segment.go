@@ -19,7 +19,7 @@ type segment struct {
 	Phase       string
 	Stage       string // "" for a phase that is one segment
 	StageIndex  int    // 1-based number of Stage; 0 when Stage is ""
-	Kind        string
+	Kind        scenarios.PhaseKind
 	Rate        float64 // 0 = closed loop
 	Duration    time.Duration
 	Limit       uint64 // ops to run (load); 0 = by duration

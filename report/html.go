@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 )
 
 // Point is one plotted value.
@@ -67,7 +68,7 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 	}
 	rd.Memory = s.Target.MemoryLimits.String()
 	for _, p := range s.Phases {
-		pp := PhasePlots{Phase: p.Name, Kind: p.Kind}
+		pp := PhasePlots{Phase: p.Name, Kind: string(p.Kind)}
 		if tl != nil {
 			if pl, ok := timelinePlot(&p, tl); ok {
 				pp.Plots = append(pp.Plots, pl)
@@ -89,7 +90,7 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			spec.Series = append(spec.Series, sr)
 		}
 		if len(p.Stages) > 0 && p.Capacity == nil { // a capacity phase shows its curve instead
-			byRecords := p.Kind == "growth"
+			byRecords := p.Kind == scenarios.PhaseGrowth
 			xl := "stage"
 			if byRecords {
 				xl = "dataset (records)"
@@ -184,7 +185,7 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 				n += "; server: " + strings.Join(c.Signals, "; ")
 			}
 			pp.Notes = append(pp.Notes, n)
-		} else if p.Kind == "growth" {
+		} else if p.Kind == scenarios.PhaseGrowth {
 			pp.Notes = append(pp.Notes, fmt.Sprintf("no cliff in %d stages", len(p.Stages)))
 		}
 		if len(spec.Series) > 0 {
@@ -233,7 +234,7 @@ func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots 
 	var order []string
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		if p.Kind != "growth" || p.Variant == "" || len(p.Stages) == 0 {
+		if p.Kind != scenarios.PhaseGrowth || p.Variant == "" || len(p.Stages) == 0 {
 			continue
 		}
 		base := strings.TrimSuffix(p.Name, "["+p.Variant+"]")

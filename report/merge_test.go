@@ -133,7 +133,7 @@ func TestMergeRunDirs(t *testing.T) {
 // writeCheckedShard writes a shard's run directory whose one phase has
 // the given check (as a summary.json of any soakd version would hold
 // it) and capacity outcome, with latencies lat (ns) of op read.
-func writeCheckedShard(t *testing.T, dir string, i, n int, kind string, held *float64, c rundir.Check, lat []int64) {
+func writeCheckedShard(t *testing.T, dir string, i, n int, kind scenarios.PhaseKind, held *float64, c rundir.Check, lat []int64) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -176,7 +176,7 @@ func TestMergedVerdicts(t *testing.T) {
 	capCheck := rundir.Check{What: "highest_rate_held", Limit: 0}
 	for _, tc := range []struct {
 		name   string
-		kind   string
+		kind   scenarios.PhaseKind
 		held   [2]*float64
 		check  rundir.Check
 		passed bool

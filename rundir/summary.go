@@ -8,6 +8,7 @@ package rundir
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/soakd/soakd/scenarios"
 	"os"
 	"path/filepath"
 	"time"
@@ -109,10 +110,10 @@ type OpResult struct {
 
 // PhaseResult is one phase.
 type PhaseResult struct {
-	Name  string    `json:"name"`
-	Kind  string    `json:"kind"`
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
+	Name  string              `json:"name"`
+	Kind  scenarios.PhaseKind `json:"kind"` // "?" when rebuilt from an interval log alone
+	Start time.Time           `json:"start"`
+	End   time.Time           `json:"end"`
 	Result
 	Stages []StageResult      `json:"stages,omitempty"`
 	Server map[string]float64 `json:"server,omitempty"`

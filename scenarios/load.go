@@ -120,28 +120,33 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	var sc Scenario
 	var probs Problems
 	// Decode a second time with KnownFields so unknown keys are errors;
-	// yaml.v3 collects every type/unknown-field error before returning.
+	// yaml.v3 collects every type/unknown-field error before returning,
+	// skipping unknown keys and leaving mistyped fields zero, so the
+	// decoded scenario is still validated and a file's unknown keys and
+	// bad values are reported in one pass (FieldProblems leaves out the
+	// follow-on problems of a mistyped field).
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	if err := strict.Decode(&sc); err != nil {
-		probs = append(probs, decodeProblems(file, err)...)
+		probs = decodeProblems(file, err)
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			// The decoder stopped part way: nothing after it is known.
+			sortProblems(probs)
+			return nil, probs
+		}
 	}
 	sc.File = file
-	if len(probs) > 0 {
-		sortProblems(probs)
-		return nil, probs
-	}
+	var fes []FieldError
 	// concurrency: 0 written out is a mistake, not "use the default".
 	for i, p := range sc.Phases {
 		if path := fmt.Sprintf("phases[%d].concurrency", i); p.Concurrency == 0 && hasPath(doc, path) {
-			probs = append(probs, Problem{File: file, Line: lineOf(doc, path), Field: path,
-				Msg: fmt.Sprintf("must be at least 1 and at most %d (omit it for the default %d), got 0", MaxConcurrency, DefaultConcurrency)})
+			fes = append(fes, FieldError{Path: path, Msg: fmt.Sprintf("must be at least 1 and at most %d (omit it for the default %d), got 0", MaxConcurrency, DefaultConcurrency)})
 		}
 	}
 	sc.ApplyDefaults()
-	for _, fe := range sc.Validate() {
-		probs = append(probs, Problem{File: file, Line: lineOf(doc, fe.Path), Field: fe.Path, Msg: fe.Msg})
-	}
+	fes = append(fes, sc.Validate()...)
+	probs = append(probs, FieldProblems(file, doc, probs, fes)...)
 	if len(probs) > 0 {
 		sortProblems(probs)
 		return nil, probs
@@ -214,6 +219,60 @@ func checkWidth(file string, n *yaml.Node) Problems {
 	}
 	sortProblems(probs)
 	return probs
+}
+
+// mistypedPaths returns the dotted paths of the fields whose values a
+// decode problem (other than an unknown key) is about: every key, and
+// every scalar value, on the problem's line (a block mapping or list
+// starts on its first entry's line, so it is named only by its key). In
+// flow style (`{rate: x, to: 5}`) that is more than the one field, which
+// only leaves out more follow-on problems.
+func mistypedPaths(doc *yaml.Node, probs Problems) []string {
+	lines := map[int]bool{}
+	for _, p := range probs {
+		if p.Line > 0 && !strings.HasPrefix(p.Msg, "unknown key ") {
+			lines[p.Line] = true
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	var out []string
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				p := k.Value
+				if path != "" {
+					p = path + "." + k.Value
+				}
+				if lines[k.Line] || (v.Kind == yaml.ScalarNode && lines[v.Line]) {
+					out = append(out, p)
+				}
+				walk(v, p)
+			}
+		case yaml.SequenceNode:
+			for i, v := range n.Content {
+				p := fmt.Sprintf("%s[%d]", path, i)
+				if v.Kind == yaml.ScalarNode && lines[v.Line] {
+					out = append(out, p)
+				}
+				walk(v, p)
+			}
+		}
+	}
+	walk(doc, "")
+	return out
+}
+
+// relatedPaths says whether one dotted path is the other or lies inside it.
+func relatedPaths(a, b string) bool {
+	inside := func(x, y string) bool {
+		return x == y || strings.HasPrefix(x, y+".") || strings.HasPrefix(x, y+"[")
+	}
+	return inside(a, b) || inside(b, a)
 }
 
 // hasPath says whether the dotted path exists in doc.

@@ -242,3 +242,50 @@ phases:
 		t.Errorf("managed %+v", m)
 	}
 }
+
+// TestParseReportsUnknownKeysAndBadValuesTogether: unknown keys, mistyped
+// values and values Validate refuses come back from one Parse, each with
+// its line; a mistyped field does not also draw a problem for the zero it
+// decoded to.
+func TestParseReportsUnknownKeysAndBadValuesTogether(t *testing.T) {
+	src := `name: t
+target:
+  kind: redis
+  urll: redis://x
+keyspace:
+  records: -3
+phases:
+  - kind: steady
+    rate: -5
+    duration: soon
+    concurrency: many
+    mix: {read: 50, frobnicate: 40}
+`
+	ps := problemsOf(t, src)
+	for _, want := range []struct {
+		line  int
+		field string
+		sub   string
+	}{
+		{4, "", `unknown key "urll"`},
+		{6, "keyspace.records", "at least 1"},
+		{9, "phases[0].rate", "positive"},
+		{10, "", "not a duration"},
+		{11, "", "many"},
+		{12, "phases[0].mix.frobnicate", "unknown op"},
+	} {
+		if !hasProblem(ps, want.line, want.field, want.sub) {
+			t.Errorf("missing s.yaml:%d %s %q in\n%v", want.line, want.field, want.sub, ps)
+		}
+	}
+	for _, p := range ps {
+		if p.Field == "phases[0].duration" || p.Field == "phases[0].concurrency" {
+			t.Errorf("follow-on problem for a mistyped field: %v", p)
+		}
+	}
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Line < ps[i-1].Line {
+			t.Errorf("problems not in line order:\n%v", ps)
+		}
+	}
+}

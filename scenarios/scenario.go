@@ -5,6 +5,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,33 +115,82 @@ type Record struct {
 
 // Keyspace says which keys exist and how ops choose them.
 type Keyspace struct {
-	Records      int64   `yaml:"records"`
-	Prefix       string  `yaml:"prefix"`
-	Distribution string  `yaml:"distribution"` // uniform | zipfian | hotspot | latest
-	HotFraction  float64 `yaml:"hot_fraction"` // hotspot: share of keys that are hot
-	HotOps       float64 `yaml:"hot_ops"`      // hotspot: share of ops that go to them
-	ZipfTheta    float64 `yaml:"zipf_theta"`   // zipfian/latest constant, default 0.99
-	ScanLength   int     `yaml:"scan_length"`  // records per scan, default 100
+	Records      int64        `yaml:"records"`
+	Prefix       string       `yaml:"prefix"`
+	Distribution Distribution `yaml:"distribution"` // uniform | zipfian | hotspot | latest
+	HotFraction  float64      `yaml:"hot_fraction"` // hotspot: share of keys that are hot
+	HotOps       float64      `yaml:"hot_ops"`      // hotspot: share of ops that go to them
+	ZipfTheta    float64      `yaml:"zipf_theta"`   // zipfian/latest constant, default 0.99
+	ScanLength   int          `yaml:"scan_length"`  // records per scan, default 100
 	// Ordered keys (no hashing of the record number) for stores that scan
 	// by key range; default false like YCSB's insertorder=hashed.
 	Ordered bool `yaml:"ordered"`
 }
 
+// PhaseKind is a phase's kind: the YAML `kind:` of a phase.
+type PhaseKind string
+
 // Phase kinds.
 const (
-	PhaseLoad     = "load"
-	PhaseSteady   = "steady"
-	PhaseRamp     = "ramp"
-	PhaseCapacity = "capacity"
-	PhaseGrowth   = "growth"
+	PhaseLoad     PhaseKind = "load"
+	PhaseSteady   PhaseKind = "steady"
+	PhaseRamp     PhaseKind = "ramp"
+	PhaseCapacity PhaseKind = "capacity"
+	PhaseGrowth   PhaseKind = "growth"
 )
+
+// PhaseKinds lists the phase kinds in the order messages name them.
+var PhaseKinds = []PhaseKind{PhaseLoad, PhaseSteady, PhaseRamp, PhaseCapacity, PhaseGrowth}
+
+// Valid reports whether k is one of the phase kinds.
+func (k PhaseKind) Valid() bool {
+	return slices.Contains(PhaseKinds, k)
+}
+
+// ParsePhaseKind returns the phase kind named s, or an error naming the
+// kinds there are.
+func ParsePhaseKind(s string) (PhaseKind, error) {
+	if k := PhaseKind(s); k.Valid() {
+		return k, nil
+	}
+	return "", fmt.Errorf("unknown phase kind %q (use load, steady, ramp, capacity or growth)", s)
+}
+
+// Distribution is how ops choose keys: the YAML keyspace.distribution.
+type Distribution string
+
+// Key distributions.
+const (
+	DistUniform Distribution = "uniform"
+	DistZipfian Distribution = "zipfian"
+	DistHotspot Distribution = "hotspot"
+	DistLatest  Distribution = "latest"
+)
+
+// Distributions lists the key distributions in the order messages name
+// them.
+var Distributions = []Distribution{DistUniform, DistZipfian, DistHotspot, DistLatest}
+
+// Valid reports whether d is one of the distributions.
+func (d Distribution) Valid() bool {
+	return slices.Contains(Distributions, d)
+}
+
+// ParseDistribution returns the distribution named s, or an error naming
+// the distributions there are.
+func ParseDistribution(s string) (Distribution, error) {
+	if d := Distribution(s); d.Valid() {
+		return d, nil
+	}
+	return "", fmt.Errorf("unknown distribution %q (use uniform, zipfian, hotspot or latest)", s)
+}
 
 // Phase is one part of a run.
 type Phase struct {
-	Name     string   `yaml:"name"`
-	Kind     string   `yaml:"kind"`
-	Rate     float64  `yaml:"rate"` // ops/s; 0 = closed loop
-	Duration Duration `yaml:"duration"`
+	Name     string    `yaml:"name"`
+	Kind     PhaseKind `yaml:"kind"`
+	Rate     float64   `yaml:"rate"` // ops/s; 0 = closed loop
+	Duration Duration  `yaml:"duration"`
 	// Requests bounds a steady phase by a count of ops, like
 	// redis-benchmark -n: alone, the phase runs until that many ops are
 	// scheduled (closed loop: started); with duration, whichever comes

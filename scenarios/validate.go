@@ -124,9 +124,9 @@ func (s *Scenario) ApplyDefaults() {
 		s.Keyspace.Prefix = DefaultPrefix
 	}
 	if s.Keyspace.Distribution == "" {
-		s.Keyspace.Distribution = "uniform"
+		s.Keyspace.Distribution = DistUniform
 	}
-	if s.Keyspace.Distribution == "hotspot" {
+	if s.Keyspace.Distribution == DistHotspot {
 		if s.Keyspace.HotFraction == 0 {
 			s.Keyspace.HotFraction = 0.2
 		}
@@ -332,8 +332,8 @@ func (s *Scenario) Validate() []FieldError {
 		add("keyspace.records", "must be at least 1 and at most %d, got %d", int64(MaxRecords), ks.Records)
 	}
 	switch ks.Distribution {
-	case "uniform", "zipfian", "latest":
-	case "hotspot":
+	case DistUniform, DistZipfian, DistLatest:
+	case DistHotspot:
 		if ks.HotFraction <= 0 || ks.HotFraction >= 1 {
 			add("keyspace.hot_fraction", "must be between 0 and 1 (exclusive), got %g", ks.HotFraction)
 		}
@@ -341,7 +341,8 @@ func (s *Scenario) Validate() []FieldError {
 			add("keyspace.hot_ops", "must be between 0 (exclusive) and 1, got %g", ks.HotOps)
 		}
 	default:
-		add("keyspace.distribution", "unknown distribution %q (use uniform, zipfian, hotspot or latest)", ks.Distribution)
+		_, err := ParseDistribution(string(ks.Distribution))
+		add("keyspace.distribution", "%s", err)
 	}
 	if ks.ZipfTheta <= 0 || ks.ZipfTheta >= 1 {
 		add("keyspace.zipf_theta", "must be between 0 and 1 (exclusive), got %g", ks.ZipfTheta)
@@ -494,7 +495,9 @@ func (s *Scenario) Validate() []FieldError {
 		case "":
 			add(pp+".kind", "every phase needs a kind (load, steady, ramp, capacity or growth)")
 		default:
-			add(pp+".kind", "unknown phase kind %q (use load, steady, ramp, capacity or growth)", p.Kind)
+			if _, err := ParsePhaseKind(string(p.Kind)); err != nil {
+				add(pp+".kind", "%s", err)
+			}
 		}
 	}
 	for op, lim := range s.SLO.Latency {
@@ -688,7 +691,7 @@ func foreignKeys(pp string, p *Phase) []FieldError {
 		return nil
 	}
 	var errs []FieldError
-	add := func(key, kind string) {
+	add := func(key string, kind PhaseKind) {
 		errs = append(errs, FieldError{Path: pp + "." + key, Msg: fmt.Sprintf("only a %s phase takes %s (this is a %s phase)", kind, key, p.Kind)})
 	}
 	if p.Kind != PhaseRamp {

@@ -38,10 +38,10 @@ func (c *Inserted) Max(v int64) {
 // for per-worker choosers.
 func NewChoosers(ks Keyspace, inserted *Inserted) (func() Chooser, error) {
 	switch ks.Distribution {
-	case "zipfian":
+	case DistZipfian:
 		z := newZipf(ks.Records, ks.ZipfTheta) // read-only once built
 		return func() Chooser { return &scrambledZipf{z: z, n: ks.Records} }, nil
-	case "latest":
+	case DistLatest:
 		if inserted == nil {
 			inserted = &Inserted{}
 			inserted.Store(ks.Records)
@@ -64,11 +64,11 @@ func NewChoosers(ks Keyspace, inserted *Inserted) (func() Chooser, error) {
 func NewChooser(ks Keyspace, inserted *Inserted) (Chooser, error) {
 	n := ks.Records
 	switch ks.Distribution {
-	case "", "uniform":
+	case "", DistUniform:
 		return &uniform{n: n, inserted: inserted}, nil
-	case "zipfian":
+	case DistZipfian:
 		return &scrambledZipf{z: newZipf(n, ks.ZipfTheta), n: n}, nil
-	case "hotspot":
+	case DistHotspot:
 		hot := int64(math.Round(float64(n) * ks.HotFraction))
 		if hot < 1 {
 			hot = 1
@@ -77,7 +77,7 @@ func NewChooser(ks Keyspace, inserted *Inserted) (Chooser, error) {
 			hot = n - 1
 		}
 		return &hotspot{n: n, hot: hot, hotOps: ks.HotOps}, nil
-	case "latest":
+	case DistLatest:
 		if inserted == nil {
 			inserted = &Inserted{}
 			inserted.Store(n)
