@@ -280,7 +280,14 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 
 	// Each file is tried even when an earlier one failed (a full disk):
 	// whatever can be written is, and the caller still gets the summary.
-	werr := errors.Join(r.writeHistograms(), r.finishHlog(), WriteRunDir(o.OutDir, sum))
+	herr := r.writeHistograms()
+	lerr := r.finishHlog()
+	if lerr == nil {
+		// Change points come from the finished latency.hlog; a log that
+		// cannot be read back only leaves them out.
+		_ = FindChangePoints(o.OutDir, sum, r.interval)
+	}
+	werr := errors.Join(herr, lerr, WriteRunDir(o.OutDir, sum))
 	if werr != nil {
 		return sum, &WriteError{Dir: o.OutDir, Err: werr}
 	}

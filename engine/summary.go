@@ -111,6 +111,9 @@ type PhaseResult struct {
 	Cliff   *Cliff `json:"cliff,omitempty"`
 	// Capacity phases: the search's outcome.
 	Capacity *CapacityResult `json:"capacity,omitempty"`
+	// ChangePoints are where the phase's per-op latency or rate shifted
+	// (see changes.go).
+	ChangePoints []ChangePoint `json:"change_points,omitempty"`
 }
 
 // StageResult is one stage of a ramp, growth or capacity phase.
@@ -389,6 +392,7 @@ func (s *Summary) Text() string {
 		}
 		writeGrowthCapacity(&b, &p)
 		writeChecks(&b, p.SLO)
+		writeChangePoints(&b, &p)
 	}
 	fmt.Fprintf(&b, "\n%s\n", VerdictLine(s.Status, s.StatusReason, s.SLO))
 	return b.String()

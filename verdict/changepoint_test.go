@@ -43,7 +43,7 @@ func TestDetectSyntheticSeries(t *testing.T) {
 		{name: "step down", xs: series(2, 200, steps([]int{80}, []float64{10, 7.5}), constant(1)), want: []int{80}, slack: 3, up: []bool{false}},
 		{name: "up then down then up", xs: series(3, 400, steps([]int{100, 200, 300}, []float64{10, 14, 9, 12}), constant(1)),
 			want: []int{100, 200, 300}, slack: 3, up: []bool{true, false, true}},
-		{name: "small step in a long series", xs: series(4, 720, steps([]int{500}, []float64{10, 10.8}), constant(1)), want: []int{500}, slack: 15, up: []bool{true}},
+		{name: "small step in a long series", xs: series(4, 720, steps([]int{500}, []float64{10, 11}), constant(1)), want: []int{500}, slack: 10, up: []bool{true}},
 		{name: "variance change", xs: series(5, 300, constant(10), steps([]int{150}, []float64{0.5, 3})), want: []int{150}, slack: 10},
 		{name: "slow linear drift", xs: series(6, 300, func(i int) float64 { return 10 + 2*float64(i)/300 }, constant(1))},
 		{name: "slow drift of a 12 h run at 1 min", xs: series(7, 720, func(i int) float64 { return 10 + 3*float64(i)/720 }, constant(1))},
@@ -61,8 +61,8 @@ func TestDetectSyntheticSeries(t *testing.T) {
 				if d := cp.Index - c.want[i]; d < -c.slack || d > c.slack {
 					t.Errorf("change %d at %d, want %d ±%d", i, cp.Index, c.want[i], c.slack)
 				}
-				if cp.PValue <= 0 || cp.PValue > 0.01 {
-					t.Errorf("change %d: p = %v, want in (0, 0.01]", i, cp.PValue)
+				if cp.PValue <= 0 || cp.PValue > 0.005 {
+					t.Errorf("change %d: p = %v, want in (0, 0.005]", i, cp.PValue)
 				}
 				if c.up != nil && (cp.After > cp.Before) != c.up[i] {
 					t.Errorf("change %d: before %v after %v, want up=%v", i, cp.Before, cp.After, c.up[i])
