@@ -145,3 +145,20 @@ func writeChangePoints(b *strings.Builder, p *PhaseResult) {
 		fmt.Fprintf(b, "  %s\n", c)
 	}
 }
+
+// changeMarks are a phase's change points as chart marks, one per op
+// and offset: "change: get p50, p99".
+func changeMarks(p *PhaseResult) []Point {
+	var out []Point
+	at := map[string]int{}
+	for _, c := range p.ChangePoints {
+		k := fmt.Sprintf("%s@%g", c.Op, c.OffsetSeconds)
+		if i, ok := at[k]; ok {
+			out[i].Label += ", " + c.Metric
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, Point{X: c.OffsetSeconds, Label: "change: " + c.Op + " " + c.Metric})
+	}
+	return out
+}

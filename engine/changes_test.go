@@ -230,3 +230,43 @@ func logSeries(t *testing.T, dir string, sum *Summary) {
 		t.Logf("+%.1fs %d ops p50 %s p99 %s", tp.At.Sub(p.Start).Seconds(), tp.Count, fmtDur(tp.P50), fmtDur(tp.P99))
 	}
 }
+
+// TestChangeMarks: the latency-over-time chart marks each change point,
+// one mark per op and offset naming every metric that changed there.
+func TestChangeMarks(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := PhaseResult{Name: "p", Kind: "steady", Start: start, End: start.Add(200 * time.Second),
+		Stages: []StageResult{{Name: "stage-1", Start: start}}}
+	s := &Summary{Phases: []PhaseResult{p}}
+	buf := syntheticLog(t, start, 200, func(i int) float64 {
+		if i < 90 {
+			return 0.001
+		}
+		return 0.003
+	}, func(int) int { return 200 })
+	log := buf.Bytes()
+	if err := findChangePoints(bytes.NewReader(log), "test.hlog", s, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := readTimeline(bytes.NewReader(log), "test.hlog", s, timelineWidth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, ok := timelinePlot(&s.Phases[0], tl)
+	if !ok {
+		t.Fatal("no plot")
+	}
+	want := []Point{{X: 0, Label: "stage-1"}, {X: 90, Label: "change: get p50, p99, p99.9"}}
+	if len(pl.Marks) != len(want) {
+		t.Fatalf("marks %+v, want %+v", pl.Marks, want)
+	}
+	for i := range want {
+		if pl.Marks[i].Label != want[i].Label || math.Abs(pl.Marks[i].X-want[i].X) > 2 {
+			t.Errorf("mark %d: %+v, want %+v", i, pl.Marks[i], want[i])
+		}
+	}
+	html := string(ReportHTML([]*Summary{s}, []*Timeline{tl}))
+	if !strings.Contains(html, "change: get p50, p99, p99.9") {
+		t.Error("report.html has no change mark")
+	}
+}

@@ -130,7 +130,8 @@ func readTimeline(rd io.Reader, name string, s *Summary, width func(time.Duratio
 }
 
 // timelinePlot draws each op's p99 per bucket against seconds since the
-// phase start, with a mark at each stage's start.
+// phase start, with a mark at each stage's start and at each change
+// point.
 func timelinePlot(p *PhaseResult, tl *Timeline) (Plot, bool) {
 	ops := tl.Phases[p.Name]
 	if len(ops) == 0 {
@@ -155,5 +156,6 @@ func timelinePlot(p *PhaseResult, tl *Timeline) (Plot, bool) {
 			pl.Marks = append(pl.Marks, Point{X: round6(math.Max(0, st.Start.Sub(p.Start).Seconds())), Label: st.Name})
 		}
 	}
+	pl.Marks = append(pl.Marks, changeMarks(p)...)
 	return pl, true
 }
