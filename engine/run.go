@@ -285,7 +285,13 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if lerr == nil {
 		// Change points come from the finished latency.hlog; a log that
 		// cannot be read back only leaves them out.
-		_ = FindChangePoints(o.OutDir, sum, r.interval)
+		if FindChangePoints(o.OutDir, sum, r.interval) == nil && o.Exporter != nil {
+			for _, p := range sum.Phases {
+				for _, c := range p.ChangePoints {
+					o.Exporter.AddChangePoint(p.Name, c.Op, c.Metric, c.After > c.Before)
+				}
+			}
+		}
 	}
 	werr := errors.Join(herr, lerr, WriteRunDir(o.OutDir, sum))
 	if werr != nil {
