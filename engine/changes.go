@@ -52,8 +52,9 @@ func (c ChangePoint) String() string {
 	if c.Metric == MetricRate {
 		f = func(v float64) string { return fmt.Sprintf("%.1f ops/s", v) }
 	}
+	off := time.Duration(c.OffsetSeconds * float64(time.Second)).Round(time.Millisecond)
 	return fmt.Sprintf("change: %s %s at +%s (%s): %s -> %s (p=%.3g)", c.Op, c.Metric,
-		fmtDur(c.OffsetSeconds), c.At.Format(time.RFC3339), f(c.Before), f(c.After), c.PValue)
+		off, c.At.Format(time.RFC3339), f(c.Before), f(c.After), c.PValue)
 }
 
 // changeWidth is the bucket width of a phase lasting d read from a log
