@@ -343,7 +343,7 @@ func (c *Config) checkScenario(p, file, target string) []error {
 	}
 	if target != "" {
 		if k := scenarios.KindFromURL(target); k == "" || k == "embedded" {
-			errs = append(errs, scenarios.FieldError{Path: p + ".target", Msg: fmt.Sprintf("%s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)", scenarios.RedactURL(target))})
+			errs = append(errs, scenarios.FieldError{Path: p + ".target", Msg: fmt.Sprintf("%s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)", scenarios.RedactURL(target))})
 		}
 	}
 	return errs

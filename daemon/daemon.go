@@ -518,9 +518,12 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 	if req.target != "" {
 		kind := scenarios.KindFromURL(req.target)
 		if kind == "" || kind == "embedded" {
-			return Entry{}, nil, fmt.Errorf("target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)", scenarios.RedactURL(req.target))
+			return Entry{}, nil, fmt.Errorf("target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)", scenarios.RedactURL(req.target))
 		}
-		sc.Target.Kind, sc.Target.URL = kind, req.target
+		if scenarios.CanonicalKind(sc.Target.Kind) != kind {
+			sc.Target.Kind = kind // an alias (scylla, cassandra) naming the same adapter stays
+		}
+		sc.Target.URL = req.target
 		if fes := sc.Validate(); len(fes) > 0 {
 			msgs := make([]string, len(fes))
 			for i, fe := range fes {

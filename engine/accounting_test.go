@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -386,3 +388,16 @@ phases:
 		t.Errorf("dropped reads %d updates %d: the split should follow the 90/10 mix", r, u)
 	}
 }
+
+// TestProgressShowsLoadETA: a load's progress line says how far it is
+// and when it ends at the last interval's pace.
+func TestProgressShowsLoadETA(t *testing.T) {
+	mix, _ := scenarios.NewMix(map[string]float64{"insert": 100})
+	seg := &segment{Phase: "load", Limit: 1000, Mix: mix}
+	line := progressLine(seg, 0, 2*time.Second, 100, 250, metricsSet(mix), targets.Classes())
+	if !strings.HasPrefix(line, "[load 2s 250/1000 ETA 8s] closed-loop achieved 100/s") {
+		t.Errorf("progress line %q", line)
+	}
+}
+
+func metricsSet(m *scenarios.Mix) *metrics.Set { return metrics.NewSet(m.Ops()) }

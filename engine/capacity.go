@@ -230,7 +230,7 @@ func (r *runner) settle(ctx context.Context, base segment, mix *scenarios.Mix, r
 // not measurement, so it feeds neither Prometheus nor latency.hlog.
 type progressOnly struct{ r *runner }
 
-func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed int64) {
+func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64) {
 	if p.r.opts.Progress == nil {
 		return
 	}
@@ -238,7 +238,7 @@ func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.
 	if dt := to.Sub(from).Seconds(); dt > 0 {
 		achieved = float64(completed) / dt
 	}
-	fmt.Fprintln(p.r.opts.Progress, progressLine(seg, seg.Rate, elapsed, achieved, w, p.r.classes))
+	fmt.Fprintln(p.r.opts.Progress, progressLine(seg, seg.Rate, elapsed, achieved, done, w, p.r.classes))
 }
 
 // searchCapacity is the search itself (rates are whole ops/s): step up by

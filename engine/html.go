@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -369,25 +370,29 @@ func SVGPlot(p Plot) string {
 	if ymax <= 0 {
 		ymax = 1
 	}
-	ymax *= 1.08
+	// Round ticks (1, 2 or 5 x 10^k) from 0 up to the first at or above
+	// the data: the axis ends on a labelled round value.
+	yticks := niceTicks(0, ymax, 5)
+	ymax = yticks[len(yticks)-1]
 	sx := func(x float64) float64 { return ml + (x-xmin)/(xmax-xmin)*pw }
 	sy := func(y float64) float64 { return mt + ph - y/ymax*ph }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, w, h, w, h)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="16" font-weight="bold">%s</text>`, ml, html.EscapeString(p.Title))
 	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, ml, mt+ph, ml+pw, mt+ph, ml, mt, ml, mt+ph)
-	for i := 0; i <= 4; i++ {
-		y := ymax / 1.08 * float64(i) / 4
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, ml, sy(y), ml+pw, sy(y), ml-4, sy(y)+4, axisLabel(p.YLabel, y))
+	for _, y := range yticks {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, ml, sy(y), ml+pw, sy(y), ml-4, sy(y)+4, tickLabel(p.YLabel, y))
 	}
 	if len(p.XTicks) > 0 {
 		for _, t := range p.XTicks {
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(t.X), mt+ph+14, html.EscapeString(t.Label))
 		}
 	} else {
-		for i := 0; i <= 4; i++ {
-			x := xmin + (xmax-xmin)*float64(i)/4
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(x), mt+ph+14, siNum(x))
+		for _, x := range niceTicks(xmin, xmax, 5) {
+			if x < xmin-1e-9*(xmax-xmin) || x > xmax+1e-9*(xmax-xmin) {
+				continue
+			}
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(x), mt+ph+14, tickLabel(p.XLabel, x))
 		}
 	}
 	for _, m := range p.Marks {
@@ -422,6 +427,58 @@ func SVGPlot(p Plot) string {
 	}
 	b.WriteString("</svg>")
 	return b.String()
+}
+
+// niceTicks returns about n round ticks (a step of 1, 2 or 5 x 10^k)
+// from the last one at or below lo to the first at or above hi.
+func niceTicks(lo, hi float64, n int) []float64 {
+	if !(hi > lo) || n < 2 {
+		return []float64{lo, hi}
+	}
+	raw := (hi - lo) / float64(n-1)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	// The round step whose tick count is closest to n (the finer on a tie).
+	step, best := 10*mag, math.Inf(1)
+	for _, m := range []float64{1, 2, 5, 10} {
+		st := m * mag
+		count := math.Ceil(hi/st-1e-9) - math.Floor(lo/st+1e-9) + 1
+		if d := math.Abs(count - float64(n)); d < best {
+			step, best = st, d
+		}
+	}
+	first := math.Floor(lo/step) * step
+	var out []float64
+	for k := 0; k < 100; k++ {
+		t := first + float64(k)*step
+		// Snap away float noise (0.30000000000000004 -> 0.3).
+		t = math.Round(t/step) * step
+		out = append(out, t)
+		if t >= hi-step*1e-9 {
+			break
+		}
+	}
+	return out
+}
+
+// tickLabel writes a round tick value compactly: "800ms", "1.5ms",
+// "250us", "2s" for durations, "20k" or "1.5" otherwise.
+func tickLabel(unit string, v float64) string {
+	if !strings.Contains(unit, "(s)") {
+		return siNum(v)
+	}
+	trim := func(x float64, suffix string) string {
+		return strconv.FormatFloat(x, 'f', -1, 64) + suffix
+	}
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a < 1e-3:
+		return trim(math.Round(v*1e6*1000)/1000, "us")
+	case a < 1:
+		return trim(math.Round(v*1e3*1000)/1000, "ms")
+	}
+	return trim(math.Round(v*1000)/1000, "s")
 }
 
 func axisLabel(unit string, v float64) string {

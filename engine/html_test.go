@@ -169,3 +169,37 @@ func TestReportComparesVariants(t *testing.T) {
 		t.Errorf("%s lacks its miss ratio plot", b.Name)
 	}
 }
+
+// TestNiceTicks: axis ticks are round (1, 2 or 5 x 10^k) and labelled
+// compactly ("800ms", not "812.12ms").
+func TestNiceTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   []float64
+	}{
+		{0, 0.812, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
+		{0, 1.3e-3, []float64{0, 0.0005, 0.001, 0.0015}},
+		{0, 47000, []float64{0, 10000, 20000, 30000, 40000, 50000}},
+		{3.2, 17.9, []float64{0, 5, 10, 15, 20}},
+	} {
+		got := niceTicks(c.lo, c.hi, 5)
+		if len(got) != len(c.want) {
+			t.Errorf("niceTicks(%v, %v) = %v, want %v", c.lo, c.hi, got, c.want)
+			continue
+		}
+		for i := range got {
+			if math.Abs(got[i]-c.want[i]) > 1e-12 {
+				t.Errorf("niceTicks(%v, %v) = %v, want %v", c.lo, c.hi, got, c.want)
+				break
+			}
+		}
+	}
+	for v, want := range map[float64]string{0.8: "800ms", 0.0015: "1.5ms", 0.00025: "250us", 2: "2s", 0: "0"} {
+		if got := tickLabel("latency (s)", v); got != want {
+			t.Errorf("tickLabel(%v) = %q, want %q", v, got, want)
+		}
+	}
+	if got := tickLabel("ops/s", 20000); got != "20k" {
+		t.Errorf("tickLabel(20000 ops/s) = %q", got)
+	}
+}

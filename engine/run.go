@@ -566,7 +566,7 @@ func retimedRate(s *segment, res *segResult) float64 {
 
 // interval is called by the collector once per interval: it writes the
 // hlog, feeds Prometheus and prints the progress line.
-func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed int64) {
+func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64) {
 	r.hlogMu.Lock()
 	if r.hlogErr == nil { // after a write error the log has ended
 		for _, th := range tagged(seg.Phase, w) {
@@ -594,20 +594,29 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
 	if r.opts.Progress != nil {
-		fmt.Fprintln(r.opts.Progress, progressLine(seg, rate, elapsed, achieved, w, r.classes))
+		fmt.Fprintln(r.opts.Progress, progressLine(seg, rate, elapsed, achieved, done, w, r.classes))
 	}
 }
 
-func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved float64, w *metrics.Set, classes []string) string {
+func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved float64, done int64, w *metrics.Set, classes []string) string {
 	var b strings.Builder
 	name := seg.Phase
 	if seg.Stage != "" {
 		name += "/" + seg.Stage
 	}
 	el := elapsed.Truncate(time.Second)
-	if seg.Duration > 0 {
+	switch {
+	case seg.Duration > 0:
 		fmt.Fprintf(&b, "[%s %s/%s]", name, el, seg.Duration)
-	} else {
+	case seg.Limit > 0:
+		// A load (or a requests: N phase): how far, and when it ends at
+		// the pace of the last interval.
+		fmt.Fprintf(&b, "[%s %s %d/%d", name, el, done, seg.Limit)
+		if left := int64(seg.Limit) - done; left > 0 && achieved > 0 {
+			fmt.Fprintf(&b, " ETA %s", time.Duration(float64(left)/achieved*float64(time.Second)).Round(time.Second))
+		}
+		b.WriteString("]")
+	default:
 		fmt.Fprintf(&b, "[%s %s]", name, el)
 	}
 	if rate > 0 {

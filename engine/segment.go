@@ -79,7 +79,7 @@ const noEnd = math.MaxInt64
 
 // intervalSink receives each interval's merged window.
 type intervalSink interface {
-	onInterval(seg *segment, from, to time.Time, elapsed time.Duration, window *metrics.Set, completed int64)
+	onInterval(seg *segment, from, to time.Time, elapsed time.Duration, window *metrics.Set, completed, done int64)
 }
 
 // clock is a segment's accounting frame, shared by the dispatcher, the
@@ -262,7 +262,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 				warm.Reset()
 			}
 			c := clk.completed.Load()
-			sink.onInterval(seg, last, now, now.Sub(t0), window, c-lastCompleted)
+			sink.onInterval(seg, last, now, now.Sub(t0), window, c-lastCompleted, c)
 			lastCompleted = c
 			last = now
 		}

@@ -101,6 +101,9 @@ type Managed struct {
 type EmbeddedOptions struct {
 	StallEvery Duration `yaml:"stall_every"`
 	StallFor   Duration `yaml:"stall_for"`
+	// Restricted makes it answer like a store with only a subset of the
+	// Redis protocol (SSDB's: no HELLO, CLIENT, INFO, SELECT, MULTI).
+	Restricted bool `yaml:"restricted"`
 }
 
 // Record is the YCSB record shape.

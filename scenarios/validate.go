@@ -180,8 +180,20 @@ func KindFromURL(u string) string {
 		return "mongo"
 	case strings.HasPrefix(u, "http://"), strings.HasPrefix(u, "https://"):
 		return "elastic"
+	case strings.HasPrefix(u, "cql://"), strings.HasPrefix(u, "cqls://"):
+		return "cql"
 	}
 	return ""
+}
+
+// CanonicalKind maps a target kind alias to the adapter it names:
+// scylla and cassandra are the cql adapter.
+func CanonicalKind(kind string) string {
+	switch kind {
+	case "scylla", "cassandra":
+		return "cql"
+	}
+	return kind
 }
 
 // Validate reports every problem with the (defaulted) scenario at once.
@@ -191,9 +203,9 @@ func (s *Scenario) Validate() []FieldError {
 		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
 	switch s.Target.Kind {
-	case "embedded", "redis", "mongo", "elastic":
+	case "embedded", "redis", "mongo", "elastic", "cql", "scylla", "cassandra":
 	default:
-		add("target.kind", "unknown target kind %q (use embedded, redis, mongo or elastic)", s.Target.Kind)
+		add("target.kind", "unknown target kind %q (use embedded, redis, mongo, elastic or cql (aliases scylla, cassandra))", s.Target.Kind)
 	}
 	if s.Target.URL != "" {
 		if u, err := url.Parse(s.Target.URL); err != nil || u.Scheme == "" {
@@ -203,8 +215,14 @@ func (s *Scenario) Validate() []FieldError {
 				add("target.url", "the URL holds a password; put it in an environment variable and name it in target.auth.password_env")
 			}
 		}
-		if k := KindFromURL(s.Target.URL); k != "" && s.Target.Kind != "embedded" && k != s.Target.Kind {
+		if k := KindFromURL(s.Target.URL); k != "" && s.Target.Kind != "embedded" && k != CanonicalKind(s.Target.Kind) {
 			add("target.url", "URL scheme is for %s but target.kind is %s", k, s.Target.Kind)
+		}
+		if CanonicalKind(s.Target.Kind) == "cql" && KindFromURL(s.Target.URL) == "cql" {
+			_, probs := ParseCQLURL(s.Target.URL)
+			for _, p := range probs {
+				add("target.url", "%s", p)
+			}
 		}
 	}
 	if s.Target.Kind == "embedded" && s.Target.URL != "" {

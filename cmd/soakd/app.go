@@ -122,13 +122,15 @@ type runFlags struct {
 	runID               string
 	barrierTimeout      time.Duration
 	seed                string
+	warmup, records     string
+	concurrency         int
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
 	var f runFlags
-	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://); overrides the scenario's")
+	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://, cql://); overrides the scenario's")
 	fs.Float64Var(&f.rate, "rate", 0, "override every phase's rate (ops/s; 0 = closed loop)")
 	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration")
 	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
@@ -140,6 +142,9 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.startAt, "start-at", "", "wait until this RFC3339 time before starting (a shared start for all shards)")
 	fs.StringVar(&f.runID, "run-id", "", "name of this run, the same on every shard: shards wait for each other in the store before every phase (default $SOAKD_RUN_ID, else derived from --start-at)")
 	fs.DurationVar(&f.barrierTimeout, "barrier-timeout", engine.DefaultBarrierTimeout, "give up when the other shards have not reached a phase barrier within this time")
+	fs.StringVar(&f.warmup, "warmup", "", "override every steady phase's warmup (e.g. 0s, 5s)")
+	fs.StringVar(&f.records, "records", "", "override keyspace.records and the records of load phases (e.g. 10000)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "override every phase's concurrency (workers)")
 	fs.StringVar(&f.seed, "seed", "", "random seed for keys, values and op order (overrides the scenario's seed; each shard and worker derives its own stream from it)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -157,10 +162,13 @@ func (a *App) run(ctx context.Context, args []string) int {
 	if f.target != "" {
 		kind := scenarios.KindFromURL(f.target)
 		if kind == "" || kind == "embedded" {
-			fmt.Fprintf(a.Stderr, "soakd run: --target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://)\n", scenarios.RedactURL(f.target))
+			fmt.Fprintf(a.Stderr, "soakd run: --target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)\n", scenarios.RedactURL(f.target))
 			return exitBadUsed
 		}
-		sc.Target.Kind, sc.Target.URL = kind, f.target
+		if scenarios.CanonicalKind(sc.Target.Kind) != kind {
+			sc.Target.Kind = kind // an alias (scylla, cassandra) naming the same adapter stays
+		}
+		sc.Target.URL = f.target
 	}
 	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
 	if f.rateSet {
@@ -181,9 +189,50 @@ func (a *App) run(ctx context.Context, args []string) int {
 			return exitBadUsed
 		}
 		for i := range sc.Phases {
-			if sc.Phases[i].Kind == scenarios.PhaseSteady {
-				sc.Phases[i].Duration = d
+			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady {
+				ph.Duration = d
+				if f.warmup == "" && ph.Warmup >= d {
+					// A shorter try of a shipped scenario: keep a fifth
+					// of it as warmup instead of refusing it.
+					w := d / 5
+					fmt.Fprintf(a.Stderr, "soakd run: phase %s: warmup %s is not shorter than --duration %s; using warmup %s (set --warmup to choose)\n", ph.Name, ph.Warmup.D(), d.D(), w.D())
+					ph.Warmup = w
+				}
 			}
+		}
+	}
+	if f.warmup != "" {
+		d, err := scenarios.ParseDuration(f.warmup)
+		if err != nil || d < 0 {
+			fmt.Fprintf(a.Stderr, "soakd run: --warmup: %q is not a duration (e.g. 0s, 5s)\n", f.warmup)
+			return exitBadUsed
+		}
+		for i := range sc.Phases {
+			if sc.Phases[i].Kind == scenarios.PhaseSteady {
+				sc.Phases[i].Warmup = d
+			}
+		}
+	}
+	if f.records != "" {
+		n, err := strconv.ParseInt(f.records, 10, 64)
+		if err != nil || n <= 0 {
+			fmt.Fprintf(a.Stderr, "soakd run: --records: %q is not a positive integer\n", f.records)
+			return exitBadUsed
+		}
+		for i := range sc.Phases {
+			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseLoad && (ph.Records == sc.Keyspace.Records || ph.Records > n) {
+				ph.Records = n
+			}
+		}
+		sc.Keyspace.Records = n
+	}
+	if f.concurrency != 0 {
+		if f.concurrency < 0 || f.concurrency > scenarios.MaxConcurrency {
+			fmt.Fprintf(a.Stderr, "soakd run: --concurrency: %d is not in 1..%d\n", f.concurrency, scenarios.MaxConcurrency)
+			return exitBadUsed
+		}
+		for i := range sc.Phases {
+			sc.Phases[i].Concurrency = f.concurrency
 		}
 	}
 	if f.seed != "" {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/soakd/soakd/targets/cql"
 	_ "github.com/soakd/soakd/targets/elastic"
 	_ "github.com/soakd/soakd/targets/embedded"
 	_ "github.com/soakd/soakd/targets/mongo"

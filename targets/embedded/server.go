@@ -27,7 +27,14 @@ type Config struct {
 	Addr       string        // default 127.0.0.1:0
 	StallEvery time.Duration // 0 = never stall
 	StallFor   time.Duration
+	// Restricted answers like a store that speaks only a subset of the
+	// protocol (SSDB's): HELLO, CLIENT, INFO, SELECT, MULTI/EXEC and
+	// EXPIRE are unknown commands, so soakd's degrade paths are tested.
+	Restricted bool
 }
+
+// restricted lists the commands a Restricted server does not know.
+var restricted = map[string]bool{"HELLO": true, "CLIENT": true, "INFO": true, "SELECT": true, "MULTI": true, "EXEC": true, "EXPIRE": true, "DBSIZE": true}
 
 // Server is a running embedded store.
 type Server struct {
@@ -309,6 +316,10 @@ func (s *Server) exec(w *bufio.Writer, args [][]byte) bool {
 			return false
 		}
 		return true
+	}
+	if s.cfg.Restricted && restricted[cmd] {
+		writeError(w, fmt.Sprintf("ERR unknown command '%s'", strings.ToLower(cmd)))
+		return false
 	}
 	switch cmd {
 	case "PING":

@@ -22,7 +22,7 @@ type Target struct {
 // Open starts an embedded server on a free loopback port and connects
 // the redis adapter to it.
 func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.Target, error) {
-	srv, err := Start(Config{StallEvery: t.Embedded.StallEvery.D(), StallFor: t.Embedded.StallFor.D()})
+	srv, err := Start(Config{StallEvery: t.Embedded.StallEvery.D(), StallFor: t.Embedded.StallFor.D(), Restricted: t.Embedded.Restricted})
 	if err != nil {
 		return nil, err
 	}

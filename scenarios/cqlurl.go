@@ -1,0 +1,298 @@
+package scenarios
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CQL URL defaults (the cql target: targets/cql).
+const (
+	CQLDefaultPort           = 9042
+	CQLDefaultKeyspace       = "ycsb"
+	CQLDefaultTable          = "usertable"
+	CQLDefaultPageSize       = 100
+	CQLDefaultReplication    = "SimpleStrategy:1"
+	CQLDefaultConsistency    = "QUORUM"
+	CQLDefaultTimeout        = 5 * time.Second
+	CQLDefaultConnectTimeout = 5 * time.Second
+)
+
+// CQLConsistencies are the consistency level names a cql:// URL takes.
+var CQLConsistencies = []string{"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "LOCAL_ONE"}
+
+// CQLURL is what a cql:// (or cqls://) URL says:
+// cql://[user@]host1[:port],host2[:port]/keyspace?options. The cql
+// target and scenario validation read it with the same parser, so a
+// typo fails `soakd validate` with its line, not the run's first second.
+type CQLURL struct {
+	Hosts             []string // host:port
+	Keyspace, Table   string
+	TLS               bool // cqls://
+	User              string
+	HasPassword       bool   // user:password@ (refused by the target)
+	ReadConsistency   string // upper case, one of CQLConsistencies
+	WriteConsistency  string
+	SerialConsistency string // SERIAL | LOCAL_SERIAL
+	Timeout           time.Duration
+	ConnectTimeout    time.Duration
+	WriteCoalesce     time.Duration
+	WriteCoalesceSet  bool
+	PageSize          int
+	Conns             int
+	Proto             int
+	MetricsPort       int
+	Replication       CQLReplication
+	LocalDC           string
+	Compression       string // "" | snappy | none
+	Batch             string // none | unlogged
+}
+
+// CQLReplication is a keyspace replication strategy.
+type CQLReplication struct {
+	Class   string         // SimpleStrategy | NetworkTopologyStrategy
+	Factors map[string]int // "replication_factor" or datacenter -> RF
+}
+
+// CQL renders the replication map: {'class': 'SimpleStrategy', 'replication_factor': 3}.
+func (r CQLReplication) CQL() string {
+	keys := make([]string, 0, len(r.Factors))
+	for k := range r.Factors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("{'class': '" + r.Class + "'")
+	for _, k := range keys {
+		fmt.Fprintf(&b, ", '%s': %d", k, r.Factors[k])
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// ParseCQLReplication reads SimpleStrategy:3 or
+// NetworkTopologyStrategy:dc1=3,dc2=2 (short names simple and nts too).
+func ParseCQLReplication(s string) (CQLReplication, error) {
+	class, rest, ok := strings.Cut(s, ":")
+	if !ok || rest == "" {
+		return CQLReplication{}, fmt.Errorf("replication %q: want SimpleStrategy:RF or NetworkTopologyStrategy:dc1=RF,dc2=RF", s)
+	}
+	r := CQLReplication{Factors: map[string]int{}}
+	switch strings.ToLower(class) {
+	case "simple", "simplestrategy":
+		r.Class = "SimpleStrategy"
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 1 {
+			return CQLReplication{}, fmt.Errorf("replication %q: the replication factor must be a positive number", s)
+		}
+		r.Factors["replication_factor"] = n
+	case "nts", "networktopologystrategy":
+		r.Class = "NetworkTopologyStrategy"
+		for _, p := range strings.Split(rest, ",") {
+			dc, n, ok := strings.Cut(p, "=")
+			rf, err := strconv.Atoi(n)
+			if !ok || err != nil || rf < 0 || !cqlName(dc, true) {
+				return CQLReplication{}, fmt.Errorf("replication %q: want dc=RF pairs, got %q", s, p)
+			}
+			r.Factors[dc] = rf
+		}
+	default:
+		return CQLReplication{}, fmt.Errorf("replication %q: unknown class %q (use SimpleStrategy or NetworkTopologyStrategy)", s, class)
+	}
+	return r, nil
+}
+
+// cqlName reports whether s is a plain CQL identifier (letters, digits,
+// underscores; dashes too for datacenter names).
+func cqlName(s string, dash bool) bool {
+	if s == "" || len(s) > 48 {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || (dash && c == '-') || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func cqlConsistency(s string) (string, bool) {
+	u := strings.ToUpper(s)
+	for _, c := range CQLConsistencies {
+		if c == u {
+			return u, true
+		}
+	}
+	return "", false
+}
+
+// ParseCQLURL reads a cql:// or cqls:// URL and returns every problem
+// with it (none: the URL is usable). Defaults fill what it leaves out.
+func ParseCQLURL(raw string) (CQLURL, []string) {
+	c := CQLURL{
+		Keyspace:          CQLDefaultKeyspace,
+		Table:             CQLDefaultTable,
+		ReadConsistency:   CQLDefaultConsistency,
+		WriteConsistency:  CQLDefaultConsistency,
+		SerialConsistency: "SERIAL",
+		Timeout:           CQLDefaultTimeout,
+		ConnectTimeout:    CQLDefaultConnectTimeout,
+		PageSize:          CQLDefaultPageSize,
+		Proto:             4,
+		Batch:             "none",
+	}
+	c.Replication, _ = ParseCQLReplication(CQLDefaultReplication)
+	var probs []string
+	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
+	scheme, rest, ok := strings.Cut(raw, "://")
+	switch {
+	case ok && scheme == "cql":
+	case ok && scheme == "cqls":
+		c.TLS = true
+	default:
+		return c, []string{"a CQL URL starts with cql:// or cqls://"}
+	}
+	rest, query, _ := strings.Cut(rest, "?")
+	hostPart, path, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndex(hostPart, "@"); at >= 0 {
+		info := hostPart[:at]
+		hostPart = hostPart[at+1:]
+		u, _, hasPass := strings.Cut(info, ":")
+		c.HasPassword = hasPass
+		if dec, err := url.PathUnescape(u); err == nil {
+			c.User = dec
+		}
+	}
+	for _, h := range strings.Split(hostPart, ",") {
+		if h = strings.TrimSpace(h); h == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(strings.Trim(h, "[]"), strconv.Itoa(CQLDefaultPort))
+		}
+		c.Hosts = append(c.Hosts, h)
+	}
+	if len(c.Hosts) == 0 {
+		bad("the URL names no host (cql://host1,host2:9042/keyspace)")
+	}
+	if path = strings.Trim(path, "/"); path != "" {
+		if !cqlName(path, false) {
+			bad("keyspace %q: use letters, digits and underscores", path)
+		} else {
+			c.Keyspace = path
+		}
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		bad("query: %v", err)
+	}
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // problems in a stable order
+	both := ""
+	for _, k := range keys {
+		v := q[k][len(q[k])-1]
+		switch k {
+		case "consistency", "read_consistency", "write_consistency":
+			cl, ok := cqlConsistency(v)
+			if !ok {
+				bad("%s %q: use one of %s", k, v, strings.Join(CQLConsistencies, ", "))
+				continue
+			}
+			switch k {
+			case "consistency":
+				both = cl
+			case "read_consistency":
+				c.ReadConsistency = cl
+			default:
+				c.WriteConsistency = cl
+			}
+		case "serial_consistency":
+			switch u := strings.ToUpper(v); u {
+			case "SERIAL", "LOCAL_SERIAL":
+				c.SerialConsistency = u
+			default:
+				bad("serial_consistency %q: use SERIAL or LOCAL_SERIAL", v)
+			}
+		case "timeout", "connect_timeout", "write_coalesce":
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				bad("%s %q: want a duration such as 5s", k, v)
+				continue
+			}
+			switch k {
+			case "timeout":
+				c.Timeout = d
+			case "connect_timeout":
+				c.ConnectTimeout = d
+			default:
+				c.WriteCoalesce, c.WriteCoalesceSet = d, true
+			}
+		case "page_size", "conns", "proto", "metrics_port":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				bad("%s %q: want a positive number", k, v)
+				continue
+			}
+			switch k {
+			case "page_size":
+				c.PageSize = n
+			case "conns":
+				c.Conns = n
+			case "metrics_port":
+				if n > 65535 {
+					bad("metrics_port %d: not a port", n)
+				}
+				c.MetricsPort = n
+			default:
+				if n < 3 || n > 4 {
+					bad("proto %d: soakd speaks native protocol 3 or 4", n)
+				}
+				c.Proto = n
+			}
+		case "replication":
+			r, err := ParseCQLReplication(v)
+			if err != nil {
+				bad("%v", err)
+				continue
+			}
+			c.Replication = r
+		case "table":
+			if !cqlName(v, false) {
+				bad("table %q: use letters, digits and underscores", v)
+				continue
+			}
+			c.Table = v
+		case "local_dc":
+			c.LocalDC = v
+		case "compression":
+			if v != "snappy" && v != "none" {
+				bad("compression %q: use snappy or none", v)
+			}
+			c.Compression = v
+		case "batch":
+			if v != "none" && v != "unlogged" {
+				bad("batch %q: use none or unlogged", v)
+			}
+			c.Batch = v
+		default:
+			bad("unknown CQL URL option %q (consistency, read_consistency, write_consistency, serial_consistency, timeout, connect_timeout, page_size, replication, table, local_dc, conns, proto, compression, write_coalesce, batch, metrics_port)", k)
+		}
+	}
+	if both != "" {
+		// consistency sets both; read_/write_consistency override it.
+		if _, ok := q["read_consistency"]; !ok {
+			c.ReadConsistency = both
+		}
+		if _, ok := q["write_consistency"]; !ok {
+			c.WriteConsistency = both
+		}
+	}
+	return c, probs
+}
