@@ -102,13 +102,23 @@ func phaseChanges(p *PhaseResult, ops map[string][]TimePoint, w time.Duration) [
 	// like a drop in rate.
 	whole := int64(p.End.Sub(p.Start) / w)
 	staged := p.Kind == scenarios.PhaseRamp || p.Kind == scenarios.PhaseCapacity || p.Kind == scenarios.PhaseGrowth
+	// The log holds the warmup too: a store warming up is what warmup
+	// hides, not a change. Buckets start after it (the phase's time
+	// less its measured window and drain).
+	var first int64
+	if !staged && p.DurationSeconds > 0 {
+		warm := p.End.Sub(p.Start) - time.Duration((p.DurationSeconds+p.DrainSeconds)*float64(time.Second))
+		if warm > w/2 {
+			first = int64((warm + w - 1) / w)
+		}
+	}
 	for _, op := range sortedKeys(ops) {
 		var at []int64 // bucket index of each latency point
 		lat := map[string][]float64{}
 		var rate []float64
 		for _, tp := range ops[op] {
 			b := int64(tp.At.Sub(p.Start) / w)
-			if b < 0 || b >= whole {
+			if b < first || b >= whole {
 				continue
 			}
 			at = append(at, b)
@@ -116,7 +126,7 @@ func phaseChanges(p *PhaseResult, ops map[string][]TimePoint, w time.Duration) [
 			lat[MetricP99] = append(lat[MetricP99], tp.P99)
 			lat[MetricP999] = append(lat[MetricP999], tp.P999)
 			// Buckets without an op of this kind did none: rate 0.
-			for int64(len(rate)) < b {
+			for int64(len(rate)) < b-first {
 				rate = append(rate, 0)
 			}
 			rate = append(rate, float64(tp.Count)/w.Seconds())
@@ -133,8 +143,8 @@ func phaseChanges(p *PhaseResult, ops map[string][]TimePoint, w time.Duration) [
 		}
 		if !staged && len(rate) > 0 {
 			// The rate series starts at the op's first bucket.
-			first := at[0]
-			add(MetricRate, rate[first:], func(i int) int64 { return first + int64(i) })
+			lead := at[0] - first
+			add(MetricRate, rate[lead:], func(i int) int64 { return at[0] + int64(i) })
 		}
 	}
 	return out

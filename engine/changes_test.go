@@ -148,13 +148,15 @@ func (t *shiftTarget) Close() error { return nil }
 // TestRunReportsLatencyShift: a run whose store gets slower halfway
 // reports a latency change point within a second of the shift, in
 // summary.json and summary.txt; the same run without the shift reports
-// none. The service times are a fake's, so the shift is known exactly.
+// no p50 change (the warmup, where the host's start-up shows, is not
+// searched).
+// The service times are a fake's, so the shift is known exactly.
 func TestRunReportsLatencyShift(t *testing.T) {
 	sc := scenario(t, `
 target: {kind: embedded}
 keyspace: {records: 1000}
 phases:
-  - {name: steady, kind: steady, rate: 400, duration: 6s, concurrency: 16, mix: {get: 100}}
+  - {name: steady, kind: steady, rate: 400, duration: 8s, warmup: 1s, concurrency: 16, mix: {get: 100}}
 `)
 	run := func(tg *shiftTarget) (*Summary, string) {
 		dir := t.TempDir()
@@ -165,23 +167,20 @@ phases:
 		return sum, dir
 	}
 
-	tg := &shiftTarget{before: time.Millisecond, after: 8 * time.Millisecond, shiftAfter: 3 * time.Second}
+	tg := &shiftTarget{before: time.Millisecond, after: 8 * time.Millisecond, shiftAfter: 4500 * time.Millisecond}
 	sum, dir := run(tg)
 	p := sum.Phases[0]
 	want := tg.shiftAt.Sub(p.Start).Seconds()
-	var p50 *ChangePoint
-	for i, c := range p.ChangePoints {
+	found := false
+	for _, c := range p.ChangePoints {
 		t.Log(c)
-		if c.Metric == MetricP50 {
-			p50 = &p.ChangePoints[i]
+		if c.Metric == MetricP50 && math.Abs(c.OffsetSeconds-want) <= 1 && c.After > 4*c.Before {
+			found = true
 		}
 	}
-	if p50 == nil {
+	if !found {
 		logSeries(t, dir, sum)
-		t.Fatalf("no p50 change point; shift at +%.1fs", want)
-	}
-	if math.Abs(p50.OffsetSeconds-want) > 1 || p50.After <= p50.Before {
-		t.Errorf("p50 change %+v, want up at +%.1fs ±1s", *p50, want)
+		t.Fatalf("no p50 change point up at +%.1fs ±1s", want)
 	}
 	js, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
@@ -205,10 +204,17 @@ phases:
 		t.Errorf("summary.txt has no change line:\n%s", txt)
 	}
 
+	// Without the shift: no p50 change. The tail (p99, p99.9) and the
+	// rate of a real run on a shared host move with the host's own
+	// stalls, so only the median is asserted here; a steady series
+	// giving no change point in any metric is TestChangePointsFromLog's.
 	sum, dir = run(&shiftTarget{before: time.Millisecond, after: time.Millisecond})
-	if cps := sum.Phases[0].ChangePoints; len(cps) != 0 {
-		logSeries(t, dir, sum)
-		t.Errorf("steady run: %+v", cps)
+	for _, c := range sum.Phases[0].ChangePoints {
+		t.Log(c)
+		if c.Metric == MetricP50 {
+			logSeries(t, dir, sum)
+			t.Errorf("steady run: %s", c)
+		}
 	}
 }
 

@@ -211,7 +211,14 @@ func evaluate(ys []float64, lo, hi int, o ChangeOptions) candidate {
 	// Abrupt, not a drift: a step beyond the segment's straight line,
 	// or else a change of spread in the residuals of that line.
 	seg := ys[lo:hi]
-	ps := newStepTest(seg, o.MinSize).permute(rng, o)
+	// The step test runs on the values (most power for a clean step) and
+	// on their ranks (a stall's outliers do not swamp it); the better p
+	// counts twice (Bonferroni), so a drift still passes at most Alpha.
+	half := o
+	half.Alpha = o.Alpha / 2
+	pv := newStepTest(seg, o.MinSize, false).permute(rng, half)
+	pr := newStepTest(seg, o.MinSize, true).permute(rng, half)
+	ps := min(1, 2*min(pv, pr))
 	if ps > o.Alpha {
 		r := newEnergy(detrend(seg))
 		_, rq := r.scan(o.MinSize, 0)
@@ -381,8 +388,9 @@ func mad(xs []float64, m float64) float64 {
 	return median(d)
 }
 
-// stepTest asks whether a segment's ranks (so one stall's outliers do
-// not swamp a step) hold a step beyond a straight line:
+// stepTest asks whether a segment (its values, or its ranks so one
+// stall's outliers do not swamp a step) holds a step beyond a straight
+// line:
 // the model y = a + b·i + δ·[i ≥ τ] against y = a + b·i, the statistic
 // the largest F(τ) = RSS reduction / remaining RSS over τ, its null
 // distribution from permuting the line's residuals (the max over τ is
@@ -393,9 +401,12 @@ type stepTest struct {
 	minSize int
 }
 
-func newStepTest(xs []float64, minSize int) *stepTest {
+func newStepTest(xs []float64, minSize int, ranked bool) *stepTest {
+	if ranked {
+		xs = ranks(xs)
+	}
 	m := len(xs)
-	t := &stepTest{r: detrend(ranks(xs)), den: make([]float64, m+1), minSize: minSize}
+	t := &stepTest{r: detrend(xs), den: make([]float64, m+1), minSize: minSize}
 	fm := float64(m)
 	mean := (fm - 1) / 2
 	sxx := 0.0
