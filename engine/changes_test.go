@@ -276,3 +276,32 @@ func TestChangeMarks(t *testing.T) {
 		t.Error("report.html has no change mark")
 	}
 }
+
+// TestChangePointsSkipWarmup: a slow warmup (the first 20 s of a steady
+// phase whose measured window is the last 180 s) is not a change.
+func TestChangePointsSkipWarmup(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := &Summary{Phases: []PhaseResult{{Name: "p", Kind: "steady", Start: start, End: start.Add(200 * time.Second),
+		Result: Result{DurationSeconds: 180}}}}
+	buf := syntheticLog(t, start, 200, func(i int) float64 {
+		if i < 20 {
+			return 0.005
+		}
+		return 0.001
+	}, func(int) int { return 200 })
+	log := buf.Bytes()
+	if err := findChangePoints(bytes.NewReader(log), "test.hlog", s, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if cps := s.Phases[0].ChangePoints; len(cps) != 0 {
+		t.Errorf("warmup reported: %v", cps)
+	}
+	// Without the measured window's length the warmup is searched too.
+	s.Phases[0].DurationSeconds = 0
+	if err := findChangePoints(bytes.NewReader(log), "test.hlog", s, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if cps := s.Phases[0].ChangePoints; len(cps) == 0 || math.Abs(cps[0].OffsetSeconds-20) > 2 {
+		t.Errorf("with the warmup searched: %v, want a change at +20s", cps)
+	}
+}
