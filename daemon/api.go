@@ -12,7 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -104,7 +104,7 @@ type RunView struct {
 	Entry
 	Phase   string          `json:"phase,omitempty"` // running phase[/stage]
 	Rate    float64         `json:"rate,omitempty"`  // its effective rate
-	Summary *engine.Summary `json:"summary,omitempty"`
+	Summary *rundir.Summary `json:"summary,omitempty"`
 }
 
 func (d *Daemon) getRun(w http.ResponseWriter, r *http.Request) {
@@ -121,10 +121,10 @@ func (d *Daemon) getRun(w http.ResponseWriter, r *http.Request) {
 		v.Phase, v.Rate = ar.ctl.Current()
 	}
 	if e.Finished() {
-		if s, err := engine.ReadSummary(d.hist.RunDir(id)); err == nil {
+		if s, err := rundir.ReadSummary(d.hist.RunDir(id)); err == nil {
 			v.Summary = s
 		} else if e.State == StateKilled {
-			if s, _, err := engine.ReadPartial(d.hist.RunDir(id)); err == nil {
+			if s, _, err := rundir.ReadPartial(d.hist.RunDir(id)); err == nil {
 				v.Summary = s
 			}
 		}

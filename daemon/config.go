@@ -16,15 +16,18 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Defaults.
 const (
-	DefaultListen    = "127.0.0.1:9470"
-	DefaultThreshold = 0.20
-	DefaultK         = 3.0
-	DefaultHistory   = 10
+	DefaultListen     = "127.0.0.1:9470"
+	DefaultThreshold  = verdict.DefaultRegressThreshold
+	DefaultK          = verdict.DefaultRegressK
+	DefaultHistory    = 10
+	DefaultMinHistory = 2
 	// DefaultMaxQueued bounds runs waiting as "queued" (API, schedules,
 	// soaks together); past it a start is refused (HTTP 429).
 	DefaultMaxQueued = 32
@@ -76,6 +79,9 @@ type RegressionConf struct {
 	History   int     `yaml:"history"`   // last N runs of the scenario (default 10)
 	Threshold float64 `yaml:"threshold"` // relative change (default 0.20)
 	K         float64 `yaml:"k"`         // times the noise seen in history (default 3)
+	// MinHistory: the fewest comparable earlier runs a verdict needs
+	// (default 2: one earlier run says nothing about noise).
+	MinHistory int `yaml:"min_history"`
 }
 
 // Schedule runs a scenario on a cron expression.
@@ -102,7 +108,7 @@ func Default(getenv func(string) string) Config {
 	c := Config{Listen: DefaultListen, MaxConcurrent: 1, MaxQueued: DefaultMaxQueued}
 	c.Retention.MaxFailed = DefaultMaxFailed
 	c.DataDir = defaultDataDir(getenv)
-	c.Regression = RegressionConf{History: DefaultHistory, Threshold: DefaultThreshold, K: DefaultK}
+	c.Regression = RegressionConf{History: DefaultHistory, Threshold: DefaultThreshold, K: DefaultK, MinHistory: DefaultMinHistory}
 	return c
 }
 
@@ -247,9 +253,9 @@ func within(path string, dirs []string) bool {
 }
 
 // Validate reports every problem with the (defaulted) config at once,
-// each on the dotted path of the field.
-func (c *Config) Validate() []error {
-	var errs []error
+// each on the dotted path of the field (as scenarios' Validate does).
+func (c *Config) Validate() []scenarios.FieldError {
+	var errs []scenarios.FieldError
 	add := func(path, format string, a ...any) {
 		errs = append(errs, scenarios.FieldError{Path: path, Msg: fmt.Sprintf(format, a...)})
 	}
@@ -282,6 +288,9 @@ func (c *Config) Validate() []error {
 	}
 	if c.Regression.History < 1 {
 		add("regression.history", "must be at least 1, got %d", c.Regression.History)
+	}
+	if c.Regression.MinHistory < 1 || c.Regression.MinHistory > max(c.Regression.History, 1) {
+		add("regression.min_history", "must be from 1 to regression.history (%d), got %d", c.Regression.History, c.Regression.MinHistory)
 	}
 	if !(c.Regression.Threshold > 0) {
 		add("regression.threshold", "must be > 0 (a fraction: 0.2 = 20%%), got %v", c.Regression.Threshold)
@@ -326,10 +335,10 @@ func (c *Config) Validate() []error {
 	return errs
 }
 
-func (c *Config) checkScenario(p, file, target string) []error {
-	var errs []error
+func (c *Config) checkScenario(p, file, target string) []scenarios.FieldError {
+	var errs []scenarios.FieldError
 	if file == "" {
-		return []error{scenarios.FieldError{Path: p + ".scenario", Msg: "is required (path to a scenario file)"}}
+		return []scenarios.FieldError{{Path: p + ".scenario", Msg: "is required (path to a scenario file)"}}
 	}
 	if _, err := c.OpenScenario(c.ScenarioPath(file)); err != nil {
 		var ps scenarios.Problems
@@ -341,9 +350,28 @@ func (c *Config) checkScenario(p, file, target string) []error {
 			errs = append(errs, scenarios.FieldError{Path: p + ".scenario", Msg: err.Error()})
 		}
 	}
-	if target != "" {
-		if k := scenarios.KindFromURL(target); k == "" || k == "embedded" {
-			errs = append(errs, scenarios.FieldError{Path: p + ".target", Msg: fmt.Sprintf("%s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)", scenarios.RedactURL(target))})
+	if target == "" {
+		return errs
+	}
+	// The same check every run of it gets (runpath.Apply): a URL with a
+	// password, a scheme the scenario's target cannot take, is refused
+	// here rather than at every firing.
+	sc, err := c.OpenScenario(c.ScenarioPath(file))
+	if err != nil {
+		sc = &scenarios.Scenario{Target: scenarios.Target{Kind: "embedded"}}
+	}
+	fes, err := runpath.Apply(sc, runpath.Overrides{Target: target})
+	if err != nil {
+		var oe *runpath.OverrideError
+		msg := err.Error()
+		if errors.As(err, &oe) {
+			msg = strings.TrimPrefix(oe.Msg, " ")
+		}
+		return append(errs, scenarios.FieldError{Path: p + ".target", Msg: msg})
+	}
+	for _, fe := range fes {
+		if strings.HasPrefix(fe.Path, "target.") {
+			errs = append(errs, scenarios.FieldError{Path: p + ".target", Msg: fe.Msg})
 		}
 	}
 	return errs
@@ -369,13 +397,8 @@ func ParseConfig(file string, data []byte, getenv func(string) string) (*Config,
 	}
 	c.File = file
 	c.ApplyDefaults()
-	for _, e := range c.Validate() {
-		var fe scenarios.FieldError
-		if errors.As(e, &fe) {
-			probs = append(probs, scenarios.Problem{File: file, Line: scenarios.LineOf(doc, fe.Path), Field: fe.Path, Msg: fe.Msg})
-		} else {
-			probs = append(probs, scenarios.Problem{File: file, Msg: e.Error()})
-		}
+	for _, fe := range c.Validate() {
+		probs = append(probs, scenarios.Problem{File: file, Line: scenarios.LineOf(doc, fe.Path), Field: fe.Path, Msg: fe.Msg})
 	}
 	if len(probs) > 0 {
 		scenarios.SortProblems(probs)

@@ -19,9 +19,11 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Options wire the daemon to its environment (injected for tests).
@@ -181,7 +183,7 @@ func (d *Daemon) initMetrics() {
 	// The gauge survives restarts: the newest verdict per scenario.
 	seen := map[string]bool{}
 	for _, e := range d.hist.List() {
-		if e.Regression == nil || seen[e.Scenario] {
+		if e.Regression == nil || e.Regression.NotJudged != "" || seen[e.Scenario] {
 			continue
 		}
 		seen[e.Scenario] = true
@@ -516,15 +518,11 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 		return Entry{}, nil, err
 	}
 	if req.target != "" {
-		kind := scenarios.KindFromURL(req.target)
-		if kind == "" || kind == "embedded" {
-			return Entry{}, nil, fmt.Errorf("target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)", scenarios.RedactURL(req.target))
+		fes, err := runpath.Apply(sc, runpath.Overrides{Target: req.target})
+		if err != nil {
+			return Entry{}, nil, err
 		}
-		if scenarios.CanonicalKind(sc.Target.Kind) != kind {
-			sc.Target.Kind = kind // an alias (scylla, cassandra) naming the same adapter stays
-		}
-		sc.Target.URL = req.target
-		if fes := sc.Validate(); len(fes) > 0 {
+		if len(fes) > 0 {
 			msgs := make([]string, len(fes))
 			for i, fe := range fes {
 				msgs[i] = fe.Error()
@@ -532,13 +530,16 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 			return Entry{}, nil, fmt.Errorf("%s with target override: %s", req.file, strings.Join(msgs, "; "))
 		}
 	}
+	exp, err := runpath.NewExporter(sc, rundir.Shard{Count: 1}, d.o.Version)
+	if err != nil {
+		return Entry{}, nil, err
+	}
 	now := d.o.Now().UTC()
 	id := d.hist.NewID(now, sc.Name)
 	e := Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id,
 		Target: &EntryTarget{Kind: sc.Target.Kind, URL: scenarios.RedactURL(sc.Target.URL)}}
 	ctx, cancel := context.WithCancel(parent)
-	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{},
-		exp: metrics.NewExporter(sc.Name, "0", targets.Classes(), map[string]string{"version": d.o.Version, "target_kind": sc.Target.Kind})}
+	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{}, exp: exp}
 	d.mu.Lock()
 	if d.stopping {
 		d.mu.Unlock()
@@ -572,16 +573,18 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 
 func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scenario, req runRequest) {
 	id := ar.id
-	finish := func(state, msg string, sum *engine.Summary) {
+	finish := func(state, msg string, sum *rundir.Summary) {
 		now := d.o.Now().UTC()
-		var verdict *Verdict
+		var reg *Verdict
 		if sum != nil && state == StateCompleted {
 			d.mu.Lock()
 			rc := d.cfg.Regression
 			d.mu.Unlock()
 			if hist := d.hist.Baselines(sc.Name, id, rc.History); len(hist) > 0 {
-				verdict = Compare(hist, sum, RegressOptions{Threshold: rc.Threshold, K: rc.K})
-				d.setRegression(sc.Name, verdict)
+				reg = verdict.Compare(hist, sum, verdict.RegressOptions{Threshold: rc.Threshold, K: rc.K, MinHistory: rc.MinHistory})
+				if reg.NotJudged == "" {
+					d.setRegression(sc.Name, reg)
+				}
 			}
 		}
 		d.indexErr(d.hist.Update(id, func(e *Entry) {
@@ -590,7 +593,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 				p := sum.SLO.Passed
 				e.SLOPassed = &p
 			}
-			e.Regression = verdict
+			e.Regression = reg
 		}))
 		d.mu.Lock()
 		delete(d.active, id)
@@ -600,8 +603,10 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		if msg != "" {
 			attrs = append(attrs, "err", msg)
 		}
-		if verdict != nil {
-			attrs = append(attrs, "regressed", verdict.Regressed)
+		if reg != nil && reg.NotJudged == "" {
+			attrs = append(attrs, "regressed", reg.Regressed)
+		} else if reg != nil {
+			attrs = append(attrs, "regression", "not judged: "+reg.NotJudged)
 		}
 		d.log.Info("run finished", attrs...)
 		d.prune()
@@ -614,21 +619,26 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	start := d.o.Now().UTC()
 	d.indexErr(d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start }))
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
-	topts := targets.Options{Env: d.o.Getenv, Warn: func(msg string) {
-		d.log.Warn(msg, "id", id, "scenario", sc.Name)
-	}, Concurrency: sc.MaxConcurrency()}
-	tg, err := targets.Open(ctx, sc.Target, topts)
+	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Getenv: d.o.Getenv, Version: d.o.Version,
+		Exporter: ar.exp, Control: ar.ctl, Warn: func(msg string) {
+			d.log.Warn(msg, "id", id, "scenario", sc.Name)
+		}})
 	if err != nil {
 		finish(StateFailed, err.Error(), nil)
 		return
 	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
-		OutDir: d.hist.RunDir(id), Exporter: ar.exp, Control: ar.ctl, Reopen: targets.Reopener(ctx, sc.Target, topts)})
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := rn.Close(sctx); err != nil {
+			d.log.Warn("closing the run", "id", id, "err", err)
+		}
+	}()
+	sum, err := rn.Start(ctx, "")
 	switch {
 	case sum == nil:
 		finish(StateFailed, err.Error(), nil)
-	case err != nil && sum.Status == engine.StatusInterrupted:
+	case err != nil && sum.Status == rundir.StatusInterrupted:
 		// Ended early with complete results (its managed server died,
 		// a shard barrier timed out): interrupted, with the reason.
 		finish(StateInterrupted, err.Error(), sum)

@@ -16,8 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/soakd/soakd/engine"
 	soaktest "github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	_ "github.com/soakd/soakd/targets/embedded"
 )
@@ -308,7 +308,7 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 		t.Fatalf("stop: %d", code)
 	}
 	v = h.waitState(started.ID, StateInterrupted, 10*time.Second)
-	if v.Summary == nil || v.Summary.Status != engine.StatusInterrupted {
+	if v.Summary == nil || v.Summary.Status != rundir.StatusInterrupted {
 		t.Errorf("stopped run has no interrupted summary: %+v", v.Summary)
 	}
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/stop", testToken, nil, &e); code != 409 {
@@ -318,16 +318,20 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 		t.Errorf("path-ish id: %d", code)
 	}
 
-	// Two runs of "short": the second gets a regression verdict against the first.
-	for i := 0; i < 2; i++ {
+	// Three runs of "short": the second is not judged on one earlier
+	// run (min_history 2), the third gets a verdict against both.
+	for i := 0; i < 3; i++ {
 		var s Entry
 		if code := h.do("POST", "/api/v1/runs", testToken, StartRequest{Scenario: "short.yaml"}, &s); code != 202 {
 			t.Fatalf("POST short: %d", code)
 		}
 		v = h.waitState(s.ID, StateCompleted, 15*time.Second)
+		if i == 1 && (v.Regression == nil || v.Regression.NotJudged == "" || len(v.Regression.Ops) > 0) {
+			t.Errorf("second run judged on a history of one: %+v", v.Regression)
+		}
 	}
-	if v.Regression == nil || v.Regression.History != 1 || len(v.Regression.Ops) == 0 {
-		t.Errorf("second run has no regression verdict against the first: %+v", v.Regression)
+	if v.Regression == nil || v.Regression.History != 2 || v.Regression.NotJudged != "" || len(v.Regression.Ops) == 0 {
+		t.Errorf("third run has no regression verdict against the first two: %+v", v.Regression)
 	}
 	resp, err := http.Get(h.base + "/metrics")
 	if err != nil {
@@ -338,8 +342,8 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	if !strings.Contains(string(body), `soakd_regression{op="get",scenario="short"}`) {
 		t.Errorf("/metrics lacks soakd_regression for short/get")
 	}
-	if !strings.Contains(string(body), `soakd_daemon_runs_total{state="completed"} 2`) {
-		t.Errorf("/metrics: runs_total completed != 2")
+	if !strings.Contains(string(body), `soakd_daemon_runs_total{state="completed"} 3`) {
+		t.Errorf("/metrics: runs_total completed != 3")
 	}
 	if _, err := exec.LookPath("promtool"); err == nil || soaktest.RequireTools() {
 		cmd := exec.Command(soaktest.NeedTool(t, "promtool"), "check", "metrics")
@@ -350,12 +354,12 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	}
 	var list struct{ Runs []Entry }
 	h.do("GET", "/api/v1/runs?scenario=short", "", nil, &list)
-	if len(list.Runs) != 2 {
+	if len(list.Runs) != 3 {
 		t.Errorf("list filtered by scenario: %d runs", len(list.Runs))
 	}
-	// index.json holds all three.
+	// index.json holds all four.
 	data, err := os.ReadFile(filepath.Join(dir, "data", "index.json"))
-	if err != nil || strings.Count(string(data), `"id"`) != 3 {
+	if err != nil || strings.Count(string(data), `"id"`) != 4 {
 		t.Errorf("index.json: %v\n%s", err, data)
 	}
 }
@@ -389,8 +393,8 @@ func TestCrashRecovery(t *testing.T) {
 	if e.State != StateInterrupted || e.End == nil {
 		t.Errorf("r1 = %+v, want interrupted with an end", e)
 	}
-	s, err := engine.ReadSummary(filepath.Join(dir, "runs", "r1"))
-	if err != nil || s.Status != engine.StatusInterrupted || s.Scenario != "s" || !s.Start.Equal(start) {
+	s, err := rundir.ReadSummary(filepath.Join(dir, "runs", "r1"))
+	if err != nil || s.Status != rundir.StatusInterrupted || s.Scenario != "s" || !s.Start.Equal(start) {
 		t.Errorf("minimal summary: %+v %v", s, err)
 	}
 	// Reopen: the state was saved.
@@ -493,8 +497,8 @@ soaks:
 	}
 	// SIGTERM: the soak's run is interrupted with a written summary.
 	h.stop()
-	s, err := engine.ReadSummary(filepath.Join(dir, "data", "runs", soakID))
-	if err != nil || s.Status != engine.StatusInterrupted {
+	s, err := rundir.ReadSummary(filepath.Join(dir, "data", "runs", soakID))
+	if err != nil || s.Status != rundir.StatusInterrupted {
 		t.Errorf("soak run after stop: %+v %v", s, err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "data", "index.json"))

@@ -14,7 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -22,12 +23,12 @@ import (
 const (
 	StateQueued      = "queued"
 	StateRunning     = "running"
-	StateCompleted   = engine.StatusCompleted
-	StateInterrupted = engine.StatusInterrupted
+	StateCompleted   = rundir.StatusCompleted
+	StateInterrupted = rundir.StatusInterrupted
 	StateFailed      = "failed" // could not start (bad scenario, target down, ...)
 	// StateKilled is a run recovered from a directory holding only
 	// latency.hlog.partial: its process died without writing a summary.
-	StateKilled = engine.StatusKilled
+	StateKilled = rundir.StatusKilled
 )
 
 // SourceRecovered is the source of an entry rebuilt from its run
@@ -122,7 +123,7 @@ func OpenHistory(dir string, now time.Time) (*History, []string, error) {
 			continue
 		}
 		if !e.Finished() {
-			if s, err := engine.ReadSummary(h.RunDir(e.ID)); err == nil && s.Status != "" {
+			if s, err := rundir.ReadSummary(h.RunDir(e.ID)); err == nil && s.Status != "" {
 				// It finished, but the index write saying so failed.
 				was := e.State
 				e.State = s.Status
@@ -155,7 +156,7 @@ func OpenHistory(dir string, now time.Time) (*History, []string, error) {
 		notes = append(notes, fmt.Sprintf("index.json was stale: %d runs recovered from their run directories", n))
 	}
 	if skipped > 0 {
-		notes = append(notes, fmt.Sprintf("index: %d run directories hold neither summary.json nor %s: not listed", skipped, engine.PartialLog))
+		notes = append(notes, fmt.Sprintf("index: %d run directories hold neither summary.json nor %s: not listed", skipped, rundir.PartialLog))
 	}
 	if err := h.save(); err != nil {
 		notes = append(notes, fmt.Sprintf("index write failed (kept in memory, written on the next change): %v", err))
@@ -192,7 +193,7 @@ func (h *History) recoverDirs() (n, skipped int, err error) {
 // nil when the directory holds neither.
 func recoverEntry(dir, id string) *Entry {
 	e := &Entry{ID: id, Source: SourceRecovered, Dir: "runs/" + id}
-	if s, err := engine.ReadSummary(dir); err == nil {
+	if s, err := rundir.ReadSummary(dir); err == nil {
 		e.Scenario, e.ScenarioFile, e.State, e.Error = s.Scenario, s.ScenarioFile, s.Status, s.StatusReason
 		if e.State == "" {
 			e.State = StateCompleted
@@ -206,12 +207,12 @@ func recoverEntry(dir, id string) *Entry {
 		}
 		return e
 	}
-	s, ending, err := engine.ReadPartial(dir)
+	s, ending, err := rundir.ReadPartial(dir)
 	if err != nil {
 		return nil
 	}
 	e.Scenario, e.State = scenarioFromID(id), StateKilled
-	e.Error = "killed: no summary.json; " + engine.PartialLog + ": " + ending
+	e.Error = "killed: no summary.json; " + rundir.PartialLog + ": " + ending
 	start, end := s.Start, s.End
 	e.Created, e.Start, e.End = start, &start, &end
 	return e
@@ -244,15 +245,15 @@ func (h *History) ensureSummary(e *Entry) error {
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
 		return nil
 	}
-	s := &engine.Summary{SchemaVersion: engine.SchemaVersion, Scenario: e.Scenario, ScenarioFile: e.ScenarioFile,
-		Status: engine.StatusInterrupted, Shard: engine.Shard{Count: 1}, Start: e.Created, End: *e.End}
+	s := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: e.Scenario, ScenarioFile: e.ScenarioFile,
+		Status: rundir.StatusInterrupted, Shard: rundir.Shard{Count: 1}, Start: e.Created, End: *e.End}
 	if e.Start != nil {
 		s.Start = *e.Start
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return engine.WriteRunDir(dir, s)
+	return report.WriteRunDir(dir, s)
 }
 
 // RunDir is the absolute directory of run id.
@@ -342,8 +343,8 @@ func (h *History) List() []Entry {
 
 // Baselines returns the summaries of the last n completed runs of
 // scenario before the run excluded, newest first.
-func (h *History) Baselines(scenario, exclude string, n int) []*engine.Summary {
-	var out []*engine.Summary
+func (h *History) Baselines(scenario, exclude string, n int) []*rundir.Summary {
+	var out []*rundir.Summary
 	for _, e := range h.List() {
 		if len(out) >= n {
 			break
@@ -351,7 +352,7 @@ func (h *History) Baselines(scenario, exclude string, n int) []*engine.Summary {
 		if e.ID == exclude || e.Scenario != scenario || e.State != StateCompleted {
 			continue
 		}
-		s, err := engine.ReadSummary(h.RunDir(e.ID))
+		s, err := rundir.ReadSummary(h.RunDir(e.ID))
 		if err != nil {
 			continue
 		}

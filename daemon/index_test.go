@@ -9,8 +9,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 )
 
 // completedRunDir writes a run directory as the engine leaves a finished run.
@@ -20,10 +20,10 @@ func completedRunDir(t *testing.T, dataDir, id, scenario, url string, start time
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := &engine.Summary{SchemaVersion: engine.SchemaVersion, Scenario: scenario, ScenarioFile: scenario + ".yaml",
-		Status: engine.StatusCompleted, Shard: engine.Shard{Count: 1}, Start: start, End: start.Add(time.Minute),
-		Target: engine.TargetInfo{Kind: "redis", URL: url}, SLO: engine.Verdict{Passed: passed}}
-	if err := engine.WriteRunDir(dir, s); err != nil {
+	s := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: scenario, ScenarioFile: scenario + ".yaml",
+		Status: rundir.StatusCompleted, Shard: rundir.Shard{Count: 1}, Start: start, End: start.Add(time.Minute),
+		Target: rundir.TargetInfo{Kind: "redis", URL: url}, SLO: rundir.Verdict{Passed: passed}}
+	if err := report.WriteRunDir(dir, s); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -36,7 +36,7 @@ func killedRunDir(t *testing.T, dataDir, id string, start time.Time) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Create(filepath.Join(dir, engine.PartialLog))
+	f, err := os.Create(filepath.Join(dir, rundir.PartialLog))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestCorruptIndexIsRebuiltFromRunDirs(t *testing.T) {
 		t.Errorf("newest first: %s first", list.Runs[0].ID)
 	}
 	var v RunView
-	if h.do("GET", "/api/v1/runs/"+k.ID, "", nil, &v); v.Summary == nil || v.Summary.Status != engine.StatusKilled || len(v.Summary.Phases) != 1 {
+	if h.do("GET", "/api/v1/runs/"+k.ID, "", nil, &v); v.Summary == nil || v.Summary.Status != rundir.StatusKilled || len(v.Summary.Phases) != 1 {
 		t.Errorf("killed run's summary from the partial log: %+v", v.Summary)
 	}
 	if !strings.Contains(h.log.String(), "rebuilt from the run directories, 3 runs recovered") {

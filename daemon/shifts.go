@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/verdict"
 )
 
@@ -19,7 +19,7 @@ const HistoryMinRuns = 3
 // HistoryRun is one completed run of a history.
 type HistoryRun struct {
 	ID      string
-	Summary *engine.Summary
+	Summary *rundir.Summary
 }
 
 // Shift is a change point across a scenario's runs: from run RunID on,
@@ -39,7 +39,7 @@ type Shift struct {
 func (s Shift) String() string {
 	what := s.Phase + " " + s.Op + " " + s.Metric
 	f := func(v float64) string { return fmt.Sprintf("%.6gs", v) }
-	if s.Metric == engine.MetricRate {
+	if s.Metric == rundir.MetricRate {
 		what = s.Phase + " achieved rate"
 		f = func(v float64) string { return fmt.Sprintf("%.1f ops/s", v) }
 	}
@@ -74,16 +74,16 @@ func HistoryShifts(runs []HistoryRun) []Shift {
 	for ri, r := range runs {
 		for _, p := range r.Summary.Phases {
 			if p.AchievedRate > 0 {
-				add(key{r.Summary.Scenario, p.Name, "", engine.MetricRate}, p.AchievedRate, ri)
+				add(key{r.Summary.Scenario, p.Name, "", rundir.MetricRate}, p.AchievedRate, ri)
 			}
 			for _, op := range sortedOps(p.Ops) {
 				l := p.Ops[op].Latency
 				if p.Ops[op].Count == 0 {
 					continue
 				}
-				add(key{r.Summary.Scenario, p.Name, op, engine.MetricP50}, l.P50, ri)
-				add(key{r.Summary.Scenario, p.Name, op, engine.MetricP99}, l.P99, ri)
-				add(key{r.Summary.Scenario, p.Name, op, engine.MetricP999}, l.P999, ri)
+				add(key{r.Summary.Scenario, p.Name, op, rundir.MetricP50}, l.P50, ri)
+				add(key{r.Summary.Scenario, p.Name, op, rundir.MetricP99}, l.P99, ri)
+				add(key{r.Summary.Scenario, p.Name, op, rundir.MetricP999}, l.P999, ri)
 			}
 		}
 	}
@@ -100,7 +100,7 @@ func HistoryShifts(runs []HistoryRun) []Shift {
 	return out
 }
 
-func sortedOps(m map[string]engine.OpResult) []string {
+func sortedOps(m map[string]rundir.OpResult) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -127,8 +127,8 @@ func ReadHistory(dir, scenario string) ([]HistoryRun, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		s, err := engine.ReadSummary(filepath.Join(root, e.Name()))
-		if err != nil || s.Status != engine.StatusCompleted || (scenario != "" && s.Scenario != scenario) {
+		s, err := rundir.ReadSummary(filepath.Join(root, e.Name()))
+		if err != nil || s.Status != rundir.StatusCompleted || (scenario != "" && s.Scenario != scenario) {
 			continue
 		}
 		out = append(out, HistoryRun{ID: e.Name(), Summary: s})

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 )
 
 // historyDir writes n completed runs of scenario s (and one interrupted
@@ -22,24 +23,24 @@ func historyDir(t *testing.T, n int, p99 func(i int) float64) string {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	write := func(id string, i int, status string) {
 		noise := func(v float64) float64 { return v * (1 + 0.05*rng.NormFloat64()) }
-		s := &engine.Summary{SchemaVersion: engine.SchemaVersion, Scenario: "s", Status: status,
+		s := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: "s", Status: status,
 			Start: start.Add(time.Duration(i) * 24 * time.Hour),
-			Phases: []engine.PhaseResult{{Name: "steady", Kind: "steady", Result: engine.Result{AchievedRate: noise(1000),
-				Ops: map[string]engine.OpResult{"get": {Count: 100, Latency: metrics.Summary{Count: 100,
+			Phases: []rundir.PhaseResult{{Name: "steady", Kind: "steady", Result: rundir.Result{AchievedRate: noise(1000),
+				Ops: map[string]rundir.OpResult{"get": {Count: 100, Latency: metrics.Summary{Count: 100,
 					P50: noise(0.001), P99: noise(p99(i)), P999: noise(0.02)}}}}}}}
 		rd := filepath.Join(dir, "runs", id)
 		if err := os.MkdirAll(rd, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := engine.WriteRunDir(rd, s); err != nil {
+		if err := report.WriteRunDir(rd, s); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := 0; i < n; i++ {
 		// Ids do not sort by time: runs are ordered by their start.
-		write(string(rune('z'-i))+"-run", i, engine.StatusCompleted)
+		write(string(rune('z'-i))+"-run", i, rundir.StatusCompleted)
 	}
-	write("interrupted", n, engine.StatusInterrupted)
+	write("interrupted", n, rundir.StatusInterrupted)
 	return dir
 }
 
@@ -60,7 +61,7 @@ func TestHistoryShifts(t *testing.T) {
 	}
 	s := got[0]
 	t.Log(s)
-	if s.Phase != "steady" || s.Op != "get" || s.Metric != engine.MetricP99 || s.RunID != string(rune('z'-9))+"-run" ||
+	if s.Phase != "steady" || s.Op != "get" || s.Metric != rundir.MetricP99 || s.RunID != string(rune('z'-9))+"-run" ||
 		math.Abs(s.Before-0.005) > 0.001 || math.Abs(s.After-0.012) > 0.002 || s.PValue > 0.005 {
 		t.Errorf("shift %+v", s)
 	}

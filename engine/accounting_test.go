@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -84,7 +86,7 @@ func (t batchingTarget) DoBatch(ctx context.Context, reqs []*targets.Request, er
 	}
 }
 
-func runWith(t *testing.T, sc *scenarios.Scenario, tg targets.Target, o Options) *Summary {
+func runWith(t *testing.T, sc *scenarios.Scenario, tg targets.Target, o Options) *rundir.Summary {
 	t.Helper()
 	o.Scenario, o.Target, o.TargetKind = sc, tg, "fake"
 	if o.OutDir == "" {
@@ -178,7 +180,7 @@ slo: {min_achieved_ratio: 0.9}
 	if sum.SLO.Passed {
 		t.Errorf("SLO passed at %.1f of 100 ops/s completed in the window", p.AchievedRate)
 	}
-	var ratio *Check
+	var ratio *rundir.Check
 	for i, c := range sum.SLO.Checks {
 		if c.What == "achieved_ratio" {
 			ratio = &sum.SLO.Checks[i]
@@ -246,7 +248,7 @@ phases:
 	for i := 0; i < 2; i++ {
 		sc := scenario(t, src)
 		tg := &recordingTarget{}
-		sum := runWith(t, sc, tg, Options{Shard: Shard{Index: i, Count: 2}})
+		sum := runWith(t, sc, tg, Options{Shard: rundir.Shard{Index: i, Count: 2}})
 		seen := tg.seen()
 		if len(seen) != 5 {
 			t.Fatalf("shard %d/2 sent %d ops, want 5 (rate 10 split in two, 1 s)", i, len(seen))
@@ -309,10 +311,10 @@ phases:
 // TestInterruptedSaysWhy: a run stopped early says so and why; it does
 // not claim an SLO verdict for a run that did not finish.
 func TestInterruptedSaysWhy(t *testing.T) {
-	if got := VerdictLine(StatusInterrupted, "", Verdict{Passed: false, Checks: []Check{{Passed: true}}}); got != "interrupted: stopped before its end (signal or stop request)" {
+	if got := report.VerdictLine(rundir.StatusInterrupted, "", rundir.Verdict{Passed: false, Checks: []rundir.Check{{Passed: true}}}); got != "interrupted: stopped before its end (signal or stop request)" {
 		t.Errorf("got %q", got)
 	}
-	if got := VerdictLine(StatusInterrupted, "target down mid-run: exit 1", Verdict{}); got != "interrupted: target down mid-run: exit 1" {
+	if got := report.VerdictLine(rundir.StatusInterrupted, "target down mid-run: exit 1", rundir.Verdict{}); got != "interrupted: target down mid-run: exit 1" {
 		t.Errorf("got %q", got)
 	}
 	sc := scenario(t, `
@@ -326,7 +328,7 @@ phases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	txt := sum.Text()
+	txt := report.Text(sum)
 	if !containsLine(txt, "interrupted: stopped before its end (signal or stop request)") || containsLine(txt, "SLO FAILED") {
 		t.Errorf("interrupted run's text:\n%s", txt)
 	}

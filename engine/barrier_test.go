@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -48,7 +49,7 @@ phases:
 
 // runShards runs two shards of barrierScenario in this process against
 // one embedded store; shard 1 loads slowly.
-func runShards(t *testing.T, runID string, progress *syncBuffer) []*Summary {
+func runShards(t *testing.T, runID string, progress *syncBuffer) []*rundir.Summary {
 	t.Helper()
 	sc := scenario(t, barrierScenario)
 	tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
@@ -56,7 +57,7 @@ func runShards(t *testing.T, runID string, progress *syncBuffer) []*Summary {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	sums := make([]*Summary, 2)
+	sums := make([]*rundir.Summary, 2)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i := range sums {
@@ -67,7 +68,7 @@ func runShards(t *testing.T, runID string, progress *syncBuffer) []*Summary {
 			stg = &slowLoad{Target: tg, delay: 10 * time.Millisecond}
 		}
 		o := Options{Scenario: sc, Target: stg, TargetKind: "embedded", OutDir: t.TempDir(),
-			Shard: Shard{Index: i, Count: 2}, RunID: runID, BarrierTimeout: 20 * time.Second}
+			Shard: rundir.Shard{Index: i, Count: 2}, RunID: runID, BarrierTimeout: 20 * time.Second}
 		if progress != nil && i == 0 {
 			o.Progress = progress
 		}
@@ -113,7 +114,7 @@ func TestBarrierHoldsShardsUntilAllLoaded(t *testing.T) {
 		if d := st.End.Sub(st.Start); d > 1500*time.Millisecond {
 			t.Fatalf("shard %d steady phase took %s, want about 1s", i, d)
 		}
-		if s.Status != StatusCompleted {
+		if s.Status != rundir.StatusCompleted {
 			t.Fatalf("shard %d status %s", i, s.Status)
 		}
 	}
@@ -135,7 +136,7 @@ func TestBarrierTimeoutEndsRun(t *testing.T) {
 	defer tg.Close()
 	dir := t.TempDir()
 	o := Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir,
-		Shard: Shard{Index: 1, Count: 3}, RunID: "timeout", BarrierTimeout: 300 * time.Millisecond}
+		Shard: rundir.Shard{Index: 1, Count: 3}, RunID: "timeout", BarrierTimeout: 300 * time.Millisecond}
 	sum, err := Run(context.Background(), o)
 	if err == nil || !errors.Is(err, targets.ErrBarrierTimeout) {
 		t.Fatalf("err %v", err)
@@ -145,10 +146,10 @@ func TestBarrierTimeoutEndsRun(t *testing.T) {
 			t.Fatalf("error %q lacks %q", err, want)
 		}
 	}
-	if sum == nil || sum.Status != StatusInterrupted || len(sum.Phases) != 0 {
+	if sum == nil || sum.Status != rundir.StatusInterrupted || len(sum.Phases) != 0 {
 		t.Fatalf("summary %+v", sum)
 	}
-	if _, err := ReadSummary(dir); err != nil {
+	if _, err := rundir.ReadSummary(dir); err != nil {
 		t.Fatalf("run directory: %v", err)
 	}
 
@@ -157,7 +158,7 @@ func TestBarrierTimeoutEndsRun(t *testing.T) {
 	o.OutDir, o.RunID, o.BarrierTimeout = t.TempDir(), "cancel", time.Minute
 	t0 := time.Now()
 	sum, err = Run(ctx, o)
-	if err != nil || sum.Status != StatusInterrupted || time.Since(t0) > 5*time.Second {
+	if err != nil || sum.Status != rundir.StatusInterrupted || time.Since(t0) > 5*time.Second {
 		t.Fatalf("cancelled at a barrier: %v, %+v after %s", err, sum, time.Since(t0))
 	}
 }

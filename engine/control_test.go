@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets"
 )
 
@@ -26,7 +27,7 @@ phases:
 	if err := ctl.SetRate(100); err == nil {
 		t.Fatal("SetRate with no phase running should fail")
 	}
-	done := make(chan *Summary, 1)
+	done := make(chan *rundir.Summary, 1)
 	go func() {
 		sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: t.TempDir(), Control: ctl})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/targets/embedded"
@@ -23,7 +24,7 @@ func scenario(t *testing.T, src string) *scenarios.Scenario {
 	return sc
 }
 
-func runEmbedded(t *testing.T, sc *scenarios.Scenario) (*Summary, string) {
+func runEmbedded(t *testing.T, sc *scenarios.Scenario) (*rundir.Summary, string) {
 	t.Helper()
 	tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
 	if err != nil {
@@ -127,7 +128,7 @@ slo:
 	if _, err := os.Stat(filepath.Join(dir, "latency.hlog.partial")); err == nil {
 		t.Errorf("partial hlog left behind")
 	}
-	back, err := ReadSummary(dir)
+	back, err := rundir.ReadSummary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,11 +203,11 @@ phases:
 	if time.Since(start) > 5*time.Second {
 		t.Errorf("cancel took %v", time.Since(start))
 	}
-	back, err := ReadSummary(dir)
+	back, err := rundir.ReadSummary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Status != StatusInterrupted || sum.SLO.Passed {
+	if back.Status != rundir.StatusInterrupted || sum.SLO.Passed {
 		t.Errorf("status %q passed %v, want interrupted and failed", back.Status, sum.SLO.Passed)
 	}
 	if c := back.Phases[0].Completed; c < 200 || c > 400 {

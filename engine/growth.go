@@ -3,20 +3,16 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
-)
-
-// Growth defaults.
-const (
-	DefaultGrowthMaxStages = 100
+	"github.com/soakd/soakd/verdict"
 )
 
 // growthInsertOp is the op a growth stage's batch uses: set for a
@@ -37,23 +33,15 @@ func growthInsertOp(mix map[string]float64) string {
 // until a stop condition: stop_records, stop_memory (server
 // used_memory_bytes), the first cliff plus after_cliff stages, or
 // max_stages.
-func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix) (*PhaseResult, error) {
+func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix) (*rundir.PhaseResult, error) {
+	// Defaults (cliff factor, max stages, stop records) are the
+	// scenario's: scenarios.ApplyDefaults.
 	g := *ph.Growth
-	if g.CliffFactor <= 0 {
-		g.CliffFactor = DefaultCliffFactor
-	}
-	if g.MaxStages <= 0 {
-		g.MaxStages = DefaultGrowthMaxStages
-	}
-	if g.StopRecords <= 0 && g.StopMemory <= 0 {
-		// Reads are drawn from the keyspace, so it bounds a useful dataset.
-		g.StopRecords = r.sc.Keyspace.Records
-	}
 	insMix, err := scenarios.NewMix(map[string]float64{growthInsertOp(ph.Mix): 100})
 	if err != nil {
 		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
 	}
-	pr := &PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
+	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
 	var elapsed time.Duration
@@ -94,7 +82,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		r.keepStageHists(ph.Name, name, mres.Total)
 		st.Start = lres.Start.UTC()
 		st.Records = r.inserted.Load()
-		load := &Result{}
+		load := &rundir.Result{}
 		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, r.classes)
 		load.TargetRate = g.LoadRate
 		st.Load = load
@@ -103,7 +91,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		span.SetAttributes(attribute.Int64("soakd.records", st.Records), attribute.Float64("soakd.load.achieved_rate", load.AchievedRate))
 		span.End()
 
-		pr.Cliff = DetectCliff(pr.Stages, g.CliffFactor)
+		pr.Cliff = verdict.DetectCliff(pr.Stages, g.CliffFactor)
 		if c := pr.Cliff; c != nil && !c.Unconfirmed && g.AfterCliff >= 0 && len(pr.Stages)-1-c.StageIndex >= g.AfterCliff {
 			break
 		}
@@ -141,66 +129,4 @@ func (r *runner) freshStats(ctx context.Context) map[string]float64 {
 		}
 	}
 	return r.stats()
-}
-
-func stageExtra(st StageResult) string {
-	var b strings.Builder
-	if st.Records > 0 {
-		fmt.Fprintf(&b, ", %d records", st.Records)
-	}
-	if st.Misses > 0 {
-		fmt.Fprintf(&b, ", %d misses", st.Misses)
-	}
-	if v, ok := st.Server["used_memory_bytes"]; ok {
-		fmt.Fprintf(&b, ", used_memory %.1f MB", v/1e6)
-	}
-	if v := st.Server["evicted_keys_total"]; v > 0 {
-		fmt.Fprintf(&b, ", %.0f evicted", v)
-	}
-	if st.Load != nil {
-		fmt.Fprintf(&b, "; load %.0f ops/s, %d errors", st.Load.AchievedRate, st.Load.Errors)
-	}
-	return b.String()
-}
-
-func writeGrowthCapacity(b *strings.Builder, p *PhaseResult) {
-	if p.Kind == scenarios.PhaseGrowth {
-		if c := p.Cliff; c != nil {
-			what := c.Reason
-			switch c.Reason {
-			case "p99":
-				what = fmt.Sprintf("%s p99 %s vs median %s", c.Op, fmtDur(c.Value), fmtDur(c.Baseline))
-			case "rate":
-				what = fmt.Sprintf("achieved/target %.3f", c.Value)
-			case "errors":
-				what = fmt.Sprintf("error ratio %.3f vs median %.3f", c.Value, c.Baseline)
-			case "misses":
-				what = fmt.Sprintf("%s miss ratio %.3f vs median %.3f", c.Op, c.Value, c.Baseline)
-			}
-			un := ""
-			if c.Unconfirmed {
-				un = " (unconfirmed: last stage)"
-			}
-			fmt.Fprintf(b, "  CLIFF at %s (%d records, used_memory %.1f MB): %s%s\n", c.Stage, c.Records, c.UsedMemoryBytes/1e6, what, un)
-			if len(c.Signals) > 0 {
-				fmt.Fprintf(b, "    server: %s\n", strings.Join(c.Signals, "; "))
-			}
-		} else {
-			fmt.Fprintf(b, "  no cliff in %d stages\n", len(p.Stages))
-		}
-	}
-	if c := p.Capacity; c != nil {
-		fmt.Fprintf(b, "  capacity: highest rate held %.0f ops/s (%d probes)\n", c.HighestRateHeld, len(c.Curve))
-		for _, pt := range c.Curve {
-			mark := "held"
-			if !pt.Passed {
-				mark = "FAIL"
-			}
-			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f", mark, pt.Rate, pt.Achieved)
-			for _, op := range sortedKeys(pt.P99) {
-				fmt.Fprintf(b, " %s p99 %s", op, fmtDur(pt.P99[op]))
-			}
-			b.WriteString("\n")
-		}
-	}
 }

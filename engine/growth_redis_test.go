@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	redistarget "github.com/soakd/soakd/targets/redis"
+	"github.com/soakd/soakd/verdict"
 
 	"github.com/soakd/soakd/internal/testutil"
 )
@@ -21,7 +24,7 @@ func needRedis(t *testing.T) {
 	testutil.NeedTool(t, "redis-server")
 }
 
-func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) (*Summary, string) {
+func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) (*rundir.Summary, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -64,19 +67,19 @@ phases:
 	// cliff is the OOM errors this test is about, not a rate cliff from
 	// the host (at 1000 ops/s over 400 ms a load-10 machine achieved 83%).
 	sum, _ := runOpts(t, sc, false)
-	t.Log(sum.Text())
+	t.Log(report.Text(sum))
 	p := sum.Phases[0]
 	c := p.Cliff
 	if c == nil {
-		t.Fatalf("no cliff; stages:\n%s", sum.Text())
+		t.Fatalf("no cliff; stages:\n%s", report.Text(sum))
 	}
 	if c.Reason != "errors" || c.StageIndex < 1 || c.StageIndex > 5 {
 		t.Fatalf("cliff %+v, want an errors cliff at stage 2..6 (8 MB holds ~6k 1 KB values)", c)
 	}
 	// The stage before the cliff wrote without OOM; the cliff stage did not.
 	before, at := p.Stages[c.StageIndex-1], p.Stages[c.StageIndex]
-	if oomErrors(&before) != 0 || oomErrors(&at) == 0 {
-		t.Errorf("oom errors before %d at %d", oomErrors(&before), oomErrors(&at))
+	if verdict.OOMErrors(&before) != 0 || verdict.OOMErrors(&at) == 0 {
+		t.Errorf("oom errors before %d at %d", verdict.OOMErrors(&before), verdict.OOMErrors(&at))
 	}
 	sig := strings.Join(c.Signals, "|")
 	if !strings.Contains(sig, "oom_errors") || !strings.Contains(sig, "at_maxmemory") {
@@ -92,8 +95,8 @@ phases:
 	if len(p.Stages) != c.StageIndex+2 {
 		t.Errorf("%d stages with the cliff at index %d and after_cliff 1", len(p.Stages), c.StageIndex)
 	}
-	if !strings.Contains(sum.Text(), "CLIFF at "+c.Stage) {
-		t.Errorf("text lacks the cliff:\n%s", sum.Text())
+	if !strings.Contains(report.Text(sum), "CLIFF at "+c.Stage) {
+		t.Errorf("text lacks the cliff:\n%s", report.Text(sum))
 	}
 }
 
@@ -119,9 +122,9 @@ phases:
 		t.Errorf("hlog lacks per-variant tags:\n%.400s", hl)
 	}
 	// The cumulative per-phase histograms (shard merge) cover growth phases too.
-	hh, _ := os.ReadFile(filepath.Join(dir, HistogramsFile))
+	hh, _ := os.ReadFile(filepath.Join(dir, rundir.HistogramsFile))
 	if !strings.Contains(string(hh), "Tag=grow[none].get.latency,") || !strings.Contains(string(hh), "Tag=grow[aof:everysec].set.service,") {
-		t.Errorf("%s lacks the growth phases:\n%.400s", HistogramsFile, hh)
+		t.Errorf("%s lacks the growth phases:\n%.400s", rundir.HistogramsFile, hh)
 	}
 	if len(sum.Phases) != 2 || sum.Phases[0].Name != "grow[none]" || sum.Phases[1].Name != "grow[aof:everysec]" {
 		t.Fatalf("phases %+v", sum.Phases)
@@ -167,7 +170,7 @@ phases:
     growth: {batch: 2000, measure_rate: 1000, measure_for: 400ms, after_cliff: -1, max_stages: 6, cliff_factor: 50}
 `)
 	sum, _ := runOpts(t, sc, false)
-	t.Log(sum.Text())
+	t.Log(report.Text(sum))
 	p := sum.Phases[0]
 	full := -1
 	for i, s := range p.Stages {
@@ -177,20 +180,20 @@ phases:
 		}
 	}
 	if full < 0 {
-		t.Fatalf("used_memory never reached maxmemory:\n%s", sum.Text())
+		t.Fatalf("used_memory never reached maxmemory:\n%s", report.Text(sum))
 	}
 	if p.Cliff == nil {
-		t.Fatalf("no cliff; maxmemory reached at stage %d:\n%s", full+1, sum.Text())
+		t.Fatalf("no cliff; maxmemory reached at stage %d:\n%s", full+1, report.Text(sum))
 	}
 	// The store's own signal: with the rate (which a busy test host can
 	// spoil) left out, the first cliff is the get miss ratio jumping.
-	stages := append([]StageResult(nil), p.Stages...)
+	stages := append([]rundir.StageResult(nil), p.Stages...)
 	for i := range stages {
 		stages[i].TargetRate = 0
 	}
-	c := DetectCliff(stages, 50)
+	c := verdict.DetectCliff(stages, 50)
 	if c == nil {
-		t.Fatalf("no cliff without the rate; maxmemory reached at stage %d:\n%s", full+1, sum.Text())
+		t.Fatalf("no cliff without the rate; maxmemory reached at stage %d:\n%s", full+1, report.Text(sum))
 	}
 	if c.Reason != "misses" || c.Op != "get" {
 		t.Errorf("cliff %+v, want a get misses cliff", c)
@@ -207,8 +210,8 @@ phases:
 	if p.Errors != 0 {
 		t.Errorf("%d errors: misses must not count as errors", p.Errors)
 	}
-	if !strings.Contains(sum.Text(), "get miss ratio") {
-		t.Errorf("text lacks the miss ratio:\n%s", sum.Text())
+	if !strings.Contains(report.Text(sum), "get miss ratio") {
+		t.Errorf("text lacks the miss ratio:\n%s", report.Text(sum))
 	}
 }
 
@@ -280,10 +283,10 @@ phases:
 	if err == nil || !strings.Contains(err.Error(), "persistence aof:everysec: no server for aof:everysec") {
 		t.Fatalf("err %v", err)
 	}
-	if sum == nil || sum.Status != StatusInterrupted || len(sum.Phases) != 1 || sum.Phases[0].Name != "load[none]" || sum.Phases[0].Completed != 500 {
+	if sum == nil || sum.Status != rundir.StatusInterrupted || len(sum.Phases) != 1 || sum.Phases[0].Name != "load[none]" || sum.Phases[0].Completed != 500 {
 		t.Fatalf("summary %+v", sum)
 	}
-	if _, err := ReadSummary(dir); err != nil {
+	if _, err := rundir.ReadSummary(dir); err != nil {
 		t.Errorf("run directory: %v", err)
 	}
 }
@@ -319,14 +322,14 @@ phases:
 	if err == nil || !strings.Contains(err.Error(), "target down mid-run: managed redis-server (pid") || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("err %v", err)
 	}
-	if sum == nil || sum.Status != StatusInterrupted || !strings.Contains(sum.StatusReason, "managed redis-server") {
+	if sum == nil || sum.Status != rundir.StatusInterrupted || !strings.Contains(sum.StatusReason, "managed redis-server") {
 		t.Fatalf("summary %+v", sum)
 	}
-	got, err := ReadSummary(dir)
-	if err != nil || got.Status != StatusInterrupted || len(got.Phases) != 2 || got.Phases[1].Completed == 0 {
+	got, err := rundir.ReadSummary(dir)
+	if err != nil || got.Status != rundir.StatusInterrupted || len(got.Phases) != 2 || got.Phases[1].Completed == 0 {
 		t.Fatalf("run directory: %v %+v", err, got)
 	}
-	if txt := got.Text(); !strings.Contains(txt, "interrupted: target down mid-run") {
+	if txt := report.Text(got); !strings.Contains(txt, "interrupted: target down mid-run") {
 		t.Errorf("summary.txt lacks the reason:\n%s", txt)
 	}
 }

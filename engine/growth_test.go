@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets"
 )
 
@@ -54,14 +56,14 @@ phases:
 	if c := p.Cliff; c != nil && c.Reason != "p99" {
 		t.Errorf("cliff on the embedded store at 400 ops/s: %+v", c)
 	}
-	back, err := ReadSummary(dir)
+	back, err := rundir.ReadSummary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if back.Phases[0].Stages[3].Records != 5000 {
 		t.Errorf("records not in summary.json")
 	}
-	if txt := back.Text(); !strings.Contains(txt, "5000 records") || !strings.Contains(txt, "stage stage-4:") {
+	if txt := report.Text(back); !strings.Contains(txt, "5000 records") || !strings.Contains(txt, "stage stage-4:") {
 		t.Errorf("summary text:\n%s", txt)
 	}
 }

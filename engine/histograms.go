@@ -3,24 +3,15 @@ package engine
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
-
-// HistogramsFile is the run directory's cumulative histogram log: one
-// histogram per tag <phase>.<op>.latency / <phase>.<op>.service holding
-// exactly the measured ops the summary was computed from (after warmup),
-// in the HdrHistogram log format (values in ns). `soakd report` merges
-// shards from it losslessly; latency.hlog (intervals, warmup included)
-// is the fallback for run directories without it.
-const HistogramsFile = "histograms.hlog"
 
 type phaseTotal struct {
 	phase string
@@ -101,38 +92,5 @@ func (r *runner) writeHistograms() error {
 			return err
 		}
 	}
-	return WriteFileAtomic(filepath.Join(r.opts.OutDir, HistogramsFile), buf.Bytes())
-}
-
-// ReadHistogramLog sums every interval of an HdrHistogram log per tag.
-func ReadHistogramLog(path string) (map[string]*hdr.Histogram, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readHistogramLog(f, path)
-}
-
-func readHistogramLog(rd io.Reader, name string) (map[string]*hdr.Histogram, error) {
-	lr := hdr.NewHistogramLogReader(rd)
-	out := map[string]*hdr.Histogram{}
-	for {
-		h, err := lr.NextIntervalHistogram()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if h == nil {
-			return out, nil
-		}
-		tag := h.Tag()
-		acc := out[tag]
-		if acc == nil {
-			acc = metrics.NewHist()
-			out[tag] = acc
-		}
-		if dropped := acc.Merge(h); dropped != 0 {
-			return nil, fmt.Errorf("%s: tag %s: %d values outside the histogram range", name, tag, dropped)
-		}
-	}
+	return rundir.WriteFileAtomic(filepath.Join(r.opts.OutDir, rundir.HistogramsFile), buf.Bytes())
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets"
 )
 
@@ -67,9 +68,9 @@ phases:
 			return disk
 		}}
 	sum, err := Run(context.Background(), o)
-	var we *WriteError
-	if !errors.As(err, &we) || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), PartialLog) {
-		t.Fatalf("Run error %v, want a WriteError naming %s with ENOSPC", err, PartialLog)
+	var we *rundir.WriteError
+	if !errors.As(err, &we) || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), rundir.PartialLog) {
+		t.Fatalf("Run error %v, want a WriteError naming %s with ENOSPC", err, rundir.PartialLog)
 	}
 	if sum == nil || sum.Phases[0].Completed == 0 {
 		t.Fatalf("summary lost with the log: %+v", sum)
@@ -80,7 +81,7 @@ phases:
 	if disk.afterFull != 0 {
 		t.Errorf("%d writes attempted after the disk filled; the log should have stopped", disk.afterFull)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, PartialLog))
+	data, err := os.ReadFile(filepath.Join(dir, rundir.PartialLog))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ phases:
 	if _, err := os.Stat(filepath.Join(dir, "latency.hlog")); err == nil {
 		t.Error("a log that stopped early was renamed to latency.hlog")
 	}
-	if _, ending, err := ReadPartial(dir); err != nil || strings.Contains(ending, "torn") {
+	if _, ending, err := rundir.ReadPartial(dir); err != nil || strings.Contains(ending, "torn") {
 		t.Errorf("ReadPartial: %v (%s)", err, ending)
 	}
 }
@@ -123,11 +124,11 @@ phases:
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("Run error %v, want ENOSPC", err)
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, PartialLog))
+	data, _ := os.ReadFile(filepath.Join(dir, rundir.PartialLog))
 	if len(data) == 0 || len(data) >= disk.limit || data[len(data)-1] != '\n' {
 		t.Fatalf("latency.hlog.partial is %d bytes (limit %d), want whole lines only", len(data), disk.limit)
 	}
-	s, ending, err := ReadPartial(dir)
+	s, ending, err := rundir.ReadPartial(dir)
 	if err != nil || strings.Contains(ending, "torn") || len(s.Phases) != 1 || s.Phases[0].Completed == 0 {
 		t.Errorf("ReadPartial: %v (%s) %+v", err, ending, s)
 	}

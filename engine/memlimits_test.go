@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets"
 )
 
@@ -67,11 +69,11 @@ phases:
 	if _, ok := got["cgroup"]; ok {
 		t.Errorf("cgroup version written though none was set: %v", got)
 	}
-	s, err := ReadSummary(dir)
+	s, err := rundir.ReadSummary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := string(ReportHTML([]*Summary{s}, nil)); !strings.Contains(h, "<p>"+line+"</p>") {
+	if h := string(report.ReportHTML([]*rundir.Summary{s}, nil)); !strings.Contains(h, "<p>"+line+"</p>") {
 		t.Errorf("report.html lacks the memory limits line")
 	}
 }

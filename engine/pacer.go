@@ -1,6 +1,10 @@
-// Package engine is soakd's load engine: the open-loop pacer on an
-// absolute schedule, the worker pool, phases, the live progress line and
-// the run directory. `soakd run` and the daemon both drive it.
+// Package engine is soakd's load engine, load generation only: the
+// open-loop pacer on an absolute schedule, dispatch and the worker pool,
+// shard segments, phases (load, steady, ramp, capacity probes, growth
+// stages), the live progress line and the latency logs. It fills a
+// rundir.Summary, has it judged by verdict/ and written through rundir/
+// (summary.txt from report/). `soakd run` and the daemon both drive it
+// through internal/runpath.
 package engine
 
 import (

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets"
 )
 
@@ -17,7 +18,7 @@ func (c *countingTarget) Do(context.Context, *targets.Request) error {
 }
 func (c *countingTarget) Close() error { return nil }
 
-func runCounting(t *testing.T, src string, sh Shard) (*Summary, int64) {
+func runCounting(t *testing.T, src string, sh rundir.Shard) (*rundir.Summary, int64) {
 	t.Helper()
 	sc := scenario(t, src)
 	tg := &countingTarget{}
@@ -45,7 +46,7 @@ func TestRequestsBoundSteadyPhase(t *testing.T) {
 		{"open loop, duration before count", "{name: p, kind: steady, rate: 20, concurrency: 2, duration: 1s, requests: 1000, mix: {get: 100}}", 20},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			sum, sent := runCounting(t, "keyspace: {records: 100}\nphases:\n  - "+c.phase+"\n", Shard{})
+			sum, sent := runCounting(t, "keyspace: {records: 100}\nphases:\n  - "+c.phase+"\n", rundir.Shard{})
 			p := sum.Phases[0]
 			if sent != c.want || p.Completed != c.want || p.Dropped != 0 {
 				t.Errorf("target saw %d ops, summary completed %d dropped %d; want exactly %d", sent, p.Completed, p.Dropped, c.want)
@@ -59,7 +60,7 @@ func TestRequestsSplitOverShards(t *testing.T) {
 	src := "keyspace: {records: 100}\nphases:\n  - {name: p, kind: steady, concurrency: 4, requests: 1001, mix: {get: 100}}\n"
 	var total int64
 	for i := 0; i < 3; i++ {
-		sum, sent := runCounting(t, src, Shard{Index: i, Count: 3})
+		sum, sent := runCounting(t, src, rundir.Shard{Index: i, Count: 3})
 		if sent != sum.Phases[0].Completed {
 			t.Errorf("shard %d: target saw %d, summary %d", i, sent, sum.Phases[0].Completed)
 		}
@@ -69,7 +70,7 @@ func TestRequestsSplitOverShards(t *testing.T) {
 		t.Errorf("3 shards ran %d requests together, want 1001", total)
 	}
 	sc := scenario(t, "keyspace: {records: 100}\nphases:\n  - {name: p, kind: steady, requests: 2, mix: {get: 100}}\n")
-	if err := CheckShard(sc, Shard{Index: 0, Count: 3}); err == nil {
+	if err := CheckShard(sc, rundir.Shard{Index: 0, Count: 3}); err == nil {
 		t.Error("2 requests over 3 shards: want an error")
 	}
 }

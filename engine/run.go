@@ -21,8 +21,11 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Options configure one run.
@@ -35,7 +38,7 @@ type Options struct {
 	Progress              io.Writer // live progress line each interval; nil = none
 	Exporter              *metrics.Exporter
 	Interval              time.Duration // default 1s
-	Shard                 Shard
+	Shard                 rundir.Shard
 	// Control, when set, lets the caller change the running phase's rate
 	// live (the daemon's POST /api/v1/runs/{id}/rate).
 	Control *Control
@@ -57,19 +60,6 @@ type Options struct {
 	hlogWrap func(io.Writer) io.Writer
 }
 
-// Shard identifies this process's slice of a scenario split over hosts.
-type Shard struct {
-	Index int `json:"index"`
-	Count int `json:"count"`
-}
-
-func (s Shard) String() string {
-	if s.Count <= 1 {
-		return "0/1"
-	}
-	return fmt.Sprintf("%d/%d", s.Index, s.Count)
-}
-
 type runner struct {
 	opts     Options
 	sc       *scenarios.Scenario
@@ -85,6 +75,9 @@ type runner struct {
 	initInserted int64
 	classes      []string
 	tracer       trace.Tracer
+	// limits are the scenario's SLO, parsed once: phases, capacity
+	// probes and the run's verdict are judged with them.
+	limits *verdict.Limits
 
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter // writes into hlogBuf
@@ -112,7 +105,7 @@ type runner struct {
 // The returned summary says whether the SLOs held. A cancelled ctx ends
 // the run early: results so far are written and the run is marked
 // interrupted.
-func Run(ctx context.Context, o Options) (_ *Summary, err error) {
+func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
 	}
@@ -126,6 +119,9 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	r.classes = targets.Classes()
 	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
+	if r.limits, err = verdict.New(r.sc.SLO); err != nil {
+		return nil, err
+	}
 	r.tracer = o.Tracer
 	if r.tracer == nil {
 		r.tracer = noop.NewTracerProvider().Tracer("")
@@ -163,14 +159,14 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		}
 	}
 
-	sum := &Summary{
-		SchemaVersion: SchemaVersion,
+	sum := &rundir.Summary{
+		SchemaVersion: rundir.SchemaVersion,
 		Scenario:      r.sc.Name,
 		ScenarioFile:  r.sc.File,
-		Target:        TargetInfo{Kind: o.TargetKind, URL: scenarios.RedactURL(o.TargetURL)},
+		Target:        rundir.TargetInfo{Kind: o.TargetKind, URL: scenarios.RedactURL(o.TargetURL)},
 		Shard:         o.Shard,
 		Start:         start.UTC(),
-		Status:        StatusCompleted,
+		Status:        rundir.StatusCompleted,
 	}
 	if d, ok := o.Target.(targets.Describer); ok {
 		sum.Target.Server = d.Describe()
@@ -253,13 +249,13 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 		stopErr = down
 	}
 	if ctx.Err() != nil || stopErr != nil {
-		sum.Status = StatusInterrupted
+		sum.Status = rundir.StatusInterrupted
 		if stopErr != nil {
 			sum.StatusReason = stopErr.Error()
 		}
 	}
 	sum.End = time.Now().UTC()
-	sum.evaluate(r.sc)
+	evaluate(sum, r.limits, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry
 	// the SLO verdicts computed over the whole run.
 	for i, ps := range phaseSpans {
@@ -285,7 +281,7 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 	if lerr == nil {
 		// Change points come from the finished latency.hlog; a log that
 		// cannot be read back only leaves them out.
-		if FindChangePoints(o.OutDir, sum, r.interval) == nil && o.Exporter != nil {
+		if report.FindChangePoints(o.OutDir, sum, r.interval) == nil && o.Exporter != nil {
 			for _, p := range sum.Phases {
 				for _, c := range p.ChangePoints {
 					o.Exporter.AddChangePoint(p.Name, c.Op, c.Metric, c.After > c.Before)
@@ -293,11 +289,22 @@ func Run(ctx context.Context, o Options) (_ *Summary, err error) {
 			}
 		}
 	}
-	werr := errors.Join(herr, lerr, WriteRunDir(o.OutDir, sum))
+	werr := errors.Join(herr, lerr, report.WriteRunDir(o.OutDir, sum))
 	if werr != nil {
-		return sum, &WriteError{Dir: o.OutDir, Err: werr}
+		return sum, &rundir.WriteError{Dir: o.OutDir, Err: werr}
 	}
 	return sum, stopErr
+}
+
+// phaseSet is a phase's measured set (warmup excluded), nil when the
+// phase kept none.
+func (r *runner) phaseSet(phase string) *metrics.Set {
+	for _, t := range r.totals {
+		if t.phase == phase {
+			return t.set
+		}
+	}
+	return nil
 }
 
 // newLatencyLog starts latency.hlog's header on w. The log's BaseTime
@@ -361,7 +368,7 @@ func (r *runner) flushHlog() {
 		r.hlogOff += int64(n)
 		return
 	}
-	r.hlogErr = fmt.Errorf("%s: writing stopped after %d bytes, on the last whole record: %w", PartialLog, r.hlogOff, err)
+	r.hlogErr = fmt.Errorf("%s: writing stopped after %d bytes, on the last whole record: %w", rundir.PartialLog, r.hlogOff, err)
 	if n > 0 {
 		if terr := r.hbuf.Truncate(r.hlogOff); terr != nil {
 			r.hlogErr = fmt.Errorf("%w (and cutting back the torn record failed: %v)", r.hlogErr, terr)
@@ -444,7 +451,7 @@ func (r *runner) stats() map[string]float64 {
 	return out
 }
 
-func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*PhaseResult, error) {
+func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*rundir.PhaseResult, error) {
 	mix, err := scenarios.NewMix(ph.Mix)
 	if err != nil {
 		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
@@ -454,7 +461,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 		Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(),
 		Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi),
 	}
-	pr := &PhaseResult{Name: ph.Name, Kind: ph.Kind}
+	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind}
 	var segs []segment
 	switch ph.Kind {
 	case scenarios.PhaseLoad:
@@ -541,8 +548,8 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*Ph
 	return pr, nil
 }
 
-func stageResult(s *segment, res *segResult, stats map[string]float64) StageResult {
-	st := StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
+func stageResult(s *segment, res *segResult, stats map[string]float64) rundir.StageResult {
+	st := rundir.StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
 	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, nil)
 	st.TargetRate = s.Rate
 	if res.Retimed {
@@ -668,7 +675,7 @@ func fmtDur(sec float64) string {
 	return fmt.Sprintf("%.2fs", sec)
 }
 
-func resultAttrs(r *Result) []attribute.KeyValue {
+func resultAttrs(r *rundir.Result) []attribute.KeyValue {
 	return []attribute.KeyValue{
 		attribute.Float64("soakd.achieved_rate", r.AchievedRate), attribute.Int64("soakd.completed", r.Completed),
 		attribute.Int64("soakd.errors", r.Errors), attribute.Int64("soakd.dropped", r.Dropped),

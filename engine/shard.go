@@ -2,11 +2,10 @@ package engine
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -20,56 +19,6 @@ import (
 //     shard's k-th insert, base = the largest record count any phase of
 //     the scenario loads), disjoint across shards.
 
-// ParseShard parses "i/N" (0 <= i < N) or a bare "" (no sharding: 0/1).
-func ParseShard(s string) (Shard, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return Shard{Index: 0, Count: 1}, nil
-	}
-	is, ns, ok := strings.Cut(s, "/")
-	if !ok {
-		return Shard{}, fmt.Errorf("shard %q: want INDEX/COUNT, e.g. 0/4", s)
-	}
-	i, err1 := strconv.Atoi(strings.TrimSpace(is))
-	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
-	if err1 != nil || err2 != nil {
-		return Shard{}, fmt.Errorf("shard %q: want INDEX/COUNT as integers, e.g. 0/4", s)
-	}
-	sh := Shard{Index: i, Count: n}
-	return sh, sh.Validate()
-}
-
-// Validate checks 0 <= Index < Count.
-func (s Shard) Validate() error {
-	if s.Count < 1 {
-		return fmt.Errorf("shard %d/%d: count must be at least 1", s.Index, s.Count)
-	}
-	if s.Index < 0 || s.Index >= s.Count {
-		return fmt.Errorf("shard %d/%d: index must be in 0..%d", s.Index, s.Count, s.Count-1)
-	}
-	return nil
-}
-
-// Label is the shard's Prometheus label value: its index.
-func (s Shard) Label() string { return strconv.Itoa(s.Index) }
-
-// Range returns this shard's slice [lo, hi) of n records.
-func (s Shard) Range(n int64) (lo, hi int64) {
-	if s.Count <= 1 {
-		return 0, n
-	}
-	c := int64(s.Count)
-	return int64(s.Index) * n / c, (int64(s.Index) + 1) * n / c
-}
-
-// Part returns this shard's share of rate r.
-func (s Shard) Part(r float64) float64 {
-	if s.Count <= 1 {
-		return r
-	}
-	return r / float64(s.Count)
-}
-
 // phaseSeed is the random stream of phase pi on shard shard: every
 // shard, phase and (through the worker index) worker of a run draws
 // its own keys, values and op sequence from it.
@@ -80,12 +29,12 @@ func phaseSeed(seed int64, shard, pi int) uint64 {
 
 // shardState is the runner's per-run sharding state.
 type shardState struct {
-	shard      Shard
+	shard      rundir.Shard
 	insertBase int64        // first record number for steady inserts
 	inserts    atomic.Int64 // this shard's inserts so far
 }
 
-func newShardState(sh Shard, sc *scenarios.Scenario) *shardState {
+func newShardState(sh rundir.Shard, sc *scenarios.Scenario) *shardState {
 	st := &shardState{shard: sh, insertBase: sc.Keyspace.Records}
 	for _, p := range sc.Phases {
 		if p.Kind == scenarios.PhaseLoad && p.Records > st.insertBase {
@@ -151,7 +100,7 @@ func (r *runner) nextInsertKey() int64 {
 }
 
 // CheckShard reports why sc cannot be split into sh.Count shards.
-func CheckShard(sc *scenarios.Scenario, sh Shard) error {
+func CheckShard(sc *scenarios.Scenario, sh rundir.Shard) error {
 	if err := sh.Validate(); err != nil {
 		return err
 	}

@@ -3,13 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -19,7 +18,7 @@ func TestShardRangesTileTheKeyspace(t *testing.T) {
 		for _, c := range []int{1, 2, 3, 7, 16} {
 			next := int64(0)
 			for i := 0; i < c; i++ {
-				lo, hi := Shard{Index: i, Count: c}.Range(n)
+				lo, hi := rundir.Shard{Index: i, Count: c}.Range(n)
 				if lo != next || hi < lo {
 					t.Fatalf("n=%d shard %d/%d: [%d,%d), want start %d", n, i, c, lo, hi, next)
 				}
@@ -38,7 +37,7 @@ func TestShardSegmentsAndInsertKeys(t *testing.T) {
 	seen := map[int64]int{}
 	var loaded int64
 	for i := 0; i < 3; i++ {
-		r := &runner{opts: Options{Shard: Shard{Index: i, Count: 3}}, inserted: &scenarios.Inserted{}}
+		r := &runner{opts: Options{Shard: rundir.Shard{Index: i, Count: 3}}, inserted: &scenarios.Inserted{}}
 		r.shard = newShardState(r.opts.Shard, sc)
 		segs := []segment{{Rate: 900, Sequential: true, Limit: 1000}, {Rate: 300}}
 		r.shardSegments(segs)
@@ -75,78 +74,6 @@ func TestShardSegmentsAndInsertKeys(t *testing.T) {
 	}
 }
 
-// writeShardDir writes a minimal run directory for shard i/n.
-func writeShardDir(t *testing.T, dir, scenario string, i, n int, lat []int64) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	set := metrics.NewSet([]scenarios.Op{scenarios.OpRead})
-	for _, v := range lat {
-		set.Ops[scenarios.OpRead].Latency.RecordValue(v)
-		set.Ops[scenarios.OpRead].Service.RecordValue(v / 2)
-		set.Ops[scenarios.OpRead].Count++
-	}
-	r := &runner{opts: Options{OutDir: dir}, totals: []phaseTotal{{"steady", set}}}
-	if err := r.writeHistograms(); err != nil {
-		t.Fatal(err)
-	}
-	pr := PhaseResult{Name: "steady", Kind: scenarios.PhaseSteady}
-	fillResult(&pr.Result, set, uint64(len(lat)), time.Second, 0, 0, nil)
-	pr.TargetRate = 100
-	pr.SLO = &Verdict{Passed: true, Checks: []Check{{Phase: "steady", Op: "read", What: "latency p99", Limit: 0.004, Passed: true}}}
-	s := &Summary{SchemaVersion: SchemaVersion, Scenario: scenario, Shard: Shard{Index: i, Count: n}, Status: StatusCompleted, Phases: []PhaseResult{pr}}
-	if err := WriteRunDir(dir, s); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestMergeRunDirs(t *testing.T) {
-	base := t.TempDir()
-	d := func(s string) string { return filepath.Join(base, s) }
-	writeShardDir(t, d("a0"), "sc", 0, 3, []int64{1000, 2000, 3000})
-	writeShardDir(t, d("a1"), "sc", 1, 3, []int64{5000000}) // 5 ms: fails p99 4 ms once merged
-	writeShardDir(t, d("a2"), "sc", 2, 3, []int64{1000})
-	writeShardDir(t, d("b1"), "other", 1, 3, []int64{1000})
-	writeShardDir(t, d("c1"), "sc", 1, 4, []int64{1000})
-
-	m, err := MergeRunDirs([]string{d("a2"), d("a0"), d("a1")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := m.Hists["steady.read.latency"]
-	if h.TotalCount() != 5 || h.Max() < 4990000 || m.Dirs[0] != d("a0") {
-		t.Fatalf("merged count %d max %d dirs %v", h.TotalCount(), h.Max(), m.Dirs)
-	}
-	p := m.Phases[0]
-	if p.TargetRate != 300 || p.Completed != 5 || p.Ops["read"].Count != 5 || p.Ops["read"].Latency.Count != 5 {
-		t.Fatalf("merged phase %+v", p.Result)
-	}
-	if m.SLO.Passed || p.SLO.Checks[0].Passed || p.SLO.Checks[0].Actual < 0.00499 {
-		t.Fatalf("merged p99 check %+v", p.SLO.Checks)
-	}
-	if txt := m.Text(); !strings.Contains(txt, "merged 3 shards") || !strings.Contains(txt, "shard 1/3: target 100 ops/s") {
-		t.Fatal(txt)
-	}
-
-	for _, c := range []struct {
-		dirs []string
-		want string
-	}{
-		{[]string{d("a0"), d("a2")}, "shard 1/3 missing"},
-		{[]string{d("a0")}, "shards 1/3, 2/3 missing"},
-		{[]string{d("a0"), d("a1"), d("a1"), d("a2")}, "shard 1/3 given twice"},
-		{[]string{d("a0"), d("b1"), d("a2")}, "different scenarios"},
-		{[]string{d("a0"), d("c1"), d("a2")}, "different shard counts"},
-		{[]string{d("a0"), d("zz"), d("a2")}, "shard 1/3 missing (" + d("zz") + ": no such run directory)"},
-	} {
-		_, err := MergeRunDirs(c.dirs)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: err %v, want %q", c.dirs, err, c.want)
-		}
-	}
-}
-
 // TestMergeStagePercentiles: each shard keeps its stages' histograms in
 // histograms.hlog, so merged ramp steps get exact percentiles.
 func TestMergeStagePercentiles(t *testing.T) {
@@ -158,21 +85,21 @@ phases:
 `)
 	base := t.TempDir()
 	var dirs []string
-	var sums []*Summary
+	var sums []*rundir.Summary
 	for i := 0; i < 2; i++ {
 		tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(base, fmt.Sprintf("s%d", i))
-		sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir, Shard: Shard{Index: i, Count: 2}})
+		sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir, Shard: rundir.Shard{Index: i, Count: 2}})
 		tg.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		dirs, sums = append(dirs, dir), append(sums, sum)
 	}
-	m, err := MergeRunDirs(dirs)
+	m, err := report.MergeRunDirs(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/report"
 )
 
 // TestTimelineShowsStallsAndStages: the latency-over-time plot of a run
@@ -27,7 +28,7 @@ phases:
 	// achieved rate may fall below 95% in two stages running (a rate
 	// cliff, more so on a busy host); the stage marks need all three.
 	sum, dir := runEmbedded(t, sc)
-	tl, err := ReadTimeline(dir, sum)
+	tl, err := report.ReadTimeline(dir, sum)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,17 +56,17 @@ phases:
 	if want := sum.Phases[1].Ops["get"].Count; n != want {
 		t.Errorf("timeline holds %d gets, the summary %d", n, want)
 	}
-	rd := BuildReport(sum, tl)
-	var grow PhasePlots
+	rd := report.BuildReport(sum, tl)
+	var grow report.PhasePlots
 	for _, pp := range rd.Phases {
 		if pp.Phase == "grow" {
 			grow = pp
 		}
 	}
 	if len(grow.Plots) == 0 || grow.Plots[0].XLabel != "seconds since phase start" {
-		t.Fatalf("grow plots %+v\n%s", grow.Plots, sum.Text())
+		t.Fatalf("grow plots %+v\n%s", grow.Plots, report.Text(sum))
 	}
-	var marks []Point // stage marks; change marks are tested in changes_test.go
+	var marks []report.Point // stage marks; change marks are tested in report/changes_test.go
 	for _, m := range grow.Plots[0].Marks {
 		if !strings.HasPrefix(m.Label, "change: ") {
 			marks = append(marks, m)
@@ -73,54 +74,6 @@ phases:
 	}
 	if len(marks) != 3 || marks[0].Label != "stage-1" || marks[0].X > 0.1 || !(marks[1].X > 1 && marks[2].X > marks[1].X) {
 		t.Errorf("stage marks %+v", marks)
-	}
-}
-
-// TestTimelineBucketsLongRuns: a phase longer than MaxTimelinePoints
-// seconds is merged into wider buckets, keeping every count.
-func TestTimelineBucketsLongRuns(t *testing.T) {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var buf bytes.Buffer
-	w := hdr.NewHistogramLogWriter(&buf)
-	_ = w.OutputLogFormatVersion()
-	_ = w.OutputStartTime(start.UnixMilli())
-	_ = w.OutputLegend()
-	const secs = 1500
-	for i := 0; i < secs; i++ {
-		h := metrics.NewHist()
-		v := int64(1_000_000) // 1 ms
-		if i == 700 {
-			v = 50_000_000 // one slow second
-		}
-		for j := 0; j < 10; j++ {
-			_ = h.RecordValue(v)
-		}
-		h.SetTag("p.get.latency")
-		h.SetStartTimeMs(start.Add(time.Duration(i) * time.Second).UnixMilli())
-		h.SetEndTimeMs(start.Add(time.Duration(i+1) * time.Second).UnixMilli())
-		if err := w.OutputIntervalHistogram(h); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := &Summary{Phases: []PhaseResult{{Name: "p", Start: start, End: start.Add(secs * time.Second)}}}
-	tl, err := readTimeline(&buf, "test.hlog", s, timelineWidth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts := tl.Phases["p"]["get"]
-	if tl.Width["p"] != 3*time.Second || len(pts) != 500 {
-		t.Fatalf("%d points of %s, want 500 of 3s", len(pts), tl.Width["p"])
-	}
-	var n int64
-	slow := 0
-	for i, p := range pts {
-		n += p.Count
-		if p.Max > 0.04 {
-			slow = i
-		}
-	}
-	if n != secs*10 || slow != 700/3 || pts[slow].Max < 0.049 {
-		t.Errorf("count %d, slow bucket %d (max %.3f), want %d and %d", n, slow, pts[slow].Max, secs*10, 700/3)
 	}
 }
 

@@ -246,11 +246,13 @@ func (e *Exporter) ServerStats(stats map[string]float64, err error, took time.Du
 }
 
 // SetSLO exposes a latency limit of the scenario as
-// soakd_slo_latency_seconds{op,quantile} so alerts can compare against it.
-func (e *Exporter) SetSLO(op string, quantile float64, limit time.Duration) {
+// soakd_slo_latency_seconds{op,quantile} so alerts can compare against
+// it. quantile is the label as soakd_op_latency_quantile_seconds writes
+// it ("0.99", "0.999", "1" for max): verdict.Limits.Series gives them.
+func (e *Exporter) SetSLO(op, quantile string, seconds float64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.slo = append(e.slo, sloEntry{op: op, quantile: strconv.FormatFloat(quantile, 'g', -1, 64), seconds: limit.Seconds()})
+	e.slo = append(e.slo, sloEntry{op: op, quantile: quantile, seconds: seconds})
 }
 
 // AddChangePoint counts one change point of a finished phase in

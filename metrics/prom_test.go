@@ -49,7 +49,7 @@ func TestExporterValues(t *testing.T) {
 	e := newTestExporter()
 	e.Update("steady", 1000, 987.5, window(t))
 	e.SetProgress(2, 5000)
-	e.SetSLO("read", 0.99, 5*time.Millisecond)
+	e.SetSLO("read", "0.99", 0.005)
 	e.AddChangePoint("steady", "read", "p99", true)
 	e.AddChangePoint("steady", "read", "p99", true)
 	e.AddChangePoint("steady", "read", "rate", false)
@@ -266,7 +266,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	e.Update("steady", 1000, 990, window(t))
 	e.SetProgress(1, 100)
 	e.ServerStats(map[string]float64{"used_memory_bytes": 1, "evicted_keys_total": 2}, nil, time.Millisecond)
-	e.SetSLO("read", 0.99, time.Millisecond)
+	e.SetSLO("read", "0.99", 0.001)
 	e.AddChangePoint("steady", "read", "p99.9", true)
 	reg := prometheus.NewPedanticRegistry()
 	if err := e.Register(reg); err != nil {

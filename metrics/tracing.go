@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -41,11 +42,11 @@ func NewTracerProvider(ctx context.Context, c TracingConfig) (tp trace.TracerPro
 		return noop.NewTracerProvider(), func(context.Context) error { return nil }, nil
 	}
 	var opts []otlptracehttp.Option
-	if c.Endpoint != "" {
-		opts = append(opts, otlptracehttp.WithEndpointURL(c.Endpoint))
+	if u := c.endpointURL(); u != "" {
+		opts = append(opts, otlptracehttp.WithEndpointURL(u))
 	}
-	// Without an explicit endpoint the exporter reads the standard
-	// OTEL_EXPORTER_OTLP_* variables itself (headers, TLS, timeouts too).
+	// The exporter reads the other standard OTEL_EXPORTER_OTLP_*
+	// variables itself (headers, TLS, timeouts).
 	exp, err := otlptracehttp.New(ctx, append(opts, otlptracehttp.WithTimeout(5*time.Second))...)
 	if err != nil {
 		return nil, nil, err
@@ -53,4 +54,20 @@ func NewTracerProvider(ctx context.Context, c TracingConfig) (tp trace.TracerPro
 	res := resource.NewSchemaless(attribute.String("service.name", "soakd"), attribute.String("service.version", c.Version))
 	p := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return p, p.Shutdown, nil
+}
+
+// endpointURL is the traces URL: Endpoint, else the endpoint variables
+// as Getenv (the process's, or the daemon's injected environment) gives
+// them; OTEL_EXPORTER_OTLP_ENDPOINT is a base URL that gets /v1/traces.
+func (c TracingConfig) endpointURL() string {
+	if c.Endpoint != "" || c.Getenv == nil {
+		return c.Endpoint
+	}
+	if u := c.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); u != "" {
+		return u
+	}
+	if u := c.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); u != "" {
+		return strings.TrimSuffix(u, "/") + "/v1/traces"
+	}
+	return ""
 }

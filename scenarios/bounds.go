@@ -1,6 +1,9 @@
 package scenarios
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // MaxConcurrency is the largest concurrency of any phase (after
 // ApplyDefaults): the connections a client pool needs so that every
@@ -69,4 +72,20 @@ func (p *Phase) maxOps() (int64, bool) {
 		return n, true
 	}
 	return 0, false
+}
+
+// MixOps returns the op names in any phase's mix, sorted.
+func (s *Scenario) MixOps() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range s.Phases {
+		for op := range p.Mix {
+			if !seen[op] {
+				seen[op] = true
+				out = append(out, op)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -21,6 +21,17 @@ const (
 	DefaultMaxLag      = Duration(time.Second)
 	DefaultZipfTheta   = 0.99
 	DefaultScanLength  = 100
+
+	// Capacity search (a capacity phase's capacity: block).
+	DefaultCapacityStart     = 1000
+	DefaultCapacityFactor    = 2
+	DefaultCapacityMax       = 10_000_000
+	DefaultCapacityStep      = Duration(10 * time.Second)
+	DefaultCapacityPrecision = 0.05
+
+	// Growth (a growth phase's growth: block).
+	DefaultGrowthMaxStages = 100
+	DefaultCliffFactor     = 3.0
 )
 
 // Bounds on what a scenario (and the command-line and API overrides of
@@ -148,6 +159,15 @@ func (s *Scenario) ApplyDefaults() {
 				p.Mix = map[string]float64{"insert": 100}
 			}
 		}
+		if p.Kind == PhaseCapacity {
+			if p.Capacity == nil {
+				p.Capacity = &CapacitySpec{}
+			}
+			p.Capacity.applyDefaults()
+		}
+		if p.Kind == PhaseGrowth && p.Growth != nil {
+			p.Growth.applyDefaults(s.Keyspace.Records)
+		}
 		if p.Kind == PhaseRamp && len(p.Steps) == 0 && badRate(p.From, false) == "" && badRate(p.To, false) == "" {
 			// Step i is from + i*step: repeated addition never advances
 			// once step is below the rate's float precision.
@@ -166,6 +186,45 @@ func (s *Scenario) ApplyDefaults() {
 	if s.SLO.MaxDroppedRatio == nil {
 		v := 0.0
 		s.SLO.MaxDroppedRatio = &v
+	}
+}
+
+// applyDefaults fills what a capacity: block leaves out (a phase
+// without one gets every default). Without a start the search starts at
+// DefaultCapacityStart, or at max when that is lower.
+func (c *CapacitySpec) applyDefaults() {
+	if c.Start == 0 {
+		c.Start = DefaultCapacityStart
+		if c.Max > 0 && c.Max < c.Start {
+			c.Start = c.Max
+		}
+	}
+	if c.Factor == 0 {
+		c.Factor = DefaultCapacityFactor
+	}
+	if c.Max == 0 {
+		c.Max = max(DefaultCapacityMax, c.Start)
+	}
+	if c.StepDuration == 0 {
+		c.StepDuration = DefaultCapacityStep
+	}
+	if c.Precision == 0 {
+		c.Precision = DefaultCapacityPrecision
+	}
+}
+
+// applyDefaults fills what a growth: block leaves out; without a stop
+// condition growth stops at the keyspace's records (reads are drawn from
+// the keyspace, so it bounds a useful dataset).
+func (g *GrowthSpec) applyDefaults(records int64) {
+	if g.CliffFactor == 0 {
+		g.CliffFactor = DefaultCliffFactor
+	}
+	if g.MaxStages == 0 {
+		g.MaxStages = DefaultGrowthMaxStages
+	}
+	if g.StopRecords == 0 && g.StopMemory == 0 {
+		g.StopRecords = records
 	}
 }
 
@@ -318,6 +377,7 @@ func (s *Scenario) Validate() []FieldError {
 			add(pp+".requests", "only a steady phase takes a request count (this is a %s phase)", p.Kind)
 		}
 		errs = append(errs, validateMix(pp, p.Mix)...)
+		errs = append(errs, foreignKeys(pp, &p)...)
 		switch p.Kind {
 		case PhaseLoad:
 			if p.Records < 1 {
@@ -395,6 +455,12 @@ func (s *Scenario) Validate() []FieldError {
 				if c.Factor != 0 && c.Factor <= 1 {
 					add(pp+".capacity.factor", "must be greater than 1")
 				}
+				if c.StepDuration < 0 {
+					add(pp+".capacity.step_duration", "must be a positive duration")
+				}
+				if c.Precision < 0 || c.Precision >= 1 {
+					add(pp+".capacity.precision", "must be a fraction between 0 and 1 (0.05 = stop within 5%%)")
+				}
 			}
 		case PhaseGrowth:
 			if len(p.Mix) == 0 {
@@ -417,6 +483,12 @@ func (s *Scenario) Validate() []FieldError {
 				}
 				if msg := badRate(g.MeasureRate, true); msg != "" {
 					add(pp+".growth.measure_rate", "%s", msg)
+				}
+				if g.CliffFactor < 0 || (g.CliffFactor > 0 && g.CliffFactor <= 1) {
+					add(pp+".growth.cliff_factor", "must be greater than 1 (a p99 rise of that factor is a cliff)")
+				}
+				if g.MaxStages < 0 {
+					add(pp+".growth.max_stages", "must be positive (omit it for %d)", DefaultGrowthMaxStages)
 				}
 			}
 		case "":
@@ -606,4 +678,37 @@ func RedactText(msg, rawURL string) string {
 		}
 	}
 	return msg
+}
+
+// foreignKeys reports the keys a phase has that belong to another kind
+// of phase (a steady phase with steps: or growth:): they would be
+// ignored, so the file does not say what runs.
+func foreignKeys(pp string, p *Phase) []FieldError {
+	if p.Kind == "" {
+		return nil
+	}
+	var errs []FieldError
+	add := func(key, kind string) {
+		errs = append(errs, FieldError{Path: pp + "." + key, Msg: fmt.Sprintf("only a %s phase takes %s (this is a %s phase)", kind, key, p.Kind)})
+	}
+	if p.Kind != PhaseRamp {
+		if len(p.Steps) > 0 {
+			add("steps", PhaseRamp)
+		}
+		for _, f := range []struct {
+			key string
+			set bool
+		}{{"from", p.From != 0}, {"to", p.To != 0}, {"step", p.Step != 0}, {"step_duration", p.StepDuration != 0}} {
+			if f.set {
+				add(f.key, PhaseRamp)
+			}
+		}
+	}
+	if p.Capacity != nil && p.Kind != PhaseCapacity {
+		add("capacity", PhaseCapacity)
+	}
+	if p.Growth != nil && p.Kind != PhaseGrowth {
+		add("growth", PhaseGrowth)
+	}
+	return errs
 }

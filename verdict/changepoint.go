@@ -366,19 +366,6 @@ func (e *energy) permute(rng *rand.Rand, o ChangeOptions, q float64, minSize, fi
 	return float64(1+hits) / float64(o.Permutations+1)
 }
 
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-}
-
 // mad is the median absolute deviation from m.
 func mad(xs []float64, m float64) float64 {
 	d := make([]float64, len(xs))

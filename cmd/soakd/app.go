@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,9 +20,12 @@ import (
 
 	"github.com/soakd/soakd/daemon"
 	"github.com/soakd/soakd/engine"
-	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/internal/runpath"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Exit codes.
@@ -59,7 +60,7 @@ usage:
   soakd validate SCENARIO.yaml...
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd serve --config soakd.yaml
-  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2]
+  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2] [--allow-unlike]
   soakd compare --history DATA_DIR [--scenario NAME]   (change points across a daemon's runs)
   run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339,
     --run-id ID (same on every shard; phases wait for all shards), --barrier-timeout D (10m)
@@ -160,92 +161,19 @@ func (a *App) run(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.Stderr, err)
 		return exitBadUsed
 	}
-	if f.target != "" {
-		kind := scenarios.KindFromURL(f.target)
-		if kind == "" || kind == "embedded" {
-			fmt.Fprintf(a.Stderr, "soakd run: --target %s: unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)\n", scenarios.RedactURL(f.target))
-			return exitBadUsed
-		}
-		if scenarios.CanonicalKind(sc.Target.Kind) != kind {
-			sc.Target.Kind = kind // an alias (scylla, cassandra) naming the same adapter stays
-		}
-		sc.Target.URL = f.target
-	}
 	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
+	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Records: f.records, Concurrency: f.concurrency, Seed: f.seed,
+		Note: func(msg string) { fmt.Fprintf(a.Stderr, "soakd run: %s\n", msg) }}
 	if f.rateSet {
-		if err := scenarios.CheckRate(f.rate, true); err != nil {
-			fmt.Fprintf(a.Stderr, "soakd run: --rate %v: %v\n", f.rate, err)
-			return exitBadUsed
-		}
-		for i := range sc.Phases {
-			if sc.Phases[i].Kind != scenarios.PhaseLoad {
-				sc.Phases[i].Rate = f.rate
-			}
-		}
+		ov.Rate = &f.rate
 	}
-	if f.duration != "" {
-		d, err := scenarios.ParseDuration(f.duration)
-		if err != nil || d <= 0 {
-			fmt.Fprintf(a.Stderr, "soakd run: --duration: %q is not a positive duration\n", f.duration)
-			return exitBadUsed
-		}
-		for i := range sc.Phases {
-			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady {
-				ph.Duration = d
-				if f.warmup == "" && ph.Warmup >= d {
-					// A shorter try of a shipped scenario: keep a fifth
-					// of it as warmup instead of refusing it.
-					w := d / 5
-					fmt.Fprintf(a.Stderr, "soakd run: phase %s: warmup %s is not shorter than --duration %s; using warmup %s (set --warmup to choose)\n", ph.Name, ph.Warmup.D(), d.D(), w.D())
-					ph.Warmup = w
-				}
-			}
-		}
+	problems, err := runpath.Apply(sc, ov)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: --%v\n", err)
+		return exitBadUsed
 	}
-	if f.warmup != "" {
-		d, err := scenarios.ParseDuration(f.warmup)
-		if err != nil || d < 0 {
-			fmt.Fprintf(a.Stderr, "soakd run: --warmup: %q is not a duration (e.g. 0s, 5s)\n", f.warmup)
-			return exitBadUsed
-		}
-		for i := range sc.Phases {
-			if sc.Phases[i].Kind == scenarios.PhaseSteady {
-				sc.Phases[i].Warmup = d
-			}
-		}
-	}
-	if f.records != "" {
-		n, err := strconv.ParseInt(f.records, 10, 64)
-		if err != nil || n <= 0 {
-			fmt.Fprintf(a.Stderr, "soakd run: --records: %q is not a positive integer\n", f.records)
-			return exitBadUsed
-		}
-		for i := range sc.Phases {
-			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseLoad && (ph.Records == sc.Keyspace.Records || ph.Records > n) {
-				ph.Records = n
-			}
-		}
-		sc.Keyspace.Records = n
-	}
-	if f.concurrency != 0 {
-		if f.concurrency < 0 || f.concurrency > scenarios.MaxConcurrency {
-			fmt.Fprintf(a.Stderr, "soakd run: --concurrency: %d is not in 1..%d\n", f.concurrency, scenarios.MaxConcurrency)
-			return exitBadUsed
-		}
-		for i := range sc.Phases {
-			sc.Phases[i].Concurrency = f.concurrency
-		}
-	}
-	if f.seed != "" {
-		seed, err := strconv.ParseInt(f.seed, 10, 64)
-		if err != nil {
-			fmt.Fprintf(a.Stderr, "soakd run: --seed: %q is not an integer\n", f.seed)
-			return exitBadUsed
-		}
-		sc.Seed = seed
-	}
-	if errs := sc.Validate(); len(errs) > 0 {
-		for _, e := range errs {
+	if len(problems) > 0 {
+		for _, e := range problems {
 			fmt.Fprintf(a.Stderr, "%s: %s (after command-line overrides)\n", sc.File, e)
 		}
 		return exitBadUsed
@@ -282,15 +210,27 @@ func (a *App) run(ctx context.Context, args []string) int {
 	// One warning per run: the persistence variants reopen the target
 	// and would repeat it.
 	var warnOnce sync.Once
-	topts := targets.Options{Env: a.Getenv, Warn: func(msg string) {
-		warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
-	}, Concurrency: sc.MaxConcurrency()}
-	tg, err := targets.Open(ctx, sc.Target, topts)
+	var progress io.Writer = a.Stderr
+	if f.quiet {
+		progress = nil
+	}
+	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: out, Shard: shard, BarrierTimeout: f.barrierTimeout,
+		Getenv: a.Getenv, Version: version, OTLPEndpoint: f.otlpEndpoint, Progress: progress,
+		Warn: func(msg string) {
+			warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
+		}})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
 		return exitBadUsed
 	}
-	defer tg.Close()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := rn.Close(sctx); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd: %v\n", err)
+		}
+	}()
+	tg := rn.Target
 	if shard.Count > 1 {
 		// Phase barriers need one store all shards share: not the
 		// embedded store or a managed server, which every process starts
@@ -308,11 +248,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}
 	}
 
-	info := map[string]string{"version": version, "target_kind": sc.Target.Kind}
-	exp := metrics.NewExporter(sc.Name, shard.Label(), targets.Classes(), info)
-	for _, l := range sloLimits(sc) {
-		exp.SetSLO(l.op, l.quantile, l.limit)
-	}
+	exp := rn.Exporter
 	if f.listen != "" {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -332,18 +268,6 @@ func (a *App) run(ctx context.Context, args []string) int {
 		defer srv.Close()
 		fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
 	}
-	tp, shutdownTracing, err := metrics.NewTracerProvider(ctx, metrics.TracingConfig{Endpoint: f.otlpEndpoint, Getenv: a.Getenv, Version: version})
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "soakd run: tracing: %v\n", err)
-		return exitBadUsed
-	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := shutdownTracing(sctx); err != nil {
-			fmt.Fprintf(a.Stderr, "soakd: tracing: %v\n", err)
-		}
-	}()
 	targetLine := sc.Target.Kind
 	if sc.Target.URL != "" {
 		targetLine += " " + scenarios.RedactURL(sc.Target.URL)
@@ -360,22 +284,14 @@ func (a *App) run(ctx context.Context, args []string) int {
 			return exitBadUsed
 		}
 	}
-	var progress io.Writer = a.Stderr
-	if f.quiet {
-		progress = nil
-	}
-	sum, err := engine.Run(ctx, engine.Options{
-		Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
-		OutDir: out, Progress: progress, Exporter: exp, Tracer: tp.Tracer("github.com/soakd/soakd"), Shard: shard,
-		Reopen: targets.Reopener(ctx, sc.Target, topts), RunID: runID, BarrierTimeout: f.barrierTimeout,
-	})
+	sum, err := rn.Start(ctx, runID)
 	if sum != nil {
 		// The summary goes to stdout whatever happened to the files.
-		fmt.Fprint(a.Stdout, sum.Text())
+		fmt.Fprint(a.Stdout, report.Text(sum))
 	}
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
-		var werr *engine.WriteError
+		var werr *rundir.WriteError
 		switch {
 		case sum == nil:
 			return exitBadUsed
@@ -451,18 +367,18 @@ func (a *App) report(args []string) int {
 			return code
 		}
 	}
-	var sums []*engine.Summary
-	var tls []*engine.Timeline
+	var sums []*rundir.Summary
+	var tls []*report.Timeline
 	for i, dir := range dirs {
-		s, err := engine.ReadSummary(dir)
+		s, err := rundir.ReadSummary(dir)
 		if errors.Is(err, os.ErrNotExist) {
 			// A killed run leaves only latency.hlog.partial: show what
 			// it recorded and say so.
-			if ps, ending, perr := engine.ReadPartial(dir); perr == nil {
-				fmt.Fprintf(a.Stderr, "soakd report: %s: the run was killed (no summary.json); reading %s, %s\n", dir, engine.PartialLog, ending)
+			if ps, ending, perr := rundir.ReadPartial(dir); perr == nil {
+				fmt.Fprintf(a.Stderr, "soakd report: %s: the run was killed (no summary.json); reading %s, %s\n", dir, rundir.PartialLog, ending)
 				s, err = ps, nil
 			} else if errors.Is(perr, os.ErrNotExist) {
-				err = fmt.Errorf("%s: not a run directory (no summary.json and no %s)", dir, engine.PartialLog)
+				err = fmt.Errorf("%s: not a run directory (no summary.json and no %s)", dir, rundir.PartialLog)
 			}
 		}
 		if err != nil {
@@ -473,7 +389,7 @@ func (a *App) report(args []string) int {
 		if *htmlOut != "" {
 			// Latency over time comes from latency.hlog; without it the
 			// page still has every plot made from summary.json.
-			tl, err := engine.ReadTimeline(dir, s)
+			tl, err := report.ReadTimeline(dir, s)
 			if err != nil {
 				fmt.Fprintf(a.Stderr, "soakd report: no latency-over-time plots for %s: %v\n", dir, err)
 			}
@@ -482,10 +398,10 @@ func (a *App) report(args []string) int {
 		if i > 0 {
 			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
 		}
-		fmt.Fprint(a.Stdout, s.Text())
+		fmt.Fprint(a.Stdout, report.Text(s))
 	}
 	if *htmlOut != "" {
-		if err := engine.WriteFileAtomic(*htmlOut, engine.ReportHTML(sums, tls)); err != nil {
+		if err := rundir.WriteFileAtomic(*htmlOut, report.ReportHTML(sums, tls)); err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
 			return exitBadUsed
 		}
@@ -536,11 +452,13 @@ func printProblems(w io.Writer, err error) {
 }
 
 // compare judges CANDIDATE_DIR against BASELINE_DIR with the daemon's
-// regression code (one baseline: the relative threshold only).
+// regression code, verdict.Compare (one baseline: the relative
+// threshold only).
 func (a *App) compare(args []string) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
-	threshold := fs.Float64("threshold", daemon.DefaultThreshold, "relative slowdown that counts as a regression (0.2 = 20%)")
+	threshold := fs.Float64("threshold", verdict.DefaultRegressThreshold, "relative slowdown that counts as a regression (0.2 = 20%)")
+	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
 	history := fs.String("history", "", "a daemon's data_dir (or a directory of run directories): report change points across its completed runs")
 	scenario := fs.String("scenario", "", "with --history: only this scenario's runs")
 	pos, err := parseInterspersed(fs, args)
@@ -558,65 +476,27 @@ func (a *App) compare(args []string) int {
 		fmt.Fprintln(a.Stderr, "soakd compare: --threshold must be > 0")
 		return exitBadUsed
 	}
-	base, err := engine.ReadSummary(pos[0])
+	base, err := rundir.ReadSummary(pos[0])
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
 		return exitBadUsed
 	}
-	cand, err := engine.ReadSummary(pos[1])
+	cand, err := rundir.ReadSummary(pos[1])
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
 		return exitBadUsed
 	}
-	if base.Scenario != cand.Scenario {
-		fmt.Fprintf(a.Stderr, "soakd compare: note: comparing different scenarios (%s vs %s)\n", base.Scenario, cand.Scenario)
+	if why := verdict.Unlike(base, cand); len(why) > 0 {
+		if !*allowUnlike {
+			fmt.Fprintf(a.Stderr, "soakd compare: the runs are not comparable: %s (--allow-unlike compares them anyway)\n", strings.Join(why, "; "))
+			return exitBadUsed
+		}
+		fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s\n", strings.Join(why, "; "))
 	}
-	v := daemon.Compare([]*engine.Summary{base}, cand, daemon.RegressOptions{Threshold: *threshold, K: daemon.DefaultK})
+	v := verdict.Compare([]*rundir.Summary{base}, cand, verdict.RegressOptions{Threshold: *threshold, K: verdict.DefaultRegressK, MinHistory: 1, KeepUnlike: *allowUnlike})
 	fmt.Fprint(a.Stdout, v.Table())
 	if v.Regressed {
 		return exitSLO
 	}
 	return exitOK
-}
-
-type sloLimit struct {
-	op       string
-	quantile float64
-	limit    time.Duration
-}
-
-// sloLimits expands the scenario's latency SLOs to one limit per op in
-// the phases' mixes ("*" covers the ops not named explicitly).
-func sloLimits(sc *scenarios.Scenario) []sloLimit {
-	ops := map[string]bool{}
-	for _, ph := range sc.Phases {
-		for op := range ph.Mix {
-			ops[op] = true
-		}
-	}
-	names := make([]string, 0, len(ops))
-	for op := range ops {
-		names = append(names, op)
-	}
-	sort.Strings(names)
-	var out []sloLimit
-	for _, op := range names {
-		lims, ok := sc.SLO.Latency[op]
-		if !ok {
-			lims = sc.SLO.Latency["*"]
-		}
-		ps := make([]string, 0, len(lims))
-		for p := range lims {
-			ps = append(ps, p)
-		}
-		sort.Strings(ps)
-		for _, p := range ps {
-			q, err := strconv.ParseFloat(strings.TrimPrefix(p, "p"), 64)
-			if err != nil {
-				continue
-			}
-			out = append(out, sloLimit{op: op, quantile: q / 100, limit: lims[p].D()})
-		}
-	}
-	return out
 }

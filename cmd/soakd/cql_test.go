@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets/cql/cqltest"
 )
 
@@ -59,7 +59,7 @@ slo:
 		if codes[i] != 0 {
 			t.Fatalf("shard %d: exit %d\n%s", i, codes[i], msgs[i])
 		}
-		s, err := engine.ReadSummary(dirs[i])
+		s, err := rundir.ReadSummary(dirs[i])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 
 	"github.com/soakd/soakd/internal/testutil"
@@ -65,7 +66,7 @@ func TestK8sShardManifest(t *testing.T) {
 		t.Fatalf("SOAKD_RUN_ID comes from %q, want the Job's controller-uid label", runIDFrom)
 	}
 	sh, err := resolveShard("", true, func(k string) string { return env[k] })
-	if err != nil || sh != (engine.Shard{Index: n - 1, Count: n}) {
+	if err != nil || sh != (rundir.Shard{Index: n - 1, Count: n}) {
 		t.Fatalf("last pod's shard %v %v", sh, err)
 	}
 	args := strings.Join(toStrings(c["args"].([]any)), " ")

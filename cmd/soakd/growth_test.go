@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 
 	"github.com/soakd/soakd/internal/testutil"
 )
@@ -37,7 +38,7 @@ phases:
 	if code := a.Main(context.Background(), []string{"run", sc, "--out", run, "--listen", "", "--quiet"}); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errb)
 	}
-	s, err := engine.ReadSummary(run)
+	s, err := rundir.ReadSummary(run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ phases:
 	slices.Sort(got)
 	if !strings.Contains(string(h), "phase grow[none] (growth)") || !strings.Contains(string(h), "phase grow: persistence variants side by side") ||
 		!slices.Equal(got, want) || strings.Count(string(h), "<svg ") != len(want) || strings.Contains(string(h), "<script") {
-		t.Errorf("report.html: %d plots %q, want %q\n%s", strings.Count(string(h), "<svg "), got, want, s.Text())
+		t.Errorf("report.html: %d plots %q, want %q\n%s", strings.Count(string(h), "<svg "), got, want, report.Text(s))
 	}
 	if !strings.Contains(out.String(), "phase grow[rdb:300]") {
 		t.Errorf("report text:\n%s", out)

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 )
 
 // TestCompareHistory: soakd compare --history names the run where a
@@ -22,15 +23,15 @@ func TestCompareHistory(t *testing.T) {
 		if i >= 6 {
 			p99 = 0.015 + 0.0001*float64(i%3)
 		}
-		s := &engine.Summary{SchemaVersion: engine.SchemaVersion, Scenario: "s", Status: engine.StatusCompleted,
+		s := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: "s", Status: rundir.StatusCompleted,
 			Start: start.Add(time.Duration(i) * time.Hour),
-			Phases: []engine.PhaseResult{{Name: "steady", Kind: "steady", Result: engine.Result{
-				Ops: map[string]engine.OpResult{"get": {Count: 100, Latency: metrics.Summary{Count: 100, P50: 0.001, P99: p99, P999: 0.02}}}}}}}
+			Phases: []rundir.PhaseResult{{Name: "steady", Kind: "steady", Result: rundir.Result{
+				Ops: map[string]rundir.OpResult{"get": {Count: 100, Latency: metrics.Summary{Count: 100, P50: 0.001, P99: p99, P999: 0.02}}}}}}}
 		rd := filepath.Join(dir, "runs", "run-"+string(rune('a'+i)))
 		if err := os.MkdirAll(rd, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := engine.WriteRunDir(rd, s); err != nil {
+		if err := report.WriteRunDir(rd, s); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/rundir"
 )
 
 const longScenario = `
@@ -26,7 +26,7 @@ slo: {max_dropped_ratio: 1, min_achieved_ratio: 0.01}
 func TestRunOverridesForAQuickTry(t *testing.T) {
 	dir := t.TempDir()
 	sc := write(t, dir, "long.yaml", longScenario)
-	run := func(args ...string) (*engine.Summary, string) {
+	run := func(args ...string) (*rundir.Summary, string) {
 		t.Helper()
 		out := filepath.Join(dir, "run"+strings.Join(args, "_"))
 		a, _, errb := newApp()
@@ -34,7 +34,7 @@ func TestRunOverridesForAQuickTry(t *testing.T) {
 		if code := a.Main(context.Background(), argv); code != 0 {
 			t.Fatalf("soakd %s: exit %d\n%s", strings.Join(argv, " "), code, errb)
 		}
-		s, err := engine.ReadSummary(out)
+		s, err := rundir.ReadSummary(out)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	_ "github.com/soakd/soakd/targets/embedded"
 )
 
@@ -80,11 +81,11 @@ func TestServeStartsAndStopsOnCancel(t *testing.T) {
 func runDir(t *testing.T, p99 float64) string {
 	t.Helper()
 	dir := t.TempDir()
-	s := &engine.Summary{SchemaVersion: engine.SchemaVersion, Scenario: "s", Status: engine.StatusCompleted,
-		Phases: []engine.PhaseResult{{Name: "steady", Kind: "steady", Result: engine.Result{Ops: map[string]engine.OpResult{
+	s := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: "s", Status: rundir.StatusCompleted,
+		Phases: []rundir.PhaseResult{{Name: "steady", Kind: "steady", Result: rundir.Result{Ops: map[string]rundir.OpResult{
 			"get": {Count: 100, Latency: metrics.Summary{Count: 100, P50: 0.001, P99: p99, P999: 0.02}},
 		}}}}}
-	if err := engine.WriteRunDir(dir, s); err != nil {
+	if err := report.WriteRunDir(dir, s); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -8,23 +8,24 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 )
 
 // resolveShard picks this process's shard: --shard i/N, else SOAKD_SHARD
 // (i/N), else Kubernetes' JOB_COMPLETION_INDEX with the total from
 // SOAKD_SHARDS. fromEnv (--shard-from-env) makes the environment
 // mandatory.
-func resolveShard(flagVal string, fromEnv bool, getenv func(string) string) (engine.Shard, error) {
+func resolveShard(flagVal string, fromEnv bool, getenv func(string) string) (rundir.Shard, error) {
 	if flagVal != "" {
-		sh, err := engine.ParseShard(flagVal)
+		sh, err := rundir.ParseShard(flagVal)
 		if err != nil {
 			return sh, fmt.Errorf("--shard: %w", err)
 		}
 		return sh, nil
 	}
 	if v := strings.TrimSpace(getenv("SOAKD_SHARD")); v != "" {
-		sh, err := engine.ParseShard(v)
+		sh, err := rundir.ParseShard(v)
 		if err != nil {
 			return sh, fmt.Errorf("SOAKD_SHARD: %w", err)
 		}
@@ -33,26 +34,26 @@ func resolveShard(flagVal string, fromEnv bool, getenv func(string) string) (eng
 	if v := strings.TrimSpace(getenv("JOB_COMPLETION_INDEX")); v != "" {
 		i, err := strconv.Atoi(v)
 		if err != nil {
-			return engine.Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX %q is not an integer", v)
+			return rundir.Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX %q is not an integer", v)
 		}
 		tv := strings.TrimSpace(getenv("SOAKD_SHARDS"))
 		if tv == "" {
-			return engine.Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX is set (%d) but SOAKD_SHARDS (the shard count) is not", i)
+			return rundir.Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX is set (%d) but SOAKD_SHARDS (the shard count) is not", i)
 		}
 		n, err := strconv.Atoi(tv)
 		if err != nil {
-			return engine.Shard{}, fmt.Errorf("SOAKD_SHARDS %q is not an integer", tv)
+			return rundir.Shard{}, fmt.Errorf("SOAKD_SHARDS %q is not an integer", tv)
 		}
-		sh := engine.Shard{Index: i, Count: n}
+		sh := rundir.Shard{Index: i, Count: n}
 		if err := sh.Validate(); err != nil {
 			return sh, fmt.Errorf("JOB_COMPLETION_INDEX/SOAKD_SHARDS: %w", err)
 		}
 		return sh, nil
 	}
 	if fromEnv {
-		return engine.Shard{}, fmt.Errorf("--shard-from-env: set SOAKD_SHARD=i/N, or JOB_COMPLETION_INDEX and SOAKD_SHARDS")
+		return rundir.Shard{}, fmt.Errorf("--shard-from-env: set SOAKD_SHARD=i/N, or JOB_COMPLETION_INDEX and SOAKD_SHARDS")
 	}
-	return engine.Shard{Index: 0, Count: 1}, nil
+	return rundir.Shard{Index: 0, Count: 1}, nil
 }
 
 // parseStartAt parses --start-at (RFC3339).
@@ -109,28 +110,28 @@ func waitUntil(ctx context.Context, t time.Time, now func() time.Time) error {
 func (a *App) reportMerged(dirs []string, htmlOut string) (code int, done bool) {
 	sharded := false
 	for _, d := range dirs {
-		if s, err := engine.ReadSummary(d); err == nil && s.Shard.Count > 1 {
+		if s, err := rundir.ReadSummary(d); err == nil && s.Shard.Count > 1 {
 			sharded = true
 		}
 	}
 	if !sharded {
 		// A missing/killed dir among unsharded ones is still an error.
 		for _, d := range dirs {
-			if _, err := engine.ReadSummary(d); err != nil {
+			if _, err := rundir.ReadSummary(d); err != nil {
 				fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
 				return exitBadUsed, true
 			}
 		}
 		return 0, false
 	}
-	m, err := engine.MergeRunDirs(dirs)
+	m, err := report.MergeRunDirs(dirs)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
 		return exitBadUsed, true
 	}
 	fmt.Fprint(a.Stdout, m.Text())
 	if htmlOut != "" {
-		if err := engine.WriteFileAtomic(htmlOut, engine.ReportHTML([]*engine.Summary{m.Summary()}, nil)); err != nil {
+		if err := rundir.WriteFileAtomic(htmlOut, report.ReportHTML([]*rundir.Summary{m.Summary()}, nil)); err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
 			return exitBadUsed, true
 		}

@@ -20,7 +20,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	redistarget "github.com/soakd/soakd/targets/redis"
 
 	"github.com/soakd/soakd/internal/testutil"
@@ -127,11 +128,11 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 	var achieved, target float64
 	var loaded, inserts int64
 	for i, d := range dirs {
-		s, err := engine.ReadSummary(d)
+		s, err := rundir.ReadSummary(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Shard != (engine.Shard{Index: i, Count: n}) {
+		if s.Shard != (rundir.Shard{Index: i, Count: n}) {
 			t.Fatalf("shard %d summary says shard %v", i, s.Shard)
 		}
 		ld, st := s.Phases[0], s.Phases[1]
@@ -203,7 +204,7 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 	if h, err := os.ReadFile(page); err != nil || !strings.Contains(string(h), "(merged 4 shards)") || strings.Count(string(h), "<svg ") < 2 {
 		t.Errorf("merged report.html: %v\n%.300s", err, h)
 	}
-	m, err := engine.MergeRunDirs(dirs)
+	m, err := report.MergeRunDirs(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,20 +343,20 @@ func TestResolveShard(t *testing.T) {
 		flag    string
 		fromEnv bool
 		env     func(string) string
-		want    engine.Shard
+		want    rundir.Shard
 		err     string
 	}{
-		{"", false, env(), engine.Shard{Index: 0, Count: 1}, ""},
-		{"2/4", false, env("SOAKD_SHARD", "1/4"), engine.Shard{Index: 2, Count: 4}, ""},
-		{"", false, env("SOAKD_SHARD", "3/16"), engine.Shard{Index: 3, Count: 16}, ""},
-		{"", true, env("JOB_COMPLETION_INDEX", "5", "SOAKD_SHARDS", "16"), engine.Shard{Index: 5, Count: 16}, ""},
-		{"", true, env("JOB_COMPLETION_INDEX", "5"), engine.Shard{}, "SOAKD_SHARDS"},
-		{"", true, env("JOB_COMPLETION_INDEX", "16", "SOAKD_SHARDS", "16"), engine.Shard{}, "index must be in 0..15"},
-		{"", true, env(), engine.Shard{}, "--shard-from-env"},
-		{"4/4", false, env(), engine.Shard{}, "index must be in 0..3"},
-		{"-1/4", false, env(), engine.Shard{}, "index must be in 0..3"},
-		{"1/0", false, env(), engine.Shard{}, "count must be at least 1"},
-		{"x", false, env(), engine.Shard{}, "INDEX/COUNT"},
+		{"", false, env(), rundir.Shard{Index: 0, Count: 1}, ""},
+		{"2/4", false, env("SOAKD_SHARD", "1/4"), rundir.Shard{Index: 2, Count: 4}, ""},
+		{"", false, env("SOAKD_SHARD", "3/16"), rundir.Shard{Index: 3, Count: 16}, ""},
+		{"", true, env("JOB_COMPLETION_INDEX", "5", "SOAKD_SHARDS", "16"), rundir.Shard{Index: 5, Count: 16}, ""},
+		{"", true, env("JOB_COMPLETION_INDEX", "5"), rundir.Shard{}, "SOAKD_SHARDS"},
+		{"", true, env("JOB_COMPLETION_INDEX", "16", "SOAKD_SHARDS", "16"), rundir.Shard{}, "index must be in 0..15"},
+		{"", true, env(), rundir.Shard{}, "--shard-from-env"},
+		{"4/4", false, env(), rundir.Shard{}, "index must be in 0..3"},
+		{"-1/4", false, env(), rundir.Shard{}, "index must be in 0..3"},
+		{"1/0", false, env(), rundir.Shard{}, "count must be at least 1"},
+		{"x", false, env(), rundir.Shard{}, "INDEX/COUNT"},
 	}
 	for _, c := range cases {
 		got, err := resolveShard(c.flag, c.fromEnv, c.env)
@@ -471,7 +472,7 @@ func TestShardRunIDWarningAndBarrierTimeout(t *testing.T) {
 	if code == exitBadUsed || strings.Count(msg, "phases are not synchronised across shards") != 1 {
 		t.Fatalf("no run id: exit %d\n%s", code, msg)
 	}
-	if s, err := engine.ReadSummary(adir); err != nil || len(s.Phases) != 2 || s.Status != engine.StatusCompleted {
+	if s, err := rundir.ReadSummary(adir); err != nil || len(s.Phases) != 2 || s.Status != rundir.StatusCompleted {
 		t.Fatalf("no run id: summary %+v %v", s, err)
 	}
 	dir := filepath.Join(t.TempDir(), "b")
@@ -488,8 +489,8 @@ func TestShardRunIDWarningAndBarrierTimeout(t *testing.T) {
 	if strings.Contains(msg, "not synchronised") {
 		t.Fatalf("warned with a run id:\n%s", msg)
 	}
-	s, err := engine.ReadSummary(dir)
-	if err != nil || s.Status != engine.StatusInterrupted || len(s.Phases) != 0 {
+	s, err := rundir.ReadSummary(dir)
+	if err != nil || s.Status != rundir.StatusInterrupted || len(s.Phases) != 0 {
 		t.Fatalf("summary %+v %v", s, err)
 	}
 	if code, msg := run("--shard", "1/2", "--barrier-timeout", "0s", "--run-id", "x"); code != exitBadUsed || !strings.Contains(msg, "must be positive") {

@@ -64,6 +64,8 @@ type Target struct {
 	hostLat      hostLatency
 	connErrors   atomic.Int64
 	scrapeErrors atomic.Int64
+	viewPools    viewQuery // system_views.thread_pools (views.go)
+	viewClients  viewQuery // system_views.clients
 	errCounts    [numErrKinds]atomic.Int64
 }
 

@@ -910,3 +910,114 @@ phases:
 	}
 	t.Logf("%d batches, %d inserts in them", batched, statements)
 }
+
+// viewAttempts counts the requests (PREPARE, QUERY, EXECUTE) naming a
+// system_views table.
+func viewAttempts(s *cqltest.Server, table string) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if strings.Contains(r.Stmt, "system_views."+table) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestSystemViews(t *testing.T) {
+	s := startServer(t)
+	s.SetViews(&cqltest.Views{
+		ThreadPools: []cqltest.ThreadPool{
+			{Name: "ReadStage", Active: 3, ActiveLimit: 32, Pending: 5, Blocked: 0, Completed: 1000},
+			{Name: "MutationStage", Active: 2, ActiveLimit: 32, Pending: 7, Completed: 2000},
+			{Name: "Native-Transport-Requests", Active: 4, ActiveLimit: 128, Pending: 1, Blocked: 2, BlockedAllTime: 9, Completed: 3000},
+			{Name: "CompactionExecutor", Active: 1, ActiveLimit: 2, Pending: 6},
+			{Name: "GossipStage", Active: 1, Pending: 10, Blocked: 1},
+		},
+		Clients: 3,
+	})
+	tg := openT(t, "cql://"+s.Addr()+"/ycsb", scenarios.Target{}, targets.Options{})
+	prepareT(t, tg, 1)
+	st, err := tg.ServerStats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"cql_thread_pool_active_tasks":                            11,
+		"cql_thread_pool_pending_tasks":                           29,
+		"cql_thread_pool_blocked_tasks":                           3,
+		"cql_thread_pool_read_stage_active_tasks":                 3,
+		"cql_thread_pool_read_stage_pending_tasks":                5,
+		"cql_thread_pool_mutation_stage_pending_tasks":            7,
+		"cql_thread_pool_native_transport_requests_active_tasks":  4,
+		"cql_thread_pool_native_transport_requests_pending_tasks": 1,
+		"cql_thread_pool_compaction_executor_pending_tasks":       6,
+		"cql_native_clients":                                      3,
+	}
+	for k, v := range want {
+		if got, ok := st[k]; !ok || got != v {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	for k := range st {
+		if strings.Contains(strings.ToLower(k), "gossip") {
+			t.Errorf("pool outside the fixed set reported: %s", k)
+		}
+	}
+	// Still read on every call while the server has them.
+	if _, err := tg.ServerStats(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := viewAttempts(s, "thread_pools"); n < 2 {
+		t.Errorf("thread_pools read %d times over two stats calls", n)
+	}
+}
+
+func TestSystemViewsAbsent(t *testing.T) {
+	// The default server, like Cassandra 3 and ScyllaDB, has no
+	// system_views keyspace: stats succeed without the figures and the
+	// tables are asked for once, not at every call.
+	s := startServer(t)
+	tg := openT(t, "cql://"+s.Addr()+"/ycsb", scenarios.Target{}, targets.Options{})
+	prepareT(t, tg, 1)
+	var first [2]int
+	for i := 0; i < 4; i++ {
+		st, err := tg.ServerStats(context.Background())
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if i == 0 {
+			// One attempt may be two PREPAREs: the token-aware policy
+			// prepares for the routing key, then the query prepares.
+			first = [2]int{viewAttempts(s, "thread_pools"), viewAttempts(s, "clients")}
+		}
+		if st["cql_hosts_up"] != 1 || st["cql_local_tokens"] != 1 {
+			t.Errorf("call %d: stats %v", i, st)
+		}
+		for k := range st {
+			if strings.HasPrefix(k, "cql_thread_pool_") || k == "cql_native_clients" {
+				t.Errorf("call %d: %s present without system_views", i, k)
+			}
+		}
+	}
+	for i, tb := range []string{"thread_pools", "clients"} {
+		if n := viewAttempts(s, tb); first[i] == 0 || n != first[i] {
+			t.Errorf("system_views.%s: %d requests in the first stats call, %d after 4 calls, want the first call's only", tb, first[i], n)
+		}
+	}
+	// A transient failure (not the server saying the table is missing)
+	// does not switch the query off.
+	s2 := startServer(t)
+	s2.SetViews(&cqltest.Views{Clients: 2})
+	tg2 := openT(t, "cql://"+s2.Addr()+"/ycsb", scenarios.Target{}, targets.Options{})
+	prepareT(t, tg2, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tg2.readViews(ctx, map[string]float64{})
+	if tg2.viewClients.off.Load() || tg2.viewPools.off.Load() {
+		t.Error("a cancelled context switched system_views off")
+	}
+	st, err := tg2.ServerStats(context.Background())
+	if err != nil || st["cql_native_clients"] != 2 || st["cql_thread_pool_pending_tasks"] != 0 {
+		t.Errorf("stats %v %v", st, err)
+	}
+}

@@ -90,7 +90,8 @@ func (t *Target) Classify(err error) string {
 
 // ServerStats reports the driver's view (hosts known and up, connect
 // errors, CQL errors by kind), what system.local and system.peers hold
-// as numbers and, with metrics_port, ScyllaDB's own figures (cache,
+// as numbers, Cassandra 4's system_views thread pools and client count
+// when the server has them (views.go) and, with metrics_port, ScyllaDB's own figures (cache,
 // memory, compactions, coordinator timeouts, reactor utilization)
 // scraped from each node's Prometheus endpoint.
 func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
@@ -127,5 +128,6 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 	if err := iter.Close(); err == nil {
 		out["cql_peers"] = float64(peers)
 	}
+	t.readViews(ctx, out)
 	return out, nil
 }

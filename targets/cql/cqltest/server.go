@@ -3,7 +3,9 @@
 // OPTIONS, REGISTER, QUERY, PREPARE, EXECUTE, BATCH) with result shapes
 // from the protocol spec (native_protocol_v4.spec, sections 4.1 and 4.2),
 // answers system.local/system.peers/system_schema minimally so the driver
-// connects, keeps tables in memory and records every request so tests can
+// connects, serves system_views.thread_pools and system_views.clients
+// when SetViews says so (otherwise, as on Cassandra 3 and ScyllaDB, the
+// keyspace does not exist), keeps tables in memory and records every request so tests can
 // assert on consistency levels, paging state and prepared ids.
 //
 // It understands the statement shapes soakd's cql adapter sends (DDL,
@@ -112,6 +114,7 @@ type Server struct {
 	keyspaces map[string]string
 	tables    map[string]*table // "ks.t"
 	prepared  map[string]string // id -> statement
+	views     *Views            // nil: no system_views keyspace
 	conns     map[net.Conn]bool
 	closed    bool
 	wg        sync.WaitGroup
@@ -218,6 +221,33 @@ func (s *Server) HostID() string {
 func (s *Server) SetFail(f func(r *Request) *Error) {
 	s.mu.Lock()
 	s.fail = f
+	s.mu.Unlock()
+}
+
+// ThreadPool is one row of system_views.thread_pools.
+type ThreadPool struct {
+	Name                    string // e.g. "ReadStage", "Native-Transport-Requests"
+	Active, ActiveLimit     int32
+	Pending                 int32
+	Blocked, BlockedAllTime int64
+	Completed               int64
+}
+
+// Views is what the server serves in Cassandra 4's system_views
+// keyspace: the rows of thread_pools and a number of rows of clients.
+type Views struct {
+	ThreadPools []ThreadPool
+	Clients     int
+}
+
+// SetViews makes the server a Cassandra 4.0+ with the system_views
+// virtual tables thread_pools and clients (other system_views tables
+// are unconfigured). By default (or with nil) there is no system_views
+// keyspace, as on Cassandra 3 and ScyllaDB: statements naming it fail
+// with Invalid "keyspace system_views does not exist".
+func (s *Server) SetViews(v *Views) {
+	s.mu.Lock()
+	s.views = v
 	s.mu.Unlock()
 }
 
@@ -485,8 +515,10 @@ func (s *Server) handle(op byte, stream int16, body []byte, authed *bool) (byte,
 }
 
 func isSystem(stmt string) bool {
-	return strings.Contains(stmt, "system.") || strings.Contains(stmt, "system_schema.")
+	return strings.Contains(stmt, "system.") || strings.Contains(stmt, "system_schema.") || isViews(stmt)
 }
+
+func isViews(stmt string) bool { return strings.Contains(strings.ToLower(stmt), "system_views.") }
 
 // params reads <query_parameters> (spec 4.1.4).
 func (s *Server) params(rd *reader, req *Request) {
@@ -653,6 +685,7 @@ var (
 	rePeers       = regexp.MustCompile(`^SELECT (.*) FROM system\.peers(_v2)?$`)
 	reKSMeta      = regexp.MustCompile(`(?s)^\s*SELECT durable_writes, replication\s+FROM system_schema\.keyspaces\s+WHERE keyspace_name = \?\s*$`)
 	reUse         = regexp.MustCompile(`^USE "?(\w+)"?$`)
+	reViews       = regexp.MustCompile(`(?i)^SELECT (.*) FROM system_views\.(\w+)$`)
 	reSystemOther = regexp.MustCompile(`(?is)\bFROM\s+system(_schema|_views|_traces)?\.`)
 )
 
@@ -717,13 +750,17 @@ func peerRow(n Node) []sysCol {
 
 // project picks the columns list names ("*" = all) from a system row.
 func projectSys(table, list string, row []sysCol) ([]col, [][]byte, *Error) {
+	return projectKS("system", table, list, row)
+}
+
+func projectKS(ks, table, list string, row []sysCol) ([]col, [][]byte, *Error) {
 	var cols []col
 	var vals [][]byte
 	for _, n := range splitCols(list) {
 		found := false
 		for _, c := range row {
 			if n == "*" || c.name == n {
-				cols = append(cols, col{"system", table, c.name, c.typ})
+				cols = append(cols, col{ks, table, c.name, c.typ})
 				vals = append(vals, c.val)
 				found = true
 			}
@@ -760,6 +797,76 @@ func (s *Server) systemRows(stmt string) ([]col, [][][]byte, *Error) {
 		return nil, nil, e
 	}
 	return cols, [][][]byte{vals}, nil
+}
+
+func int32Of(v int32) []byte { return binary.BigEndian.AppendUint32(nil, uint32(v)) }
+func int64Of(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+// Column types of system_views.thread_pools and system_views.clients
+// as Cassandra 4.0 declares them (partition key first).
+func poolRow(p ThreadPool) []sysCol {
+	return []sysCol{
+		{"name", tVarchar, []byte(p.Name)},
+		{"active_tasks", tInt, int32Of(p.Active)},
+		{"active_tasks_limit", tInt, int32Of(p.ActiveLimit)},
+		{"blocked_tasks", tBigint, int64Of(p.Blocked)},
+		{"blocked_tasks_all_time", tBigint, int64Of(p.BlockedAllTime)},
+		{"completed_tasks", tBigint, int64Of(p.Completed)},
+		{"pending_tasks", tInt, int32Of(p.Pending)},
+	}
+}
+
+func clientRow(i int) []sysCol {
+	return []sysCol{
+		{"address", tInet, net.IPv4(127, 0, 0, 1).To4()},
+		{"port", tInt, int32Of(int32(50000 + i))},
+		{"connection_stage", tVarchar, []byte("ready")},
+		{"driver_name", tVarchar, []byte("gocql")},
+		{"driver_version", tVarchar, []byte("v1.7.0")},
+		{"hostname", tVarchar, []byte("localhost")},
+		{"protocol_version", tInt, int32Of(4)},
+		{"request_count", tBigint, int64Of(int64(i))},
+		{"ssl_enabled", tBoolean, []byte{0}},
+		{"username", tVarchar, []byte("anonymous")},
+	}
+}
+
+// viewRows answers SELECT <cols> FROM system_views.<table> (no WHERE)
+// when SetViews turned the keyspace on. Callers hold s.mu.
+func (s *Server) viewRows(stmt string) ([]col, [][][]byte, *Error) {
+	if s.views == nil {
+		return nil, nil, invalid("keyspace system_views does not exist")
+	}
+	m := reViews.FindStringSubmatch(stmt)
+	if m == nil {
+		return nil, nil, &Error{Code: ErrSyntax, Msg: "the test server only serves SELECT <columns> FROM system_views.<table>"}
+	}
+	var rows [][]sysCol
+	switch m[2] {
+	case "thread_pools":
+		rows = append(rows, poolRow(ThreadPool{}))
+		for _, p := range s.views.ThreadPools {
+			rows = append(rows, poolRow(p))
+		}
+	case "clients":
+		rows = append(rows, clientRow(0))
+		for i := 0; i < s.views.Clients; i++ {
+			rows = append(rows, clientRow(i))
+		}
+	default:
+		return nil, nil, invalid("unconfigured table %s", m[2])
+	}
+	// rows[0] gives the column specs of an empty result.
+	cols, _, e := projectKS("system_views", m[2], m[1], rows[0])
+	if e != nil {
+		return nil, nil, e
+	}
+	var out [][][]byte
+	for _, r := range rows[1:] {
+		_, vals, _ := projectKS("system_views", m[2], m[1], r)
+		out = append(out, vals)
+	}
+	return cols, out, nil
 }
 
 func setOf(vals ...string) []byte {
@@ -858,6 +965,10 @@ func (s *Server) markers(stmt string) (vars []col, pk []int, result []col, e *Er
 		if result, _, e = s.systemRows(stmt); e != nil {
 			return nil, nil, nil, e
 		}
+	case isViews(stmt):
+		if result, _, e = s.viewRows(stmt); e != nil {
+			return nil, nil, nil, e
+		}
 	case reKSMeta.MatchString(stmt):
 		vars = []col{{"system_schema", "keyspaces", "keyspace_name", tVarchar}}
 		pk = []int{0}
@@ -938,6 +1049,12 @@ func (s *Server) run(stmt string, vals [][]byte, req *Request) ([]byte, *Error) 
 	switch {
 	case reLocal.MatchString(stmt), rePeers.MatchString(stmt):
 		cols, rows, e := s.systemRows(stmt)
+		if e != nil {
+			return nil, e
+		}
+		return rowsResult(cols, rows, nil, req.SkipMeta), nil
+	case isViews(stmt):
+		cols, rows, e := s.viewRows(stmt)
 		if e != nil {
 			return nil, e
 		}

@@ -1,41 +1,17 @@
-package engine
+package verdict
 
 import (
 	"fmt"
 	"sort"
 
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
 
-// Cliff is the first growth stage where the store stopped keeping up:
-// p99 jumped, the rate was not held, or errors appeared. Signals say what
-// the server was doing then, from the stats snapshot against the
-// previous stage's.
-type Cliff struct {
-	Stage      string `json:"stage"`
-	StageIndex int    `json:"stage_index"`
-	Op         string `json:"op,omitempty"`
-	// Reason is p99 (p99 > factor x median of earlier stages' p99), rate
-	// (achieved/target < MinHeldRatio), errors (error ratio jumped) or
-	// misses (an op's cache-miss ratio jumped: the dataset no longer
-	// fits and the server evicts).
-	Reason string `json:"reason"`
-	// Value is what tripped: the p99 in seconds, the achieved/target
-	// ratio or the error ratio; Baseline the earlier stages' median.
-	Value           float64  `json:"value"`
-	Baseline        float64  `json:"baseline"`
-	Records         int64    `json:"records"`
-	UsedMemoryBytes float64  `json:"used_memory_bytes"`
-	Signals         []string `json:"signals"`
-	// Unconfirmed: a p99 jump in the last stage measured, not yet seen in
-	// a following stage (one noisy stage is not a cliff).
-	Unconfirmed bool `json:"unconfirmed,omitempty"`
-}
-
 // Cliff detection thresholds.
 const (
-	DefaultCliffFactor = 3.0
-	MinHeldRatio       = 0.95
+	DefaultCliffFactor = scenarios.DefaultCliffFactor
 	// An error-ratio cliff is a rise of at least errorJump over the
 	// earlier stages' median (and at least double it).
 	errorJump = 0.05
@@ -48,7 +24,7 @@ const (
 	minCliffSamples = 100
 )
 
-func missRatio(o OpResult) float64 {
+func missRatio(o rundir.OpResult) float64 {
 	if o.Count == 0 {
 		return 0
 	}
@@ -69,7 +45,7 @@ func median(xs []float64) float64 {
 }
 
 // stageErrorRatio counts the measuring ops' errors and the load's.
-func stageErrorRatio(st StageResult) float64 {
+func stageErrorRatio(st rundir.StageResult) float64 {
 	errs, n := st.Errors, st.Completed
 	if st.Load != nil {
 		errs += st.Load.Errors
@@ -99,7 +75,7 @@ func stageErrorRatio(st StageResult) float64 {
 //
 // The earliest stage wins; within a stage rate beats errors beats misses
 // beats p99, and ops go in name order.
-func DetectCliff(stages []StageResult, factor float64) *Cliff {
+func DetectCliff(stages []rundir.StageResult, factor float64) *rundir.Cliff {
 	if factor <= 0 {
 		factor = DefaultCliffFactor
 	}
@@ -116,7 +92,7 @@ func DetectCliff(stages []StageResult, factor float64) *Cliff {
 	sort.Strings(ops)
 	// earlier returns f of op in the stages before upto that have enough
 	// samples to judge.
-	earlier := func(op string, upto int, f func(OpResult) float64) []float64 {
+	earlier := func(op string, upto int, f func(rundir.OpResult) float64) []float64 {
 		var xs []float64
 		for _, st := range stages[:upto] {
 			if o, ok := st.Ops[op]; ok && o.Count >= minCliffSamples {
@@ -125,7 +101,7 @@ func DetectCliff(stages []StageResult, factor float64) *Cliff {
 		}
 		return xs
 	}
-	p99 := func(o OpResult) float64 { return o.Latency.P99 }
+	p99 := func(o rundir.OpResult) float64 { return o.Latency.P99 }
 	for k, st := range stages {
 		// The achieved rate counts only ops completed inside the stage's
 		// window, so one stall at its end can cost a short stage its
@@ -189,18 +165,18 @@ func DetectCliff(stages []StageResult, factor float64) *Cliff {
 
 // heldRatio is a stage's achieved/target rate; ok is false for stages
 // that ran closed-loop or measured nothing.
-func heldRatio(st StageResult) (float64, bool) {
+func heldRatio(st rundir.StageResult) (float64, bool) {
 	if st.TargetRate <= 0 || st.Completed+st.Dropped == 0 {
 		return 0, false
 	}
 	return st.AchievedRate / st.TargetRate, true
 }
 
-func newCliff(stages []StageResult, k int, op, reason string, value, base float64, unconfirmed bool) *Cliff {
+func newCliff(stages []rundir.StageResult, k int, op, reason string, value, base float64, unconfirmed bool) *rundir.Cliff {
 	st := stages[k]
-	c := &Cliff{Stage: st.Name, StageIndex: k, Op: op, Reason: reason, Value: value, Baseline: base,
+	c := &rundir.Cliff{Stage: st.Name, StageIndex: k, Op: op, Reason: reason, Value: value, Baseline: base,
 		Records: st.Records, UsedMemoryBytes: st.Server["used_memory_bytes"], Unconfirmed: unconfirmed}
-	var prev *StageResult
+	var prev *rundir.StageResult
 	if k > 0 {
 		prev = &stages[k-1]
 	}
@@ -211,7 +187,7 @@ func newCliff(stages []StageResult, k int, op, reason string, value, base float6
 // Signals names what the server was doing in stage cur compared with
 // prev (nil for the first stage): evictions, swap, cgroup_oom_kill,
 // cgroup_limit_hit, bgsave, aof_rewrite, fork, oom_errors, at_maxmemory.
-func Signals(prev, cur *StageResult) []string {
+func Signals(prev, cur *rundir.StageResult) []string {
 	out := []string{}
 	var ps map[string]float64
 	if prev != nil {
@@ -250,7 +226,7 @@ func Signals(prev, cur *StageResult) []string {
 	if p, c, ok := rose("latest_fork_seconds"); ok && prev != nil {
 		out = append(out, fmt.Sprintf("fork: latest_fork_seconds %.6f -> %.6f", p, c))
 	}
-	if n := oomErrors(cur); n > 0 && (prev == nil || oomErrors(prev) == 0) {
+	if n := OOMErrors(cur); n > 0 && (prev == nil || OOMErrors(prev) == 0) {
 		out = append(out, fmt.Sprintf("oom_errors: %d", n))
 	}
 	if mx, used := cs["maxmemory_bytes"], cs["used_memory_bytes"]; mx > 0 && used >= 0.95*mx {
@@ -259,7 +235,8 @@ func Signals(prev, cur *StageResult) []string {
 	return out
 }
 
-func oomErrors(st *StageResult) int64 {
+// OOMErrors is a stage's ops refused for memory (error class oom).
+func OOMErrors(st *rundir.StageResult) int64 {
 	var n int64
 	for _, o := range st.Ops {
 		n += o.Errors[targets.ClassOOM]

@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 )
 
 // MaxTimelinePoints bounds the points per op and phase in a timeline: a
@@ -38,7 +39,7 @@ type Timeline struct {
 
 // ReadTimeline reads dir's latency.hlog into buckets sized from the
 // summary's phase durations. Only .latency tags are read.
-func ReadTimeline(dir string, s *Summary) (*Timeline, error) {
+func ReadTimeline(dir string, s *rundir.Summary) (*Timeline, error) {
 	path := dir + string(os.PathSeparator) + "latency.hlog"
 	f, err := os.Open(path)
 	if err != nil {
@@ -66,7 +67,7 @@ type tlAcc struct {
 
 // readTimeline buckets rd's .latency intervals per phase and op, each
 // phase's buckets width(phase duration) wide.
-func readTimeline(rd io.Reader, name string, s *Summary, width func(time.Duration) time.Duration) (*Timeline, error) {
+func readTimeline(rd io.Reader, name string, s *rundir.Summary, width func(time.Duration) time.Duration) (*Timeline, error) {
 	tl := &Timeline{Width: map[string]time.Duration{}, Phases: map[string]map[string][]TimePoint{}}
 	starts := map[string]time.Time{}
 	for _, p := range s.Phases {
@@ -132,7 +133,7 @@ func readTimeline(rd io.Reader, name string, s *Summary, width func(time.Duratio
 // timelinePlot draws each op's p99 per bucket against seconds since the
 // phase start, with a mark at each stage's start and at each change
 // point.
-func timelinePlot(p *PhaseResult, tl *Timeline) (Plot, bool) {
+func timelinePlot(p *rundir.PhaseResult, tl *Timeline) (Plot, bool) {
 	ops := tl.Phases[p.Name]
 	if len(ops) == 0 {
 		return Plot{}, false

@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/soakd/soakd/rundir"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -19,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata golden files")
 func TestReportDataGolden(t *testing.T) {
 	var all []ReportData
 	for _, d := range []string{"report-growth", "report-capacity"} {
-		s, err := ReadSummary(filepath.Join("testdata", d))
+		s, err := rundir.ReadSummary(filepath.Join("testdata", d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,10 +40,10 @@ func TestReportDataGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./engine -run Golden -update)", err)
+		t.Fatalf("%v (run go test ./report -run Golden -update)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("report data differs from %s (go test ./engine -run Golden -update to accept):\n%s", golden, firstDiff(got, want))
+		t.Errorf("report data differs from %s (go test ./report -run Golden -update to accept):\n%s", golden, firstDiff(got, want))
 	}
 
 	// Spot checks that do not depend on the golden file.
@@ -83,9 +85,9 @@ func firstDiff(a, b []byte) string {
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 func TestReportHTMLSelfContained(t *testing.T) {
-	var sums []*Summary
+	var sums []*rundir.Summary
 	for _, d := range []string{"report-growth", "report-capacity"} {
-		s, err := ReadSummary(filepath.Join("testdata", d))
+		s, err := rundir.ReadSummary(filepath.Join("testdata", d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +114,7 @@ func TestReportHTMLSelfContained(t *testing.T) {
 // TestReportComparesVariants: growth phases run per persistence variant
 // get one section before them that draws the variants side by side.
 func TestReportComparesVariants(t *testing.T) {
-	s, err := ReadSummary(filepath.Join("testdata", "report-growth"))
+	s, err := rundir.ReadSummary(filepath.Join("testdata", "report-growth"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,15 +125,15 @@ func TestReportComparesVariants(t *testing.T) {
 	a, b := g, g
 	a.Name, a.Variant = g.Name+"[none]", "none"
 	b.Name, b.Variant = g.Name+"[aof:always]", "aof:always"
-	b.Stages = append([]StageResult(nil), g.Stages...)
+	b.Stages = append([]rundir.StageResult(nil), g.Stages...)
 	st := b.Stages[1]
-	st.Ops = map[string]OpResult{}
+	st.Ops = map[string]rundir.OpResult{}
 	for op, o := range g.Stages[1].Ops {
 		o.Misses = o.Count / 4
 		st.Ops[op] = o
 	}
 	b.Stages[1] = st
-	s.Phases = append([]PhaseResult{a, b}, s.Phases[1:]...)
+	s.Phases = append([]rundir.PhaseResult{a, b}, s.Phases[1:]...)
 	rd := BuildReport(s, nil)
 	if len(rd.Phases) != len(s.Phases)+1 {
 		t.Fatalf("%d report sections for %d phases, want one more", len(rd.Phases), len(s.Phases))

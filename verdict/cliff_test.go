@@ -1,4 +1,4 @@
-package engine
+package verdict
 
 import (
 	"fmt"
@@ -6,21 +6,21 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
 )
 
 // st builds a stage: target/achieved rate, errors, and op -> p99 (ms).
-func st(target, achieved float64, errs int64, p99ms map[string]float64) StageResult {
-	s := StageResult{Result: Result{TargetRate: target, AchievedRate: achieved, Completed: 1000, Errors: errs, Ops: map[string]OpResult{}}}
+func st(target, achieved float64, errs int64, p99ms map[string]float64) rundir.StageResult {
+	s := rundir.StageResult{Result: rundir.Result{TargetRate: target, AchievedRate: achieved, Completed: 1000, Errors: errs, Ops: map[string]rundir.OpResult{}}}
 	for op, v := range p99ms {
-		s.Ops[op] = OpResult{Count: 500, Latency: metrics.Summary{P99: v / 1000}}
+		s.Ops[op] = rundir.OpResult{Count: 500, Latency: metrics.Summary{P99: v / 1000}}
 	}
 	return s
 }
 
 // miss sets op's misses (of its 500 ops) in a stage.
-func miss(s StageResult, op string, n int64) StageResult {
+func miss(s rundir.StageResult, op string, n int64) rundir.StageResult {
 	o := s.Ops[op]
 	o.Misses = n
 	s.Ops[op] = o
@@ -28,7 +28,7 @@ func miss(s StageResult, op string, n int64) StageResult {
 	return s
 }
 
-func named(ss ...StageResult) []StageResult {
+func named(ss ...rundir.StageResult) []rundir.StageResult {
 	for i := range ss {
 		ss[i].Name = fmt.Sprintf("stage-%d", i+1)
 		ss[i].Records = int64(i+1) * 1000
@@ -40,7 +40,7 @@ func TestDetectCliff(t *testing.T) {
 	g := func(get float64) map[string]float64 { return map[string]float64{"get": get, "set": 1} }
 	cases := []struct {
 		name        string
-		stages      []StageResult
+		stages      []rundir.StageResult
 		factor      float64
 		want        string // stage name, "" = none
 		op, reason  string
@@ -86,10 +86,10 @@ func TestDetectCliff(t *testing.T) {
 }
 
 func TestCliffSignals(t *testing.T) {
-	prev := &StageResult{Server: map[string]float64{"evicted_keys_total": 0, "latest_fork_seconds": 0.001, "process_swap_bytes": 0}}
-	cur := &StageResult{Server: map[string]float64{"evicted_keys_total": 120, "latest_fork_seconds": 0.004, "process_swap_bytes": 4096,
+	prev := &rundir.StageResult{Server: map[string]float64{"evicted_keys_total": 0, "latest_fork_seconds": 0.001, "process_swap_bytes": 0}}
+	cur := &rundir.StageResult{Server: map[string]float64{"evicted_keys_total": 120, "latest_fork_seconds": 0.004, "process_swap_bytes": 4096,
 		"rdb_bgsave_in_progress": 1, "aof_rewrite_in_progress": 0, "used_memory_bytes": 8e6, "maxmemory_bytes": 8e6},
-		Result: Result{Ops: map[string]OpResult{"set": {Errors: map[string]int64{"oom": 7}}}}}
+		Result: rundir.Result{Ops: map[string]rundir.OpResult{"set": {Errors: map[string]int64{"oom": 7}}}}}
 	got := strings.Join(Signals(prev, cur), "|")
 	for _, want := range []string{"evictions: evicted_keys_total 0 -> 120", "swap: process_swap_bytes 0 -> 4096", "bgsave", "fork: latest_fork_seconds 0.001000 -> 0.004000", "oom_errors: 7", "at_maxmemory"} {
 		if !strings.Contains(got, want) {
@@ -117,7 +117,7 @@ func TestSearchCapacity(t *testing.T) {
 		{limit: 0, start: 8, factor: 2, max: 3000, prec: 0.05, want: 0, probes: 4},      // 8 4 2 1: nothing holds
 	} {
 		var rates []float64
-		got := searchCapacity(scenarioCap(c.start, c.factor, c.max, c.prec), func(r float64) bool {
+		got := SearchCapacity(scenarioCap(c.start, c.factor, c.max, c.prec), func(r float64) bool {
 			rates = append(rates, r)
 			return r <= c.limit
 		})
@@ -143,11 +143,3 @@ func scenarioCap(start, factor, max, prec float64) (c capSpec) {
 }
 
 type capSpec = scenarios.CapacitySpec
-
-// TestOutcomeClassesFit: every outcome class needs its own counter slot;
-// a class past metrics.NumClasses would be folded into another one.
-func TestOutcomeClassesFit(t *testing.T) {
-	if n := len(targets.Classes()); n > metrics.NumClasses || metrics.NumClasses&(metrics.NumClasses-1) != 0 {
-		t.Fatalf("%d classes, NumClasses %d (must be a power of two >= the class count)", n, metrics.NumClasses)
-	}
-}

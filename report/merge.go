@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"errors"
@@ -11,26 +11,27 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/metrics"
-	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/verdict"
 )
 
 // Merged is several shards' run directories of one scenario run merged
 // into one result (`soakd report DIR1 DIR2 ...`).
 type Merged struct {
 	Scenario string
-	Count    int        // shards
-	Shards   []*Summary // by shard index
-	Dirs     []string   // by shard index
+	Count    int               // shards
+	Shards   []*rundir.Summary // by shard index
+	Dirs     []string          // by shard index
 	// Phases holds the merged figures: counts, rates and errors summed,
 	// latency/service percentiles from the losslessly merged HDR
 	// histograms; Lag is the per-field maximum over shards (an upper bound:
 	// lag histograms are not in the run directory).
-	Phases []PhaseResult
+	Phases []rundir.PhaseResult
 	// Hists are the merged histograms by tag <phase>.<op>.latency|service.
 	Hists map[string]*hdr.Histogram
 	// Source names the histogram file each shard was read from.
 	Source []string
-	SLO    Verdict
+	SLO    rundir.Verdict
 }
 
 // ErrShards is wrapped by every error about the set of shards given.
@@ -42,12 +43,12 @@ var ErrShards = errors.New("shards do not make one run")
 func MergeRunDirs(dirs []string) (*Merged, error) {
 	var problems []string
 	type shardDir struct {
-		s   *Summary
+		s   *rundir.Summary
 		dir string
 	}
 	var got []shardDir
 	for _, d := range dirs {
-		s, err := ReadSummary(d)
+		s, err := rundir.ReadSummary(d)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				if _, serr := os.Stat(d); serr != nil {
@@ -76,12 +77,12 @@ func MergeRunDirs(dirs []string) (*Merged, error) {
 		if g.s.Shard.Count != ref.s.Shard.Count {
 			return nil, fmt.Errorf("%w: different shard counts: %s is shard %s, %s is shard %s", ErrShards, ref.dir, ref.s.Shard, g.dir, g.s.Shard)
 		}
-		if !samePhases(g.s, ref.s) && g.s.Status == StatusCompleted && ref.s.Status == StatusCompleted {
+		if !samePhases(g.s, ref.s) && g.s.Status == rundir.StatusCompleted && ref.s.Status == rundir.StatusCompleted {
 			return nil, fmt.Errorf("%w: different phases: %s has %s, %s has %s", ErrShards, ref.dir, phaseNames(ref.s), g.dir, phaseNames(g.s))
 		}
 	}
 	n := ref.s.Shard.Count
-	m := &Merged{Scenario: ref.s.Scenario, Count: n, Shards: make([]*Summary, n), Dirs: make([]string, n), Source: make([]string, n), Hists: map[string]*hdr.Histogram{}}
+	m := &Merged{Scenario: ref.s.Scenario, Count: n, Shards: make([]*rundir.Summary, n), Dirs: make([]string, n), Source: make([]string, n), Hists: map[string]*hdr.Histogram{}}
 	for _, g := range got {
 		i := g.s.Shard.Index
 		if i < 0 || i >= n {
@@ -136,27 +137,27 @@ func MergeRunDirs(dirs []string) (*Merged, error) {
 // tag: histograms.hlog where present, else the sum of latency.hlog's
 // intervals (which include warmup).
 func readRunHistograms(dir string) (map[string]*hdr.Histogram, string, error) {
-	p := filepath.Join(dir, HistogramsFile)
-	hs, err := ReadHistogramLog(p)
+	p := filepath.Join(dir, rundir.HistogramsFile)
+	hs, err := rundir.ReadHistogramLog(p)
 	if err == nil {
-		return hs, HistogramsFile, nil
+		return hs, rundir.HistogramsFile, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return nil, "", err
 	}
 	p = filepath.Join(dir, "latency.hlog")
-	hs, err = ReadHistogramLog(p)
+	hs, err = rundir.ReadHistogramLog(p)
 	if err != nil {
 		return nil, "", err
 	}
 	return hs, "latency.hlog (intervals, warmup included)", nil
 }
 
-func samePhases(a, b *Summary) bool {
+func samePhases(a, b *rundir.Summary) bool {
 	return phaseNames(a) == phaseNames(b)
 }
 
-func phaseNames(s *Summary) string {
+func phaseNames(s *rundir.Summary) string {
 	names := make([]string, len(s.Phases))
 	for i, p := range s.Phases {
 		names[i] = p.Name
@@ -166,16 +167,16 @@ func phaseNames(s *Summary) string {
 
 func (m *Merged) mergePhases() {
 	// Phase order: the longest shard's.
-	var order []PhaseResult
+	var order []rundir.PhaseResult
 	for _, s := range m.Shards {
 		if len(s.Phases) > len(order) {
 			order = s.Phases
 		}
 	}
 	for _, ref := range order {
-		pr := PhaseResult{Name: ref.Name, Kind: ref.Kind, Start: ref.Start, End: ref.End}
-		pr.Ops = map[string]OpResult{}
-		stages := map[string]*StageResult{}
+		pr := rundir.PhaseResult{Name: ref.Name, Kind: ref.Kind, Start: ref.Start, End: ref.End}
+		pr.Ops = map[string]rundir.OpResult{}
+		stages := map[string]*rundir.StageResult{}
 		var stageOrder []string
 		for _, s := range m.Shards {
 			p := findPhase(s, ref.Name)
@@ -192,7 +193,7 @@ func (m *Merged) mergePhases() {
 			for _, st := range p.Stages {
 				acc := stages[st.Name]
 				if acc == nil {
-					acc = &StageResult{Name: st.Name, Start: st.Start, End: st.End}
+					acc = &rundir.StageResult{Name: st.Name, Start: st.Start, End: st.End}
 					stages[st.Name] = acc
 					stageOrder = append(stageOrder, st.Name)
 				}
@@ -238,10 +239,10 @@ func (m *Merged) mergePhases() {
 // Summary is the merged run as one Summary (for report.html): shard 0's
 // target, the merged phases and SLO verdict, interrupted if any shard
 // was, Shard.Count = the number of shards merged.
-func (m *Merged) Summary() *Summary {
+func (m *Merged) Summary() *rundir.Summary {
 	ref := m.Shards[0]
-	s := &Summary{SchemaVersion: ref.SchemaVersion, Scenario: m.Scenario, ScenarioFile: ref.ScenarioFile, Target: ref.Target,
-		Shard: Shard{Count: m.Count}, Start: ref.Start, End: ref.End, Status: StatusCompleted, Phases: m.Phases, SLO: m.SLO}
+	s := &rundir.Summary{SchemaVersion: ref.SchemaVersion, Scenario: m.Scenario, ScenarioFile: ref.ScenarioFile, Target: ref.Target,
+		Shard: rundir.Shard{Count: m.Count}, Start: ref.Start, End: ref.End, Status: rundir.StatusCompleted, Phases: m.Phases, SLO: m.SLO}
 	for _, sh := range m.Shards {
 		if sh.Start.Before(s.Start) {
 			s.Start = sh.Start
@@ -249,15 +250,15 @@ func (m *Merged) Summary() *Summary {
 		if sh.End.After(s.End) {
 			s.End = sh.End
 		}
-		if sh.Status == StatusInterrupted {
-			s.Status = StatusInterrupted
+		if sh.Status == rundir.StatusInterrupted {
+			s.Status = rundir.StatusInterrupted
 		}
 	}
 	s.Scenario = fmt.Sprintf("%s (merged %d shards)", m.Scenario, m.Count)
 	return s
 }
 
-func findPhase(s *Summary, name string) *PhaseResult {
+func findPhase(s *rundir.Summary, name string) *rundir.PhaseResult {
 	for i := range s.Phases {
 		if s.Phases[i].Name == name {
 			return &s.Phases[i]
@@ -268,7 +269,7 @@ func findPhase(s *Summary, name string) *PhaseResult {
 
 // addResult adds shard result b into a: counts and rates summed, lag
 // figures the maximum.
-func addResult(a, b *Result) {
+func addResult(a, b *rundir.Result) {
 	a.TargetRate += b.TargetRate
 	a.AchievedRate += b.AchievedRate
 	if b.DurationSeconds > a.DurationSeconds {
@@ -279,12 +280,14 @@ func addResult(a, b *Result) {
 	a.Errors += b.Errors
 	a.Misses += b.Misses
 	a.Completed += b.Completed
+	a.CompletedInWindow += b.CompletedInWindow
+	a.DrainSeconds = max(a.DrainSeconds, b.DrainSeconds)
 	if b.MaxLag > a.MaxLag {
 		a.MaxLag = b.MaxLag
 	}
 	a.Lag = maxSummary(a.Lag, b.Lag)
 	if a.Ops == nil {
-		a.Ops = map[string]OpResult{}
+		a.Ops = map[string]rundir.OpResult{}
 	}
 	for op, o := range b.Ops {
 		acc := a.Ops[op]
@@ -314,65 +317,38 @@ func maxSummary(a, b metrics.Summary) metrics.Summary {
 		P999: mx(a.P999, b.P999), P9999: mx(a.P9999, b.P9999), Max: mx(a.Max, b.Max), Mean: mx(a.Mean, b.Mean), Min: mx(a.Min, b.Min)}
 }
 
-// evaluate re-checks the shards' SLO checks (same limits, from shard
-// 0's summary) against the merged figures.
+// evaluate re-judges shard 0's SLO checks (the scenario's limits, each
+// with its metric, percentile and comparison) on the merged figures:
+// latency at the exact percentile of the merged histograms; a capacity
+// phase's highest rate held is the sum of the shards' (0 when no shard
+// held any rate: failed).
 func (m *Merged) evaluate() {
-	m.SLO = Verdict{Passed: true}
+	completed := true
 	for _, s := range m.Shards {
-		if s.Status != StatusCompleted {
-			m.SLO.Passed = false
+		if s.Status != rundir.StatusCompleted {
+			completed = false
 		}
 	}
+	var vs []*verdict.Verdict
 	for i := range m.Phases {
 		p := &m.Phases[i]
 		ref := findPhase(m.Shards[0], p.Name)
 		if ref == nil || ref.SLO == nil {
 			continue
 		}
-		v := &Verdict{Passed: true}
-		for _, c := range ref.SLO.Checks {
-			c.Actual = mergedActual(p, c)
-			switch {
-			case strings.HasPrefix(c.What, "latency"), c.What == "error_ratio", c.What == "dropped_ratio":
-				c.Passed = c.Actual <= c.Limit
-			default:
-				c.Passed = c.Actual >= c.Limit
-			}
-			v.Checks = append(v.Checks, c)
-			if !c.Passed {
-				v.Passed = false
+		held := 0.0
+		for _, s := range m.Shards {
+			if sp := findPhase(s, p.Name); sp != nil && sp.Capacity != nil {
+				held += sp.Capacity.HighestRateHeld
 			}
 		}
-		p.SLO = v
-		m.SLO.Checks = append(m.SLO.Checks, v.Checks...)
-		if !v.Passed {
-			m.SLO.Passed = false
-		}
+		in := verdict.Phase{Name: p.Name, TargetRate: p.TargetRate, AchievedRate: p.AchievedRate, Scheduled: p.Scheduled,
+			Completed: p.Completed, Errors: p.Errors, Dropped: p.Dropped, Staged: len(p.Stages) > 0,
+			Latency: func(op string) *hdr.Histogram { return m.Hists[p.Name+"."+op+".latency"] }}
+		p.SLO = verdict.Rejudge(ref.SLO.Checks, in, held)
+		vs = append(vs, p.SLO)
 	}
-}
-
-func mergedActual(p *PhaseResult, c Check) float64 {
-	switch c.What {
-	case "achieved_ratio":
-		if p.TargetRate > 0 {
-			return p.AchievedRate / p.TargetRate
-		}
-	case "error_ratio":
-		if p.Completed > 0 {
-			return float64(p.Errors) / float64(p.Completed)
-		}
-	case "dropped_ratio":
-		if p.Scheduled > 0 {
-			return float64(p.Dropped) / float64(p.Scheduled)
-		}
-	default:
-		if k, ok := strings.CutPrefix(c.What, "latency "); ok {
-			if pct, err := scenarios.ParsePercentile(k); err == nil {
-				return pick(p.Ops[c.Op].Latency, pct.Value)
-			}
-		}
-	}
-	return 0
+	m.SLO = verdict.Run(completed, vs...)
 }
 
 // Text renders the merged run: per phase the merged table, then one
@@ -419,10 +395,10 @@ func (m *Merged) Text() string {
 		}
 		writeChecks(&b, p.SLO)
 	}
-	status, reason := StatusCompleted, ""
+	status, reason := rundir.StatusCompleted, ""
 	for i, s := range m.Shards {
-		if s.Status == StatusInterrupted {
-			status = StatusInterrupted
+		if s.Status == rundir.StatusInterrupted {
+			status = rundir.StatusInterrupted
 			reason = fmt.Sprintf("shard %s: %s", m.Shards[i].Shard, s.StatusReason)
 			if s.StatusReason == "" {
 				reason = fmt.Sprintf("shard %s stopped before its end", m.Shards[i].Shard)
@@ -431,7 +407,7 @@ func (m *Merged) Text() string {
 		}
 	}
 	line := VerdictLine(status, reason, m.SLO)
-	if status == StatusCompleted {
+	if status == rundir.StatusCompleted {
 		line = strings.Replace(line, "SLO ", "SLO (all shards) ", 1)
 	}
 	fmt.Fprintf(&b, "\n%s\n", line)

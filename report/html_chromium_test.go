@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/rundir"
 )
 
 func chromiumBin(t *testing.T) string {
@@ -24,7 +25,7 @@ func chromiumBin(t *testing.T) string {
 // points were drawn, not just text).
 func TestReportRendersInChromium(t *testing.T) {
 	bin := chromiumBin(t)
-	s, err := ReadSummary(filepath.Join("testdata", "report-growth"))
+	s, err := rundir.ReadSummary(filepath.Join("testdata", "report-growth"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	if err := os.WriteFile(page, ReportHTML([]*Summary{s}, nil), 0o644); err != nil {
+	if err := os.WriteFile(page, ReportHTML([]*rundir.Summary{s}, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

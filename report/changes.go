@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/verdict"
 )
@@ -22,34 +23,10 @@ const ChangeMaxPoints = 720
 // 3% move of p99 is not worth a reader's attention.
 const ChangeMinRelChange = 0.1
 
-// Change-point metrics: latency from intended start at three
-// percentiles, and each op's completed ops per second.
-const (
-	MetricP50  = "p50"
-	MetricP99  = "p99"
-	MetricP999 = "p99.9"
-	MetricRate = "rate"
-)
-
-// ChangePoint is one change in a phase's per-interval series of an op,
-// found by verdict.Detect.
-type ChangePoint struct {
-	Op     string `json:"op"`
-	Metric string `json:"metric"`
-	// OffsetSeconds is from the phase start to the first bucket after
-	// the change; At is that bucket's wall time.
-	OffsetSeconds float64   `json:"offset_seconds"`
-	At            time.Time `json:"at"`
-	// Before and After are the metric's medians between the neighbouring
-	// change points (seconds for latency, ops/s for rate).
-	Before float64 `json:"before"`
-	After  float64 `json:"after"`
-	PValue float64 `json:"p_value"`
-}
-
-func (c ChangePoint) String() string {
+// ChangeLine is a change point as one summary.txt line.
+func ChangeLine(c rundir.ChangePoint) string {
 	f := fmtDur
-	if c.Metric == MetricRate {
+	if c.Metric == rundir.MetricRate {
 		f = func(v float64) string { return fmt.Sprintf("%.1f ops/s", v) }
 	}
 	off := time.Duration(c.OffsetSeconds * float64(time.Second)).Round(time.Millisecond)
@@ -69,7 +46,7 @@ func changeWidth(iv time.Duration) func(time.Duration) time.Duration {
 
 // FindChangePoints reads dir's latency.hlog (written at interval iv) and
 // sets each phase's ChangePoints.
-func FindChangePoints(dir string, s *Summary, iv time.Duration) error {
+func FindChangePoints(dir string, s *rundir.Summary, iv time.Duration) error {
 	f, err := os.Open(filepath.Join(dir, "latency.hlog"))
 	if err != nil {
 		return err
@@ -78,7 +55,7 @@ func FindChangePoints(dir string, s *Summary, iv time.Duration) error {
 	return findChangePoints(f, f.Name(), s, iv)
 }
 
-func findChangePoints(rd io.Reader, name string, s *Summary, iv time.Duration) error {
+func findChangePoints(rd io.Reader, name string, s *rundir.Summary, iv time.Duration) error {
 	if iv <= 0 {
 		iv = time.Second
 	}
@@ -95,8 +72,8 @@ func findChangePoints(rd io.Reader, name string, s *Summary, iv time.Duration) e
 
 // phaseChanges runs the detector over each op's series in a phase. The
 // rate is left out of phases whose stages change the rate on purpose.
-func phaseChanges(p *PhaseResult, ops map[string][]TimePoint, w time.Duration) []ChangePoint {
-	var out []ChangePoint
+func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, w time.Duration) []rundir.ChangePoint {
+	var out []rundir.ChangePoint
 	o := verdict.ChangeOptions{MinRelChange: ChangeMinRelChange}
 	// Buckets wholly inside the phase: a last, shorter one would look
 	// like a drop in rate.
@@ -122,9 +99,9 @@ func phaseChanges(p *PhaseResult, ops map[string][]TimePoint, w time.Duration) [
 				continue
 			}
 			at = append(at, b)
-			lat[MetricP50] = append(lat[MetricP50], tp.P50)
-			lat[MetricP99] = append(lat[MetricP99], tp.P99)
-			lat[MetricP999] = append(lat[MetricP999], tp.P999)
+			lat[rundir.MetricP50] = append(lat[rundir.MetricP50], tp.P50)
+			lat[rundir.MetricP99] = append(lat[rundir.MetricP99], tp.P99)
+			lat[rundir.MetricP999] = append(lat[rundir.MetricP999], tp.P999)
 			// Buckets without an op of this kind did none: rate 0.
 			for int64(len(rate)) < b-first {
 				rate = append(rate, 0)
@@ -134,32 +111,32 @@ func phaseChanges(p *PhaseResult, ops map[string][]TimePoint, w time.Duration) [
 		add := func(metric string, xs []float64, bucket func(int) int64) {
 			for _, c := range verdict.Detect(xs, o) {
 				b := bucket(c.Index)
-				out = append(out, ChangePoint{Op: op, Metric: metric, OffsetSeconds: round6((time.Duration(b) * w).Seconds()),
+				out = append(out, rundir.ChangePoint{Op: op, Metric: metric, OffsetSeconds: round6((time.Duration(b) * w).Seconds()),
 					At: p.Start.Add(time.Duration(b) * w).UTC(), Before: c.Before, After: c.After, PValue: c.PValue})
 			}
 		}
-		for _, m := range []string{MetricP50, MetricP99, MetricP999} {
+		for _, m := range []string{rundir.MetricP50, rundir.MetricP99, rundir.MetricP999} {
 			add(m, lat[m], func(i int) int64 { return at[i] })
 		}
 		if !staged && len(rate) > 0 {
 			// The rate series starts at the op's first bucket.
 			lead := at[0] - first
-			add(MetricRate, rate[lead:], func(i int) int64 { return at[0] + int64(i) })
+			add(rundir.MetricRate, rate[lead:], func(i int) int64 { return at[0] + int64(i) })
 		}
 	}
 	return out
 }
 
 // writeChangePoints writes a phase's change points, one line each.
-func writeChangePoints(b *strings.Builder, p *PhaseResult) {
+func writeChangePoints(b *strings.Builder, p *rundir.PhaseResult) {
 	for _, c := range p.ChangePoints {
-		fmt.Fprintf(b, "  %s\n", c)
+		fmt.Fprintf(b, "  %s\n", ChangeLine(c))
 	}
 }
 
 // changeMarks are a phase's change points as chart marks, one per op
 // and offset: "change: get p50, p99".
-func changeMarks(p *PhaseResult) []Point {
+func changeMarks(p *rundir.PhaseResult) []Point {
 	var out []Point
 	at := map[string]int{}
 	for _, c := range p.ChangePoints {

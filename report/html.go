@@ -1,4 +1,4 @@
-package engine
+package report
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/soakd/soakd/rundir"
 )
 
 // Point is one plotted value.
@@ -58,7 +60,7 @@ func nines(p float64) float64 { return math.Round(-math.Log10(1-p/100)*1e6) / 1e
 
 // BuildReport turns a summary into plot data; tl (nil when the run
 // directory has no latency.hlog) adds each phase's latency over time.
-func BuildReport(s *Summary, tl *Timeline) ReportData {
+func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 	rd := ReportData{Scenario: s.Scenario, Target: s.Target.Kind, Status: s.Status, SLO: s.SLO.Passed}
 	if s.Target.Note != "" {
 		rd.Target += " (" + s.Target.Note + ")"
@@ -92,7 +94,7 @@ func BuildReport(s *Summary, tl *Timeline) ReportData {
 			if byRecords {
 				xl = "dataset (records)"
 			}
-			x := func(i int, st StageResult) float64 {
+			x := func(i int, st rundir.StageResult) float64 {
 				if byRecords {
 					return float64(st.Records)
 				}
@@ -143,7 +145,7 @@ func BuildReport(s *Summary, tl *Timeline) ReportData {
 		}
 		if c := p.Capacity; c != nil {
 			pp.Notes = append(pp.Notes, fmt.Sprintf("highest rate held: %.0f ops/s", c.HighestRateHeld))
-			curve := append([]CapacityPoint(nil), c.Curve...)
+			curve := append([]rundir.CapacityPoint(nil), c.Curve...)
 			sort.SliceStable(curve, func(i, j int) bool { return curve[i].Rate < curve[j].Rate })
 			ach := Plot{Title: "capacity curve: achieved vs target rate", XLabel: "target rate (ops/s)", YLabel: "achieved (ops/s)"}
 			sa := Series{Name: "achieved"}
@@ -196,7 +198,7 @@ func BuildReport(s *Summary, tl *Timeline) ReportData {
 
 // missPlot draws each op's miss ratio per stage (ops that missed at
 // least once); prefix names the series (a variant in comparisons).
-func missPlot(stages []StageResult, xl string, x func(int, StageResult) float64, prefix string) Plot {
+func missPlot(stages []rundir.StageResult, xl string, x func(int, rundir.StageResult) float64, prefix string) Plot {
 	mp := Plot{Title: "miss ratio per stage (reads that found no value)", XLabel: xl, YLabel: "misses / ops"}
 	missed := map[string]bool{}
 	for _, st := range stages {
@@ -222,10 +224,10 @@ func missPlot(stages []StageResult, xl string, x func(int, StageResult) float64,
 // persistence variants, one section that draws the variants side by side
 // against dataset size: each op's p99, the batch insert rate and the miss
 // ratio, one line per variant, with each variant's cliff as a note.
-func withVariantComparison(s *Summary, phases []PhasePlots) []PhasePlots {
+func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots {
 	type group struct {
 		first int
-		ps    []*PhaseResult
+		ps    []*rundir.PhaseResult
 	}
 	groups := map[string]*group{}
 	var order []string
@@ -243,7 +245,7 @@ func withVariantComparison(s *Summary, phases []PhasePlots) []PhasePlots {
 		}
 		g.ps = append(g.ps, p)
 	}
-	recs := func(_ int, st StageResult) float64 { return float64(st.Records) }
+	recs := func(_ int, st rundir.StageResult) float64 { return float64(st.Records) }
 	const xl = "dataset (records)"
 	var out []PhasePlots
 	next := 0
@@ -313,7 +315,7 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#
 // ReportHTML renders one self-contained page (inline SVG, no scripts or
 // external resources) for one or more runs; tls[i] (or nil) is run i's
 // timeline.
-func ReportHTML(sums []*Summary, tls []*Timeline) []byte {
+func ReportHTML(sums []*rundir.Summary, tls []*Timeline) []byte {
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>soakd report</title><style>
 body{font-family:sans-serif;margin:20px;color:#222}h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc}
@@ -342,7 +344,7 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-si
 			}
 			b.WriteString("</div>")
 		}
-		fmt.Fprintf(&b, "<details><summary>summary table</summary><pre>%s</pre></details>", html.EscapeString(s.Text()))
+		fmt.Fprintf(&b, "<details><summary>summary table</summary><pre>%s</pre></details>", html.EscapeString(Text(s)))
 	}
 	b.WriteString("</body></html>\n")
 	return []byte(b.String())

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
+)
+
+// compare refuses unlike runs (another target kind, another rate),
+// naming the difference; --allow-unlike compares with a warning.
+// Before: judged without a word.
+func TestCompareRefusesUnlikeRuns(t *testing.T) {
+	with := func(p99 float64, mod func(*rundir.Summary)) string {
+		dir := runDir(t, p99)
+		s, err := rundir.ReadSummary(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod(s)
+		if err := report.WriteRunDir(dir, s); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	base := with(0.005, func(s *rundir.Summary) { s.Target.Kind = "redis"; s.Phases[0].TargetRate = 2000 })
+	for _, tc := range []struct {
+		name string
+		mod  func(*rundir.Summary)
+		want string
+	}{
+		{"target kind", func(s *rundir.Summary) { s.Target.Kind = "embedded"; s.Phases[0].TargetRate = 2000 }, "target redis vs embedded"},
+		{"rate", func(s *rundir.Summary) { s.Target.Kind = "redis"; s.Phases[0].TargetRate = 3000 }, "phase steady rate 2000 ops/s vs 3000 ops/s"},
+	} {
+		cand := with(0.010, tc.mod)
+		a, _, errb := testApp(nil)
+		if code := a.Main(context.Background(), []string{"compare", base, cand}); code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%s: exit %d, want 2 naming %q:\n%s", tc.name, code, tc.want, errb)
+		}
+		a, out, errb := testApp(nil)
+		if code := a.Main(context.Background(), []string{"compare", base, cand, "--allow-unlike"}); code != 1 ||
+			!strings.Contains(errb.String(), "warning") || !strings.Contains(out.String(), "REGRESSION") {
+			t.Errorf("%s --allow-unlike: exit %d, want 1 with a warning:\n%s\n%s", tc.name, code, errb, out)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/verdict"
+)
+
+// fillResult fills res from a measured set. tail is the number of
+// warmup ops that completed inside the window: they count toward
+// completed_in_window and the achieved rate (which go by completion
+// time) but not toward the measured ops' figures.
+func fillResult(res *rundir.Result, s *metrics.Set, scheduled uint64, elapsed, drain time.Duration, tail int64, classes []string) {
+	if classes == nil {
+		classes = targets.Classes()
+	}
+	res.Ops = map[string]rundir.OpResult{}
+	res.Scheduled = scheduled
+	res.DurationSeconds = elapsed.Seconds()
+	for op, os := range s.Ops {
+		if os == nil {
+			continue
+		}
+		or := rundir.OpResult{Count: os.Count, Late: os.Late, Dropped: os.Dropped, Errors: map[string]int64{},
+			Latency: metrics.Summarize(os.Latency), Service: metrics.Summarize(os.Service)}
+		for ci, n := range os.Classes {
+			if ci == 0 || n == 0 || ci >= len(classes) {
+				continue
+			}
+			if !targets.IsError(classes[ci]) {
+				or.Misses += n
+				res.Misses += n
+				continue
+			}
+			or.Errors[classes[ci]] = n
+			res.Errors += n
+		}
+		res.Dropped += os.Dropped
+		res.Completed += os.Count
+		res.CompletedInWindow += os.Count - os.Late
+		res.Ops[scenarios.Op(op).String()] = or
+	}
+	res.CompletedInWindow += tail
+	res.DrainSeconds = drain.Seconds()
+	if elapsed > 0 {
+		res.AchievedRate = float64(res.CompletedInWindow) / elapsed.Seconds()
+	}
+	res.Lag = metrics.Summarize(s.Lag)
+	res.MaxLag = res.Lag.Max
+}
+
+// evaluate judges every non-load phase against the scenario's limits,
+// on the phases' histograms (hist: a phase's measured set, nil when
+// none was kept).
+func evaluate(s *rundir.Summary, l *verdict.Limits, hist func(phase string) *metrics.Set) {
+	var vs []*verdict.Verdict
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		switch {
+		case p.Kind == scenarios.PhaseLoad:
+			continue
+		case p.Kind == scenarios.PhaseCapacity && p.Capacity != nil:
+			p.SLO = verdict.Capacity(p.Name, p.Capacity.HighestRateHeld)
+		default:
+			p.SLO = l.Judge(judged(p.Name, &p.Result, len(p.Stages) > 0, hist(p.Name)))
+		}
+		vs = append(vs, p.SLO)
+	}
+	s.SLO = verdict.Run(s.Status != rundir.StatusInterrupted, vs...)
+}
+
+// judged is a phase's (or probe's) figures as the verdict package
+// takes them, with its latency histograms from set.
+func judged(name string, r *rundir.Result, staged bool, set *metrics.Set) verdict.Phase {
+	p := verdict.Phase{Name: name, TargetRate: r.TargetRate, AchievedRate: r.AchievedRate, Scheduled: r.Scheduled,
+		Completed: r.Completed, Errors: r.Errors, Dropped: r.Dropped, Staged: staged, Ops: sortedKeys(r.Ops)}
+	p.Latency = func(op string) *hdr.Histogram {
+		o, ok := scenarios.ParseOp(op)
+		if !ok || set == nil || set.Ops[o] == nil {
+			return nil
+		}
+		return set.Ops[o].Latency
+	}
+	return p
+}

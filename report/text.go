@@ -1,0 +1,223 @@
+// Package report renders run directories: the text table (summary.txt,
+// `soakd report`), the self-contained HTML page with plots, and the merge
+// of several shards' run directories into one result, re-judged with the
+// verdict package on the merged histograms.
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// WriteRunDir writes a run's summary.json and summary.txt (this
+// package's table) atomically.
+func WriteRunDir(dir string, s *rundir.Summary) error {
+	return rundir.Write(dir, s, Text(s))
+}
+
+// Text renders the summary as a table (summary.txt, `soakd report`).
+func Text(s *rundir.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario: %s\ntarget: %s", s.Scenario, s.Target.Kind)
+	if s.Target.URL != "" {
+		fmt.Fprintf(&b, " %s", s.Target.URL)
+	}
+	if s.Target.Server != "" {
+		fmt.Fprintf(&b, " (%s)", s.Target.Server)
+	}
+	fmt.Fprintf(&b, "\nshard: %s\nstart: %s  end: %s  status: %s\n", s.Shard, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), s.Status)
+	if s.StatusReason != "" {
+		label := "interrupted"
+		if s.Status == rundir.StatusKilled {
+			label = "killed"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", label, s.StatusReason)
+	}
+	if s.Target.Note != "" {
+		fmt.Fprintf(&b, "%s\n", s.Target.Note)
+	}
+	if ml := s.Target.MemoryLimits; ml != nil {
+		fmt.Fprintf(&b, "memory limits: %s\n", ml)
+	}
+	for _, p := range s.Phases {
+		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
+		writeOpTable(&b, p.Result)
+		for _, st := range p.Stages {
+			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
+		}
+		writeGrowthCapacity(&b, &p)
+		writeChecks(&b, p.SLO)
+		writeChangePoints(&b, &p)
+	}
+	fmt.Fprintf(&b, "\n%s\n", VerdictLine(s.Status, s.StatusReason, s.SLO))
+	return b.String()
+}
+
+// VerdictLine is a run's one-line outcome: "SLO PASSED", "SLO FAILED",
+// or, for a run that did not run to its end, "interrupted: <reason>"
+// (its checks cover only what ran, so no SLO verdict is claimed).
+func VerdictLine(status, reason string, v rundir.Verdict) string {
+	if status == rundir.StatusKilled {
+		return "SLO not judged: the run was killed"
+	}
+	if status == rundir.StatusInterrupted {
+		if reason == "" {
+			reason = "stopped before its end (signal or stop request)"
+		}
+		line := "interrupted: " + reason
+		if n := failedChecks(v); n > 0 {
+			line += fmt.Sprintf(" (%d SLO checks failed in what ran)", n)
+		}
+		return line
+	}
+	if v.Passed {
+		return "SLO PASSED"
+	}
+	return "SLO FAILED"
+}
+
+func failedChecks(v rundir.Verdict) int {
+	n := 0
+	for _, c := range v.Checks {
+		if !c.Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// drainNote says how many ops finished after the measured window, and
+// how long after: they are in the latency figures but not the rate.
+func drainNote(r rundir.Result) string {
+	var late int64
+	for _, o := range r.Ops {
+		late += o.Late
+	}
+	if late > 0 {
+		return fmt.Sprintf(", %d completed after the window (drain %s)", late, fmtDur(r.DrainSeconds))
+	}
+	return ""
+}
+
+func rateStr(r float64) string {
+	if r == 0 {
+		return "closed-loop"
+	}
+	return fmt.Sprintf("%.0f ops/s", r)
+}
+
+func sloVal(what string, v float64) string {
+	if strings.HasPrefix(what, "latency") {
+		return fmtDur(v)
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+func writeOpTable(b *strings.Builder, r rundir.Result) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "  op\ttiming\tcount\terrors\tp50\tp90\tp99\tp99.9\tp99.99\tmax\tmean\t")
+	ops := make([]string, 0, len(r.Ops))
+	for op := range r.Ops {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	for _, op := range ops {
+		o := r.Ops[op]
+		var errs int64
+		for _, n := range o.Errors {
+			errs += n
+		}
+		for _, t := range []struct {
+			name string
+			s    metrics.Summary
+		}{{"latency", o.Latency}, {"service", o.Service}} {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op, t.name, o.Count, errs,
+				fmtDur(t.s.P50), fmtDur(t.s.P90), fmtDur(t.s.P99), fmtDur(t.s.P999), fmtDur(t.s.P9999), fmtDur(t.s.Max), fmtDur(t.s.Mean))
+		}
+	}
+	tw.Flush()
+}
+
+// writeChecks prints a phase's SLO checks, one line each.
+func writeChecks(b *strings.Builder, v *rundir.Verdict) {
+	if v == nil {
+		return
+	}
+	for _, c := range v.Checks {
+		mark := "ok  "
+		if !c.Passed {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(b, "  SLO %s %s %s: %s (limit %s)\n", mark, c.Op, c.What, sloVal(c.What, c.Actual), sloVal(c.What, c.Limit))
+	}
+}
+
+func stageExtra(st rundir.StageResult) string {
+	var b strings.Builder
+	if st.Records > 0 {
+		fmt.Fprintf(&b, ", %d records", st.Records)
+	}
+	if st.Misses > 0 {
+		fmt.Fprintf(&b, ", %d misses", st.Misses)
+	}
+	if v, ok := st.Server["used_memory_bytes"]; ok {
+		fmt.Fprintf(&b, ", used_memory %.1f MB", v/1e6)
+	}
+	if v := st.Server["evicted_keys_total"]; v > 0 {
+		fmt.Fprintf(&b, ", %.0f evicted", v)
+	}
+	if st.Load != nil {
+		fmt.Fprintf(&b, "; load %.0f ops/s, %d errors", st.Load.AchievedRate, st.Load.Errors)
+	}
+	return b.String()
+}
+
+func writeGrowthCapacity(b *strings.Builder, p *rundir.PhaseResult) {
+	if p.Kind == scenarios.PhaseGrowth {
+		if c := p.Cliff; c != nil {
+			what := c.Reason
+			switch c.Reason {
+			case "p99":
+				what = fmt.Sprintf("%s p99 %s vs median %s", c.Op, fmtDur(c.Value), fmtDur(c.Baseline))
+			case "rate":
+				what = fmt.Sprintf("achieved/target %.3f", c.Value)
+			case "errors":
+				what = fmt.Sprintf("error ratio %.3f vs median %.3f", c.Value, c.Baseline)
+			case "misses":
+				what = fmt.Sprintf("%s miss ratio %.3f vs median %.3f", c.Op, c.Value, c.Baseline)
+			}
+			un := ""
+			if c.Unconfirmed {
+				un = " (unconfirmed: last stage)"
+			}
+			fmt.Fprintf(b, "  CLIFF at %s (%d records, used_memory %.1f MB): %s%s\n", c.Stage, c.Records, c.UsedMemoryBytes/1e6, what, un)
+			if len(c.Signals) > 0 {
+				fmt.Fprintf(b, "    server: %s\n", strings.Join(c.Signals, "; "))
+			}
+		} else {
+			fmt.Fprintf(b, "  no cliff in %d stages\n", len(p.Stages))
+		}
+	}
+	if c := p.Capacity; c != nil {
+		fmt.Fprintf(b, "  capacity: highest rate held %.0f ops/s (%d probes)\n", c.HighestRateHeld, len(c.Curve))
+		for _, pt := range c.Curve {
+			mark := "held"
+			if !pt.Passed {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f", mark, pt.Rate, pt.Achieved)
+			for _, op := range sortedKeys(pt.P99) {
+				fmt.Fprintf(b, " %s p99 %s", op, fmtDur(pt.P99[op]))
+			}
+			b.WriteString("\n")
+		}
+	}
+}

@@ -1,0 +1,274 @@
+// Package rundir is the run-directory contract: summary.json (schema v1)
+// and its types, summary.txt, histograms.hlog and latency.hlog names and
+// readers, the partial log of a killed run, and atomic writes (temp file,
+// fsync, rename) so a crash never leaves a torn file. It judges nothing
+// (verdict/) and renders nothing (report/).
+package rundir
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/targets"
+)
+
+// SchemaVersion of summary.json.
+const SchemaVersion = 1
+
+// The run directory's files.
+const (
+	SummaryFile     = "summary.json"
+	SummaryTextFile = "summary.txt"
+	// LatencyLog is the interval log (one interval per second, warmup
+	// included) a finished run leaves; PartialLog is its name while the
+	// run is going (and after a kill).
+	LatencyLog = "latency.hlog"
+)
+
+// Run statuses.
+const (
+	StatusCompleted   = "completed"
+	StatusInterrupted = "interrupted"
+)
+
+// Summary is summary.json.
+type Summary struct {
+	SchemaVersion int        `json:"schema_version"`
+	Scenario      string     `json:"scenario"`
+	ScenarioFile  string     `json:"scenario_file,omitempty"`
+	Target        TargetInfo `json:"target"`
+	Shard         Shard      `json:"shard"`
+	Start         time.Time  `json:"start"`
+	End           time.Time  `json:"end"`
+	Status        string     `json:"status"`
+	// StatusReason says why an interrupted run ended early when it was
+	// not a signal: a managed server died, a barrier timed out.
+	StatusReason string        `json:"status_reason,omitempty"`
+	Phases       []PhaseResult `json:"phases"`
+	SLO          Verdict       `json:"slo"`
+}
+
+// TargetInfo describes the target without credentials.
+type TargetInfo struct {
+	Kind   string `json:"kind"`
+	URL    string `json:"url,omitempty"`
+	Server string `json:"server,omitempty"`
+	Note   string `json:"note,omitempty"`
+	// MemoryLimits is what caps the server's memory (maxmemory, the
+	// managed server's cgroup, host swap), where the target tells.
+	MemoryLimits *targets.MemoryLimits `json:"memory_limits,omitempty"`
+}
+
+// Result is what a phase or a stage measured.
+type Result struct {
+	TargetRate float64 `json:"target_rate"`
+	// AchievedRate is CompletedInWindow over DurationSeconds: the ops
+	// that completed inside the measured window, per second of it. Ops
+	// that finished in the drain after it do not count; warmup ops that
+	// finished inside it do.
+	AchievedRate float64 `json:"achieved_rate"`
+	// DurationSeconds is the measured window (warmup excluded).
+	DurationSeconds float64 `json:"duration_seconds"`
+	// Scheduled is how many ops the schedule called for in the measured
+	// window (by intended start; dropped included, warmup excluded).
+	Scheduled uint64              `json:"scheduled"`
+	Ops       map[string]OpResult `json:"ops"`
+	Dropped   int64               `json:"dropped"`
+	Errors    int64               `json:"errors"`
+	// Misses are cache reads that found no value (outcome miss): not
+	// errors, but the hit ratio a growth phase watches.
+	Misses int64 `json:"misses,omitempty"`
+	// Completed counts the measured ops that completed, in the window
+	// or in the drain after it. CompletedInWindow counts, by completion
+	// time, every op that completed inside the window: the measured ops
+	// not late, plus warmup ops that finished after the warmup ended.
+	Completed         int64 `json:"completed"`
+	CompletedInWindow int64 `json:"completed_in_window"`
+	// DrainSeconds is how long after the window's end the last measured
+	// op completed: the backlog the store still had when time was up.
+	DrainSeconds float64         `json:"drain_seconds"`
+	MaxLag       float64         `json:"max_lag"`
+	Lag          metrics.Summary `json:"lag"`
+}
+
+// OpResult is one op's figures.
+type OpResult struct {
+	Count int64 `json:"count"`
+	// Late: completed after the measured window ended (in Count).
+	Late    int64            `json:"late,omitempty"`
+	Errors  map[string]int64 `json:"errors"`
+	Misses  int64            `json:"misses,omitempty"`
+	Dropped int64            `json:"dropped"`
+	Latency metrics.Summary  `json:"latency"`
+	Service metrics.Summary  `json:"service"`
+}
+
+// PhaseResult is one phase.
+type PhaseResult struct {
+	Name  string    `json:"name"`
+	Kind  string    `json:"kind"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Result
+	Stages []StageResult      `json:"stages,omitempty"`
+	Server map[string]float64 `json:"server,omitempty"`
+	SLO    *Verdict           `json:"slo,omitempty"`
+	// Growth phases: the persistence variant and the first cliff.
+	Variant string `json:"variant,omitempty"`
+	Cliff   *Cliff `json:"cliff,omitempty"`
+	// Capacity phases: the search's outcome.
+	Capacity *CapacityResult `json:"capacity,omitempty"`
+	// ChangePoints are where the phase's per-op latency or rate shifted
+	// (see changes.go).
+	ChangePoints []ChangePoint `json:"change_points,omitempty"`
+}
+
+// StageResult is one stage of a ramp, growth or capacity phase.
+type StageResult struct {
+	Name  string    `json:"name"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Result
+	Server map[string]float64 `json:"server,omitempty"`
+	// Growth stages: dataset size after the stage's batch, and the
+	// batch insert's own figures.
+	Records int64   `json:"records,omitempty"`
+	Load    *Result `json:"load,omitempty"`
+}
+
+// WriteError is Run's error when the run finished but its results could
+// not be written (a full disk): the summary returned with it is
+// complete, only the run directory is not.
+type WriteError struct {
+	Dir string
+	Err error
+}
+
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("results could not be written to %s: %v", e.Dir, e.Err)
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// WriteFileAtomic writes data to a temp file in the same directory,
+// fsyncs it, renames it over path and fsyncs the directory, so a crash
+// leaves either the old file or the new one, never a torn one.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// ReadSummary loads a run directory's summary.json.
+func ReadSummary(dir string) (*Summary, error) {
+	data, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, SummaryFile), err)
+	}
+	if s.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d, this soakd reads %d", dir, s.SchemaVersion, SchemaVersion)
+	}
+	Upgrade(&s.SLO)
+	for i := range s.Phases {
+		Upgrade(s.Phases[i].SLO)
+	}
+	return &s, nil
+}
+
+// CapacityResult is a capacity phase's outcome.
+type CapacityResult struct {
+	HighestRateHeld float64         `json:"highest_rate_held"`
+	Curve           []CapacityPoint `json:"curve"`
+}
+
+// CapacityPoint is one probe.
+type CapacityPoint struct {
+	Rate     float64            `json:"rate"`
+	Achieved float64            `json:"achieved"`
+	P99      map[string]float64 `json:"p99"`
+	Passed   bool               `json:"passed"`
+	Failed   []string           `json:"failed,omitempty"` // which SLO checks failed
+	// SettledSeconds is how long the store was given to settle (low
+	// rate, until it held the SLO again) after the previous probe
+	// failed, before this one started.
+	SettledSeconds float64 `json:"settled_seconds,omitempty"`
+	// Drain is the probe's drain time: how long after its window its
+	// last op completed.
+	DrainSeconds float64 `json:"drain_seconds,omitempty"`
+}
+
+// Cliff is the first growth stage where the store stopped keeping up:
+// p99 jumped, the rate was not held, or errors appeared. Signals say what
+// the server was doing then, from the stats snapshot against the
+// previous stage's.
+type Cliff struct {
+	Stage      string `json:"stage"`
+	StageIndex int    `json:"stage_index"`
+	Op         string `json:"op,omitempty"`
+	// Reason is p99 (p99 > factor x median of earlier stages' p99), rate
+	// (achieved/target < MinHeldRatio), errors (error ratio jumped) or
+	// misses (an op's cache-miss ratio jumped: the dataset no longer
+	// fits and the server evicts).
+	Reason string `json:"reason"`
+	// Value is what tripped: the p99 in seconds, the achieved/target
+	// ratio or the error ratio; Baseline the earlier stages' median.
+	Value           float64  `json:"value"`
+	Baseline        float64  `json:"baseline"`
+	Records         int64    `json:"records"`
+	UsedMemoryBytes float64  `json:"used_memory_bytes"`
+	Signals         []string `json:"signals"`
+	// Unconfirmed: a p99 jump in the last stage measured, not yet seen in
+	// a following stage (one noisy stage is not a cliff).
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
+}
+
+// Write writes summary.json and summary.txt (text, the summary as a
+// table) atomically.
+func Write(dir string, s *Summary, text string) error {
+	js, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, SummaryFile), append(js, '\n')); err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, SummaryTextFile), []byte(text))
+}
