@@ -123,7 +123,7 @@ type PhaseResult struct {
 	// Capacity phases: the search's outcome.
 	Capacity *CapacityResult `json:"capacity,omitempty"`
 	// ChangePoints are where the phase's per-op latency or rate shifted
-	// (see changes.go).
+	// (report.FindChangePoints, with verdict.Detect).
 	ChangePoints []ChangePoint `json:"change_points,omitempty"`
 }
 
