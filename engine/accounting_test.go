@@ -403,3 +403,21 @@ func TestProgressShowsLoadETA(t *testing.T) {
 }
 
 func metricsSet(m *scenarios.Mix) *metrics.Set { return metrics.NewSet(m.Ops()) }
+
+// TestRequestsEndTheWindow: a phase bounded by both requests and a
+// duration that finishes its requests first is measured over the time
+// they took, not the whole duration (its rate would be understated).
+func TestRequestsEndTheWindow(t *testing.T) {
+	sc := scenario(t, `
+keyspace: {records: 1000}
+phases:
+  - {name: closed, kind: steady, rate: 0, requests: 300, duration: 1m, concurrency: 2, mix: {read: 100}}
+  - {name: open, kind: steady, rate: 1000, requests: 300, duration: 1m, concurrency: 2, mix: {read: 100}}
+`)
+	sum := runWith(t, sc, &recordingTarget{}, Options{})
+	for _, p := range sum.Phases {
+		if p.Completed != 300 || p.DurationSeconds >= 30 || p.AchievedRate != float64(p.CompletedInWindow)/p.DurationSeconds || p.CompletedInWindow != 300 {
+			t.Errorf("%s: %d ops, %d in a window of %.2fs, achieved %.1f: want 300 over the time they took", p.Name, p.Completed, p.CompletedInWindow, p.DurationSeconds, p.AchievedRate)
+		}
+	}
+}

@@ -16,7 +16,7 @@ func TestSearchRequestsCarryTheWorkloadQuery(t *testing.T) {
 keyspace: {records: 300}
 phases:
   - {name: load, kind: load, concurrency: 4}
-  - {name: open, kind: steady, rate: 2000, duration: 1s, concurrency: 4, mix: {search: 58.5, read: 31.5, update: 10}}
+  - {name: open, kind: steady, rate: 2000, requests: 2000, concurrency: 4, max_lag: 1h, mix: {search: 58.5, read: 31.5, update: 10}}
   - {name: closed, kind: steady, rate: 0, duration: 300ms, concurrency: 2, mix: {search: 65, read: 35}}
 `)
 	rec := &testutil.Recorder{}

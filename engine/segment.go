@@ -292,6 +292,11 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	r.opts.Control.setCurrent("", 0)
 	wg.Wait()
 	res.End = time.Now()
+	if seg.Limit > 0 && scheduled.Load() >= seg.Limit {
+		// The count ended it before its duration: the window is the run
+		// of the count, not the whole duration.
+		clk.stopAt(res.End)
+	}
 	close(collectDone)
 	collectWG.Wait()
 	total := scheduled.Load()

@@ -49,7 +49,7 @@ func TestSearchFilterThroughEngine(t *testing.T) {
 target: {kind: mongo, url: "mongodb://127.0.0.1:1"}
 keyspace: {records: 300}
 phases:
-  - {name: run, kind: steady, rate: 1000, duration: 1s, concurrency: 4, mix: {search: 58.5, read: 31.5, update: 10}}
+  - {name: run, kind: steady, rate: 0, requests: 800, concurrency: 4, mix: {search: 58.5, read: 31.5, update: 10}}
 `))
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ record: {fields: 3, field_bytes: 20}
 keyspace: {records: 400, prefix: "doc:"}
 phases:
   - {name: load, kind: load, concurrency: 4}
-  - {name: run, kind: steady, rate: 600, duration: 1s, concurrency: 4, mix: {search: 58.5, read: 31.5, update: 10}}
+  - {name: run, kind: steady, rate: 0, requests: 300, concurrency: 4, mix: {search: 58.5, read: 31.5, update: 10}}
 `))
 	if err != nil {
 		t.Fatal(err)
