@@ -276,7 +276,20 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 
 	// Each file is tried even when an earlier one failed (a full disk):
 	// whatever can be written is, and the caller still gets the summary.
-	werr := errors.Join(r.writeHistograms(), r.finishHlog(), report.WriteRunDir(o.OutDir, sum))
+	herr := r.writeHistograms()
+	lerr := r.finishHlog()
+	if lerr == nil {
+		// Change points come from the finished latency.hlog; a log that
+		// cannot be read back only leaves them out.
+		if report.FindChangePoints(o.OutDir, sum, r.interval) == nil && o.Exporter != nil {
+			for _, p := range sum.Phases {
+				for _, c := range p.ChangePoints {
+					o.Exporter.AddChangePoint(p.Name, c.Op, c.Metric, c.After > c.Before)
+				}
+			}
+		}
+	}
+	werr := errors.Join(herr, lerr, report.WriteRunDir(o.OutDir, sum))
 	if werr != nil {
 		return sum, &rundir.WriteError{Dir: o.OutDir, Err: werr}
 	}

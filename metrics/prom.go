@@ -69,6 +69,7 @@ type Exporter struct {
 	serverStats map[string]float64
 	serverDescs map[string]*prometheus.Desc
 	slo         []sloEntry
+	changes     map[changeKey]float64
 
 	opsTotal, dropped, quantile, targetRate, achieved, info *prometheus.Desc
 	latency, latencyClassic                                 *prometheus.Desc
@@ -76,7 +77,13 @@ type Exporter struct {
 	lag, lagClassic                                         *prometheus.Desc
 	datasetRecords, growthStage, targetUp                   *prometheus.Desc
 	statsDuration, statsSuccess, sloLatency                 *prometheus.Desc
+	changePoints                                            *prometheus.Desc
 }
+
+// changeKey labels soakd_change_points: all values from fixed sets
+// (phase and op names from the scenario, metric and direction from the
+// engine's).
+type changeKey struct{ phase, op, metric, direction string }
 
 type sloEntry struct {
 	op, quantile string
@@ -123,6 +130,8 @@ func NewExporter(scenario, shard string, classes []string, info map[string]strin
 		statsDuration:  prometheus.NewDesc("soakd_stats_collection_duration_seconds", "Duration of the last stats collection, per source.", append(r, "source"), nil),
 		statsSuccess:   prometheus.NewDesc("soakd_stats_collection_success", "1 when the last stats collection succeeded, per source.", append(r, "source"), nil),
 		sloLatency:     prometheus.NewDesc("soakd_slo_latency_seconds", "The scenario's latency SLO (from intended start) per op and quantile.", []string{"scenario", "shard", "op", "quantile"}, nil),
+		changePoints:   prometheus.NewDesc("soakd_change_points", "Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate) and direction (up, down).", append(l, "metric", "direction"), nil),
+		changes:        map[changeKey]float64{},
 	}
 }
 
@@ -160,7 +169,7 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{e.opsTotal, e.dropped, e.latency, e.latencyClassic, e.service, e.serviceClassic,
 		e.quantile, e.targetRate, e.achieved, e.lag, e.lagClassic, e.info, e.datasetRecords, e.growthStage, e.targetUp,
-		e.statsDuration, e.statsSuccess, e.sloLatency} {
+		e.statsDuration, e.statsSuccess, e.sloLatency, e.changePoints} {
 		ch <- d
 	}
 }
@@ -246,6 +255,20 @@ func (e *Exporter) SetSLO(op, quantile string, seconds float64) {
 	e.slo = append(e.slo, sloEntry{op: op, quantile: quantile, seconds: seconds})
 }
 
+// AddChangePoint counts one change point of a finished phase in
+// soakd_change_points{phase,op,metric,direction}. It is a gauge, not a
+// counter: it appears with the run's end already at its value, which
+// increase() would not see.
+func (e *Exporter) AddChangePoint(phase, op, metric string, up bool) {
+	dir := "down"
+	if up {
+		dir = "up"
+	}
+	e.mu.Lock()
+	e.changes[changeKey{phase, op, metric, dir}]++
+	e.mu.Unlock()
+}
+
 // SanitizeName maps a stats key to a valid metric name suffix.
 func SanitizeName(k string) string {
 	b := []byte(strings.ToLower(k))
@@ -283,6 +306,9 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, s := range e.slo {
 		gauge(e.sloLatency, s.seconds, e.scenario, e.shard, s.op, s.quantile)
+	}
+	for k, n := range e.changes {
+		gauge(e.changePoints, n, e.scenario, e.shard, k.phase, k.op, k.metric, k.direction)
 	}
 	for _, name := range e.order {
 		ps := e.phases[name]

@@ -50,6 +50,9 @@ func TestExporterValues(t *testing.T) {
 	e.Update("steady", 1000, 987.5, window(t))
 	e.SetProgress(2, 5000)
 	e.SetSLO("read", "0.99", 0.005)
+	e.AddChangePoint("steady", "read", "p99", true)
+	e.AddChangePoint("steady", "read", "p99", true)
+	e.AddChangePoint("steady", "read", "rate", false)
 	want := `
 # HELP soakd_ops_total Operations completed, by outcome (ok or an error class).
 # TYPE soakd_ops_total counter
@@ -85,10 +88,14 @@ soakd_target_up{scenario="sc",shard="0"} 1
 # HELP soakd_slo_latency_seconds The scenario's latency SLO (from intended start) per op and quantile.
 # TYPE soakd_slo_latency_seconds gauge
 soakd_slo_latency_seconds{op="read",quantile="0.99",scenario="sc",shard="0"} 0.005
+# HELP soakd_change_points Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate) and direction (up, down).
+# TYPE soakd_change_points gauge
+soakd_change_points{direction="up",metric="p99",op="read",phase="steady",scenario="sc",shard="0"} 2
+soakd_change_points{direction="down",metric="rate",op="read",phase="steady",scenario="sc",shard="0"} 1
 `
 	if err := testutil.CollectAndCompare(e, strings.NewReader(want), "soakd_ops_total", "soakd_ops_dropped_total",
 		"soakd_target_rate_ops", "soakd_achieved_rate_ops", "soakd_dataset_records", "soakd_growth_stage",
-		"soakd_run_info", "soakd_target_up", "soakd_slo_latency_seconds"); err != nil {
+		"soakd_run_info", "soakd_target_up", "soakd_slo_latency_seconds", "soakd_change_points"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -260,6 +267,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	e.SetProgress(1, 100)
 	e.ServerStats(map[string]float64{"used_memory_bytes": 1, "evicted_keys_total": 2}, nil, time.Millisecond)
 	e.SetSLO("read", "0.99", 0.001)
+	e.AddChangePoint("steady", "read", "p99.9", true)
 	reg := prometheus.NewPedanticRegistry()
 	if err := e.Register(reg); err != nil {
 		t.Fatal(err)

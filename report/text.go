@@ -55,6 +55,7 @@ func Text(s *rundir.Summary) string {
 		}
 		writeGrowthCapacity(&b, &p)
 		writeChecks(&b, p.SLO)
+		writeChangePoints(&b, &p)
 	}
 	fmt.Fprintf(&b, "\n%s\n", VerdictLine(s.Status, s.StatusReason, s.SLO))
 	return b.String()

@@ -25,6 +25,7 @@ type TimePoint struct {
 	Count int64
 	P50   float64 // seconds, from intended start
 	P99   float64
+	P999  float64
 	Max   float64
 }
 
@@ -45,7 +46,17 @@ func ReadTimeline(dir string, s *rundir.Summary) (*Timeline, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readTimeline(f, path, s)
+	return readTimeline(f, path, s, timelineWidth)
+}
+
+// timelineWidth is the bucket width for a phase of duration d: 1 s, or
+// wider so the phase has at most MaxTimelinePoints buckets.
+func timelineWidth(d time.Duration) time.Duration {
+	w := time.Second
+	if d > MaxTimelinePoints*time.Second {
+		w = (d/MaxTimelinePoints + time.Second - 1).Truncate(time.Second)
+	}
+	return w
 }
 
 type tlAcc struct {
@@ -54,15 +65,13 @@ type tlAcc struct {
 	h      *hdr.Histogram
 }
 
-func readTimeline(rd io.Reader, name string, s *rundir.Summary) (*Timeline, error) {
+// readTimeline buckets rd's .latency intervals per phase and op, each
+// phase's buckets width(phase duration) wide.
+func readTimeline(rd io.Reader, name string, s *rundir.Summary, width func(time.Duration) time.Duration) (*Timeline, error) {
 	tl := &Timeline{Width: map[string]time.Duration{}, Phases: map[string]map[string][]TimePoint{}}
 	starts := map[string]time.Time{}
 	for _, p := range s.Phases {
-		w := time.Second
-		if d := p.End.Sub(p.Start); d > MaxTimelinePoints*time.Second {
-			w = (d/MaxTimelinePoints + time.Second - 1).Truncate(time.Second)
-		}
-		tl.Width[p.Name], starts[p.Name] = w, p.Start
+		tl.Width[p.Name], starts[p.Name] = width(p.End.Sub(p.Start)), p.Start
 	}
 	accs := map[string]map[string]*tlAcc{}
 	flush := func(phase, op string, a *tlAcc) {
@@ -74,7 +83,7 @@ func readTimeline(rd io.Reader, name string, s *rundir.Summary) (*Timeline, erro
 		}
 		q := func(p float64) float64 { return float64(a.h.ValueAtQuantile(p)) / 1e9 }
 		tl.Phases[phase][op] = append(tl.Phases[phase][op], TimePoint{At: a.start, Count: a.h.TotalCount(),
-			P50: q(50), P99: q(99), Max: float64(a.h.Max()) / 1e9})
+			P50: q(50), P99: q(99), P999: q(99.9), Max: float64(a.h.Max()) / 1e9})
 	}
 	lr := hdr.NewHistogramLogReader(rd)
 	for {
@@ -122,7 +131,8 @@ func readTimeline(rd io.Reader, name string, s *rundir.Summary) (*Timeline, erro
 }
 
 // timelinePlot draws each op's p99 per bucket against seconds since the
-// phase start, with a mark at each stage's start.
+// phase start, with a mark at each stage's start and at each change
+// point.
 func timelinePlot(p *rundir.PhaseResult, tl *Timeline) (Plot, bool) {
 	ops := tl.Phases[p.Name]
 	if len(ops) == 0 {
@@ -147,5 +157,6 @@ func timelinePlot(p *rundir.PhaseResult, tl *Timeline) (Plot, bool) {
 			pl.Marks = append(pl.Marks, Point{X: round6(math.Max(0, st.Start.Sub(p.Start).Seconds())), Label: st.Name})
 		}
 	}
+	pl.Marks = append(pl.Marks, changeMarks(p)...)
 	return pl, true
 }

@@ -37,7 +37,7 @@ func TestTimelineBucketsLongRuns(t *testing.T) {
 		}
 	}
 	s := &rundir.Summary{Phases: []rundir.PhaseResult{{Name: "p", Start: start, End: start.Add(secs * time.Second)}}}
-	tl, err := readTimeline(&buf, "test.hlog", s)
+	tl, err := readTimeline(&buf, "test.hlog", s, timelineWidth)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,6 +123,9 @@ type PhaseResult struct {
 	Cliff   *Cliff `json:"cliff,omitempty"`
 	// Capacity phases: the search's outcome.
 	Capacity *CapacityResult `json:"capacity,omitempty"`
+	// ChangePoints are where the phase's per-op latency or rate shifted
+	// (report.FindChangePoints, with verdict.Detect).
+	ChangePoints []ChangePoint `json:"change_points,omitempty"`
 }
 
 // StageResult is one stage of a ramp, growth or capacity phase.

@@ -61,6 +61,7 @@ usage:
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd serve --config soakd.yaml
   soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2] [--allow-unlike]
+  soakd compare --history DATA_DIR [--scenario NAME]   (change points across a daemon's runs)
   run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339,
     --run-id ID (same on every shard; phases wait for all shards), --barrier-timeout D (10m)
   soakd version
@@ -458,9 +459,14 @@ func (a *App) compare(args []string) int {
 	fs.SetOutput(a.Stderr)
 	threshold := fs.Float64("threshold", verdict.DefaultRegressThreshold, "relative slowdown that counts as a regression (0.2 = 20%)")
 	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
+	history := fs.String("history", "", "a daemon's data_dir (or a directory of run directories): report change points across its completed runs")
+	scenario := fs.String("scenario", "", "with --history: only this scenario's runs")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
+	}
+	if *history != "" {
+		return a.compareHistory(*history, *scenario, pos)
 	}
 	if len(pos) != 2 {
 		fmt.Fprintln(a.Stderr, "soakd compare: give BASELINE_DIR and CANDIDATE_DIR")

@@ -211,6 +211,10 @@ var normallyEmpty = map[string][]string{
 		"avg_over_time(soakd_achieved_rate_ops[2m])", "0.95 * (soakd_target_rate_ops > 0)"},
 	"sum by (scenario, op) (rate(soakd_ops_dropped_total[5m])) > 0": {"sum by (scenario, op) (rate(soakd_ops_dropped_total[5m]))"},
 	"min by (scenario, shard) (soakd_target_up) == 0":               {"min by (scenario, shard) (soakd_target_up)"},
+	// soakd_change_points is set when a run ends (its change points come
+	// from the finished latency.hlog); this test scrapes a running soak.
+	// metrics.TestExporterValues checks the series itself.
+	"max by (scenario, phase, op, metric) (\n  soakd_change_points{direction=\"up\", metric=~\"p99|p99.9\"}\n) > 0\n": nil,
 	// server dashboard annotation: a BGSAVE of 2000 keys lasts a few ms, between scrapes
 	`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"}) > 0`: {
 		`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"})`},

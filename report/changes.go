@@ -1,0 +1,152 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
+)
+
+// ChangeMaxPoints bounds each phase's change-point series: a phase
+// longer than ChangeMaxPoints intervals is read in buckets of several
+// intervals (a 12-hour run at 1 s intervals: 1-minute buckets).
+const ChangeMaxPoints = 720
+
+// ChangeMinRelChange is the smallest level move (median before against
+// after, relative) or spread move reported inside a run: a significant
+// 3% move of p99 is not worth a reader's attention.
+const ChangeMinRelChange = 0.1
+
+// ChangeLine is a change point as one summary.txt line.
+func ChangeLine(c rundir.ChangePoint) string {
+	f := fmtDur
+	if c.Metric == rundir.MetricRate {
+		f = func(v float64) string { return fmt.Sprintf("%.1f ops/s", v) }
+	}
+	off := time.Duration(c.OffsetSeconds * float64(time.Second)).Round(time.Millisecond)
+	return fmt.Sprintf("change: %s %s at +%s (%s): %s -> %s (p=%.3g)", c.Op, c.Metric,
+		off, c.At.Format(time.RFC3339), f(c.Before), f(c.After), c.PValue)
+}
+
+// changeWidth is the bucket width of a phase lasting d read from a log
+// of interval iv: iv, or a multiple of it so the phase has at most
+// ChangeMaxPoints buckets.
+func changeWidth(iv time.Duration) func(time.Duration) time.Duration {
+	return func(d time.Duration) time.Duration {
+		n := (d + iv*ChangeMaxPoints - 1) / (iv * ChangeMaxPoints)
+		return max(1, n) * iv
+	}
+}
+
+// FindChangePoints reads dir's latency.hlog (written at interval iv) and
+// sets each phase's ChangePoints.
+func FindChangePoints(dir string, s *rundir.Summary, iv time.Duration) error {
+	f, err := os.Open(filepath.Join(dir, "latency.hlog"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return findChangePoints(f, f.Name(), s, iv)
+}
+
+func findChangePoints(rd io.Reader, name string, s *rundir.Summary, iv time.Duration) error {
+	if iv <= 0 {
+		iv = time.Second
+	}
+	tl, err := readTimeline(rd, name, s, changeWidth(iv))
+	if err != nil {
+		return err
+	}
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		p.ChangePoints = phaseChanges(p, tl.Phases[p.Name], tl.Width[p.Name])
+	}
+	return nil
+}
+
+// phaseChanges runs the detector over each op's series in a phase. The
+// rate is left out of phases whose stages change the rate on purpose.
+func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, w time.Duration) []rundir.ChangePoint {
+	var out []rundir.ChangePoint
+	o := verdict.ChangeOptions{MinRelChange: ChangeMinRelChange}
+	// Buckets wholly inside the phase: a last, shorter one would look
+	// like a drop in rate.
+	whole := int64(p.End.Sub(p.Start) / w)
+	staged := p.Kind == scenarios.PhaseRamp || p.Kind == scenarios.PhaseCapacity || p.Kind == scenarios.PhaseGrowth
+	// The log holds the warmup too: a store warming up is what warmup
+	// hides, not a change. Buckets start after it (the phase's time
+	// less its measured window and drain).
+	var first int64
+	if !staged && p.DurationSeconds > 0 {
+		warm := p.End.Sub(p.Start) - time.Duration((p.DurationSeconds+p.DrainSeconds)*float64(time.Second))
+		if warm > w/2 {
+			first = int64((warm + w - 1) / w)
+		}
+	}
+	for _, op := range sortedKeys(ops) {
+		var at []int64 // bucket index of each latency point
+		lat := map[string][]float64{}
+		var rate []float64
+		for _, tp := range ops[op] {
+			b := int64(tp.At.Sub(p.Start) / w)
+			if b < first || b >= whole {
+				continue
+			}
+			at = append(at, b)
+			lat[rundir.MetricP50] = append(lat[rundir.MetricP50], tp.P50)
+			lat[rundir.MetricP99] = append(lat[rundir.MetricP99], tp.P99)
+			lat[rundir.MetricP999] = append(lat[rundir.MetricP999], tp.P999)
+			// Buckets without an op of this kind did none: rate 0.
+			for int64(len(rate)) < b-first {
+				rate = append(rate, 0)
+			}
+			rate = append(rate, float64(tp.Count)/w.Seconds())
+		}
+		add := func(metric string, xs []float64, bucket func(int) int64) {
+			for _, c := range verdict.Detect(xs, o) {
+				b := bucket(c.Index)
+				out = append(out, rundir.ChangePoint{Op: op, Metric: metric, OffsetSeconds: round6((time.Duration(b) * w).Seconds()),
+					At: p.Start.Add(time.Duration(b) * w).UTC(), Before: c.Before, After: c.After, PValue: c.PValue})
+			}
+		}
+		for _, m := range []string{rundir.MetricP50, rundir.MetricP99, rundir.MetricP999} {
+			add(m, lat[m], func(i int) int64 { return at[i] })
+		}
+		if !staged && len(rate) > 0 {
+			// The rate series starts at the op's first bucket.
+			lead := at[0] - first
+			add(rundir.MetricRate, rate[lead:], func(i int) int64 { return at[0] + int64(i) })
+		}
+	}
+	return out
+}
+
+// writeChangePoints writes a phase's change points, one line each.
+func writeChangePoints(b *strings.Builder, p *rundir.PhaseResult) {
+	for _, c := range p.ChangePoints {
+		fmt.Fprintf(b, "  %s\n", ChangeLine(c))
+	}
+}
+
+// changeMarks are a phase's change points as chart marks, one per op
+// and offset: "change: get p50, p99".
+func changeMarks(p *rundir.PhaseResult) []Point {
+	var out []Point
+	at := map[string]int{}
+	for _, c := range p.ChangePoints {
+		k := fmt.Sprintf("%s@%g", c.Op, c.OffsetSeconds)
+		if i, ok := at[k]; ok {
+			out[i].Label += ", " + c.Metric
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, Point{X: c.OffsetSeconds, Label: "change: " + c.Op + " " + c.Metric})
+	}
+	return out
+}

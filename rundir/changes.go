@@ -1,0 +1,28 @@
+package rundir
+
+import "time"
+
+// Change-point metrics: latency from intended start at three
+// percentiles, and completed ops per second.
+const (
+	MetricP50  = "p50"
+	MetricP99  = "p99"
+	MetricP999 = "p99.9"
+	MetricRate = "rate"
+)
+
+// ChangePoint is one change in a phase's per-interval series of an op
+// (summary.json change_points), found by verdict.Detect.
+type ChangePoint struct {
+	Op     string `json:"op"`
+	Metric string `json:"metric"`
+	// OffsetSeconds is from the phase start to the first bucket after
+	// the change; At is that bucket's wall time.
+	OffsetSeconds float64   `json:"offset_seconds"`
+	At            time.Time `json:"at"`
+	// Before and After are the metric's medians between the neighbouring
+	// change points (seconds for latency, ops/s for rate).
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	PValue float64 `json:"p_value"`
+}
