@@ -20,6 +20,7 @@ import (
 //
 //	GET  /api/v1/runs             run index, newest first (?scenario=NAME filters)
 //	GET  /api/v1/runs/{id}        one run: index entry, live phase/rate, summary when written
+//	GET  /api/v1/shifts           change points across a scenario's run history (?scenario=NAME)
 //	POST /api/v1/runs             {"scenario": PATH, "target": URL?} start a run
 //	POST /api/v1/runs/{id}/stop   cancel a run (the engine writes interrupted results)
 //	POST /api/v1/runs/{id}/rate   {"rate": N} change the running phase's rate live
@@ -31,6 +32,7 @@ func (d *Daemon) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/runs", d.listRuns)
 	mux.HandleFunc("GET /api/v1/runs/{id}", d.getRun)
+	mux.HandleFunc("GET /api/v1/shifts", d.getShifts)
 	mux.HandleFunc("POST /api/v1/runs", d.auth(d.postRun))
 	mux.HandleFunc("POST /api/v1/runs/{id}/stop", d.auth(d.stopRun))
 	mux.HandleFunc("POST /api/v1/runs/{id}/rate", d.auth(d.rateRun))

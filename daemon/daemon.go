@@ -97,6 +97,12 @@ type Daemon struct {
 	runsTotal  *prometheus.CounterVec
 	skipped    *prometheus.CounterVec
 	reloads    *prometheus.CounterVec
+
+	// shifts: per scenario, the change points across its run history
+	// (updateShifts), served by GET /api/v1/shifts.
+	shiftsMu      sync.Mutex
+	shifts        map[string]ScenarioShifts
+	historyShifts *prometheus.GaugeVec
 }
 
 type activeRun struct {
@@ -157,6 +163,7 @@ func New(cfg *Config, o Options) (*Daemon, error) {
 		d.log.Warn(n)
 	}
 	d.initMetrics()
+	d.initShifts()
 	return d, nil
 }
 
@@ -170,6 +177,10 @@ func (d *Daemon) initMetrics() {
 		Help: "Schedule firings skipped because the schedule's previous run was still going (overlap: skip)."}, []string{"schedule"})
 	d.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "soakd_config_reloads_total",
 		Help: "Config reloads (SIGHUP) by result."}, []string{"result"})
+	d.shifts = map[string]ScenarioShifts{}
+	d.historyShifts = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "soakd_history_shifts",
+		Help: "Change points found across the scenario's last completed runs (GET /api/v1/shifts names the run each began at), by phase, op (\"\" for the achieved rate), metric and direction."},
+		[]string{"scenario", "phase", "op", "metric", "direction"})
 	for _, st := range []string{StateCompleted, StateInterrupted, StateFailed} {
 		d.runsTotal.WithLabelValues(st)
 	}
@@ -178,7 +189,7 @@ func (d *Daemon) initMetrics() {
 	}
 	active := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "soakd_daemon_runs_active", Help: "Runs queued or running now."},
 		func() float64 { d.mu.Lock(); defer d.mu.Unlock(); return float64(len(d.active)) })
-	d.reg.MustRegister(d.regression, d.runsTotal, d.skipped, d.reloads, active, runCollector{d},
+	d.reg.MustRegister(d.regression, d.historyShifts, d.runsTotal, d.skipped, d.reloads, active, runCollector{d},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// The gauge survives restarts: the newest verdict per scenario.
 	seen := map[string]bool{}
@@ -610,6 +621,9 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		}
 		d.log.Info("run finished", attrs...)
 		d.prune()
+		if state == StateCompleted {
+			d.updateShifts(sc.Name)
+		}
 	}
 	if err := d.acquire(ctx, ar, sc.Name, req.slot); err != nil {
 		finish(StateInterrupted, "stopped before it started", nil)

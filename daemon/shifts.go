@@ -2,11 +2,14 @@ package daemon
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/verdict"
@@ -134,4 +137,114 @@ func ReadHistory(dir, scenario string) ([]HistoryRun, error) {
 		out = append(out, HistoryRun{ID: e.Name(), Summary: s})
 	}
 	return out, nil
+}
+
+// daemonShiftRuns bounds the history the daemon searches for shifts:
+// the scenario's last completed runs.
+const daemonShiftRuns = 200
+
+// ScenarioShifts is GET /api/v1/shifts?scenario=NAME: the shifts found in
+// the scenario's last completed runs (Runs of them), oldest first.
+type ScenarioShifts struct {
+	Scenario string  `json:"scenario"`
+	Runs     int     `json:"runs"`
+	Shifts   []Shift `json:"shifts"`
+}
+
+// historyRuns returns the last n completed runs of scenario from the
+// daemon's own history (index entries and their summary.json).
+func (h *History) historyRuns(scenario string, n int) []HistoryRun {
+	var out []HistoryRun
+	for _, e := range h.List() { // newest first
+		if len(out) >= n {
+			break
+		}
+		if e.Scenario != scenario || e.State != StateCompleted {
+			continue
+		}
+		s, err := rundir.ReadSummary(h.RunDir(e.ID))
+		if err != nil || s.Status != rundir.StatusCompleted {
+			continue
+		}
+		out = append(out, HistoryRun{ID: e.ID, Summary: s})
+	}
+	return out
+}
+
+// updateShifts runs HistoryShifts over scenario's last daemonShiftRuns
+// completed runs, keeps the result for the API and sets
+// soakd_history_shifts for the scenario (its old series are dropped).
+func (d *Daemon) updateShifts(scenario string) {
+	runs := d.hist.historyRuns(scenario, daemonShiftRuns)
+	shifts := HistoryShifts(runs)
+	if shifts == nil {
+		shifts = []Shift{}
+	}
+	sort.SliceStable(shifts, func(i, j int) bool { return shifts[i].At.Before(shifts[j].At) })
+	d.shiftsMu.Lock()
+	defer d.shiftsMu.Unlock()
+	type key struct{ phase, op, metric, run string }
+	known := map[key]bool{}
+	for _, s := range d.shifts[scenario].Shifts {
+		known[key{s.Phase, s.Op, s.Metric, s.RunID}] = true
+	}
+	if len(runs) == 0 {
+		delete(d.shifts, scenario)
+	} else {
+		d.shifts[scenario] = ScenarioShifts{Scenario: scenario, Runs: len(runs), Shifts: shifts}
+	}
+	d.historyShifts.DeletePartialMatch(prometheus.Labels{"scenario": scenario})
+	for _, s := range shifts {
+		dir := "up"
+		if s.After < s.Before {
+			dir = "down"
+		}
+		d.historyShifts.WithLabelValues(scenario, s.Phase, s.Op, s.Metric, dir).Inc()
+	}
+	for _, s := range shifts {
+		if known[key{s.Phase, s.Op, s.Metric, s.RunID}] {
+			continue // logged when first found
+		}
+		d.log.Info("history shift", "scenario", scenario, "phase", s.Phase, "op", s.Op, "metric", s.Metric,
+			"run", s.RunID, "before", s.Before, "after", s.After, "p_value", s.PValue)
+	}
+}
+
+// initShifts searches every scenario's history at start, so the API and
+// the gauge survive restarts.
+func (d *Daemon) initShifts() {
+	seen := map[string]bool{}
+	for _, e := range d.hist.List() {
+		if e.State != StateCompleted || seen[e.Scenario] {
+			continue
+		}
+		seen[e.Scenario] = true
+		d.updateShifts(e.Scenario)
+	}
+}
+
+// getShifts serves GET /api/v1/shifts?scenario=NAME (every scenario's
+// without it).
+func (d *Daemon) getShifts(w http.ResponseWriter, r *http.Request) {
+	sc := r.URL.Query().Get("scenario")
+	d.shiftsMu.Lock()
+	defer d.shiftsMu.Unlock()
+	if sc != "" {
+		v, ok := d.shifts[sc]
+		if !ok {
+			v = ScenarioShifts{Scenario: sc, Shifts: []Shift{}}
+		}
+		writeJSON(w, http.StatusOK, v)
+		return
+	}
+	names := make([]string, 0, len(d.shifts))
+	for n := range d.shifts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]ScenarioShifts, 0, len(names))
+	for _, n := range names {
+		out = append(out, d.shifts[n])
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"scenarios": out})
 }

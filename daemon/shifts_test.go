@@ -1,12 +1,18 @@
 package daemon
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/report"
@@ -72,5 +78,123 @@ func TestHistoryShifts(t *testing.T) {
 	steady, _ := ReadHistory(historyDir(t, 16, func(int) float64 { return 0.005 }), "s")
 	if got := HistoryShifts(steady); len(got) != 0 {
 		t.Errorf("steady history: %v", got)
+	}
+}
+
+// newShiftDaemon opens a daemon (not serving) over dataDir.
+func newShiftDaemon(t *testing.T, dataDir string) *Daemon {
+	t.Helper()
+	env := map[string]string{"SOAKD_TEST_TOKEN": testToken}
+	cfgPath := writeFile(t, filepath.Join(t.TempDir(), "soakd.yaml"),
+		"listen: 127.0.0.1:0\ntoken_env: SOAKD_TEST_TOKEN\ndata_dir: "+dataDir+"\n")
+	cfg, err := LoadConfig(cfgPath, getenv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(cfg, Options{ConfigPath: cfgPath, Getenv: getenv(env)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func getShiftsAPI(t *testing.T, d *Daemon, scenario string) ScenarioShifts {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	d.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/shifts?scenario="+scenario, nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /api/v1/shifts: %d %s", rec.Code, rec.Body)
+	}
+	var v ScenarioShifts
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The daemon searches each scenario's run history for shifts: at start
+// (runs recovered from their directories) and after each completed run.
+// GET /api/v1/shifts names the run where the shift began (no token
+// needed) and soakd_history_shifts counts it without run ids.
+func TestDaemonHistoryShifts(t *testing.T) {
+	step := func(i int) float64 {
+		if i < 9 {
+			return 0.005
+		}
+		return 0.012
+	}
+	d := newShiftDaemon(t, historyDir(t, 16, step))
+	v := getShiftsAPI(t, d, "s")
+	if v.Scenario != "s" || v.Runs != 16 || len(v.Shifts) != 1 {
+		t.Fatalf("shifts %+v, want one over 16 runs", v)
+	}
+	s := v.Shifts[0]
+	if s.Phase != "steady" || s.Op != "get" || s.Metric != rundir.MetricP99 || s.RunID != string(rune('z'-9))+"-run" ||
+		s.Before >= s.After || s.PValue > 0.005 {
+		t.Errorf("shift %+v", s)
+	}
+	g := d.historyShifts.WithLabelValues("s", "steady", "get", rundir.MetricP99, "up")
+	if got := testutil.ToFloat64(g); got != 1 {
+		t.Errorf("soakd_history_shifts = %v, want 1", got)
+	}
+	if n := testutil.CollectAndCount(d.historyShifts); n != 1 {
+		t.Errorf("%d soakd_history_shifts series, want 1", n)
+	}
+	rec := httptest.NewRecorder()
+	d.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if !strings.Contains(rec.Body.String(), `soakd_history_shifts{direction="up",metric="p99",op="get",phase="steady",scenario="s"} 1`) {
+		t.Errorf("/metrics lacks the shift gauge")
+	}
+	if other := getShiftsAPI(t, d, "other"); len(other.Shifts) != 0 || other.Runs != 0 {
+		t.Errorf("unknown scenario: %+v", other)
+	}
+
+	// A flat history: no shifts, no series.
+	flat := newShiftDaemon(t, historyDir(t, 16, func(int) float64 { return 0.005 }))
+	if v := getShiftsAPI(t, flat, "s"); v.Runs != 16 || len(v.Shifts) != 0 {
+		t.Errorf("flat history: %+v", v)
+	}
+	if n := testutil.CollectAndCount(flat.historyShifts); n != 0 {
+		t.Errorf("flat history: %d soakd_history_shifts series", n)
+	}
+
+	// Eight newer, slower runs: the search after a completed run sees
+	// the new history and names the first of them.
+	dir := flat.hist.dir
+	start := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 8; i++ {
+		id := "later-" + string(rune('a'+i))
+		rd := filepath.Join(dir, "runs", id)
+		if err := os.MkdirAll(rd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sum := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: "s", Status: rundir.StatusCompleted,
+			Start: start.Add(time.Duration(i) * time.Hour),
+			Phases: []rundir.PhaseResult{{Name: "steady", Kind: "steady", Result: rundir.Result{AchievedRate: 1000,
+				Ops: map[string]rundir.OpResult{"get": {Count: 100, Latency: metrics.Summary{Count: 100,
+					P50: 0.001, P99: 0.03 * (1 + 0.01*float64(i%3)), P999: 0.02}}}}}}}
+		if err := report.WriteRunDir(rd, sum); err != nil {
+			t.Fatal(err)
+		}
+		if err := flat.hist.Put(recoverEntry(rd, id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flat.updateShifts("s")
+	v = getShiftsAPI(t, flat, "s")
+	if v.Runs != 24 || len(v.Shifts) == 0 {
+		t.Fatalf("after 8 slower runs: %+v", v)
+	}
+	found := false
+	for _, s := range v.Shifts {
+		if s.Metric == rundir.MetricP99 && s.Op == "get" && s.RunID == "later-a" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no get p99 shift at later-a: %+v", v.Shifts)
+	}
+	if got := testutil.ToFloat64(flat.historyShifts.WithLabelValues("s", "steady", "get", rundir.MetricP99, "up")); got != 1 {
+		t.Errorf("soakd_history_shifts after the step = %v, want 1", got)
 	}
 }
