@@ -46,3 +46,54 @@ phases:
 		}
 	}
 }
+
+func TestClientEnumsParse(t *testing.T) {
+	for _, m := range RedisModes {
+		if got, err := ParseRedisMode(string(m)); err != nil || got != m {
+			t.Errorf("ParseRedisMode(%q) = %q, %v", m, got, err)
+		}
+	}
+	for _, r := range Refreshes {
+		if got, err := ParseRefresh(string(r)); err != nil || got != r {
+			t.Errorf("ParseRefresh(%q) = %q, %v", r, got, err)
+		}
+	}
+	for _, f := range SearchFormats {
+		if got, err := ParseSearchFormat(string(f)); err != nil || got != f {
+			t.Errorf("ParseSearchFormat(%q) = %q, %v", f, got, err)
+		}
+	}
+	for _, p := range ReadPreferences {
+		if got, err := ParseReadPreference(strings.ToUpper(string(p))); err != nil || got != p {
+			t.Errorf("ParseReadPreference(%q) = %q, %v", strings.ToUpper(string(p)), got, err)
+		}
+	}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{func() error { _, err := ParseRedisMode("Cluster"); return err }(), `unknown client.mode "Cluster" (use standalone, cluster or sentinel)`},
+		{func() error { _, err := ParseRefresh("sometimes"); return err }(), `client.refresh "sometimes": use false, wait_for or true`},
+		{func() error { _, err := ParseSearchFormat("xml"); return err }(), `unknown client.search "xml" (use auto, json or hash)`},
+		{func() error { _, err := ParseReadPreference("closest"); return err }(), `unknown read preference closest`},
+	} {
+		if c.err == nil || c.err.Error() != c.want {
+			t.Errorf("error %v, want %q", c.err, c.want)
+		}
+	}
+	if RedisMode("").Valid() || Refresh("").Valid() || SearchFormat("").Valid() || ReadPreference("").Valid() {
+		t.Error("Valid accepts the empty value")
+	}
+}
+
+func TestRefreshInValidate(t *testing.T) {
+	_, err := Parse("bad.yaml", []byte(`
+name: bad
+target: {kind: elastic, url: "http://localhost:9200", client: {refresh: sometimes}}
+phases:
+  - {name: a, kind: steady, rate: 10, duration: 1s, mix: {read: 100}}
+`))
+	if err == nil || !strings.Contains(err.Error(), "target.client.refresh") || !strings.Contains(err.Error(), "must be false, true or wait_for") {
+		t.Errorf("refresh sometimes: %v", err)
+	}
+}

@@ -316,9 +316,7 @@ func (s *Scenario) Validate() []FieldError {
 	if c := s.Target.Client; c.PoolSize < 0 {
 		add("target.client.pool_size", "must not be negative")
 	}
-	switch s.Target.Client.Refresh {
-	case "", "false", "true", "wait_for":
-	default:
+	if r := s.Target.Client.Refresh; r != "" && !r.Valid() {
 		add("target.client.refresh", "must be false, true or wait_for")
 	}
 	if s.Record.Fields < 1 || s.Record.Fields > 1000 {
