@@ -30,10 +30,10 @@ type Scenario struct {
 
 // Target says which store to drive and how to reach it.
 type Target struct {
-	Kind string `yaml:"kind"` // embedded | redis | mongo | elastic
-	URL  string `yaml:"url"`
-	TLS  TLS    `yaml:"tls"`
-	Auth Auth   `yaml:"auth"`
+	Kind TargetKind `yaml:"kind"` // embedded | redis | mongo | elastic | cql (scylla, cassandra)
+	URL  string     `yaml:"url"`
+	TLS  TLS        `yaml:"tls"`
+	Auth Auth       `yaml:"auth"`
 	// Client holds client options shared by the adapters; each adapter
 	// reads the ones that apply to it.
 	Client ClientOptions `yaml:"client"`

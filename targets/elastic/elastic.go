@@ -45,7 +45,7 @@ const (
 	BodyField  = "body"
 )
 
-func init() { targets.Register("elastic", Open) }
+func init() { targets.Register(string(scenarios.KindElastic), Open) }
 
 // Target is a connected Elasticsearch cluster.
 type Target struct {

@@ -42,7 +42,7 @@ const (
 	BodyField  = "body"
 )
 
-func init() { targets.Register("mongo", Open) }
+func init() { targets.Register(string(scenarios.KindMongo), Open) }
 
 // Target is a connected MongoDB deployment.
 type Target struct {

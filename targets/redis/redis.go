@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	targets.Register("redis", Open)
+	targets.Register(string(scenarios.KindRedis), Open)
 }
 
 // IndexKey is the sorted set of inserted records used by scan.
