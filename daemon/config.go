@@ -358,7 +358,7 @@ func (c *Config) checkScenario(p, file, target string) []scenarios.FieldError {
 	// here rather than at every firing.
 	sc, err := c.OpenScenario(c.ScenarioPath(file))
 	if err != nil {
-		sc = &scenarios.Scenario{Target: scenarios.Target{Kind: "embedded"}}
+		sc = &scenarios.Scenario{Target: scenarios.Target{Kind: scenarios.KindEmbedded}}
 	}
 	fes, err := runpath.Apply(sc, runpath.Overrides{Target: target})
 	if err != nil {

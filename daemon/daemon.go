@@ -548,7 +548,7 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 	now := d.o.Now().UTC()
 	id := d.hist.NewID(now, sc.Name)
 	e := Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id,
-		Target: &EntryTarget{Kind: sc.Target.Kind, URL: scenarios.RedactURL(sc.Target.URL)}}
+		Target: &EntryTarget{Kind: string(sc.Target.Kind), URL: scenarios.RedactURL(sc.Target.URL)}}
 	ctx, cancel := context.WithCancel(parent)
 	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{}, exp: exp}
 	d.mu.Lock()

@@ -33,12 +33,13 @@ type Options struct {
 	Scenario *scenarios.Scenario
 	Target   targets.Target
 	// TargetKind and TargetURL are for the summary (URL is redacted).
-	TargetKind, TargetURL string
-	OutDir                string    // run directory (created)
-	Progress              io.Writer // live progress line each interval; nil = none
-	Exporter              *metrics.Exporter
-	Interval              time.Duration // default 1s
-	Shard                 rundir.Shard
+	TargetKind scenarios.TargetKind
+	TargetURL  string
+	OutDir     string    // run directory (created)
+	Progress   io.Writer // live progress line each interval; nil = none
+	Exporter   *metrics.Exporter
+	Interval   time.Duration // default 1s
+	Shard      rundir.Shard
 	// Control, when set, lets the caller change the running phase's rate
 	// live (the daemon's POST /api/v1/runs/{id}/rate).
 	Control *Control
@@ -163,7 +164,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		SchemaVersion: rundir.SchemaVersion,
 		Scenario:      r.sc.Name,
 		ScenarioFile:  r.sc.File,
-		Target:        rundir.TargetInfo{Kind: o.TargetKind, URL: scenarios.RedactURL(o.TargetURL)},
+		Target:        rundir.TargetInfo{Kind: string(o.TargetKind), URL: scenarios.RedactURL(o.TargetURL)},
 		Shard:         o.Shard,
 		Start:         start.UTC(),
 		Status:        rundir.StatusCompleted,
@@ -174,12 +175,12 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if ml, ok := o.Target.(targets.MemoryLimiter); ok {
 		sum.Target.MemoryLimits = ml.MemoryLimits()
 	}
-	if o.TargetKind == "embedded" {
+	if o.TargetKind == scenarios.KindEmbedded {
 		sum.Target.Note = "target: embedded — figures measure soakd itself, not a database"
 	}
 
 	ctx, runSpan := r.tracer.Start(ctx, "soakd.run", trace.WithTimestamp(start), trace.WithAttributes(
-		attribute.String("soakd.scenario", r.sc.Name), attribute.String("soakd.target.kind", o.TargetKind),
+		attribute.String("soakd.scenario", r.sc.Name), attribute.String("soakd.target.kind", string(o.TargetKind)),
 		attribute.String("soakd.shard", o.Shard.String())))
 	defer runSpan.End()
 	// A managed server that dies mid-run ends the run (cause errTargetDown).

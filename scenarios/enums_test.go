@@ -46,3 +46,82 @@ phases:
 		}
 	}
 }
+
+func TestClientEnumsParse(t *testing.T) {
+	for _, m := range RedisModes {
+		if got, err := ParseRedisMode(string(m)); err != nil || got != m {
+			t.Errorf("ParseRedisMode(%q) = %q, %v", m, got, err)
+		}
+	}
+	for _, r := range Refreshes {
+		if got, err := ParseRefresh(string(r)); err != nil || got != r {
+			t.Errorf("ParseRefresh(%q) = %q, %v", r, got, err)
+		}
+	}
+	for _, f := range SearchFormats {
+		if got, err := ParseSearchFormat(string(f)); err != nil || got != f {
+			t.Errorf("ParseSearchFormat(%q) = %q, %v", f, got, err)
+		}
+	}
+	for _, p := range ReadPreferences {
+		if got, err := ParseReadPreference(strings.ToUpper(string(p))); err != nil || got != p {
+			t.Errorf("ParseReadPreference(%q) = %q, %v", strings.ToUpper(string(p)), got, err)
+		}
+	}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{func() error { _, err := ParseRedisMode("Cluster"); return err }(), `unknown client.mode "Cluster" (use standalone, cluster or sentinel)`},
+		{func() error { _, err := ParseRefresh("sometimes"); return err }(), `client.refresh "sometimes": use false, wait_for or true`},
+		{func() error { _, err := ParseSearchFormat("xml"); return err }(), `unknown client.search "xml" (use auto, json or hash)`},
+		{func() error { _, err := ParseReadPreference("closest"); return err }(), `unknown read preference closest`},
+	} {
+		if c.err == nil || c.err.Error() != c.want {
+			t.Errorf("error %v, want %q", c.err, c.want)
+		}
+	}
+	if RedisMode("").Valid() || Refresh("").Valid() || SearchFormat("").Valid() || ReadPreference("").Valid() {
+		t.Error("Valid accepts the empty value")
+	}
+}
+
+func TestRefreshInValidate(t *testing.T) {
+	_, err := Parse("bad.yaml", []byte(`
+name: bad
+target: {kind: elastic, url: "http://localhost:9200", client: {refresh: sometimes}}
+phases:
+  - {name: a, kind: steady, rate: 10, duration: 1s, mix: {read: 100}}
+`))
+	if err == nil || !strings.Contains(err.Error(), "target.client.refresh") || !strings.Contains(err.Error(), "must be false, true or wait_for") {
+		t.Errorf("refresh sometimes: %v", err)
+	}
+}
+
+func TestTargetKindParse(t *testing.T) {
+	for _, k := range TargetKinds {
+		if got, err := ParseTargetKind(string(k)); err != nil || got != k {
+			t.Errorf("ParseTargetKind(%q) = %q, %v", k, got, err)
+		}
+	}
+	if _, err := ParseTargetKind("postgres"); err == nil || err.Error() != `unknown target kind "postgres" (use embedded, redis, mongo, elastic or cql (aliases scylla, cassandra))` {
+		t.Errorf("ParseTargetKind(postgres): %v", err)
+	}
+	if TargetKind("").Valid() || TargetKind("Redis").Valid() {
+		t.Error("Valid accepts a value outside the enum")
+	}
+	for _, k := range []TargetKind{KindScylla, KindCassandra, KindCQL} {
+		if CanonicalKind(k) != KindCQL {
+			t.Errorf("CanonicalKind(%s) = %s", k, CanonicalKind(k))
+		}
+	}
+	_, err := Parse("bad.yaml", []byte(`
+name: bad
+target: {kind: postgres}
+phases:
+  - {name: a, kind: steady, rate: 10, duration: 1s, mix: {read: 100}}
+`))
+	if err == nil || !strings.Contains(err.Error(), `target.kind`) || !strings.Contains(err.Error(), `unknown target kind "postgres" (use embedded, redis, mongo, elastic or cql (aliases scylla, cassandra))`) {
+		t.Errorf("kind postgres: %v", err)
+	}
+}

@@ -30,10 +30,10 @@ type Scenario struct {
 
 // Target says which store to drive and how to reach it.
 type Target struct {
-	Kind string `yaml:"kind"` // embedded | redis | mongo | elastic
-	URL  string `yaml:"url"`
-	TLS  TLS    `yaml:"tls"`
-	Auth Auth   `yaml:"auth"`
+	Kind TargetKind `yaml:"kind"` // embedded | redis | mongo | elastic | cql (scylla, cassandra)
+	URL  string     `yaml:"url"`
+	TLS  TLS        `yaml:"tls"`
+	Auth Auth       `yaml:"auth"`
 	// Client holds client options shared by the adapters; each adapter
 	// reads the ones that apply to it.
 	Client ClientOptions `yaml:"client"`
@@ -63,22 +63,22 @@ type Auth struct {
 
 // ClientOptions are per-store client settings.
 type ClientOptions struct {
-	PoolSize       int      `yaml:"pool_size"`
-	DialTimeout    Duration `yaml:"dial_timeout"`
-	ReadTimeout    Duration `yaml:"read_timeout"`
-	WriteTimeout   Duration `yaml:"write_timeout"`
-	MaxBatch       int      `yaml:"max_batch"`       // pipelining/bulk size where the adapter batches
-	ReadPreference string   `yaml:"read_preference"` // mongo
-	WriteConcern   string   `yaml:"write_concern"`   // mongo
-	Refresh        string   `yaml:"refresh"`         // elastic: false | wait_for | true
-	Database       string   `yaml:"database"`        // mongo database / elastic index prefix
-	Collection     string   `yaml:"collection"`      // mongo collection / elastic index
-	IndexShards    int      `yaml:"index_shards"`    // elastic
-	IndexReplicas  *int     `yaml:"index_replicas"`  // elastic
-	Mode           string   `yaml:"mode"`            // redis: standalone | cluster | sentinel
-	MasterName     string   `yaml:"master_name"`     // redis sentinel
-	Addrs          []string `yaml:"addrs"`           // redis cluster/sentinel seed addresses
-	Search         string   `yaml:"search"`          // redis: auto | json | hash
+	PoolSize       int            `yaml:"pool_size"`
+	DialTimeout    Duration       `yaml:"dial_timeout"`
+	ReadTimeout    Duration       `yaml:"read_timeout"`
+	WriteTimeout   Duration       `yaml:"write_timeout"`
+	MaxBatch       int            `yaml:"max_batch"`       // pipelining/bulk size where the adapter batches
+	ReadPreference ReadPreference `yaml:"read_preference"` // mongo
+	WriteConcern   string         `yaml:"write_concern"`   // mongo
+	Refresh        Refresh        `yaml:"refresh"`         // elastic: false | wait_for | true
+	Database       string         `yaml:"database"`        // mongo database / elastic index prefix
+	Collection     string         `yaml:"collection"`      // mongo collection / elastic index
+	IndexShards    int            `yaml:"index_shards"`    // elastic
+	IndexReplicas  *int           `yaml:"index_replicas"`  // elastic
+	Mode           RedisMode      `yaml:"mode"`            // redis: standalone | cluster | sentinel
+	MasterName     string         `yaml:"master_name"`     // redis sentinel
+	Addrs          []string       `yaml:"addrs"`           // redis cluster/sentinel seed addresses
+	Search         SearchFormat   `yaml:"search"`          // redis: auto | json | hash
 }
 
 // Managed describes a server process soakd starts for the run.

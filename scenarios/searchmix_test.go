@@ -11,8 +11,8 @@ import (
 func TestSearchMixCatalogAligned(t *testing.T) {
 	for _, variant := range []string{"search-mix", "search-mix-250", "search-mix-6000"} {
 		var first *Scenario
-		for _, store := range []string{"redis", "mongo", "elastic"} {
-			sc, err := LoadFile("../scenarios/" + store + "-" + variant + ".yaml")
+		for _, store := range []TargetKind{KindRedis, KindMongo, KindElastic} {
+			sc, err := LoadFile("../scenarios/" + string(store) + "-" + variant + ".yaml")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -229,28 +229,28 @@ func (g *GrowthSpec) applyDefaults(records int64) {
 }
 
 // KindFromURL guesses the target kind from a URL scheme ("" if none).
-func KindFromURL(u string) string {
+func KindFromURL(u string) TargetKind {
 	switch {
 	case u == "":
-		return "embedded"
+		return KindEmbedded
 	case strings.HasPrefix(u, "redis://"), strings.HasPrefix(u, "rediss://"), strings.HasPrefix(u, "unix://"):
-		return "redis"
+		return KindRedis
 	case strings.HasPrefix(u, "mongodb://"), strings.HasPrefix(u, "mongodb+srv://"):
-		return "mongo"
+		return KindMongo
 	case strings.HasPrefix(u, "http://"), strings.HasPrefix(u, "https://"):
-		return "elastic"
+		return KindElastic
 	case strings.HasPrefix(u, "cql://"), strings.HasPrefix(u, "cqls://"):
-		return "cql"
+		return KindCQL
 	}
 	return ""
 }
 
 // CanonicalKind maps a target kind alias to the adapter it names:
 // scylla and cassandra are the cql adapter.
-func CanonicalKind(kind string) string {
+func CanonicalKind(kind TargetKind) TargetKind {
 	switch kind {
-	case "scylla", "cassandra":
-		return "cql"
+	case KindScylla, KindCassandra:
+		return KindCQL
 	}
 	return kind
 }
@@ -261,10 +261,8 @@ func (s *Scenario) Validate() []FieldError {
 	add := func(path, format string, args ...any) {
 		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
-	switch s.Target.Kind {
-	case "embedded", "redis", "mongo", "elastic", "cql", "scylla", "cassandra":
-	default:
-		add("target.kind", "unknown target kind %q (use embedded, redis, mongo, elastic or cql (aliases scylla, cassandra))", s.Target.Kind)
+	if _, err := ParseTargetKind(string(s.Target.Kind)); err != nil {
+		add("target.kind", "%s", err)
 	}
 	if s.Target.URL != "" {
 		if u, err := url.Parse(s.Target.URL); err != nil || u.Scheme == "" {
@@ -274,17 +272,17 @@ func (s *Scenario) Validate() []FieldError {
 				add("target.url", "the URL holds a password; put it in an environment variable and name it in target.auth.password_env")
 			}
 		}
-		if k := KindFromURL(s.Target.URL); k != "" && s.Target.Kind != "embedded" && k != CanonicalKind(s.Target.Kind) {
+		if k := KindFromURL(s.Target.URL); k != "" && s.Target.Kind != KindEmbedded && k != CanonicalKind(s.Target.Kind) {
 			add("target.url", "URL scheme is for %s but target.kind is %s", k, s.Target.Kind)
 		}
-		if CanonicalKind(s.Target.Kind) == "cql" && KindFromURL(s.Target.URL) == "cql" {
+		if CanonicalKind(s.Target.Kind) == KindCQL && KindFromURL(s.Target.URL) == KindCQL {
 			_, probs := ParseCQLURL(s.Target.URL)
 			for _, p := range probs {
 				add("target.url", "%s", p)
 			}
 		}
 	}
-	if s.Target.Kind == "embedded" && s.Target.URL != "" {
+	if s.Target.Kind == KindEmbedded && s.Target.URL != "" {
 		add("target.url", "the embedded target takes no URL")
 	}
 	if s.Target.Embedded.StallFor > 0 && s.Target.Embedded.StallEvery <= s.Target.Embedded.StallFor {
@@ -316,9 +314,7 @@ func (s *Scenario) Validate() []FieldError {
 	if c := s.Target.Client; c.PoolSize < 0 {
 		add("target.client.pool_size", "must not be negative")
 	}
-	switch s.Target.Client.Refresh {
-	case "", "false", "true", "wait_for":
-	default:
+	if r := s.Target.Client.Refresh; r != "" && !r.Valid() {
 		add("target.client.refresh", "must be false, true or wait_for")
 	}
 	if s.Record.Fields < 1 || s.Record.Fields > 1000 {

@@ -152,6 +152,9 @@ type Registry struct {
 var registry = &Registry{m: map[string]Factory{}}
 
 // Register adds a factory for a kind; registering a kind twice panics.
+// The registry is keyed by plain strings so that any adapter can register
+// (the built-in ones pass scenarios' TargetKind constants); Open converts
+// target.kind at this boundary.
 func Register(kind string, f Factory) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
@@ -176,7 +179,7 @@ func Kinds() []string {
 // Open connects to the target a scenario names.
 func Open(ctx context.Context, t scenarios.Target, o Options) (Target, error) {
 	registry.mu.RLock()
-	f, ok := registry.m[t.Kind]
+	f, ok := registry.m[string(t.Kind)]
 	registry.mu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("no adapter for target kind %q (built in: %s)", t.Kind, strings.Join(Kinds(), ", "))

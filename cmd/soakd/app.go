@@ -239,7 +239,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 		switch {
 		case runID == "":
 			fmt.Fprintf(a.Stderr, "soakd: warning: shard %s has no run id (--run-id, $SOAKD_RUN_ID or --start-at): phases are not synchronised across shards\n", shard)
-		case sc.Target.Kind == "embedded" || sc.Target.Managed != nil:
+		case sc.Target.Kind == scenarios.KindEmbedded || sc.Target.Managed != nil:
 			fmt.Fprintf(a.Stderr, "soakd: warning: every shard runs its own %s store: phases are not synchronised across shards\n", sc.Target.Kind)
 			runID = ""
 		case !canWait:
@@ -268,7 +268,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 		defer srv.Close()
 		fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
 	}
-	targetLine := sc.Target.Kind
+	targetLine := string(sc.Target.Kind)
 	if sc.Target.URL != "" {
 		targetLine += " " + scenarios.RedactURL(sc.Target.URL)
 	}

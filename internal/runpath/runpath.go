@@ -56,7 +56,7 @@ func (e *OverrideError) Error() string { return e.Name + e.Msg }
 func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) {
 	if o.Target != "" {
 		kind := scenarios.KindFromURL(o.Target)
-		if kind == "" || kind == "embedded" {
+		if kind == "" || kind == scenarios.KindEmbedded {
 			return nil, &OverrideError{"target", " " + scenarios.RedactURL(o.Target) + ": unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)"}
 		}
 		if scenarios.CanonicalKind(sc.Target.Kind) != kind {
@@ -143,7 +143,7 @@ func NewExporter(sc *scenarios.Scenario, shard rundir.Shard, version string) (*m
 	if err != nil {
 		return nil, err
 	}
-	exp := metrics.NewExporter(sc.Name, shard.Label(), targets.Classes(), map[string]string{"version": version, "target_kind": sc.Target.Kind})
+	exp := metrics.NewExporter(sc.Name, shard.Label(), targets.Classes(), map[string]string{"version": version, "target_kind": string(sc.Target.Kind)})
 	for _, s := range limits.Series(sc.MixOps()) {
 		exp.SetSLO(s.Op, s.Quantile, s.Seconds)
 	}

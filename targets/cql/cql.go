@@ -28,11 +28,11 @@ import (
 )
 
 // Kinds are the target kinds this adapter registers.
-var Kinds = []string{"cql", "scylla", "cassandra"}
+var Kinds = []scenarios.TargetKind{scenarios.KindCQL, scenarios.KindScylla, scenarios.KindCassandra}
 
 func init() {
 	for _, k := range Kinds {
-		targets.Register(k, Open)
+		targets.Register(string(k), Open)
 	}
 }
 

@@ -166,7 +166,7 @@ func TestKindsAndSchemes(t *testing.T) {
 	}
 	kinds := strings.Join(targets.Kinds(), ",")
 	for _, k := range Kinds {
-		if !strings.Contains(kinds, k) {
+		if !strings.Contains(kinds, string(k)) {
 			t.Errorf("kind %s not registered (%s)", k, kinds)
 		}
 	}
@@ -176,7 +176,7 @@ func TestKindsAndSchemes(t *testing.T) {
 			t.Errorf("kind %s: %v", kind, err)
 			continue
 		}
-		if sc.Target.Kind != kind {
+		if string(sc.Target.Kind) != kind {
 			t.Errorf("kind %s became %s", kind, sc.Target.Kind)
 		}
 	}

@@ -45,17 +45,17 @@ const (
 	BodyField  = "body"
 )
 
-func init() { targets.Register("elastic", Open) }
+func init() { targets.Register(string(scenarios.KindElastic), Open) }
 
 // Target is a connected Elasticsearch cluster.
 type Target struct {
 	es       *elasticsearch.BaseClient
 	index    string
-	pathDoc  string // "/index/_doc/"
-	pathUpd  string // "/index/_update/"
-	pathSrch string // "/index/_search"
-	refresh  string // "" (server default, false) | wait_for | true
-	url      string // redacted
+	pathDoc  string            // "/index/_doc/"
+	pathUpd  string            // "/index/_update/"
+	pathSrch string            // "/index/_search"
+	refresh  scenarios.Refresh // "" (server default, false) | wait_for | true
+	url      string            // redacted
 	secrets  []string
 	readTO   time.Duration
 	writeTO  time.Duration
@@ -99,11 +99,12 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 		tg.maxBatch = DefaultMaxBatch
 	}
 	switch t.Client.Refresh {
-	case "", "false":
-	case "wait_for", "true":
+	case "", scenarios.RefreshFalse:
+	case scenarios.RefreshWaitFor, scenarios.RefreshTrue:
 		tg.refresh = t.Client.Refresh
 	default:
-		return nil, fmt.Errorf("client.refresh %q: use false, wait_for or true", t.Client.Refresh)
+		_, err := scenarios.ParseRefresh(string(t.Client.Refresh))
+		return nil, err
 	}
 	tg.index = t.Client.Collection
 	if tg.index == "" {
@@ -286,7 +287,7 @@ func (t *Target) refreshQuery() string {
 	if t.refresh == "" {
 		return ""
 	}
-	return "refresh=" + t.refresh
+	return "refresh=" + string(t.refresh)
 }
 
 // Do runs one operation.

@@ -245,7 +245,10 @@ func TestReadOfMissingIndexIsNotNotFound(t *testing.T) {
 }
 
 func TestRefreshPolicy(t *testing.T) {
-	for _, tc := range []struct{ refresh, want string }{{"", ""}, {"false", ""}, {"wait_for", "refresh=wait_for"}, {"true", "refresh=true"}} {
+	for _, tc := range []struct {
+		refresh scenarios.Refresh
+		want    string
+	}{{"", ""}, {"false", ""}, {"wait_for", "refresh=wait_for"}, {"true", "refresh=true"}} {
 		f := newFake(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 			if r.URL.Path == "/_bulk" {
 				reply(w, 200, `{"took":3,"errors":false,"items":[{"index":{"_index":"soakd","_id":"user1","_version":1,"result":"created","_shards":{"total":2,"successful":1,"failed":0},"status":201,"_seq_no":0,"_primary_term":1}}]}`)

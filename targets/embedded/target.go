@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	targets.Register("embedded", Open)
+	targets.Register(string(scenarios.KindEmbedded), Open)
 }
 
 // Target is the redis adapter connected to an embedded server that it

@@ -42,7 +42,7 @@ const (
 	BodyField  = "body"
 )
 
-func init() { targets.Register("mongo", Open) }
+func init() { targets.Register(string(scenarios.KindMongo), Open) }
 
 // Target is a connected MongoDB deployment.
 type Target struct {
@@ -148,7 +148,7 @@ func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOption
 		co.SetMaxPoolSize(uint64(n))
 	}
 	if rp := t.Client.ReadPreference; rp != "" {
-		mode, err := readpref.ModeFromString(rp)
+		mode, err := readpref.ModeFromString(string(rp))
 		if err != nil {
 			return nil, nil, fmt.Errorf("client.read_preference %q: %w", rp, err)
 		}

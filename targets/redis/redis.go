@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	targets.Register("redis", Open)
+	targets.Register(string(scenarios.KindRedis), Open)
 }
 
 // IndexKey is the sorted set of inserted records used by scan.
@@ -37,8 +37,8 @@ type Target struct {
 	c        goredis.UniversalClient
 	maxBatch int
 	desc     string
-	mode     string // standalone | cluster | sentinel
-	local    bool   // the server runs on this host (swap from /proc)
+	mode     scenarios.RedisMode // standalone | cluster | sentinel
+	local    bool                // the server runs on this host (swap from /proc)
 	managed  *Server
 	search   searchState
 	inline   *inlinePool // ping_inline's connections
@@ -84,7 +84,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 // the host's swap for a server on this host. Nil in cluster mode (one
 // figure per node).
 func (t *Target) memoryLimits(ctx context.Context, ms *Server) *targets.MemoryLimits {
-	if t.mode == "cluster" {
+	if t.mode == scenarios.ModeCluster {
 		return nil
 	}
 	m := &targets.MemoryLimits{}
@@ -173,17 +173,17 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 	}
 	mode := c.Mode
 	if mode == "" {
-		mode = "standalone"
+		mode = scenarios.ModeStandalone
 	}
 	var cl goredis.UniversalClient
 	switch mode {
-	case "standalone":
+	case scenarios.ModeStandalone:
 		cl = goredis.NewClient(&goredis.Options{
 			Addr: opt.Addr, Network: opt.Network, Username: opt.Username, Password: opt.Password, DB: opt.DB,
 			TLSConfig: tlsCfg, PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout,
 			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true,
 		})
-	case "cluster":
+	case scenarios.ModeCluster:
 		addrs := c.Addrs
 		if len(addrs) == 0 {
 			addrs = []string{opt.Addr}
@@ -193,7 +193,7 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 			PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout, WriteTimeout: opt.WriteTimeout,
 			MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true,
 		})
-	case "sentinel":
+	case scenarios.ModeSentinel:
 		if c.MasterName == "" {
 			return nil, errors.New("client.mode sentinel needs client.master_name")
 		}
@@ -207,7 +207,8 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true,
 		})
 	default:
-		return nil, fmt.Errorf("unknown client.mode %q (use standalone, cluster or sentinel)", c.Mode)
+		_, err := scenarios.ParseRedisMode(string(c.Mode))
+		return nil, err
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -221,7 +222,7 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 	}
 	tg := &Target{c: cl, maxBatch: mb, mode: mode, url: scenarios.RedactURL(t.URL)}
 	tg.inline = newInlinePool(opt.PoolSize, inlineDialer(mode, opt, c, tlsCfg), inlineSetup(opt), opt.ReadTimeout, opt.WriteTimeout)
-	tg.local = isLocal(opt.Addr, opt.Network) && mode == "standalone"
+	tg.local = isLocal(opt.Addr, opt.Network) && mode == scenarios.ModeStandalone
 	tg.search.pref = c.Search
 	if info, err := cl.Info(pctx, "server").Result(); err == nil {
 		tg.desc = "redis " + infoField(info, "redis_version")
@@ -235,17 +236,17 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 // inlineDialer dials the node ping_inline talks to: the server, a
 // cluster's first seed node (PING is keyless) or the master the
 // sentinels name at dial time.
-func inlineDialer(mode string, opt *goredis.Options, c scenarios.ClientOptions, tc *tls.Config) func(context.Context) (net.Conn, error) {
+func inlineDialer(mode scenarios.RedisMode, opt *goredis.Options, c scenarios.ClientOptions, tc *tls.Config) func(context.Context) (net.Conn, error) {
 	addr := func(context.Context) (string, error) { return opt.Addr, nil }
 	network := opt.Network
 	switch mode {
-	case "cluster":
+	case scenarios.ModeCluster:
 		network = "tcp"
 		if len(c.Addrs) > 0 {
 			seed := c.Addrs[0]
 			addr = func(context.Context) (string, error) { return seed, nil }
 		}
-	case "sentinel":
+	case scenarios.ModeSentinel:
 		network = "tcp"
 		sentinels := c.Addrs
 		if len(sentinels) == 0 {
@@ -573,7 +574,7 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 		// redis-benchmark's MSET sets 10 keys. In a cluster they share a
 		// hash tag so MSET stays in one slot.
 		base := key
-		if t.mode == "cluster" {
+		if t.mode == scenarios.ModeCluster {
 			base = "{" + key + "}"
 		}
 		args := make([]any, 0, 20)
