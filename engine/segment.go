@@ -358,21 +358,22 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 	limit := limitFor(ep)
 	warmEnd := time.Unix(0, clk.warmEnd)
 	var sent, warm uint64
-	// countWarm advances warm: the indices sent so far that are intended
-	// before the warmup's end (a prefix of the schedule).
-	countWarm := func() {
+	// warmBound is the first index of the current epoch intended at or
+	// after the warmup's end (the warmup is a prefix of the schedule);
+	// ok is false when no index of this epoch is in the warmup.
+	warmBound := func() (bound uint64, ok bool) {
 		if seg.Warmup <= 0 || !warmEnd.After(ep.t0) {
-			return
+			return ep.base, false
 		}
-		w := ep.base + ep.sched.Total(warmEnd.Sub(ep.t0))
-		if w > sent {
-			w = sent
-		}
-		if w > warm {
-			warm = w
+		return ep.base + ep.sched.Total(warmEnd.Sub(ep.t0)), true
+	}
+	// countWarm advances warm to the indices sent so far that belong to
+	// the warmup.
+	countWarm := func() {
+		if b, ok := warmBound(); ok {
+			warm = max(warm, min(b, sent))
 		}
 	}
-	drops := newDropTally(r, seg)
 	for sent < limit {
 		if ctx.Err() != nil {
 			clk.stopAt(time.Now())
@@ -402,13 +403,10 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 			if tooLate > sent {
 				now := time.Now()
 				// The warmup's share of them, then the measured rest.
-				split := sent
-				if seg.Warmup > 0 && warmEnd.After(ep.t0) {
-					split = ep.base + ep.sched.Total(warmEnd.Sub(ep.t0))
-					split = min(max(split, sent), tooLate)
-				}
-				drops.add(stripes[0], metrics.InWarmup, sent, split, now.Sub(ep.intended(sent)))
-				drops.add(stripes[0], metrics.InWindow, split, tooLate, now.Sub(ep.intended(split)))
+				b, _ := warmBound()
+				split := min(max(b, sent), tooLate)
+				r.countDrops(seg, stripes[0], metrics.InWarmup, sent, split, now.Sub(ep.intended(sent)))
+				r.countDrops(seg, stripes[0], metrics.InWindow, split, tooLate, now.Sub(ep.intended(split)))
 				sent = tooLate
 				countWarm()
 			}
@@ -473,30 +471,21 @@ func (r *runner) batchRun(seg *segment, batchable *[scenarios.NumOps]bool, first
 // overloaded pacer never walks a huge backlog index by index.
 const exactDrops = 4096
 
-// dropTally counts dropped schedule indices per op kind.
-type dropTally struct {
-	r   *runner
-	seg *segment
-	n   [scenarios.NumOps]int64
-}
-
-func newDropTally(r *runner, seg *segment) *dropTally { return &dropTally{r: r, seg: seg} }
-
-// add counts indices [from, to) as dropped in window w of rec, with
-// lag how late the first of them was.
-func (d *dropTally) add(rec *metrics.Recorder, w metrics.Window, from, to uint64, lag time.Duration) {
+// countDrops counts schedule indices [from, to) of seg as dropped in
+// window w of rec, per op kind, with lag how late the first was.
+func (r *runner) countDrops(seg *segment, rec *metrics.Recorder, w metrics.Window, from, to uint64, lag time.Duration) {
 	if to <= from {
 		return
 	}
-	d.n = [scenarios.NumOps]int64{}
+	var n [scenarios.NumOps]int64
 	if to-from <= exactDrops {
 		for i := from; i < to; i++ {
-			d.n[d.r.opFor(d.seg, i)]++
+			n[r.opFor(seg, i)]++
 		}
 	} else {
-		d.seg.Mix.Split(int64(to-from), &d.n)
+		seg.Mix.Split(int64(to-from), &n)
 	}
-	for op, k := range d.n {
+	for op, k := range n {
 		if k > 0 {
 			rec.DropIn(w, scenarios.Op(op), k, int64(lag))
 		}
