@@ -3,14 +3,19 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets"
@@ -123,5 +128,121 @@ func logSeries(t *testing.T, dir string, sum *rundir.Summary) {
 	p := sum.Phases[0]
 	for _, tp := range tl.Phases[p.Name]["get"] {
 		t.Logf("+%.1fs %d ops p50 %s p99 %s", tp.At.Sub(p.Start).Seconds(), tp.Count, rundir.FormatSeconds(tp.P50), rundir.FormatSeconds(tp.P99))
+	}
+}
+
+// errorTarget serves every op in 1 ms; from shiftAfter after its first
+// op on, 3 of every 10 ops fail.
+type errorTarget struct {
+	shiftAfter time.Duration
+	failing    bool
+
+	once    sync.Once
+	shiftAt time.Time
+	n       atomic.Int64
+}
+
+func (t *errorTarget) Do(ctx context.Context, r *targets.Request) error {
+	t.once.Do(func() { t.shiftAt = time.Now().Add(t.shiftAfter) })
+	time.Sleep(time.Millisecond)
+	if t.failing && !time.Now().Before(t.shiftAt) && t.n.Add(1)%10 < 3 {
+		return errors.New("injected failure")
+	}
+	return nil
+}
+
+func (t *errorTarget) Close() error { return nil }
+
+// TestRunReportsErrorRatioShift: a store that starts failing 30% of ops
+// halfway gives an error_ratio change point up within a second of it
+// (from counts.csv, whose errors are exactly the summary's); the same
+// run without failures gives no error_ratio change point.
+func TestRunReportsErrorRatioShift(t *testing.T) {
+	sc := scenario(t, `
+target: {kind: embedded}
+keyspace: {records: 1000}
+phases:
+  - {name: steady, kind: steady, rate: 400, duration: 8s, warmup: 1s, concurrency: 16, mix: {get: 100}}
+`)
+	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), nil)
+	run := func(tg *errorTarget) (*rundir.Summary, string) {
+		dir := t.TempDir()
+		sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "fake", OutDir: dir, Interval: 100 * time.Millisecond, Exporter: exp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum, dir
+	}
+
+	tg := &errorTarget{shiftAfter: 4500 * time.Millisecond, failing: true}
+	sum, dir := run(tg)
+	// soakd_change_points{metric="error_ratio",direction="up"} is 1.
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(exp)
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gauge float64
+	for _, f := range fams {
+		if f.GetName() != "soakd_change_points" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			l := map[string]string{}
+			for _, lp := range m.GetLabel() {
+				l[lp.GetName()] = lp.GetValue()
+			}
+			if l["metric"] == rundir.MetricErrorRatio && l["direction"] == "up" && l["op"] == "get" && l["phase"] == "steady" {
+				gauge += m.GetGauge().GetValue()
+			}
+		}
+	}
+	if gauge != 1 {
+		t.Errorf(`soakd_change_points{metric="error_ratio",direction="up"} = %v, want 1`, gauge)
+	}
+	p := sum.Phases[0]
+	counts, err := rundir.ReadCounts(filepath.Join(dir, rundir.CountsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops, errs int64
+	for _, c := range counts {
+		if c.Phase != "steady" || c.Op != "get" || c.EndMs < c.StartMs {
+			t.Fatalf("counts.csv line %+v", c)
+		}
+		ops += c.Ops
+		errs += c.Errors
+	}
+	// The failures start after the warmup, so every failed op is a
+	// measured one; the log also holds the warmup's ops.
+	if errs != p.Errors || errs == 0 || ops < p.Completed {
+		t.Errorf("counts.csv: %d ops, %d errors; summary: %d completed, %d errors", ops, errs, p.Completed, p.Errors)
+	}
+	want := tg.shiftAt.Sub(p.Start).Seconds()
+	found := 0
+	for _, c := range p.ChangePoints {
+		t.Log(report.ChangeLine(c))
+		if c.Metric != rundir.MetricErrorRatio {
+			continue
+		}
+		found++
+		if math.Abs(c.OffsetSeconds-want) > 1 || c.Before != 0 || c.After < 0.2 || c.After > 0.4 {
+			t.Errorf("error_ratio change %+v, want 0 -> 0.3 at +%.1fs ±1s", c, want)
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d error_ratio change points, want 1", found)
+	}
+	txt, _ := os.ReadFile(filepath.Join(dir, rundir.SummaryTextFile))
+	if !strings.Contains(string(txt), "change: get error_ratio at +") || !strings.Contains(string(txt), "0.00% errors -> ") {
+		t.Errorf("summary.txt has no error_ratio change line:\n%s", txt)
+	}
+
+	sum, _ = run(&errorTarget{})
+	for _, c := range sum.Phases[0].ChangePoints {
+		if c.Metric == rundir.MetricErrorRatio {
+			t.Errorf("run without errors: %s", report.ChangeLine(c))
+		}
 	}
 }

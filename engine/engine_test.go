@@ -120,13 +120,15 @@ slo:
 	if n := tg.(*embedded.Target).Server().Keys(); n != 501 {
 		t.Errorf("load stored %d keys, want 500 records + 1 index", n)
 	}
-	for _, f := range []string{"summary.json", "summary.txt", "latency.hlog"} {
+	for _, f := range []string{"summary.json", "summary.txt", "latency.hlog", rundir.CountsFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "latency.hlog.partial")); err == nil {
-		t.Errorf("partial hlog left behind")
+	for _, f := range []string{"latency.hlog.partial", rundir.PartialCounts} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s left behind", f)
+		}
 	}
 	back, err := rundir.ReadSummary(dir)
 	if err != nil {

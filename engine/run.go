@@ -86,10 +86,12 @@ type runner struct {
 	// Each interval's lines go to hlogBuf and then to hout (hbuf, or
 	// hlogWrap(hbuf)) in one Write; after a failed write the file is cut
 	// back to hlogOff, its last whole record, and no more is written.
-	hlogBuf    bytes.Buffer
-	hout       io.Writer
-	hlogOff    int64
-	hlogErr    error
+	hlogBuf bytes.Buffer
+	hout    io.Writer
+	hlogOff int64
+	hlogErr error
+	// counts writes counts.csv each interval, under hlogMu.
+	counts     *countsLog
 	totals     []phaseTotal // per phase, for histograms.hlog
 	stageHists []stageHist  // per stage, for histograms.hlog
 
@@ -145,6 +147,11 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
 	r.hbuf, r.hout = hf, hf
+	if r.counts, err = newCountsLog(o.OutDir); err != nil {
+		hf.Close()
+		os.Remove(hf.Name())
+		return nil, fmt.Errorf("run directory: %w", err)
+	}
 	if o.hlogWrap != nil {
 		r.hout = o.hlogWrap(hf)
 	}
@@ -156,6 +163,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		if err := p.Prepare(ctx, r.sc); err != nil {
 			hf.Close()
 			os.Remove(hf.Name())
+			r.counts.discard()
 			return nil, fmt.Errorf("prepare target: %w", err)
 		}
 	}
@@ -279,6 +287,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// whatever can be written is, and the caller still gets the summary.
 	herr := r.writeHistograms()
 	lerr := r.finishHlog()
+	r.hlogMu.Lock()
+	cerr := r.counts.finish(o.OutDir)
+	r.hlogMu.Unlock()
 	if lerr == nil {
 		// Change points come from the finished latency.hlog; a log that
 		// cannot be read back only leaves them out.
@@ -290,7 +301,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 			}
 		}
 	}
-	werr := errors.Join(herr, lerr, report.WriteRunDir(o.OutDir, sum))
+	werr := errors.Join(herr, lerr, cerr, report.WriteRunDir(o.OutDir, sum))
 	if werr != nil {
 		return sum, &rundir.WriteError{Dir: o.OutDir, Err: werr}
 	}
@@ -585,6 +596,7 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 		}
 		r.flushHlog()
 	}
+	r.counts.add(seg.Phase, from, to, w, r.classes)
 	r.hlogMu.Unlock()
 	dt := to.Sub(from).Seconds()
 	achieved := 0.0

@@ -130,7 +130,7 @@ func NewExporter(scenario, shard string, classes []string, info map[string]strin
 		statsDuration:  prometheus.NewDesc("soakd_stats_collection_duration_seconds", "Duration of the last stats collection, per source.", append(r, "source"), nil),
 		statsSuccess:   prometheus.NewDesc("soakd_stats_collection_success", "1 when the last stats collection succeeded, per source.", append(r, "source"), nil),
 		sloLatency:     prometheus.NewDesc("soakd_slo_latency_seconds", "The scenario's latency SLO (from intended start) per op and quantile.", []string{"scenario", "shard", "op", "quantile"}, nil),
-		changePoints:   prometheus.NewDesc("soakd_change_points", "Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate) and direction (up, down).", append(l, "metric", "direction"), nil),
+		changePoints:   prometheus.NewDesc("soakd_change_points", "Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate, error_ratio) and direction (up, down).", append(l, "metric", "direction"), nil),
 		changes:        map[changeKey]float64{},
 	}
 }

@@ -88,7 +88,7 @@ soakd_target_up{scenario="sc",shard="0"} 1
 # HELP soakd_slo_latency_seconds The scenario's latency SLO (from intended start) per op and quantile.
 # TYPE soakd_slo_latency_seconds gauge
 soakd_slo_latency_seconds{op="read",quantile="0.99",scenario="sc",shard="0"} 0.005
-# HELP soakd_change_points Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate) and direction (up, down).
+# HELP soakd_change_points Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate, error_ratio) and direction (up, down).
 # TYPE soakd_change_points gauge
 soakd_change_points{direction="up",metric="p99",op="read",phase="steady",scenario="sc",shard="0"} 2
 soakd_change_points{direction="down",metric="rate",op="read",phase="steady",scenario="sc",shard="0"} 1

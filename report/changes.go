@@ -1,10 +1,14 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -23,11 +27,18 @@ const ChangeMaxPoints = 720
 // 3% move of p99 is not worth a reader's attention.
 const ChangeMinRelChange = 0.1
 
+// ChangeMinErrorRatio is the smallest move of an error ratio (median
+// before against after, or their spreads) reported: 1 percentage point.
+const ChangeMinErrorRatio = 0.01
+
 // ChangeLine is a change point as one summary.txt line.
 func ChangeLine(c rundir.ChangePoint) string {
 	f := fmtDur
-	if c.Metric == rundir.MetricRate {
+	switch c.Metric {
+	case rundir.MetricRate:
 		f = func(v float64) string { return fmt.Sprintf("%.1f ops/s", v) }
+	case rundir.MetricErrorRatio:
+		f = func(v float64) string { return fmt.Sprintf("%.2f%% errors", 100*v) }
 	}
 	off := time.Duration(c.OffsetSeconds * float64(time.Second)).Round(time.Millisecond)
 	return fmt.Sprintf("change: %s %s at +%s (%s): %s -> %s (p=%.3g)", c.Op, c.Metric,
@@ -45,17 +56,21 @@ func changeWidth(iv time.Duration) func(time.Duration) time.Duration {
 }
 
 // FindChangePoints reads dir's latency.hlog (written at interval iv) and
-// sets each phase's ChangePoints.
+// counts.csv (when the run left one) and sets each phase's ChangePoints.
 func FindChangePoints(dir string, s *rundir.Summary, iv time.Duration) error {
-	f, err := os.Open(filepath.Join(dir, "latency.hlog"))
+	f, err := os.Open(filepath.Join(dir, rundir.LatencyLog))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return findChangePoints(f, f.Name(), s, iv)
+	counts, err := rundir.ReadCounts(filepath.Join(dir, rundir.CountsFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return findChangePoints(f, f.Name(), counts, s, iv)
 }
 
-func findChangePoints(rd io.Reader, name string, s *rundir.Summary, iv time.Duration) error {
+func findChangePoints(rd io.Reader, name string, counts []rundir.IntervalCount, s *rundir.Summary, iv time.Duration) error {
 	if iv <= 0 {
 		iv = time.Second
 	}
@@ -63,18 +78,34 @@ func findChangePoints(rd io.Reader, name string, s *rundir.Summary, iv time.Dura
 	if err != nil {
 		return err
 	}
+	byPhase := map[string][]rundir.IntervalCount{}
+	for _, c := range counts {
+		byPhase[c.Phase] = append(byPhase[c.Phase], c)
+	}
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		p.ChangePoints = phaseChanges(p, tl.Phases[p.Name], tl.Width[p.Name])
+		p.ChangePoints = phaseChanges(p, tl.Phases[p.Name], byPhase[p.Name], tl.Width[p.Name])
 	}
 	return nil
 }
 
+// changeOptions are the detector's options for a metric's series.
+func changeOptions(metric string) verdict.ChangeOptions {
+	if metric == rundir.MetricErrorRatio {
+		// Error ratios often sit at 0, where a relative move means
+		// nothing: a change must move by ChangeMinErrorRatio.
+		return verdict.ChangeOptions{MinAbsChange: ChangeMinErrorRatio}
+	}
+	return verdict.ChangeOptions{MinRelChange: ChangeMinRelChange}
+}
+
 // phaseChanges runs the detector over each op's series in a phase. The
 // rate is left out of phases whose stages change the rate on purpose.
-func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, w time.Duration) []rundir.ChangePoint {
+func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, counts []rundir.IntervalCount, w time.Duration) []rundir.ChangePoint {
 	var out []rundir.ChangePoint
-	o := verdict.ChangeOptions{MinRelChange: ChangeMinRelChange}
+	if w <= 0 {
+		return nil
+	}
 	// Buckets wholly inside the phase: a last, shorter one would look
 	// like a drop in rate.
 	whole := int64(p.End.Sub(p.Start) / w)
@@ -89,7 +120,42 @@ func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, w time.Dura
 			first = int64((warm + w - 1) / w)
 		}
 	}
-	for _, op := range sortedKeys(ops) {
+	add := func(op, metric string, xs []float64, bucket func(int) int64) {
+		for _, c := range verdict.Detect(xs, changeOptions(metric)) {
+			b := bucket(c.Index)
+			out = append(out, rundir.ChangePoint{Op: op, Metric: metric, OffsetSeconds: round6((time.Duration(b) * w).Seconds()),
+				At: p.Start.Add(time.Duration(b) * w).UTC(), Before: c.Before, After: c.After, PValue: c.PValue})
+		}
+	}
+	// Error ratios per bucket, from counts.csv: errors over completed
+	// ops, each op in the interval it completed in; buckets where the op
+	// completed none are left out.
+	type tally struct{ ops, errs int64 }
+	errs := map[string]map[int64]*tally{}
+	for _, c := range counts {
+		b := int64(time.UnixMilli(c.StartMs).Sub(p.Start) / w)
+		if b < first || b >= whole || c.Ops <= 0 {
+			continue
+		}
+		if errs[c.Op] == nil {
+			errs[c.Op] = map[int64]*tally{}
+		}
+		t := errs[c.Op][b]
+		if t == nil {
+			t = &tally{}
+			errs[c.Op][b] = t
+		}
+		t.ops += c.Ops
+		t.errs += c.Errors
+	}
+	names := sortedKeys(ops)
+	for op := range errs {
+		if _, ok := ops[op]; !ok {
+			names = append(names, op)
+		}
+	}
+	sort.Strings(names)
+	for _, op := range names {
 		var at []int64 // bucket index of each latency point
 		lat := map[string][]float64{}
 		var rate []float64
@@ -108,20 +174,25 @@ func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, w time.Dura
 			}
 			rate = append(rate, float64(tp.Count)/w.Seconds())
 		}
-		add := func(metric string, xs []float64, bucket func(int) int64) {
-			for _, c := range verdict.Detect(xs, o) {
-				b := bucket(c.Index)
-				out = append(out, rundir.ChangePoint{Op: op, Metric: metric, OffsetSeconds: round6((time.Duration(b) * w).Seconds()),
-					At: p.Start.Add(time.Duration(b) * w).UTC(), Before: c.Before, After: c.After, PValue: c.PValue})
-			}
-		}
 		for _, m := range []string{rundir.MetricP50, rundir.MetricP99, rundir.MetricP999} {
-			add(m, lat[m], func(i int) int64 { return at[i] })
+			add(op, m, lat[m], func(i int) int64 { return at[i] })
 		}
 		if !staged && len(rate) > 0 {
 			// The rate series starts at the op's first bucket.
 			lead := at[0] - first
-			add(rundir.MetricRate, rate[lead:], func(i int) int64 { return at[0] + int64(i) })
+			add(op, rundir.MetricRate, rate[lead:], func(i int) int64 { return at[0] + int64(i) })
+		}
+		if e := errs[op]; len(e) > 0 {
+			bs := make([]int64, 0, len(e))
+			for b := range e {
+				bs = append(bs, b)
+			}
+			slices.Sort(bs)
+			ratio := make([]float64, len(bs))
+			for i, b := range bs {
+				ratio[i] = float64(e[b].errs) / float64(e[b].ops)
+			}
+			add(op, rundir.MetricErrorRatio, ratio, func(i int) int64 { return bs[i] })
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/verdict"
 )
 
 func TestChangeWidth(t *testing.T) {
@@ -77,7 +78,7 @@ func TestChangePointsFromLog(t *testing.T) {
 
 	s := sum()
 	buf := syntheticLog(t, start, secs, steps(90, 0.001, 0.003), func(i int) int { return int(steps(150, 200, 100)(i)) })
-	if err := findChangePoints(buf, "test.hlog", s, time.Second); err != nil {
+	if err := findChangePoints(buf, "test.hlog", nil, s, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	found := map[string]rundir.ChangePoint{}
@@ -116,7 +117,7 @@ func TestChangePointsFromLog(t *testing.T) {
 
 	s = sum()
 	buf = syntheticLog(t, start, secs, steps(0, 0.001, 0.001), func(int) int { return 200 })
-	if err := findChangePoints(buf, "test.hlog", s, time.Second); err != nil {
+	if err := findChangePoints(buf, "test.hlog", nil, s, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if cps := s.Phases[0].ChangePoints; len(cps) != 0 {
@@ -138,7 +139,7 @@ func TestChangeMarks(t *testing.T) {
 		return 0.003
 	}, func(int) int { return 200 })
 	log := buf.Bytes()
-	if err := findChangePoints(bytes.NewReader(log), "test.hlog", s, time.Second); err != nil {
+	if err := findChangePoints(bytes.NewReader(log), "test.hlog", nil, s, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	tl, err := readTimeline(bytes.NewReader(log), "test.hlog", s, timelineWidth)
@@ -177,7 +178,7 @@ func TestChangePointsSkipWarmup(t *testing.T) {
 		return 0.001
 	}, func(int) int { return 200 })
 	log := buf.Bytes()
-	if err := findChangePoints(bytes.NewReader(log), "test.hlog", s, time.Second); err != nil {
+	if err := findChangePoints(bytes.NewReader(log), "test.hlog", nil, s, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if cps := s.Phases[0].ChangePoints; len(cps) != 0 {
@@ -185,10 +186,95 @@ func TestChangePointsSkipWarmup(t *testing.T) {
 	}
 	// Without the measured window's length the warmup is searched too.
 	s.Phases[0].DurationSeconds = 0
-	if err := findChangePoints(bytes.NewReader(log), "test.hlog", s, time.Second); err != nil {
+	if err := findChangePoints(bytes.NewReader(log), "test.hlog", nil, s, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if cps := s.Phases[0].ChangePoints; len(cps) == 0 || math.Abs(cps[0].OffsetSeconds-20) > 2 {
 		t.Errorf("with the warmup searched: %v, want a change at +20s", cps)
+	}
+}
+
+// syntheticCounts gives secs one-second intervals of 400 get ops each
+// in phase p, each failing with probability ratio(i) (a seeded stream).
+func syntheticCounts(start time.Time, secs int, ratio func(i int) float64) []rundir.IntervalCount {
+	rng := rand.New(rand.NewPCG(7, 1))
+	var out []rundir.IntervalCount
+	for i := 0; i < secs; i++ {
+		c := rundir.IntervalCount{Phase: "p", Op: "get", Ops: 400,
+			StartMs: start.Add(time.Duration(i) * time.Second).UnixMilli(), EndMs: start.Add(time.Duration(i+1) * time.Second).UnixMilli()}
+		for range c.Ops {
+			if rng.Float64() < ratio(i) {
+				c.Errors++
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// TestErrorRatioChangePoints: error ratios per bucket from counts.csv
+// lines. A rise from 0.2% to 5% at 100 s is one error_ratio change point
+// there; steady 0.5% errors and a significant rise of less than a point
+// (0.2% to 0.6%) give none; the warmup's errors are not searched.
+func TestErrorRatioChangePoints(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const secs = 200
+	step := func(at int, a, b float64) func(int) float64 {
+		return func(i int) float64 {
+			if i < at {
+				return a
+			}
+			return b
+		}
+	}
+	find := func(counts []rundir.IntervalCount, measured float64) []rundir.ChangePoint {
+		t.Helper()
+		s := &rundir.Summary{Phases: []rundir.PhaseResult{{Name: "p", Kind: "steady", Start: start, End: start.Add(secs * time.Second),
+			Result: rundir.Result{DurationSeconds: measured}}}}
+		log := syntheticLog(t, start, secs, step(0, 0.001, 0.001), func(int) int { return 200 })
+		if err := findChangePoints(log, "test.hlog", counts, s, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		var out []rundir.ChangePoint
+		for _, c := range s.Phases[0].ChangePoints {
+			t.Log(ChangeLine(c))
+			if c.Metric == rundir.MetricErrorRatio {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+
+	cps := find(syntheticCounts(start, secs, step(100, 0.002, 0.05)), 0)
+	if len(cps) != 1 {
+		t.Fatalf("rise 0.2%% -> 5%%: %+v, want one change point", cps)
+	}
+	c := cps[0]
+	if c.Op != "get" || math.Abs(c.OffsetSeconds-100) > 2 || c.Before > 0.004 || c.After < 0.04 || c.After > 0.06 || c.PValue > 0.005 {
+		t.Errorf("rise 0.2%% -> 5%%: %+v", c)
+	}
+	if line := ChangeLine(c); !strings.Contains(line, "change: get error_ratio at +1m") || !strings.Contains(line, "% errors -> 5.") {
+		t.Errorf("line %q", line)
+	}
+	// The rise of less than a point is significant: the 1-point floor
+	// is what leaves it out.
+	var small []float64
+	for _, c := range syntheticCounts(start, secs, step(100, 0.002, 0.006)) {
+		small = append(small, float64(c.Errors)/float64(c.Ops))
+	}
+	if len(verdict.Detect(small, verdict.ChangeOptions{})) == 0 {
+		t.Error("0.2% -> 0.6% without a floor: no change point")
+	}
+	for name, ratio := range map[string]func(int) float64{
+		"steady 0.5%":  step(0, 0.005, 0.005),
+		"0.2% -> 0.6%": step(100, 0.002, 0.006),
+	} {
+		if cps := find(syntheticCounts(start, secs, ratio), 0); len(cps) != 0 {
+			t.Errorf("%s: %+v", name, cps)
+		}
+	}
+	// Errors in the first 20 s only, a warmup: not searched.
+	if cps := find(syntheticCounts(start, secs, step(20, 0.3, 0)), 180); len(cps) != 0 {
+		t.Errorf("warmup errors reported: %+v", cps)
 	}
 }

@@ -3,12 +3,14 @@ package rundir
 import "time"
 
 // Change-point metrics: latency from intended start at three
-// percentiles, and completed ops per second.
+// percentiles, completed ops per second, and the share of completed ops
+// that failed (counts.csv).
 const (
-	MetricP50  = "p50"
-	MetricP99  = "p99"
-	MetricP999 = "p99.9"
-	MetricRate = "rate"
+	MetricP50        = "p50"
+	MetricP99        = "p99"
+	MetricP999       = "p99.9"
+	MetricRate       = "rate"
+	MetricErrorRatio = "error_ratio"
 )
 
 // ChangePoint is one change in a phase's per-interval series of an op
@@ -21,7 +23,8 @@ type ChangePoint struct {
 	OffsetSeconds float64   `json:"offset_seconds"`
 	At            time.Time `json:"at"`
 	// Before and After are the metric's medians between the neighbouring
-	// change points (seconds for latency, ops/s for rate).
+	// change points (seconds for latency, ops/s for rate, a fraction
+	// of completed ops for error_ratio).
 	Before float64 `json:"before"`
 	After  float64 `json:"after"`
 	PValue float64 `json:"p_value"`

@@ -62,6 +62,11 @@ type ChangeOptions struct {
 	// median nor the spread (median absolute deviation) moves by this
 	// fraction of the median before: significant but too small to matter.
 	MinRelChange float64
+	// MinAbsChange, when > 0, drops change points where neither the
+	// median nor the spread moves by this much (for series that sit at
+	// 0, such as error ratios, where a relative move means nothing). A
+	// change must pass every floor that is set.
+	MinAbsChange float64
 	// MaxPoints bounds the series length: longer series are averaged
 	// into MaxPoints buckets before detection (indexes are reported in
 	// the caller's series).
@@ -230,13 +235,14 @@ func evaluate(ys []float64, lo, hi int, o ChangeOptions) candidate {
 	if c.p = max(c.p, ps); c.p > o.Alpha {
 		return c
 	}
-	if o.MinRelChange > 0 {
+	if o.MinRelChange > 0 || o.MinAbsChange > 0 {
 		left, right := ys[lo:c.at], ys[c.at:hi]
 		bl, br := median(left), median(right)
-		sl, sr := mad(left, bl), mad(right, br)
-		moved := bl != 0 && math.Abs(br-bl) >= o.MinRelChange*math.Abs(bl)
-		spread := bl != 0 && math.Abs(sr-sl) >= o.MinRelChange*math.Abs(bl)
-		if !moved && !spread {
+		dl, ds := math.Abs(br-bl), math.Abs(mad(right, br)-mad(left, bl))
+		if o.MinRelChange > 0 && (bl == 0 || max(dl, ds) < o.MinRelChange*math.Abs(bl)) {
+			return c
+		}
+		if o.MinAbsChange > 0 && max(dl, ds) < o.MinAbsChange {
 			return c
 		}
 	}
