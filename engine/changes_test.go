@@ -91,7 +91,7 @@ phases:
 	if err := json.Unmarshal(js, &back); err != nil || len(back.Phases) != 1 || len(back.Phases[0].ChangePoints) != len(p.ChangePoints) {
 		t.Fatalf("summary.json change_points: %v %s", err, js)
 	}
-	for _, k := range []string{"op", "metric", "offset_seconds", "at", "before", "after", "p_value"} {
+	for _, k := range []string{"op", "metric", "offset_seconds", "at", "before", "after", "p_value", "kind", "before_spread", "after_spread"} {
 		if _, ok := back.Phases[0].ChangePoints[0][k]; !ok {
 			t.Errorf("summary.json change point has no %s", k)
 		}

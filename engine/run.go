@@ -296,7 +296,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		if report.FindChangePoints(o.OutDir, sum, r.interval) == nil && o.Exporter != nil {
 			for _, p := range sum.Phases {
 				for _, c := range p.ChangePoints {
-					o.Exporter.AddChangePoint(p.Name, c.Op, c.Metric, c.After > c.Before)
+					o.Exporter.AddChangePoint(p.Name, c.Op, c.Metric, c.Up())
 				}
 			}
 		}

@@ -41,6 +41,10 @@ func ChangeLine(c rundir.ChangePoint) string {
 		f = func(v float64) string { return fmt.Sprintf("%.2f%% errors", 100*v) }
 	}
 	off := time.Duration(c.OffsetSeconds * float64(time.Second)).Round(time.Millisecond)
+	if c.Kind == rundir.ChangeSpread {
+		return fmt.Sprintf("change: %s %s spread at +%s (%s): %s -> %s (level %s, p=%.3g)", c.Op, c.Metric,
+			off, c.At.Format(time.RFC3339), f(c.BeforeSpread), f(c.AfterSpread), f(c.Before), c.PValue)
+	}
 	return fmt.Sprintf("change: %s %s at +%s (%s): %s -> %s (p=%.3g)", c.Op, c.Metric,
 		off, c.At.Format(time.RFC3339), f(c.Before), f(c.After), c.PValue)
 }
@@ -123,8 +127,7 @@ func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, counts []ru
 	add := func(op, metric string, xs []float64, bucket func(int) int64) {
 		for _, c := range verdict.Detect(xs, changeOptions(metric)) {
 			b := bucket(c.Index)
-			out = append(out, rundir.ChangePoint{Op: op, Metric: metric, OffsetSeconds: round6((time.Duration(b) * w).Seconds()),
-				At: p.Start.Add(time.Duration(b) * w).UTC(), Before: c.Before, After: c.After, PValue: c.PValue})
+			out = append(out, changePoint(op, metric, p.Start, b, w, c))
 		}
 	}
 	// Error ratios per bucket, from counts.csv: errors over completed
@@ -198,6 +201,18 @@ func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, counts []ru
 	return out
 }
 
+// changePoint is a detector's change point at bucket b (of width w from
+// start) of an op's metric series.
+func changePoint(op, metric string, start time.Time, b int64, w time.Duration, c verdict.ChangePoint) rundir.ChangePoint {
+	kind := rundir.ChangeLevel
+	if c.Spread {
+		kind = rundir.ChangeSpread
+	}
+	return rundir.ChangePoint{Op: op, Metric: metric, OffsetSeconds: round6((time.Duration(b) * w).Seconds()),
+		At: start.Add(time.Duration(b) * w).UTC(), Before: c.Before, After: c.After, PValue: c.PValue,
+		Kind: kind, BeforeSpread: c.BeforeSpread, AfterSpread: c.AfterSpread}
+}
+
 // writeChangePoints writes a phase's change points, one line each.
 func writeChangePoints(b *strings.Builder, p *rundir.PhaseResult) {
 	for _, c := range p.ChangePoints {
@@ -206,18 +221,23 @@ func writeChangePoints(b *strings.Builder, p *rundir.PhaseResult) {
 }
 
 // changeMarks are a phase's change points as chart marks, one per op
-// and offset: "change: get p50, p99".
+// and offset: "change: get p50, p99", a spread change named so ("rate
+// spread").
 func changeMarks(p *rundir.PhaseResult) []Point {
 	var out []Point
 	at := map[string]int{}
 	for _, c := range p.ChangePoints {
+		name := c.Metric
+		if c.Kind == rundir.ChangeSpread {
+			name += " spread"
+		}
 		k := fmt.Sprintf("%s@%g", c.Op, c.OffsetSeconds)
 		if i, ok := at[k]; ok {
-			out[i].Label += ", " + c.Metric
+			out[i].Label += ", " + name
 			continue
 		}
 		at[k] = len(out)
-		out = append(out, Point{X: c.OffsetSeconds, Label: "change: " + c.Op + " " + c.Metric})
+		out = append(out, Point{X: c.OffsetSeconds, Label: "change: " + c.Op + " " + name})
 	}
 	return out
 }

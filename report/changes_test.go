@@ -278,3 +278,64 @@ func TestErrorRatioChangePoints(t *testing.T) {
 		t.Errorf("warmup errors reported: %+v", cps)
 	}
 }
+
+// TestSpreadChange: a rate that stays at 200 ops/s on average but starts
+// to jitter (±50 ops/s) at 100 s is one rate change point of kind
+// spread, said so in summary.txt's line and on the chart's mark, with the
+// Prometheus direction of the spread (up); a level step is kind level.
+func TestSpreadChange(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(3, 3))
+	jitter := make([]int, 200)
+	for i := range jitter {
+		jitter[i] = 200
+		if i >= 100 {
+			jitter[i] += int(rng.IntN(101)) - 50
+		}
+	}
+	s := &rundir.Summary{Phases: []rundir.PhaseResult{{Name: "p", Kind: "steady", Start: start, End: start.Add(200 * time.Second)}}}
+	log := syntheticLog(t, start, 200, func(int) float64 { return 0.001 }, func(i int) int { return jitter[i] }).Bytes()
+	if err := findChangePoints(bytes.NewReader(log), "test.hlog", nil, s, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var rate []rundir.ChangePoint
+	for _, c := range s.Phases[0].ChangePoints {
+		t.Log(ChangeLine(c))
+		if c.Metric == rundir.MetricRate {
+			rate = append(rate, c)
+		}
+	}
+	if len(rate) != 1 {
+		t.Fatalf("rate change points %+v, want 1", rate)
+	}
+	c := rate[0]
+	if c.Kind != rundir.ChangeSpread || !c.Up() || math.Abs(c.OffsetSeconds-100) > 10 || c.BeforeSpread != 0 || c.AfterSpread < 15 || c.AfterSpread > 35 {
+		t.Errorf("%+v: want a spread change 0 -> ~25 ops/s at +100s", c)
+	}
+	if math.Abs(c.Before-200) > 5 || math.Abs(c.After-200) > 10 {
+		t.Errorf("levels %v -> %v, want about 200", c.Before, c.After)
+	}
+	line := ChangeLine(c)
+	if !strings.HasPrefix(line, "change: get rate spread at +") || !strings.Contains(line, ": 0.0 ops/s -> ") || !strings.Contains(line, " ops/s (level 200.0 ops/s, p=") {
+		t.Errorf("line %q", line)
+	}
+	marks := changeMarks(&s.Phases[0])
+	if len(marks) != 1 || !strings.HasSuffix(marks[0].Label, "rate spread") {
+		t.Errorf("marks %+v", marks)
+	}
+
+	// The level step of TestChangePointsFromLog is kind level.
+	s = &rundir.Summary{Phases: []rundir.PhaseResult{{Name: "p", Kind: "steady", Start: start, End: start.Add(200 * time.Second)}}}
+	log = syntheticLog(t, start, 200, func(i int) float64 { return 0.001 + 0.002*float64(i/90) }, func(int) int { return 200 }).Bytes()
+	if err := findChangePoints(bytes.NewReader(log), "test.hlog", nil, s, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Phases[0].ChangePoints) == 0 {
+		t.Fatal("level step: no change points")
+	}
+	for _, c := range s.Phases[0].ChangePoints {
+		if c.Kind != rundir.ChangeLevel || c.Up() != (c.After > c.Before) || strings.Contains(ChangeLine(c), "spread") {
+			t.Errorf("level step: %+v (%s)", c, ChangeLine(c))
+		}
+	}
+}

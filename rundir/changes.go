@@ -28,4 +28,26 @@ type ChangePoint struct {
 	Before float64 `json:"before"`
 	After  float64 `json:"after"`
 	PValue float64 `json:"p_value"`
+	// Kind is ChangeLevel (the level stepped) or ChangeSpread (the
+	// spread moved more than the level: a change of variance).
+	Kind string `json:"kind"`
+	// BeforeSpread and AfterSpread are the same points' median absolute
+	// deviations from their medians, in the metric's unit.
+	BeforeSpread float64 `json:"before_spread"`
+	AfterSpread  float64 `json:"after_spread"`
+}
+
+// Change point kinds.
+const (
+	ChangeLevel  = "level"
+	ChangeSpread = "spread"
+)
+
+// Up says whether the change went up: the spread for a spread change,
+// else the level.
+func (c ChangePoint) Up() bool {
+	if c.Kind == ChangeSpread {
+		return c.AfterSpread > c.BeforeSpread
+	}
+	return c.After > c.Before
 }

@@ -117,6 +117,15 @@ type ChangePoint struct {
 	// PValue is the larger of the segment's permutation test's and the
 	// abruptness test's p-values (at least 1/(Permutations+1)).
 	PValue float64 `json:"p_value"`
+	// BeforeSpread and AfterSpread are the same points' median absolute
+	// deviations from their medians.
+	BeforeSpread float64 `json:"before_spread"`
+	AfterSpread  float64 `json:"after_spread"`
+	// Spread is true when the spread moved more than the level
+	// (|AfterSpread-BeforeSpread| > |After-Before|): a change of
+	// variance, such as a rate that starts to jitter around the same
+	// mean, rather than a step.
+	Spread bool `json:"spread"`
 }
 
 // Detect finds the change points of xs, in index order. It is a pure
@@ -154,7 +163,9 @@ func Detect(xs []float64, o ChangeOptions) []ChangePoint {
 			hi = found[k+1].at * g
 		}
 		b, a := median(xs[lo:at]), median(xs[at:hi])
-		cp := ChangePoint{Index: at, Before: b, After: a, Magnitude: a - b, PValue: f.p}
+		bs, as := mad(xs[lo:at], b), mad(xs[at:hi], a)
+		cp := ChangePoint{Index: at, Before: b, After: a, Magnitude: a - b, PValue: f.p,
+			BeforeSpread: bs, AfterSpread: as, Spread: math.Abs(as-bs) > math.Abs(a-b)}
 		if b != 0 {
 			cp.RelChange = (a - b) / math.Abs(b)
 		}

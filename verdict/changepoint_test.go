@@ -70,6 +70,14 @@ func TestDetectSyntheticSeries(t *testing.T) {
 				if cp.Magnitude != cp.After-cp.Before {
 					t.Errorf("change %d: magnitude %v, want %v", i, cp.Magnitude, cp.After-cp.Before)
 				}
+				// Only the variance change is a spread change; its
+				// spread (MAD, 0.674σ) grows about sixfold.
+				if cp.Spread != (c.name == "variance change") {
+					t.Errorf("change %d: spread %v -> %v, level %v -> %v, Spread=%v", i, cp.BeforeSpread, cp.AfterSpread, cp.Before, cp.After, cp.Spread)
+				}
+				if cp.Spread && (cp.AfterSpread < 3*cp.BeforeSpread || math.Abs(cp.BeforeSpread-0.674*0.5) > 0.1) {
+					t.Errorf("change %d: spread %v -> %v, want about 0.34 -> 2.0", i, cp.BeforeSpread, cp.AfterSpread)
+				}
 			}
 		})
 	}
