@@ -65,6 +65,11 @@ func findChangePoints(rd io.Reader, name string, s *rundir.Summary, iv time.Dura
 	}
 	for i := range s.Phases {
 		p := &s.Phases[i]
+		if p.Kind == scenarios.PhaseSweep {
+			// A sweep changes its workload at every point on purpose;
+			// its points are compared in the sweep table and chart.
+			continue
+		}
 		p.ChangePoints = phaseChanges(p, tl.Phases[p.Name], tl.Width[p.Name])
 	}
 	return nil

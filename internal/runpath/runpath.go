@@ -69,8 +69,8 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"rate", fmt.Sprintf(" %v: %v", *o.Rate, err)}
 		}
 		for i := range sc.Phases {
-			if sc.Phases[i].Kind != scenarios.PhaseLoad {
-				sc.Phases[i].Rate = *o.Rate
+			if ph := &sc.Phases[i]; ph.Kind != scenarios.PhaseLoad && (ph.Kind != scenarios.PhaseSweep || openSweep(ph)) {
+				ph.Rate = *o.Rate
 			}
 		}
 	}
@@ -140,6 +140,13 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 // --warmup set each point's.
 func timedSweep(ph *scenarios.Phase) bool {
 	return ph.Kind == scenarios.PhaseSweep && (ph.Sweep == nil || ph.Sweep.Measure != scenarios.MeasureCapacity)
+}
+
+// openSweep says whether ph is a sweep whose points all run at the
+// phase's rate (measure: rate, not a rate sweep): --rate sets it. A
+// closed-loop, capacity or rate sweep has no one rate to set.
+func openSweep(ph *scenarios.Phase) bool {
+	return ph.Sweep != nil && ph.Sweep.Measure == scenarios.MeasureRate && ph.Sweep.Over != scenarios.SweepRate
 }
 
 // NewExporter is a run's exporter: soakd_run_info with version and
