@@ -43,11 +43,41 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	if ph.Capacity == nil {
 		return nil, fmt.Errorf("phase %s: no capacity settings (scenarios.ApplyDefaults gives every capacity phase its defaults)", ph.Name)
 	}
-	c := *ph.Capacity
 	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
-	total := metrics.NewSet(mix.Ops())
-	var scheduled uint64
-	var elapsed, drain time.Duration
+	acc := newPhaseAcc(mix.Ops())
+	cr := r.capacitySearch(ctx, ph, base, mix, "", pr, acc)
+	pr.Capacity = cr
+	pr.End = time.Now().UTC()
+	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, 0, r.classes)
+	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
+	pr.TargetRate = cr.HighestRateHeld
+	pr.Server = r.stats()
+	return pr, nil
+}
+
+// phaseAcc adds up a phase's segments.
+type phaseAcc struct {
+	total          *metrics.Set
+	scheduled      uint64
+	elapsed, drain time.Duration
+	tail           int64
+}
+
+func newPhaseAcc(ops []scenarios.Op) *phaseAcc { return &phaseAcc{total: metrics.NewSet(ops)} }
+
+func (a *phaseAcc) add(res *segResult) {
+	a.total.Merge(res.Total)
+	a.scheduled += res.Scheduled
+	a.elapsed += res.Elapsed
+	a.drain = max(a.drain, res.Drain)
+	a.tail += res.WarmTail
+}
+
+// capacitySearch runs one capacity search with ph's capacity: block and
+// base's mix; its probes are stages of pr named <prefix>probe-N and
+// added to acc.
+func (r *runner) capacitySearch(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix, prefix string, pr *rundir.PhaseResult, acc *phaseAcc) *rundir.CapacityResult {
+	c := *ph.Capacity
 	cr := &rundir.CapacityResult{}
 	failedLast := false
 	lastHeld := 0.0
@@ -61,16 +91,13 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		}
 		i := len(pr.Stages)
 		s := base
-		s.Stage, s.StageIndex = fmt.Sprintf("probe-%d", i+1), i+1
+		s.Stage, s.StageIndex = fmt.Sprintf("%sprobe-%d", prefix, len(cr.Curve)+1), i+1
 		s.Rate = math.Round(rate)
 		s.Duration = c.StepDuration.D()
 		s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
 		sctx, span := r.stageSpan(ctx, &s)
 		res := r.runSegment(sctx, &s, r)
-		total.Merge(res.Total)
-		scheduled += res.Scheduled
-		elapsed += res.Elapsed
-		drain = max(drain, res.Drain)
+		acc.add(res)
 		st := stageResult(&s, res, r.stats())
 		r.keepStageHists(ph.Name, s.Stage, res.Total)
 		pr.Stages = append(pr.Stages, st)
@@ -94,17 +121,10 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 		cr.Curve = append(cr.Curve, pt)
 		return ok
 	}
-	lo := verdict.SearchCapacity(c, func(rate float64) bool {
+	cr.HighestRateHeld = verdict.SearchCapacity(c, func(rate float64) bool {
 		return ctx.Err() == nil && probe(rate)
 	})
-	cr.HighestRateHeld = lo
-	pr.Capacity = cr
-	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, 0, r.classes)
-	r.totals = append(r.totals, phaseTotal{ph.Name, total})
-	pr.TargetRate = lo
-	pr.Server = r.stats()
-	return pr, nil
+	return cr
 }
 
 // settleRate is the rate a settle slice runs at: a tenth of the highest

@@ -67,6 +67,16 @@ func evaluate(s *rundir.Summary, l *verdict.Limits, hist func(phase string) *met
 			continue
 		case p.Kind == scenarios.PhaseCapacity && p.Capacity != nil:
 			p.SLO = verdict.Capacity(p.Name, p.Capacity.HighestRateHeld)
+		case p.Kind == scenarios.PhaseSweep && p.Sweep != nil && p.Sweep.Measure == scenarios.MeasureCapacity:
+			// Like a capacity phase: judged on the rate held, at every
+			// point (the lowest), not on the probes that failed.
+			held := -1.0
+			for _, pt := range p.Sweep.Points {
+				if pt.HighestRateHeld != nil && (held < 0 || *pt.HighestRateHeld < held) {
+					held = *pt.HighestRateHeld
+				}
+			}
+			p.SLO = verdict.Capacity(p.Name, max(held, 0))
 		default:
 			p.SLO = l.Judge(judged(p.Name, &p.Result, len(p.Stages) > 0, hist(p.Name)))
 		}

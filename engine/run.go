@@ -502,6 +502,8 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		return r.runGrowth(ctx, ph, base, mix)
 	case scenarios.PhaseCapacity:
 		return r.runCapacity(ctx, ph, base, mix)
+	case scenarios.PhaseSweep:
+		return r.runSweep(ctx, ph, base)
 	default:
 		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
 	}

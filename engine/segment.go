@@ -34,6 +34,9 @@ type segment struct {
 	// Offset delays this shard's schedule: shard I of N starts at
 	// t0 + I/(total rate), so the shards' ops interleave.
 	Offset time.Duration
+	// Values, when set, gives this segment's field values (a value-size
+	// sweep point); nil = the run's (record.field_bytes).
+	Values *scenarios.Values
 }
 
 // chunk is a run of consecutive schedule indices handed to one worker.
@@ -505,6 +508,14 @@ func (r *runner) opFor(seg *segment, i uint64) scenarios.Op {
 	return seg.Mix.Pick(scenarios.Mix64(seg.Seed ^ i))
 }
 
+// cmpOr returns v, or def when v is nil.
+func cmpOr[T any](v, def *T) *T {
+	if v != nil {
+		return v
+	}
+	return def
+}
+
 // worker owns its generators and request buffers.
 type worker struct {
 	r         *runner
@@ -529,7 +540,7 @@ func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets
 	ch := r.choosers()
 	wk := &worker{
 		r: r, seg: seg, rec: rec, rng: rng, chooser: ch,
-		values:    r.values,
+		values:    cmpOr(seg.Values, r.values),
 		batcher:   b,
 		reqs:      make([]targets.Request, chunkMax),
 		reqPtrs:   make([]*targets.Request, chunkMax),

@@ -88,6 +88,11 @@ func findChangePoints(rd io.Reader, name string, counts []rundir.IntervalCount, 
 	}
 	for i := range s.Phases {
 		p := &s.Phases[i]
+		if p.Kind == scenarios.PhaseSweep {
+			// A sweep changes its workload at every point on purpose;
+			// its points are compared in the sweep table and chart.
+			continue
+		}
 		p.ChangePoints = phaseChanges(p, tl.Phases[p.Name], byPhase[p.Name], tl.Width[p.Name])
 	}
 	return nil

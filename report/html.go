@@ -54,8 +54,8 @@ type ReportData struct {
 	Phases   []PhasePlots `json:"phases"`
 }
 
-// spectrum x positions: "nines" (-log10(1-p)), max one step past p99.99.
-var spectrumTicks = []Point{{X: nines(50), Label: "p50"}, {X: nines(90), Label: "p90"}, {X: nines(99), Label: "p99"}, {X: nines(99.9), Label: "p99.9"}, {X: nines(99.99), Label: "p99.99"}, {X: 5, Label: "max"}}
+// spectrum x positions: "nines" (-log10(1-p)), p0 (the minimum) at 0, max one step past p99.99.
+var spectrumTicks = []Point{{X: 0, Label: "p0"}, {X: nines(50), Label: "p50"}, {X: nines(90), Label: "p90"}, {X: nines(99), Label: "p99"}, {X: nines(99.9), Label: "p99.9"}, {X: nines(99.99), Label: "p99.99"}, {X: 5, Label: "max"}}
 
 func nines(p float64) float64 { return math.Round(-math.Log10(1-p/100)*1e6) / 1e6 }
 
@@ -82,14 +82,17 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			if p.Ops[op].Count == 0 {
 				continue
 			}
-			ys := []float64{l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max}
+			ys := []float64{l.Min, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max}
 			sr := Series{Name: op}
 			for i, y := range ys {
 				sr.Points = append(sr.Points, Point{X: spectrumTicks[i].X, Y: y})
 			}
 			spec.Series = append(spec.Series, sr)
 		}
-		if len(p.Stages) > 0 && p.Capacity == nil { // a capacity phase shows its curve instead
+		if sw := p.Sweep; sw != nil && len(sw.Points) > 0 {
+			pp.Plots = append(pp.Plots, sweepPlots(sw)...)
+		}
+		if len(p.Stages) > 0 && p.Capacity == nil && p.Sweep == nil { // capacity and sweep phases show their curves instead
 			byRecords := p.Kind == scenarios.PhaseGrowth
 			xl := "stage"
 			if byRecords {
@@ -195,6 +198,72 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 	}
 	rd.Phases = withVariantComparison(s, rd.Phases)
 	return rd
+}
+
+// SweepChartTitle starts the title of a sweep's cross-point chart.
+const SweepChartTitle = "sweep: throughput per point"
+
+// sweepPlots draws a sweep's points: throughput (the achieved rate; a
+// capacity sweep's highest rate held) against what the sweep varies,
+// and each op's p50 and p99. Rates, workers and value sizes are the x
+// values; mix points are evenly spaced and labelled.
+func sweepPlots(sw *rundir.SweepResult) []Plot {
+	xl := map[scenarios.SweepOver]string{scenarios.SweepMix: "mix", scenarios.SweepRate: "target rate (ops/s)",
+		scenarios.SweepConcurrency: "workers (connections)", scenarios.SweepValueSize: "field bytes"}[sw.Over]
+	x := func(i int, pt rundir.SweepPoint) float64 {
+		switch sw.Over {
+		case scenarios.SweepRate:
+			return pt.TargetRate
+		case scenarios.SweepConcurrency:
+			return float64(pt.Concurrency)
+		case scenarios.SweepValueSize:
+			return float64(pt.FieldBytes)
+		}
+		return float64(i + 1)
+	}
+	var ticks []Point
+	if sw.Over == scenarios.SweepMix {
+		for i, pt := range sw.Points {
+			ticks = append(ticks, Point{X: x(i, pt), Label: pt.Label})
+		}
+	}
+	what, name := "achieved ops/s", "achieved"
+	if sw.Measure == scenarios.MeasureCapacity {
+		what, name = "highest rate held (ops/s)", "highest rate held"
+	}
+	tp := Plot{Title: fmt.Sprintf("%s (%s) vs %s", SweepChartTitle, what, sw.Over), XLabel: xl, YLabel: "ops/s", XTicks: ticks}
+	sr := Series{Name: name}
+	for i, pt := range sw.Points {
+		sr.Points = append(sr.Points, Point{X: x(i, pt), Y: round6(pt.AchievedOpsPerSec), Label: pt.Label})
+	}
+	tp.Series = append(tp.Series, sr)
+	lat := Plot{Title: fmt.Sprintf("sweep: latency per point (from intended start) vs %s", sw.Over), XLabel: xl, YLabel: "latency (s)", XTicks: ticks}
+	ops := map[string]bool{}
+	for _, pt := range sw.Points {
+		for op, o := range pt.Ops {
+			if o.Count > 0 {
+				ops[op] = true
+			}
+		}
+	}
+	for _, op := range sortedKeys(ops) {
+		for _, q := range []string{"p50", "p99"} {
+			s := Series{Name: op + " " + q}
+			for i, pt := range sw.Points {
+				o, ok := pt.Ops[op]
+				if !ok || o.Count == 0 {
+					continue
+				}
+				y := o.P99
+				if q == "p50" {
+					y = o.P50
+				}
+				s.Points = append(s.Points, Point{X: x(i, pt), Y: y, Label: pt.Label})
+			}
+			lat.Series = append(lat.Series, s)
+		}
+	}
+	return []Plot{tp, lat}
 }
 
 // missPlot draws each op's miss ratio per stage (ops that missed at

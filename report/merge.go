@@ -12,6 +12,7 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/verdict"
 )
 
@@ -232,6 +233,7 @@ func (m *Merged) mergePhases() {
 			}
 			pr.Stages = append(pr.Stages, *st)
 		}
+		pr.Sweep = mergedSweep(ref.Sweep, pr.Stages)
 		m.Phases = append(m.Phases, pr)
 	}
 }
@@ -412,4 +414,26 @@ func (m *Merged) Text() string {
 	}
 	fmt.Fprintf(&b, "\n%s\n", line)
 	return b.String()
+}
+
+// mergedSweep is a sweep's points over the merged shards: each closed
+// or rate point's figures from its merged stage (rates summed, latency
+// from the merged histograms). A capacity sweep's points are shard 0's:
+// each shard searched on its own.
+func mergedSweep(ref *rundir.SweepResult, stages []rundir.StageResult) *rundir.SweepResult {
+	if ref == nil {
+		return nil
+	}
+	out := &rundir.SweepResult{Over: ref.Over, Measure: ref.Measure, Points: append([]rundir.SweepPoint(nil), ref.Points...)}
+	if ref.Measure == scenarios.MeasureCapacity {
+		return out
+	}
+	for i := range out.Points {
+		for j := range stages {
+			if stages[j].Name == out.Points[i].Label {
+				rundir.FillSweepPoint(&out.Points[i], &stages[j])
+			}
+		}
+	}
+	return out
 }

@@ -7,6 +7,7 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,6 +55,7 @@ func Text(s *rundir.Summary) string {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
 		}
 		writeGrowthCapacity(&b, &p)
+		writeSweep(&b, &p)
 		writeChecks(&b, p.SLO)
 		writeChangePoints(&b, &p)
 	}
@@ -123,7 +125,7 @@ func sloVal(what string, v float64) string {
 
 func writeOpTable(b *strings.Builder, r rundir.Result) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  op\ttiming\tcount\terrors\tp50\tp90\tp99\tp99.9\tp99.99\tmax\tmean\t")
+	fmt.Fprintln(tw, "  op\ttiming\tcount\terrors\tp0\tp50\tp90\tp99\tp99.9\tp99.99\tmax\tmean\t")
 	ops := make([]string, 0, len(r.Ops))
 	for op := range r.Ops {
 		ops = append(ops, op)
@@ -139,8 +141,8 @@ func writeOpTable(b *strings.Builder, r rundir.Result) {
 			name string
 			s    metrics.Summary
 		}{{"latency", o.Latency}, {"service", o.Service}} {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op, t.name, o.Count, errs,
-				fmtDur(t.s.P50), fmtDur(t.s.P90), fmtDur(t.s.P99), fmtDur(t.s.P999), fmtDur(t.s.P9999), fmtDur(t.s.Max), fmtDur(t.s.Mean))
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op, t.name, o.Count, errs,
+				fmtDur(t.s.Min), fmtDur(t.s.P50), fmtDur(t.s.P90), fmtDur(t.s.P99), fmtDur(t.s.P999), fmtDur(t.s.P9999), fmtDur(t.s.Max), fmtDur(t.s.Mean))
 		}
 	}
 	tw.Flush()
@@ -220,4 +222,64 @@ func writeGrowthCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 			b.WriteString("\n")
 		}
 	}
+}
+
+// writeSweep prints a sweep phase's cross-point table: per point what
+// it ran, its throughput, and each op's p0/p50/p99 from intended start.
+func writeSweep(b *strings.Builder, p *rundir.PhaseResult) {
+	sw := p.Sweep
+	if sw == nil || len(sw.Points) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  sweep over %s (%s): per point, latency from intended start p0/p50/p99\n", sw.Over, sw.Measure)
+	ops := map[string]bool{}
+	for _, pt := range sw.Points {
+		for op, o := range pt.Ops {
+			if o.Count > 0 {
+				ops[op] = true
+			}
+		}
+	}
+	names := sortedKeys(ops)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	head := "    point\tmix\ttarget\tworkers\tfield bytes\tachieved ops/s\terrors"
+	if sw.Measure == scenarios.MeasureCapacity {
+		head += "\thighest rate held"
+	}
+	for _, op := range names {
+		head += "\t" + op
+	}
+	fmt.Fprintln(tw, head+"\t")
+	for _, pt := range sw.Points {
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%d\t%d\t%.1f\t%d", pt.Label, MixString(pt.Mix), rateStr(pt.TargetRate), pt.Concurrency, pt.FieldBytes, pt.AchievedOpsPerSec, pt.Errors)
+		if sw.Measure == scenarios.MeasureCapacity {
+			held := 0.0
+			if pt.HighestRateHeld != nil {
+				held = *pt.HighestRateHeld
+			}
+			fmt.Fprintf(tw, "\t%.0f ops/s", held)
+		}
+		for _, op := range names {
+			o, ok := pt.Ops[op]
+			if !ok || o.Count == 0 {
+				fmt.Fprint(tw, "\t-")
+				continue
+			}
+			fmt.Fprintf(tw, "\t%s/%s/%s", fmtDur(o.P0), fmtDur(o.P50), fmtDur(o.P99))
+		}
+		fmt.Fprintln(tw, "\t")
+	}
+	tw.Flush()
+}
+
+// MixString writes a mix as "read 31.5 search 58.5 update 10": its ops
+// with a positive share, by name.
+func MixString(m map[string]float64) string {
+	var parts []string
+	for _, op := range sortedKeys(m) {
+		if m[op] > 0 {
+			parts = append(parts, op+" "+strconv.FormatFloat(m[op], 'g', -1, 64))
+		}
+	}
+	return strings.Join(parts, " ")
 }

@@ -123,6 +123,8 @@ type PhaseResult struct {
 	Cliff   *Cliff `json:"cliff,omitempty"`
 	// Capacity phases: the search's outcome.
 	Capacity *CapacityResult `json:"capacity,omitempty"`
+	// Sweep phases: one figure per point.
+	Sweep *SweepResult `json:"sweep,omitempty"`
 	// ChangePoints are where the phase's per-op latency or rate shifted
 	// (report.FindChangePoints, with verdict.Detect).
 	ChangePoints []ChangePoint `json:"change_points,omitempty"`
@@ -234,6 +236,57 @@ type CapacityPoint struct {
 	// Drain is the probe's drain time: how long after its window its
 	// last op completed.
 	DrainSeconds float64 `json:"drain_seconds,omitempty"`
+}
+
+// SweepResult is a sweep phase's outcome: what it varied and each
+// point's throughput and latency (the cross-point table and chart).
+type SweepResult struct {
+	Over    scenarios.SweepOver    `json:"over"`
+	Measure scenarios.SweepMeasure `json:"measure"`
+	Points  []SweepPoint           `json:"points"`
+}
+
+// SweepPoint is one point of a sweep. Closed and rate points are the
+// stage named Label; a capacity point's probes are the stages
+// <label>-probe-N.
+type SweepPoint struct {
+	Label string `json:"label"`
+	// What the point ran: its mix (percentages), rate (0 = closed loop
+	// or a capacity search), workers and value size.
+	Mix         map[string]float64 `json:"mix"`
+	TargetRate  float64            `json:"target_rate"`
+	Concurrency int                `json:"concurrency"`
+	FieldBytes  int                `json:"field_bytes"`
+	// AchievedOpsPerSec is the point's achieved rate (a capacity point:
+	// the highest rate held, HighestRateHeld, whose probe's figures
+	// the point shows).
+	AchievedOpsPerSec float64            `json:"achieved_ops_per_sec"`
+	HighestRateHeld   *float64           `json:"highest_rate_held,omitempty"`
+	Completed         int64              `json:"completed"`
+	Errors            int64              `json:"errors"`
+	Dropped           int64              `json:"dropped"`
+	Ops               map[string]SweepOp `json:"ops"`
+}
+
+// SweepOp is one op's figures at a sweep point: latency from intended
+// start, in seconds.
+type SweepOp struct {
+	Count int64   `json:"count"`
+	P0    float64 `json:"p0"`
+	P50   float64 `json:"p50"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p99.9"`
+}
+
+// FillSweepPoint sets a closed or rate point's figures from its stage
+// (the engine's, or a shard merge's).
+func FillSweepPoint(pt *SweepPoint, st *StageResult) {
+	pt.AchievedOpsPerSec = st.AchievedRate
+	pt.Completed, pt.Errors, pt.Dropped = st.Completed, st.Errors, st.Dropped
+	pt.Ops = map[string]SweepOp{}
+	for op, o := range st.Ops {
+		pt.Ops[op] = SweepOp{Count: o.Count, P0: o.Latency.Min, P50: o.Latency.P50, P99: o.Latency.P99, P999: o.Latency.P999}
+	}
 }
 
 // Cliff is the first growth stage where the store stopped keeping up:

@@ -14,6 +14,11 @@ func (s *Scenario) MaxConcurrency() int {
 		if p.Concurrency > n {
 			n = p.Concurrency
 		}
+		if p.Kind == PhaseSweep && p.Sweep != nil && p.Sweep.Over == SweepConcurrency {
+			for _, pt := range p.Sweep.Points {
+				n = max(n, pt.Concurrency)
+			}
+		}
 	}
 	return n
 }
@@ -30,9 +35,11 @@ func (s *Scenario) MaxOps(ops ...Op) (n int64, bounded bool) {
 	bounded = true
 	for _, p := range s.Phases {
 		uses := false
-		for _, op := range ops {
-			if p.Mix[op.String()] > 0 {
-				uses = true
+		for _, m := range p.Mixes() {
+			for _, op := range ops {
+				if m[op.String()] > 0 {
+					uses = true
+				}
 			}
 		}
 		if !uses {
@@ -70,6 +77,31 @@ func (p *Phase) maxOps() (int64, bool) {
 			n += int64(math.Ceil(st.Rate * st.Duration.D().Seconds()))
 		}
 		return n, true
+	case PhaseSweep:
+		if p.Sweep == nil || p.Sweep.Measure == MeasureCapacity {
+			return 0, false
+		}
+		var n int64
+		for _, pt := range p.Sweep.Points {
+			m := int64(-1)
+			if p.Requests > 0 {
+				m = p.Requests
+			}
+			rate := p.Rate
+			if p.Sweep.Over == SweepRate {
+				rate = pt.Rate
+			}
+			if rate > 0 && p.Duration > 0 {
+				if k := int64(math.Ceil(rate * p.Duration.D().Seconds())); m < 0 || k < m {
+					m = k
+				}
+			}
+			if m < 0 {
+				return 0, false
+			}
+			n += m
+		}
+		return n, true
 	}
 	return 0, false
 }
@@ -79,10 +111,12 @@ func (s *Scenario) MixOps() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range s.Phases {
-		for op := range p.Mix {
-			if !seen[op] {
-				seen[op] = true
-				out = append(out, op)
+		for _, m := range p.Mixes() {
+			for op := range m {
+				if !seen[op] {
+					seen[op] = true
+					out = append(out, op)
+				}
 			}
 		}
 	}

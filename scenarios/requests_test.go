@@ -52,7 +52,7 @@ phases:
 	}{
 		{3, "phases[0].duration", "or requests: N"},
 		{6, "phases[1].requests", "must not be negative"},
-		{9, "phases[2].requests", "only a steady phase"},
+		{9, "phases[2].requests", "only a steady or sweep phase"},
 		{14, "phases[3].warmup", "needs a phase duration"},
 	} {
 		if !hasProblem(ps, c.line, c.field, c.sub) {

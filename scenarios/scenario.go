@@ -137,10 +137,11 @@ const (
 	PhaseRamp     PhaseKind = "ramp"
 	PhaseCapacity PhaseKind = "capacity"
 	PhaseGrowth   PhaseKind = "growth"
+	PhaseSweep    PhaseKind = "sweep"
 )
 
 // PhaseKinds lists the phase kinds in the order messages name them.
-var PhaseKinds = []PhaseKind{PhaseLoad, PhaseSteady, PhaseRamp, PhaseCapacity, PhaseGrowth}
+var PhaseKinds = []PhaseKind{PhaseLoad, PhaseSteady, PhaseRamp, PhaseCapacity, PhaseGrowth, PhaseSweep}
 
 // Valid reports whether k is one of the phase kinds.
 func (k PhaseKind) Valid() bool {
@@ -153,7 +154,7 @@ func ParsePhaseKind(s string) (PhaseKind, error) {
 	if k := PhaseKind(s); k.Valid() {
 		return k, nil
 	}
-	return "", fmt.Errorf("unknown phase kind %q (use load, steady, ramp, capacity or growth)", s)
+	return "", fmt.Errorf("unknown phase kind %q (use load, steady, ramp, capacity, growth or sweep)", s)
 }
 
 // Distribution is how ops choose keys: the YAML keyspace.distribution.
@@ -213,6 +214,9 @@ type Phase struct {
 	Capacity *CapacitySpec `yaml:"capacity"`
 	// Growth stages.
 	Growth *GrowthSpec `yaml:"growth"`
+	// Sweep points: one measurement per point of the phase's template
+	// (its mix, rate, duration, warmup, requests and concurrency).
+	Sweep *SweepSpec `yaml:"sweep"`
 }
 
 // Step is one rate step of a ramp.

@@ -123,9 +123,11 @@ func SearchQuery(n int64) string {
 // indexes only for scenarios that search).
 func (sc *Scenario) Uses(op Op) bool {
 	name := op.String()
-	for _, p := range sc.Phases {
-		if p.Mix[name] > 0 {
-			return true
+	for i := range sc.Phases {
+		for _, m := range sc.Phases[i].Mixes() {
+			if m[name] > 0 {
+				return true
+			}
 		}
 	}
 	return false

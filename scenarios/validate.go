@@ -168,6 +168,15 @@ func (s *Scenario) ApplyDefaults() {
 		if p.Kind == PhaseGrowth && p.Growth != nil {
 			p.Growth.applyDefaults(s.Keyspace.Records)
 		}
+		if p.Kind == PhaseSweep && p.Sweep != nil {
+			p.Sweep.applyDefaults(p.Rate)
+			if p.Sweep.Measure == MeasureCapacity {
+				if p.Capacity == nil {
+					p.Capacity = &CapacitySpec{}
+				}
+				p.Capacity.applyDefaults()
+			}
+		}
 		if p.Kind == PhaseRamp && len(p.Steps) == 0 && badRate(p.From, false) == "" && badRate(p.To, false) == "" {
 			// Step i is from + i*step: repeated addition never advances
 			// once step is below the rate's float precision.
@@ -370,8 +379,8 @@ func (s *Scenario) Validate() []FieldError {
 		}
 		if p.Requests < 0 {
 			add(pp+".requests", "must not be negative")
-		} else if p.Requests > 0 && p.Kind != PhaseSteady {
-			add(pp+".requests", "only a steady phase takes a request count (this is a %s phase)", p.Kind)
+		} else if p.Requests > 0 && p.Kind != PhaseSteady && p.Kind != PhaseSweep {
+			add(pp+".requests", "only a steady or sweep phase takes a request count (this is a %s phase)", p.Kind)
 		}
 		errs = append(errs, validateMix(pp, p.Mix)...)
 		errs = append(errs, foreignKeys(pp, &p)...)
@@ -440,25 +449,13 @@ func (s *Scenario) Validate() []FieldError {
 			if len(p.Mix) == 0 {
 				add(pp+".mix", "a capacity search needs a mix")
 			}
-			if c := p.Capacity; c != nil {
-				if msg := badRate(c.Start, true); msg != "" {
-					add(pp+".capacity.start", "%s", msg)
-				}
-				if msg := badRate(c.Max, true); msg != "" {
-					add(pp+".capacity.max", "%s", msg)
-				} else if c.Max > 0 && c.Max < c.Start {
-					add(pp+".capacity.max", "must be at least capacity.start")
-				}
-				if c.Factor != 0 && c.Factor <= 1 {
-					add(pp+".capacity.factor", "must be greater than 1")
-				}
-				if c.StepDuration < 0 {
-					add(pp+".capacity.step_duration", "must be a positive duration")
-				}
-				if c.Precision < 0 || c.Precision >= 1 {
-					add(pp+".capacity.precision", "must be a fraction between 0 and 1 (0.05 = stop within 5%%)")
-				}
+			errs = append(errs, validateCapacity(pp, p.Capacity)...)
+		case PhaseSweep:
+			errs = append(errs, validateSweep(pp, &p)...)
+			if p.Warmup > 0 && p.Duration <= 0 && p.Requests > 0 {
+				add(pp+".warmup", "a warmup needs a point duration; points bounded by requests alone have none")
 			}
+			errs = append(errs, validateCapacity(pp, p.Capacity)...)
 		case PhaseGrowth:
 			if len(p.Mix) == 0 {
 				add(pp+".mix", "a growth phase needs a mix for its measuring stages")
@@ -489,7 +486,7 @@ func (s *Scenario) Validate() []FieldError {
 				}
 			}
 		case "":
-			add(pp+".kind", "every phase needs a kind (load, steady, ramp, capacity or growth)")
+			add(pp+".kind", "every phase needs a kind (load, steady, ramp, capacity, growth or sweep)")
 		default:
 			if _, err := ParsePhaseKind(string(p.Kind)); err != nil {
 				add(pp+".kind", "%s", err)
@@ -517,6 +514,35 @@ func (s *Scenario) Validate() []FieldError {
 	}
 	if r := s.SLO.MaxDroppedRatio; r != nil && (*r < 0 || *r > 1) {
 		add("slo.max_dropped_ratio", "must be between 0 and 1")
+	}
+	return errs
+}
+
+// validateCapacity checks a capacity: block (a capacity phase's, or a
+// capacity sweep's).
+func validateCapacity(pp string, c *CapacitySpec) []FieldError {
+	var errs []FieldError
+	add := func(path, format string, args ...any) {
+		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	if c != nil {
+		if msg := badRate(c.Start, true); msg != "" {
+			add(pp+".capacity.start", "%s", msg)
+		}
+		if msg := badRate(c.Max, true); msg != "" {
+			add(pp+".capacity.max", "%s", msg)
+		} else if c.Max > 0 && c.Max < c.Start {
+			add(pp+".capacity.max", "must be at least capacity.start")
+		}
+		if c.Factor != 0 && c.Factor <= 1 {
+			add(pp+".capacity.factor", "must be greater than 1")
+		}
+		if c.StepDuration < 0 {
+			add(pp+".capacity.step_duration", "must be a positive duration")
+		}
+		if c.Precision < 0 || c.Precision >= 1 {
+			add(pp+".capacity.precision", "must be a fraction between 0 and 1 (0.05 = stop within 5%%)")
+		}
 	}
 	return errs
 }
@@ -703,8 +729,11 @@ func foreignKeys(pp string, p *Phase) []FieldError {
 			}
 		}
 	}
-	if p.Capacity != nil && p.Kind != PhaseCapacity {
+	if p.Capacity != nil && p.Kind != PhaseCapacity && (p.Kind != PhaseSweep || p.Sweep == nil || p.Sweep.Measure != MeasureCapacity) {
 		add("capacity", PhaseCapacity)
+	}
+	if p.Sweep != nil && p.Kind != PhaseSweep {
+		add("sweep", PhaseSweep)
 	}
 	if p.Growth != nil && p.Kind != PhaseGrowth {
 		add("growth", PhaseGrowth)

@@ -69,8 +69,8 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"rate", fmt.Sprintf(" %v: %v", *o.Rate, err)}
 		}
 		for i := range sc.Phases {
-			if sc.Phases[i].Kind != scenarios.PhaseLoad {
-				sc.Phases[i].Rate = *o.Rate
+			if ph := &sc.Phases[i]; ph.Kind != scenarios.PhaseLoad && (ph.Kind != scenarios.PhaseSweep || openSweep(ph)) {
+				ph.Rate = *o.Rate
 			}
 		}
 	}
@@ -80,7 +80,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"duration", fmt.Sprintf(": %q is not a positive duration", o.Duration)}
 		}
 		for i := range sc.Phases {
-			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady {
+			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady || timedSweep(ph) {
 				ph.Duration = d
 				if o.Warmup == "" && ph.Warmup >= d {
 					// A shorter try of a shipped scenario: keep a fifth
@@ -100,8 +100,8 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"warmup", fmt.Sprintf(": %q is not a duration (e.g. 0s, 5s)", o.Warmup)}
 		}
 		for i := range sc.Phases {
-			if sc.Phases[i].Kind == scenarios.PhaseSteady {
-				sc.Phases[i].Warmup = d
+			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady || timedSweep(ph) {
+				ph.Warmup = d
 			}
 		}
 	}
@@ -133,6 +133,20 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 		sc.Seed = seed
 	}
 	return sc.Validate(), nil
+}
+
+// timedSweep says whether ph is a sweep whose points run for the
+// phase's duration (not a capacity search per point): --duration and
+// --warmup set each point's.
+func timedSweep(ph *scenarios.Phase) bool {
+	return ph.Kind == scenarios.PhaseSweep && (ph.Sweep == nil || ph.Sweep.Measure != scenarios.MeasureCapacity)
+}
+
+// openSweep says whether ph is a sweep whose points all run at the
+// phase's rate (measure: rate, not a rate sweep): --rate sets it. A
+// closed-loop, capacity or rate sweep has no one rate to set.
+func openSweep(ph *scenarios.Phase) bool {
+	return ph.Sweep != nil && ph.Sweep.Measure == scenarios.MeasureRate && ph.Sweep.Over != scenarios.SweepRate
 }
 
 // NewExporter is a run's exporter: soakd_run_info with version and

@@ -67,3 +67,39 @@ func TestApply(t *testing.T) {
 		})
 	}
 }
+
+// TestApplySweeps: --duration and --warmup set each sweep point's (not
+// a capacity sweep's, whose probes last step_duration); --rate sets a
+// sweep's rate only where every point runs at the phase's rate.
+func TestApplySweeps(t *testing.T) {
+	sc, err := scenarios.Parse("s.yaml", []byte(`name: s
+keyspace: {records: 100}
+phases:
+  - {name: closed, kind: sweep, duration: 1m, warmup: 10s, mix: {get: 100}, sweep: {over: concurrency, points: [{concurrency: 1}]}}
+  - {name: open, kind: sweep, rate: 100, duration: 1m, mix: {get: 100}, sweep: {over: concurrency, points: [{concurrency: 1}]}}
+  - {name: rates, kind: sweep, duration: 1m, mix: {get: 100}, sweep: {over: rate, points: [{rate: 10}]}}
+  - {name: cap, kind: sweep, mix: {get: 100}, sweep: {over: mix, measure: capacity, points: [{get: 100}]}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate := 250.0
+	var notes []string
+	fes, err := Apply(sc, Overrides{Duration: "2s", Rate: &rate, Note: func(s string) { notes = append(notes, s) }})
+	if err != nil || len(fes) > 0 {
+		t.Fatalf("err %v problems %v", err, fes)
+	}
+	ph := sc.Phases
+	if ph[0].Duration.D().Seconds() != 2 || ph[0].Warmup.D().Seconds() != 0.4 || ph[0].Rate != 0 {
+		t.Errorf("closed sweep: duration %s warmup %s rate %v", ph[0].Duration, ph[0].Warmup, ph[0].Rate)
+	}
+	if ph[1].Rate != 250 || ph[2].Rate != 0 || ph[2].Duration.D().Seconds() != 2 {
+		t.Errorf("open sweep rate %v; rate sweep rate %v duration %s", ph[1].Rate, ph[2].Rate, ph[2].Duration)
+	}
+	if ph[3].Duration != 0 || ph[3].Rate != 0 {
+		t.Errorf("capacity sweep: duration %s rate %v", ph[3].Duration, ph[3].Rate)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "phase closed") {
+		t.Errorf("notes %q", notes)
+	}
+}

@@ -23,6 +23,8 @@ import (
 // operator and), sorted by num, from/size, in the _search response
 // shape of the API reference.
 type indexingES struct {
+	// index is the index name it serves as "soakd" (empty: soakd).
+	index    string
 	mu       sync.Mutex
 	mapping  string
 	docs     map[string]map[string]any
@@ -45,6 +47,9 @@ func (x *indexingES) handle(w http.ResponseWriter, r *http.Request, body []byte)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	p := r.URL.Path
+	if rest, ok := strings.CutPrefix(p, "/"+x.index); x.index != "" && ok && (rest == "" || rest[0] == '/') {
+		p = "/soakd" + rest
+	}
 	switch {
 	case p == "/":
 		reply(w, 200, rootBody)

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// runSweep measures the phase's template once per sweep point, each
+// point a stage named by its label (a capacity point: a search whose
+// probes are stages <label>-probe-N), and sums the points up in
+// PhaseResult.Sweep: the cross-point table and chart.
+func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment) (*rundir.PhaseResult, error) {
+	sw := ph.Sweep
+	if sw == nil || len(sw.Points) == 0 {
+		return nil, fmt.Errorf("phase %s: a sweep phase needs sweep points (scenarios.Validate checks this)", ph.Name)
+	}
+	mixes := make([]*scenarios.Mix, len(sw.Points))
+	pcts := make([]map[string]float64, len(sw.Points))
+	var ops []scenarios.Op
+	for j := range sw.Points {
+		m, ok := ph.PointMix(j)
+		if !ok {
+			return nil, fmt.Errorf("phase %s: point %s: its percentages make no mix of 100 (scenarios.Validate checks this)", ph.Name, ph.PointLabel(j))
+		}
+		mx, err := scenarios.NewMix(m)
+		if err != nil {
+			return nil, fmt.Errorf("phase %s: point %s: %w", ph.Name, ph.PointLabel(j), err)
+		}
+		mixes[j], pcts[j] = mx, m
+		for _, op := range mx.Ops() {
+			if !slices.Contains(ops, op) {
+				ops = append(ops, op)
+			}
+		}
+	}
+	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
+	acc := newPhaseAcc(ops)
+	out := &rundir.SweepResult{Over: sw.Over, Measure: sw.Measure}
+	for j, pt := range sw.Points {
+		if ctx.Err() != nil {
+			break
+		}
+		label := ph.PointLabel(j)
+		s := base
+		s.Stage, s.StageIndex = label, len(pr.Stages)+1
+		s.Mix = mixes[j]
+		s.Limit = uint64(ph.Requests)
+		s.Seed = base.Seed + uint64(j+1)*0x9e3779b97f4a7c15
+		fieldBytes := r.sc.Record.FieldBytes
+		switch sw.Over {
+		case scenarios.SweepRate:
+			s.Rate = pt.Rate
+		case scenarios.SweepConcurrency:
+			s.Concurrency = pt.Concurrency
+		case scenarios.SweepValueSize:
+			fieldBytes = pt.FieldBytes
+			s.Values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), fieldBytes)
+		}
+		if sw.Measure != scenarios.MeasureRate {
+			s.Rate = 0
+		}
+		rp := rundir.SweepPoint{Label: label, Mix: pcts[j], TargetRate: s.Rate, Concurrency: s.Concurrency, FieldBytes: fieldBytes}
+		if sw.Measure == scenarios.MeasureCapacity {
+			first := len(pr.Stages)
+			cr := r.capacitySearch(ctx, ph, s, s.Mix, label+"-", pr, acc)
+			held := cr.HighestRateHeld
+			rp.HighestRateHeld = &held
+			// The point shows the held rate's probe (the last one that
+			// ran at it and passed).
+			for k := len(cr.Curve) - 1; k >= 0; k-- {
+				if c := cr.Curve[k]; c.Passed && c.Rate == held {
+					rundir.FillSweepPoint(&rp, &pr.Stages[first+k])
+					break
+				}
+			}
+			rp.AchievedOpsPerSec = held
+			out.Points = append(out.Points, rp)
+			continue
+		}
+		segs := []segment{s}
+		r.shardSegments(segs)
+		s = segs[0]
+		sctx, span := r.stageSpan(ctx, &s)
+		res := r.runSegment(sctx, &s, r)
+		acc.add(res)
+		st := stageResult(&s, res, r.stats())
+		r.keepStageHists(ph.Name, s.Stage, res.Total)
+		pr.Stages = append(pr.Stages, st)
+		span.SetAttributes(resultAttrs(&st.Result)...)
+		span.End()
+		rundir.FillSweepPoint(&rp, &st)
+		out.Points = append(out.Points, rp)
+	}
+	pr.Sweep = out
+	pr.End = time.Now().UTC()
+	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, acc.tail, r.classes)
+	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
+	for _, st := range pr.Stages {
+		pr.TargetRate = max(pr.TargetRate, st.TargetRate)
+	}
+	pr.Server = r.stats()
+	return pr, nil
+}

@@ -1,0 +1,148 @@
+// Package studytest runs a shipped study scenario briefly against a real
+// store (or the store stand-in a target's tests use) through the path
+// `soakd run` takes, and checks the figures and charts the study is for.
+// It is imported by tests only.
+package studytest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/internal/runpath"
+	"github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// Short are the overrides a study test runs with: a small dataset and
+// short phases and points.
+var Short = runpath.Overrides{Records: "300", Duration: "500ms", Warmup: "100ms", Concurrency: 8}
+
+// Run loads the study file, points it at url with the Short overrides,
+// runs it with runpath (as `soakd run` does) and returns the summary and
+// the run directory.
+func Run(t *testing.T, file, url string) (*rundir.Summary, string) {
+	t.Helper()
+	sc, err := scenarios.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Short
+	o.Target = url
+	if probs, err := runpath.Apply(sc, o); err != nil || len(probs) > 0 {
+		t.Fatalf("overrides: %v %v", err, probs)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	run, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: dir, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close(context.Background())
+	sum, err := run.Start(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, dir
+}
+
+// CheckSweep checks the study's update sweep: six points update-0 ..
+// update-50, each run with its own mix: search and read reduced in
+// proportion, every op's count within 5 binomial deviations (+1) of
+// its share of the point's completed ops, no update at update-0, no
+// errors; and p0 <= p50 for every op of the sustained runs.
+func CheckSweep(t *testing.T, sum *rundir.Summary) {
+	t.Helper()
+	var sweep *rundir.PhaseResult
+	for i := range sum.Phases {
+		p := &sum.Phases[i]
+		if p.Errors != 0 {
+			t.Errorf("phase %s: %d errors %+v", p.Name, p.Errors, p.Ops)
+		}
+		if p.Name == "update-sweep" {
+			sweep = p
+		}
+		if strings.HasPrefix(p.Name, "sustained-") {
+			for op, o := range p.Ops {
+				if o.Count == 0 || o.Latency.Min <= 0 || o.Latency.Min > o.Latency.P50 || o.Latency.P9999 > o.Latency.Max {
+					t.Errorf("phase %s %s: count %d p0 %v p50 %v p99.99 %v max %v", p.Name, op, o.Count, o.Latency.Min, o.Latency.P50, o.Latency.P9999, o.Latency.Max)
+				}
+			}
+		}
+	}
+	if sweep == nil || sweep.Sweep == nil || len(sweep.Sweep.Points) != 6 {
+		t.Fatalf("no six-point update sweep in %+v", sweep)
+	}
+	for j, pt := range sweep.Sweep.Points {
+		u := float64(10 * j)
+		want := map[string]float64{"search": 65 * (100 - u) / 100, "read": 35 * (100 - u) / 100, "update": u}
+		if pt.Label != fmt.Sprintf("update-%d", 10*j) {
+			t.Errorf("point %d label %q", j, pt.Label)
+		}
+		n := float64(sweep.Stages[j].Completed)
+		if n < 20 || pt.AchievedOpsPerSec <= 0 {
+			t.Errorf("point %s: %v ops completed, %v ops/s", pt.Label, n, pt.AchievedOpsPerSec)
+			continue
+		}
+		for op, pct := range want {
+			if math.Abs(pt.Mix[op]-pct) > 1e-9 {
+				t.Errorf("point %s: mix %v, want %v", pt.Label, pt.Mix, want)
+			}
+			q := pct / 100
+			got := float64(sweep.Stages[j].Ops[op].Count)
+			if math.Abs(got-n*q) > 5*math.Sqrt(n*q*(1-q))+1 {
+				t.Errorf("point %s: %v %s of %v ops, want %.1f%%", pt.Label, got, op, n, pct)
+			}
+		}
+	}
+}
+
+// CheckReport checks summary.txt's sweep table and p0 column, writes
+// report.html and renders it in headless Chromium: the DOM holds one
+// <svg> per plot, the sweep's throughput chart and the p0 spectrum.
+func CheckReport(t *testing.T, sum *rundir.Summary, dir string) {
+	t.Helper()
+	txt, err := os.ReadFile(filepath.Join(dir, rundir.SummaryTextFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"sweep over mix (closed)", "update-50", "read 17.5 search 32.5 update 50", "p0"} {
+		if !strings.Contains(string(txt), want) {
+			t.Errorf("summary.txt lacks %q", want)
+		}
+	}
+	bin := testutil.NeedTool(t, "chromium", "chromium-browser", "google-chrome")
+	plots := 0
+	for _, p := range report.BuildReport(sum, nil).Phases {
+		plots += len(p.Plots)
+	}
+	page := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(page, report.ReportHTML([]*rundir.Summary{sum}, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	dom, err := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile"),
+		"--dump-dom", "file://"+page).Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom: %v", err)
+	}
+	d := string(dom)
+	if n := strings.Count(d, "<svg"); n != plots {
+		t.Errorf("chromium parsed %d <svg> elements, the report has %d plots", n, plots)
+	}
+	for _, want := range []string{report.SweepChartTitle, "update-0", "update-50", ">p0<", "latency percentile spectrum"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("rendered report lacks %q", want)
+		}
+	}
+}
