@@ -82,6 +82,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		r.keepStageHists(ph.Name, name, mres.Total)
 		st.Start = lres.Start.UTC()
 		st.Records = r.inserted.Load()
+		st.Memory = rundir.StageMemoryOf(st.Server)
 		load := &rundir.Result{}
 		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, r.classes)
 		load.TargetRate = g.LoadRate
