@@ -28,14 +28,14 @@ type Series struct {
 // Plot is one chart: what report.html draws, kept as data so it can be
 // tested apart from the SVG.
 type Plot struct {
-	Title  string   `json:"title"`
-	XLabel string   `json:"x_label"`
-	YLabel string   `json:"y_label"`
-	XTicks []Point  `json:"x_ticks,omitempty"` // fixed labelled ticks (spectrum)
-	Marks  []Point  `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
+	Title  string  `json:"title"`
+	XLabel string  `json:"x_label"`
+	YLabel string  `json:"y_label"`
+	XTicks []Point `json:"x_ticks,omitempty"` // fixed labelled ticks (spectrum)
+	Marks  []Point `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
 	// Cliffs are labelled vertical lines at a growth phase's cliff stage,
 	// drawn solid red on every per-stage chart.
-	Cliffs []Point `json:"cliffs,omitempty"`
+	Cliffs []Point  `json:"cliffs,omitempty"`
 	Series []Series `json:"series"`
 }
 
