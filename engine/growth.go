@@ -123,6 +123,7 @@ func (r *runner) freshStats(ctx context.Context) map[string]float64 {
 		st, err := src.ServerStats(c)
 		cancel()
 		if err == nil {
+			r.persist.observe(time.Now(), st)
 			r.statsMu.Lock()
 			r.lastStats = st
 			r.statsMu.Unlock()

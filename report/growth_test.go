@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
@@ -100,5 +101,49 @@ func TestGrowthMemoryCharts(t *testing.T) {
 	// phase: latency, rate, insert rate, memory.
 	if n := strings.Count(page, `class="cliff"`); n != 7 {
 		t.Errorf("%d cliff lines drawn, want 7", n)
+	}
+}
+
+// TestTimelinePersistenceSpans: a phase's persistence_events are shaded
+// on its latency-over-time chart (one rect each, coloured by kind, with
+// a legend entry per kind), and on no other chart.
+func TestTimelinePersistenceSpans(t *testing.T) {
+	s := growthVariantsSummary()
+	p := &s.Phases[1]
+	p.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.End = p.Start.Add(10 * time.Second)
+	p.PersistenceEvents = []rundir.PersistenceEvent{{Kind: "bgsave", StartOffsetSeconds: 2, EndOffsetSeconds: 3.5}, {Kind: "aof_rewrite", StartOffsetSeconds: 6, EndOffsetSeconds: 8}}
+	tl := &Timeline{Width: map[string]time.Duration{p.Name: time.Second}, Phases: map[string]map[string][]TimePoint{p.Name: {}}}
+	for i := 0; i < 10; i++ {
+		tl.Phases[p.Name]["get"] = append(tl.Phases[p.Name]["get"], TimePoint{At: p.Start.Add(time.Duration(i) * time.Second), Count: 10, P99: 1e-3})
+	}
+	rd := BuildReport(s, tl)
+	var spans int
+	for _, pp := range rd.Phases {
+		for _, pl := range pp.Plots {
+			if len(pl.Spans) == 0 {
+				continue
+			}
+			spans++
+			if !strings.HasPrefix(pl.Title, "latency over time") || pp.Phase != p.Name {
+				t.Errorf("spans on %s %q", pp.Phase, pl.Title)
+			}
+			want := []Span{{From: 2, To: 3.5, Label: "bgsave"}, {From: 6, To: 8, Label: "aof_rewrite"}}
+			if fmt.Sprint(pl.Spans) != fmt.Sprint(want) {
+				t.Errorf("spans %+v, want %+v", pl.Spans, want)
+			}
+		}
+	}
+	if spans != 1 {
+		t.Fatalf("%d charts with spans, want the one timeline", spans)
+	}
+	page := string(ReportHTML([]*rundir.Summary{s}, []*Timeline{tl}))
+	if n := strings.Count(page, `class="span"`); n != 2 {
+		t.Errorf("%d shaded spans drawn, want 2", n)
+	}
+	for _, want := range []string{`fill="#ff9900" fill-opacity="0.25"><title>bgsave 2s-3.5s</title>`, `fill="#9933cc" fill-opacity="0.25"><title>aof_rewrite 6s-8s</title>`, `>bgsave</text>`, `>aof_rewrite</text>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
 	}
 }

@@ -35,9 +35,22 @@ type Plot struct {
 	Marks  []Point `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
 	// Cliffs are labelled vertical lines at a growth phase's cliff stage,
 	// drawn solid red on every per-stage chart.
-	Cliffs []Point  `json:"cliffs,omitempty"`
+	Cliffs []Point `json:"cliffs,omitempty"`
+	// Spans are shaded x ranges (BGSAVE and AOF rewrite periods on the
+	// latency-over-time chart).
+	Spans  []Span   `json:"spans,omitempty"`
 	Series []Series `json:"series"`
 }
+
+// Span is a labelled x range, shaded.
+type Span struct {
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+	Label string  `json:"label"`
+}
+
+// spanColours shade persistence periods by kind.
+var spanColours = map[string]string{"bgsave": "#ff9900", "aof_rewrite": "#9933cc"}
 
 // PhasePlots are the plots of one phase.
 type PhasePlots struct {
@@ -461,6 +474,20 @@ func SVGPlot(p Plot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, w, h, w, h)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="16" font-weight="bold">%s</text>`, ml, html.EscapeString(p.Title))
+	for _, sp := range p.Spans {
+		from, to := math.Max(sp.From, xmin), math.Min(sp.To, xmax)
+		if to < from {
+			continue
+		}
+		col := spanColours[sp.Label]
+		if col == "" {
+			col = "#999999"
+		}
+		// At least 2 px wide, so a short job still shows.
+		wd := math.Max(sx(to)-sx(from), 2)
+		fmt.Fprintf(&b, `<rect class="span" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.25"><title>%s %s-%s</title></rect>`,
+			sx(from), mt, wd, ph, col, html.EscapeString(sp.Label), siNum(sp.From)+"s", siNum(sp.To)+"s")
+	}
 	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, ml, mt+ph, ml+pw, mt+ph, ml, mt, ml, mt+ph)
 	for _, y := range yticks {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, ml, sy(y), ml+pw, sy(y), ml-4, sy(y)+4, tickLabel(p.YLabel, y))
@@ -513,6 +540,22 @@ func SVGPlot(p Plot) string {
 		}
 		ly := mt + 12 + float64(i)*15
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/><text x="%.1f" y="%.1f">%s</text>`, ml+pw+10, ly-9, col, ml+pw+24, ly, html.EscapeString(s.Name))
+	}
+	// The shaded kinds' legend, under the series'.
+	seen := map[string]bool{}
+	n := len(p.Series)
+	for _, sp := range p.Spans {
+		if seen[sp.Label] {
+			continue
+		}
+		seen[sp.Label] = true
+		col := spanColours[sp.Label]
+		if col == "" {
+			col = "#999999"
+		}
+		ly := mt + 12 + float64(n)*15
+		n++
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s" fill-opacity="0.25"/><text x="%.1f" y="%.1f">%s</text>`, ml+pw+10, ly-9, col, ml+pw+24, ly, html.EscapeString(sp.Label))
 	}
 	b.WriteString("</svg>")
 	return b.String()

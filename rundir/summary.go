@@ -123,6 +123,10 @@ type PhaseResult struct {
 	Cliff   *Cliff `json:"cliff,omitempty"`
 	// Capacity phases: the search's outcome.
 	Capacity *CapacityResult `json:"capacity,omitempty"`
+	// PersistenceEvents are the periods in the phase when the server ran
+	// a background persistence job, from its stats sampled at the
+	// collector's interval and at each stage's end.
+	PersistenceEvents []PersistenceEvent `json:"persistence_events,omitempty"`
 	// ChangePoints are where the phase's per-op latency or rate shifted
 	// (report.FindChangePoints, with verdict.Detect).
 	ChangePoints []ChangePoint `json:"change_points,omitempty"`
@@ -142,6 +146,23 @@ type StageResult struct {
 	// Memory is the server's memory at the stage's end, from Server:
 	// what the growth study plots against records.
 	Memory *StageMemory `json:"memory,omitempty"`
+}
+
+// Persistence event kinds.
+const (
+	PersistBGSave     = "bgsave"      // an RDB snapshot (BGSAVE) in a fork child
+	PersistAOFRewrite = "aof_rewrite" // an AOF rewrite (BGREWRITEAOF) in a fork child
+)
+
+// PersistenceEvent is one period when a background persistence job ran,
+// in seconds from the phase's start. It spans the stats samples around
+// the job (the last that did not see it running to the first that no
+// longer did), so the job ran within it; one still running when the
+// phase ended ends at the phase's end.
+type PersistenceEvent struct {
+	Kind               string  `json:"kind"`
+	StartOffsetSeconds float64 `json:"start_offset_seconds"`
+	EndOffsetSeconds   float64 `json:"end_offset_seconds"`
 }
 
 // StageMemory is a growth stage's memory figures in bytes; a figure the
