@@ -82,6 +82,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		r.keepStageHists(ph.Name, name, mres.Total)
 		st.Start = lres.Start.UTC()
 		st.Records = r.inserted.Load()
+		st.Memory = rundir.StageMemoryOf(st.Server)
 		load := &rundir.Result{}
 		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, r.classes)
 		load.TargetRate = g.LoadRate
@@ -122,6 +123,7 @@ func (r *runner) freshStats(ctx context.Context) map[string]float64 {
 		st, err := src.ServerStats(c)
 		cancel()
 		if err == nil {
+			r.persist.observe(time.Now(), st)
 			r.statsMu.Lock()
 			r.lastStats = st
 			r.statsMu.Unlock()

@@ -102,6 +102,8 @@ type runner struct {
 	// per segment, while it runs
 	statsMu   sync.Mutex
 	lastStats map[string]float64
+	// persist turns the stats samples into BGSAVE / AOF rewrite periods.
+	persist persistTracker
 }
 
 // Run executes every phase of the scenario and writes the run directory.
@@ -246,6 +248,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 				return nil, err
 			}
 			pr.Variant = v
+			if !pr.Start.IsZero() && !pr.End.IsZero() {
+				pr.PersistenceEvents = r.persist.between(pr.Start, pr.End)
+			}
 			sum.Phases = append(sum.Phases, *pr)
 			phaseSpans = append(phaseSpans, ps)
 		}
@@ -436,6 +441,7 @@ func (r *runner) startStats(ctx context.Context) func() {
 				}
 			}
 			if err == nil && r.currentTarget() == tg {
+				r.persist.observe(time.Now(), st)
 				r.statsMu.Lock()
 				r.lastStats = st
 				r.statsMu.Unlock()

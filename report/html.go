@@ -28,13 +28,29 @@ type Series struct {
 // Plot is one chart: what report.html draws, kept as data so it can be
 // tested apart from the SVG.
 type Plot struct {
-	Title  string   `json:"title"`
-	XLabel string   `json:"x_label"`
-	YLabel string   `json:"y_label"`
-	XTicks []Point  `json:"x_ticks,omitempty"` // fixed labelled ticks (spectrum)
-	Marks  []Point  `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
+	Title  string  `json:"title"`
+	XLabel string  `json:"x_label"`
+	YLabel string  `json:"y_label"`
+	XTicks []Point `json:"x_ticks,omitempty"` // fixed labelled ticks (spectrum)
+	Marks  []Point `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
+	// Cliffs are labelled vertical lines at a growth phase's cliff stage,
+	// drawn solid red on every per-stage chart.
+	Cliffs []Point `json:"cliffs,omitempty"`
+	// Spans are shaded x ranges (BGSAVE and AOF rewrite periods on the
+	// latency-over-time chart).
+	Spans  []Span   `json:"spans,omitempty"`
 	Series []Series `json:"series"`
 }
+
+// Span is a labelled x range, shaded.
+type Span struct {
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+	Label string  `json:"label"`
+}
+
+// spanColours shade persistence periods by kind.
+var spanColours = map[string]string{"bgsave": "#ff9900", "aof_rewrite": "#9933cc"}
 
 // PhasePlots are the plots of one phase.
 type PhasePlots struct {
@@ -145,6 +161,16 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			}
 			if mp := missPlot(p.Stages, xl, x, ""); len(mp.Series) > 0 {
 				pp.Plots = append(pp.Plots, mp)
+			}
+			if mp := memoryPlot(p.Stages, "memory per stage", x); len(mp.Series) > 0 {
+				pp.Plots = append(pp.Plots, mp)
+			}
+			if cm := cliffMarks(&p, x, ""); cm != nil {
+				for i := range pp.Plots {
+					if pp.Plots[i].XLabel == xl {
+						pp.Plots[i].Cliffs = cm
+					}
+				}
 			}
 		}
 		if c := p.Capacity; c != nil {
@@ -290,10 +316,63 @@ func missPlot(stages []rundir.StageResult, xl string, x func(int, rundir.StageRe
 	return mp
 }
 
+// cliffMarks is the mark of p's cliff on a per-stage chart whose x is
+// x(stage index, stage); prefix names the variant in comparisons.
+func cliffMarks(p *rundir.PhaseResult, x func(int, rundir.StageResult) float64, prefix string) []Point {
+	c := p.Cliff
+	if c == nil || c.StageIndex < 0 || c.StageIndex >= len(p.Stages) {
+		return nil
+	}
+	lbl := prefix + "cliff " + c.Stage + ": " + c.Reason
+	if c.Op != "" {
+		lbl += " " + c.Op
+	}
+	if c.Unconfirmed {
+		lbl += " (unconfirmed)"
+	}
+	return []Point{{X: x(c.StageIndex, p.Stages[c.StageIndex]), Label: lbl}}
+}
+
+// memoryPlot draws a growth phase's memory per stage: the store's used
+// memory and RSS, the cgroup's usage split into page cache (file) and
+// anonymous memory, its limit, and swap in use. Figures no stage has
+// are left out.
+func memoryPlot(stages []rundir.StageResult, title string, x func(int, rundir.StageResult) float64) Plot {
+	pl := Plot{Title: title, XLabel: "dataset (records)", YLabel: "bytes"}
+	for _, f := range []struct {
+		name string
+		get  func(*rundir.StageMemory) *float64
+	}{
+		{"used_memory", func(m *rundir.StageMemory) *float64 { return m.UsedBytes }},
+		{"rss", func(m *rundir.StageMemory) *float64 { return m.RSSBytes }},
+		{"cgroup usage", func(m *rundir.StageMemory) *float64 { return m.CgroupUsageBytes }},
+		{"cgroup file (page cache)", func(m *rundir.StageMemory) *float64 { return m.CgroupFileBytes }},
+		{"cgroup anon", func(m *rundir.StageMemory) *float64 { return m.CgroupAnonBytes }},
+		{"cgroup limit", func(m *rundir.StageMemory) *float64 { return m.CgroupLimitBytes }},
+		{"swap", func(m *rundir.StageMemory) *float64 { return m.SwapBytes }},
+	} {
+		sr := Series{Name: f.name}
+		for i, st := range stages {
+			if st.Memory == nil {
+				continue
+			}
+			if v := f.get(st.Memory); v != nil {
+				sr.Points = append(sr.Points, Point{X: x(i, st), Y: *v, Label: st.Name})
+			}
+		}
+		if len(sr.Points) > 0 {
+			pl.Series = append(pl.Series, sr)
+		}
+	}
+	return pl
+}
+
 // withVariantComparison puts, before the first of a growth phase's
 // persistence variants, one section that draws the variants side by side
 // against dataset size: each op's p99, the batch insert rate and the miss
-// ratio, one line per variant, with each variant's cliff as a note.
+// ratio, one line per variant, then each variant's memory chart (used
+// memory, cgroup usage as page cache and anon, swap) next to the
+// others'; each variant's cliff is a note and a mark on every chart.
 func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots {
 	type group struct {
 		first int
@@ -370,6 +449,19 @@ func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots 
 		}
 		if len(miss.Series) > 0 {
 			cmp.Plots = append(cmp.Plots, miss)
+		}
+		var cliffs []Point
+		for _, p := range g.ps {
+			cliffs = append(cliffs, cliffMarks(p, recs, p.Variant+" ")...)
+		}
+		for i := range cmp.Plots {
+			cmp.Plots[i].Cliffs = cliffs
+		}
+		for _, p := range g.ps {
+			if mp := memoryPlot(p.Stages, "memory per stage: "+p.Variant, recs); len(mp.Series) > 0 {
+				mp.Cliffs = cliffMarks(p, recs, "")
+				cmp.Plots = append(cmp.Plots, mp)
+			}
 		}
 		out = append(out, phases[next:g.first]...)
 		out = append(out, cmp)
@@ -451,6 +543,20 @@ func SVGPlot(p Plot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, w, h, w, h)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="16" font-weight="bold">%s</text>`, ml, html.EscapeString(p.Title))
+	for _, sp := range p.Spans {
+		from, to := math.Max(sp.From, xmin), math.Min(sp.To, xmax)
+		if to < from {
+			continue
+		}
+		col := spanColours[sp.Label]
+		if col == "" {
+			col = "#999999"
+		}
+		// At least 2 px wide, so a short job still shows.
+		wd := math.Max(sx(to)-sx(from), 2)
+		fmt.Fprintf(&b, `<rect class="span" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.25"><title>%s %s-%s</title></rect>`,
+			sx(from), mt, wd, ph, col, html.EscapeString(sp.Label), siNum(sp.From)+"s", siNum(sp.To)+"s")
+	}
 	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, ml, mt+ph, ml+pw, mt+ph, ml, mt, ml, mt+ph)
 	for _, y := range yticks {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, ml, sy(y), ml+pw, sy(y), ml-4, sy(y)+4, tickLabel(p.YLabel, y))
@@ -472,6 +578,13 @@ func SVGPlot(p Plot) string {
 			continue
 		}
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999" stroke-dasharray="3,3"><title>%s</title></line>`, sx(m.X), mt, sx(m.X), mt+ph, html.EscapeString(m.Label))
+	}
+	for i, m := range p.Cliffs {
+		if m.X < xmin || m.X > xmax {
+			continue
+		}
+		fmt.Fprintf(&b, `<line class="cliff" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e00000" stroke-width="2"><title>%s</title></line>`, sx(m.X), mt, sx(m.X), mt+ph, html.EscapeString(m.Label))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="#e00000">%s</text>`, sx(m.X)+3, mt+10+float64(i)*12, html.EscapeString(m.Label))
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, ml+pw/2, h-8, html.EscapeString(p.XLabel))
 	fmt.Fprintf(&b, `<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>`, mt+ph/2, mt+ph/2, html.EscapeString(p.YLabel))
@@ -496,6 +609,22 @@ func SVGPlot(p Plot) string {
 		}
 		ly := mt + 12 + float64(i)*15
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/><text x="%.1f" y="%.1f">%s</text>`, ml+pw+10, ly-9, col, ml+pw+24, ly, html.EscapeString(s.Name))
+	}
+	// The shaded kinds' legend, under the series'.
+	seen := map[string]bool{}
+	n := len(p.Series)
+	for _, sp := range p.Spans {
+		if seen[sp.Label] {
+			continue
+		}
+		seen[sp.Label] = true
+		col := spanColours[sp.Label]
+		if col == "" {
+			col = "#999999"
+		}
+		ly := mt + 12 + float64(n)*15
+		n++
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s" fill-opacity="0.25"/><text x="%.1f" y="%.1f">%s</text>`, ml+pw+10, ly-9, col, ml+pw+24, ly, html.EscapeString(sp.Label))
 	}
 	b.WriteString("</svg>")
 	return b.String()

@@ -132,7 +132,7 @@ func readTimeline(rd io.Reader, name string, s *rundir.Summary, width func(time.
 
 // timelinePlot draws each op's p99 per bucket against seconds since the
 // phase start, with a mark at each stage's start and at each change
-// point.
+// point, and the phase's BGSAVE and AOF rewrite periods shaded.
 func timelinePlot(p *rundir.PhaseResult, tl *Timeline) (Plot, bool) {
 	ops := tl.Phases[p.Name]
 	if len(ops) == 0 {
@@ -158,5 +158,8 @@ func timelinePlot(p *rundir.PhaseResult, tl *Timeline) (Plot, bool) {
 		}
 	}
 	pl.Marks = append(pl.Marks, changeMarks(p)...)
+	for _, e := range p.PersistenceEvents {
+		pl.Spans = append(pl.Spans, Span{From: e.StartOffsetSeconds, To: e.EndOffsetSeconds, Label: e.Kind})
+	}
 	return pl, true
 }

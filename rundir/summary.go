@@ -125,6 +125,10 @@ type PhaseResult struct {
 	Capacity *CapacityResult `json:"capacity,omitempty"`
 	// Sweep phases: one figure per point.
 	Sweep *SweepResult `json:"sweep,omitempty"`
+	// PersistenceEvents are the periods in the phase when the server ran
+	// a background persistence job, from its stats sampled at the
+	// collector's interval and at each stage's end.
+	PersistenceEvents []PersistenceEvent `json:"persistence_events,omitempty"`
 	// ChangePoints are where the phase's per-op latency or rate shifted
 	// (report.FindChangePoints, with verdict.Detect).
 	ChangePoints []ChangePoint `json:"change_points,omitempty"`
@@ -141,6 +145,72 @@ type StageResult struct {
 	// batch insert's own figures.
 	Records int64   `json:"records,omitempty"`
 	Load    *Result `json:"load,omitempty"`
+	// Memory is the server's memory at the stage's end, from Server:
+	// what the growth study plots against records.
+	Memory *StageMemory `json:"memory,omitempty"`
+}
+
+// Persistence event kinds.
+const (
+	PersistBGSave     = "bgsave"      // an RDB snapshot (BGSAVE) in a fork child
+	PersistAOFRewrite = "aof_rewrite" // an AOF rewrite (BGREWRITEAOF) in a fork child
+)
+
+// PersistenceEvent is one period when a background persistence job ran,
+// in seconds from the phase's start. It spans the stats samples around
+// the job (the last that did not see it running to the first that no
+// longer did), so the job ran within it; one still running when the
+// phase ended ends at the phase's end.
+type PersistenceEvent struct {
+	Kind               string  `json:"kind"`
+	StartOffsetSeconds float64 `json:"start_offset_seconds"`
+	EndOffsetSeconds   float64 `json:"end_offset_seconds"`
+}
+
+// StageMemory is a growth stage's memory figures in bytes; a figure the
+// target does not report is absent (nil), never 0.
+type StageMemory struct {
+	// UsedBytes is the store's own count (Redis used_memory), RSSBytes
+	// its process's resident size.
+	UsedBytes *float64 `json:"used_bytes,omitempty"`
+	RSSBytes  *float64 `json:"rss_bytes,omitempty"`
+	// Cgroup*: the managed server's memory cgroup. Usage is what the
+	// kernel charges against the cap: anonymous memory (the heap) plus
+	// file pages (page cache of the AOF and RDB files the server and its
+	// fork children wrote).
+	CgroupUsageBytes *float64 `json:"cgroup_usage_bytes,omitempty"`
+	CgroupLimitBytes *float64 `json:"cgroup_limit_bytes,omitempty"`
+	CgroupFileBytes  *float64 `json:"cgroup_file_bytes,omitempty"`
+	CgroupAnonBytes  *float64 `json:"cgroup_anon_bytes,omitempty"`
+	// SwapBytes is the swap in use: the cgroup's when the server has
+	// one, else the server process's (VmSwap).
+	SwapBytes *float64 `json:"swap_bytes,omitempty"`
+}
+
+// StageMemoryOf picks a stage's memory figures out of its server stats
+// (nil when there are none).
+func StageMemoryOf(server map[string]float64) *StageMemory {
+	get := func(names ...string) *float64 {
+		for _, n := range names {
+			if v, ok := server[n]; ok {
+				return &v
+			}
+		}
+		return nil
+	}
+	m := &StageMemory{
+		UsedBytes:        get("used_memory_bytes"),
+		RSSBytes:         get("used_memory_rss_bytes"),
+		CgroupUsageBytes: get("cgroup_memory_usage_bytes"),
+		CgroupLimitBytes: get("cgroup_memory_limit_bytes"),
+		CgroupFileBytes:  get("cgroup_memory_file_bytes"),
+		CgroupAnonBytes:  get("cgroup_memory_anon_bytes"),
+		SwapBytes:        get("cgroup_swap_usage_bytes", "process_swap_bytes"),
+	}
+	if *m == (StageMemory{}) {
+		return nil
+	}
+	return m
 }
 
 // WriteError is Run's error when the run finished but its results could

@@ -151,6 +151,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		sortProblems(probs)
 		return nil, probs
 	}
+	sc.doc = doc
 	return &sc, nil
 }
 

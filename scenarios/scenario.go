@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Scenario is one decoded scenario file.
@@ -26,6 +28,8 @@ type Scenario struct {
 
 	// File is the path the scenario was read from (not part of the YAML).
 	File string `yaml:"-"`
+	// doc is the YAML the scenario was read from, for Warnings' lines.
+	doc *yaml.Node
 }
 
 // Target says which store to drive and how to reach it.

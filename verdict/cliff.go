@@ -22,6 +22,11 @@ const (
 	missJump = 0.02
 	// A p99 from fewer samples is close to the max: too noisy to judge.
 	minCliffSamples = 100
+	// A page_cache signal is file memory in the server's cgroup growing
+	// by at least pageCacheMinGrowth bytes and pageCacheLimitShare of the
+	// cgroup's limit (where it has one) since the previous stage.
+	pageCacheMinGrowth  = 1 << 20
+	pageCacheLimitShare = 0.01
 )
 
 func missRatio(o rundir.OpResult) float64 {
@@ -186,7 +191,13 @@ func newCliff(stages []rundir.StageResult, k int, op, reason string, value, base
 
 // Signals names what the server was doing in stage cur compared with
 // prev (nil for the first stage): evictions, swap, cgroup_oom_kill,
-// cgroup_limit_hit, bgsave, aof_rewrite, fork, oom_errors, at_maxmemory.
+// cgroup_limit_hit, page_cache, bgsave, aof_rewrite, fork, oom_errors,
+// at_maxmemory.
+//
+// page_cache is the cgroup's file memory (the page cache of the AOF and
+// RDB files, charged to the server's group by the kernel) growing: it
+// takes room under the cap from the dataset, which is how a persistence
+// variant can hit the cliff at fewer records than no persistence.
 func Signals(prev, cur *rundir.StageResult) []string {
 	out := []string{}
 	var ps map[string]float64
@@ -216,6 +227,19 @@ func Signals(prev, cur *rundir.StageResult) []string {
 	}
 	if p, c, ok := rose("cgroup_memory_failcnt_total"); ok && prev != nil {
 		out = append(out, fmt.Sprintf("cgroup_limit_hit: cgroup_memory_failcnt_total %.0f -> %.0f", p, c))
+	}
+	if p, c, ok := rose("cgroup_memory_file_bytes"); ok {
+		min := float64(pageCacheMinGrowth)
+		if lim := cs["cgroup_memory_limit_bytes"]; lim > 0 {
+			min = max(min, pageCacheLimitShare*lim)
+		}
+		if c-p >= min {
+			s := fmt.Sprintf("page_cache: cgroup_memory_file_bytes %.0f -> %.0f", p, c)
+			if u := cs["cgroup_memory_usage_bytes"]; u > 0 {
+				s += fmt.Sprintf(" (%.0f%% of cgroup usage)", 100*c/u)
+			}
+			out = append(out, s)
+		}
 	}
 	if cs["rdb_bgsave_in_progress"] > 0 {
 		out = append(out, "bgsave: rdb_bgsave_in_progress")

@@ -143,3 +143,66 @@ func scenarioCap(start, factor, max, prec float64) (c capSpec) {
 }
 
 type capSpec = scenarios.CapacitySpec
+
+// TestPageCacheSignal: file memory (page cache) growing in the server's
+// cgroup is named page_cache, with enough growth to matter (1 MiB and 1%
+// of the cgroup's limit), and a cliff found by DetectCliff carries it.
+func TestPageCacheSignal(t *testing.T) {
+	const mib = 1 << 20
+	srv := func(kv ...float64) map[string]float64 {
+		m := map[string]float64{}
+		names := []string{"cgroup_memory_file_bytes", "cgroup_memory_limit_bytes", "cgroup_memory_usage_bytes"}
+		for i, v := range kv {
+			if v >= 0 {
+				m[names[i]] = v
+			}
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name      string
+		prev, cur map[string]float64
+		want      string // "" = no page_cache signal
+	}{
+		{"grew 40 MiB of a 256 MiB cap", srv(10*mib, 256*mib, 100*mib), srv(50*mib, 256*mib, 200*mib),
+			"page_cache: cgroup_memory_file_bytes 10485760 -> 52428800 (25% of cgroup usage)"},
+		{"grew under 1% of the cap", srv(10*mib, 1024*mib, -1), srv(10*mib+10*mib/1000*1000, 1024*mib, -1), ""},
+		{"grew 2 MiB of a 100 MiB cap", srv(0, 100*mib, -1), srv(2*mib, 100*mib, -1), "page_cache: cgroup_memory_file_bytes 0 -> 2097152"},
+		{"grew 512 KiB, no limit", srv(0, -1, -1), srv(mib/2, -1, -1), ""},
+		{"grew 1 MiB, no limit", srv(0, -1, -1), srv(mib, -1, -1), "page_cache: cgroup_memory_file_bytes 0 -> 1048576"},
+		{"shrank", srv(50*mib, -1, -1), srv(10*mib, -1, -1), ""},
+		{"no cgroup figures", map[string]float64{"used_memory_bytes": 1}, map[string]float64{"used_memory_bytes": 2}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Signals(&rundir.StageResult{Server: tc.prev}, &rundir.StageResult{Server: tc.cur})
+			var pc []string
+			for _, s := range got {
+				if strings.HasPrefix(s, "page_cache") {
+					pc = append(pc, s)
+				}
+			}
+			switch {
+			case tc.want == "" && len(pc) != 0:
+				t.Errorf("signals %q, want no page_cache", got)
+			case tc.want != "" && (len(pc) != 1 || pc[0] != tc.want):
+				t.Errorf("signals %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// Through DetectCliff: p99 triples at stage 4 while the page cache
+	// grows by 60 MiB under a 256 MiB cap.
+	var stages []rundir.StageResult
+	for i, p99 := range []float64{0.001, 0.001, 0.001, 0.01, 0.01} {
+		file := float64(10 * mib)
+		if i >= 3 {
+			file = 70 * mib
+		}
+		stages = append(stages, rundir.StageResult{Name: fmt.Sprintf("stage-%d", i+1), Records: int64(i+1) * 1000,
+			Server: srv(file, 256*mib, 200*mib),
+			Result: rundir.Result{Ops: map[string]rundir.OpResult{"get": {Count: 1000, Latency: metrics.Summary{P99: p99}}}}})
+	}
+	c := DetectCliff(stages, 3)
+	if c == nil || c.Stage != "stage-4" || !strings.Contains(strings.Join(c.Signals, "|"), "page_cache: cgroup_memory_file_bytes 10485760 -> 73400320") {
+		t.Fatalf("cliff %+v, want stage-4 with a page_cache signal", c)
+	}
+}

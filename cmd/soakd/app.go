@@ -178,6 +178,9 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}
 		return exitBadUsed
 	}
+	for _, w := range sc.Warnings() {
+		fmt.Fprintf(a.Stderr, "soakd run: %s\n", w)
+	}
 	shard, err := resolveShard(f.shard, f.shardFromEnv, a.Getenv)
 	if err == nil {
 		err = engine.CheckShard(sc, shard)
@@ -318,8 +321,10 @@ func (a *App) validate(ctx context.Context, args []string) int {
 		// Parsing is linear and files are capped at 4 MB, but a file may
 		// be a FIFO or a slow mount: SIGINT ends validate at once.
 		loaded := make(chan error, 1)
+		var sc *scenarios.Scenario
 		go func() {
-			_, err := scenarios.LoadFile(path)
+			s, err := scenarios.LoadFile(path)
+			sc = s
 			loaded <- err
 		}()
 		var err error
@@ -340,6 +345,10 @@ func (a *App) validate(ctx context.Context, args []string) int {
 				fmt.Fprintln(a.Stderr, err)
 			}
 			continue
+		}
+		// Warnings do not make a file bad: it runs as written.
+		for _, w := range sc.Warnings() {
+			fmt.Fprintln(a.Stderr, w.Error())
 		}
 		fmt.Fprintf(a.Stdout, "%s: ok\n", path)
 	}

@@ -38,6 +38,16 @@ phases:
 	if code := a.Main(context.Background(), []string{"run", sc, "--out", run, "--listen", "", "--quiet"}); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, errb)
 	}
+	// rdb:300 in a 3 s variant never snapshots: a warning with its
+	// place and a scaled value, in run and in validate, and both go on.
+	warn := sc + ":3: target.managed.persistences[0]: warning: rdb:300 snapshots 300 s after the last save, but the phases are scheduled for 3 s per variant: the snapshot may never fire; scaled to this run, use rdb:1"
+	if !strings.Contains(errb.String(), "soakd run: "+warn+"\n") {
+		t.Errorf("run's stderr lacks %q:\n%s", warn, errb)
+	}
+	va, vout, verrb := newApp()
+	if code := va.Main(context.Background(), []string{"validate", sc}); code != 0 || verrb.String() != warn+"\n" || vout.String() != sc+": ok\n" {
+		t.Errorf("validate: exit %d, stdout %q, stderr %q; want 0, ok and the warning", code, vout, verrb)
+	}
 	s, err := rundir.ReadSummary(run)
 	if err != nil {
 		t.Fatal(err)
@@ -59,13 +69,15 @@ phases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 5 plots per variant plus the side-by-side section's get p99, set
-	// p99 and batch insert rate; no miss-ratio plot (reads cover only
-	// loaded records). Compared as a sorted list of titles.
+	// 6 plots per variant plus the side-by-side section's get p99, set
+	// p99, batch insert rate and each variant's memory; no miss-ratio
+	// plot (reads cover only loaded records). Compared as a sorted list
+	// of titles.
 	perVariant := []string{"latency over time: p99 per 1s (from intended start)", "latency per stage (from intended start)",
-		"achieved rate per stage", "batch insert rate per stage", "latency percentile spectrum (from intended start)"}
+		"achieved rate per stage", "batch insert rate per stage", "memory per stage", "latency percentile spectrum (from intended start)"}
 	want := append(append(append([]string{}, perVariant...), perVariant...),
-		"get p99 per stage, by persistence", "set p99 per stage, by persistence", "batch insert rate per stage, by persistence")
+		"get p99 per stage, by persistence", "set p99 per stage, by persistence", "batch insert rate per stage, by persistence",
+		"memory per stage: rdb:300", "memory per stage: none")
 	got := plotTitles(string(h))
 	slices.Sort(want)
 	slices.Sort(got)

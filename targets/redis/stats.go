@@ -26,6 +26,8 @@ var infoStats = []struct {
 	{"rdb_bgsave_in_progress", "rdb_bgsave_in_progress", 1},
 	{"aof_rewrite_in_progress", "aof_rewrite_in_progress", 1},
 	{"aof_enabled", "aof_enabled", 1},
+	{"rdb_saves", "rdb_saves_total", 1},
+	{"aof_rewrites", "aof_rewrites_total", 1},
 	{"latest_fork_usec", "latest_fork_seconds", 1e-6},
 	{"aof_delayed_fsync", "aof_delayed_fsync_total", 1},
 	{"connected_clients", "connected_clients", 1},

@@ -26,6 +26,12 @@ const (
 	StatSwap     = "cgroup_swap_usage_bytes"
 	StatFailcnt  = "cgroup_memory_failcnt_total"
 	StatOOMKills = "cgroup_oom_kills_total"
+	// StatFile is the group's page cache (file-backed memory: the
+	// pages of files its processes read or wrote, AOF and RDB files
+	// included), StatAnon its anonymous memory (the heap), both from
+	// memory.stat. The kernel charges both to the group's usage.
+	StatFile = "cgroup_memory_file_bytes"
+	StatAnon = "cgroup_memory_anon_bytes"
 )
 
 // Host is where the cgroup filesystems are. The zero value is this host.
@@ -388,6 +394,11 @@ func (g *Group) Stats() map[string]float64 {
 		put(StatSwap, v, ok)
 		v, ok = keyed(g.file("memory.events"), "oom_kill")
 		put(StatOOMKills, v, ok)
+		ms := memoryStat(g.file("memory.stat"))
+		v, ok = ms["file"]
+		put(StatFile, v, ok)
+		v, ok = ms["anon"]
+		put(StatAnon, v, ok)
 		return st
 	}
 	usage, uok := readInt(g.file("memory.usage_in_bytes"))
@@ -402,7 +413,38 @@ func (g *Group) Stats() map[string]float64 {
 	put(StatFailcnt, v, ok)
 	v, ok = keyed(g.file("memory.oom_control"), "oom_kill")
 	put(StatOOMKills, v, ok)
+	// v1: total_* counts the group and its descendants (soakd's group
+	// has none, but a kernel may still list both); the plain names are
+	// the group's own.
+	ms := memoryStat(g.file("memory.stat"))
+	for _, f := range []struct{ stat, total, own string }{{StatFile, "total_cache", "cache"}, {StatAnon, "total_rss", "rss"}} {
+		if v, ok := ms[f.total]; ok {
+			st[f.stat] = v
+		} else if v, ok := ms[f.own]; ok {
+			st[f.stat] = v
+		}
+	}
 	return st
+}
+
+// memoryStat reads memory.stat's "name value" lines (bytes; nil when
+// the file is missing).
+func memoryStat(p string) map[string]float64 {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		fs := strings.Fields(line)
+		if len(fs) != 2 {
+			continue
+		}
+		if n, err := strconv.ParseFloat(fs[1], 64); err == nil {
+			out[fs[0]] = n
+		}
+	}
+	return out
 }
 
 // Procs lists the processes in the group.

@@ -363,3 +363,50 @@ func TestCreateBadInput(t *testing.T) {
 		t.Error("no memory limit accepted")
 	}
 }
+
+// TestStatsMemoryStat: the group's page cache (file) and anonymous
+// memory come from memory.stat, in the names each kernel version uses:
+// v2 file/anon; v1 total_cache/total_rss, or cache/rss where the total_
+// lines are absent. Lines other than these never leak in.
+func TestStatsMemoryStat(t *testing.T) {
+	for _, tc := range []struct {
+		name, v, stat string
+		file, anon    float64
+		absent        bool
+	}{
+		{name: "v2", v: "v2", stat: "anon 104857600\nfile 52428800\nkernel_stack 16384\nfile_mapped 4096\nfile_dirty 8192\nshmem 0\n", file: 52428800, anon: 104857600},
+		{name: "v1 total", v: "v1", stat: "cache 1000\nrss 2000\nmapped_file 7\ntotal_cache 3000\ntotal_rss 4000\ntotal_mapped_file 9\n", file: 3000, anon: 4000},
+		{name: "v1 own only", v: "v1", stat: "cache 1000\nrss 2000\nrss_huge 0\nswap 5\n", file: 1000, anon: 2000},
+		{name: "v1 no memory.stat", v: "v1", absent: true},
+		{name: "v2 no memory.stat", v: "v2", absent: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var root, self string
+			if tc.v == "v1" {
+				root, self = layoutV1(t)
+			} else {
+				root, self = layoutV2(t, "memory\n")
+			}
+			k := &fakeKernel{t: t, v: tc.v}
+			g, err := k.host(root, self).Create("soakd-redis-1-1", Limits{Memory: 64 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.absent {
+				put(t, filepath.Join(g.Path, "memory.stat"), tc.stat)
+			}
+			st := g.Stats()
+			f, fok := st[StatFile]
+			a, aok := st[StatAnon]
+			if tc.absent {
+				if fok || aok {
+					t.Fatalf("file/anon reported without memory.stat: %v", st)
+				}
+				return
+			}
+			if !fok || !aok || f != tc.file || a != tc.anon {
+				t.Errorf("file %v (%v) anon %v (%v), want %v and %v", f, fok, a, aok, tc.file, tc.anon)
+			}
+		})
+	}
+}
