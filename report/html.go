@@ -313,16 +313,19 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
 
+// pageHead opens every soakd HTML page.
+const pageHead = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>soakd report</title><style>
+body{font-family:sans-serif;margin:20px;color:#222}h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc}
+.plots{display:flex;flex-wrap:wrap;gap:12px}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
+pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:11px}
+</style></head><body>`
+
 // ReportHTML renders one self-contained page (inline SVG, no scripts or
 // external resources) for one or more runs; tls[i] (or nil) is run i's
 // timeline.
 func ReportHTML(sums []*rundir.Summary, tls []*Timeline) []byte {
 	var b strings.Builder
-	b.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>soakd report</title><style>
-body{font-family:sans-serif;margin:20px;color:#222}h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc}
-.plots{display:flex;flex-wrap:wrap;gap:12px}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
-pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:11px}
-</style></head><body>`)
+	b.WriteString(pageHead)
 	for i, s := range sums {
 		var tl *Timeline
 		if i < len(tls) {
@@ -344,6 +347,9 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-si
 				b.WriteString(SVGPlot(pl))
 			}
 			b.WriteString("</div>")
+		}
+		if st := variantSuite(s); st != nil {
+			writeSuiteSection(&b, *st)
 		}
 		fmt.Fprintf(&b, "<details><summary>summary table</summary><pre>%s</pre></details>", html.EscapeString(Text(s)))
 	}

@@ -57,6 +57,9 @@ func Text(s *rundir.Summary) string {
 		writeChecks(&b, p.SLO)
 		writeChangePoints(&b, &p)
 	}
+	if st := variantSuite(s); st != nil {
+		fmt.Fprintf(&b, "\n%s", st.Text())
+	}
 	fmt.Fprintf(&b, "\n%s\n", VerdictLine(s.Status, s.StatusReason, s.SLO))
 	return b.String()
 }
