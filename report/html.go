@@ -33,7 +33,15 @@ type Plot struct {
 	YLabel string   `json:"y_label"`
 	XTicks []Point  `json:"x_ticks,omitempty"` // fixed labelled ticks (spectrum)
 	Marks  []Point  `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
+	Shades []Band   `json:"shades,omitempty"`  // shaded x ranges (the warmup)
 	Series []Series `json:"series"`
+}
+
+// Band is a shaded range of x, labelled.
+type Band struct {
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+	Label string  `json:"label"`
 }
 
 // PhasePlots are the plots of one phase.
@@ -70,9 +78,10 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 	for _, p := range s.Phases {
 		pp := PhasePlots{Phase: p.Name, Kind: string(p.Kind)}
 		if tl != nil {
-			if pl, ok := timelinePlot(&p, tl); ok {
-				pp.Plots = append(pp.Plots, pl)
-			}
+			pp.Plots = append(pp.Plots, timelinePlots(&p, tl)...)
+		}
+		if l := overTimeLine(&p); l != "" {
+			pp.Notes = append(pp.Notes, l)
 		}
 		ops := sortedKeys(p.Ops)
 		// Percentile spectrum per op, from the phase's latency summary.
@@ -403,6 +412,14 @@ func SVGPlot(p Plot) string {
 			}
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(x), mt+ph+14, tickLabel(p.XLabel, x))
 		}
+	}
+	for _, sh := range p.Shades {
+		from, to := math.Max(sh.From, xmin), math.Min(sh.To, xmax)
+		if to <= from {
+			continue
+		}
+		fmt.Fprintf(&b, `<rect class="shade" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#cfcfcf" fill-opacity="0.5"><title>%s</title></rect><text x="%.1f" y="%.1f" fill="#666">%s</text>`,
+			sx(from), mt, sx(to)-sx(from), ph, html.EscapeString(sh.Label), sx(from)+3, mt+11, html.EscapeString(sh.Label))
 	}
 	for _, m := range p.Marks {
 		if m.X < xmin || m.X > xmax {
