@@ -346,6 +346,11 @@ func ReportHTML(sums []*rundir.Summary, tls []*Timeline) []byte {
 		if rd.Memory != "" {
 			fmt.Fprintf(&b, "<p>memory limits: %s</p>", html.EscapeString(rd.Memory))
 		}
+		// Persistence variants of steady phases (the redis-benchmark
+		// suite, AOF on and off) lead with their side-by-side table.
+		if st := variantSuite(s); st != nil {
+			writeSuiteSection(&b, *st)
+		}
 		for _, pp := range rd.Phases {
 			fmt.Fprintf(&b, "<h2>phase %s (%s)</h2>", html.EscapeString(pp.Phase), html.EscapeString(pp.Kind))
 			for _, n := range pp.Notes {
@@ -356,9 +361,6 @@ func ReportHTML(sums []*rundir.Summary, tls []*Timeline) []byte {
 				b.WriteString(SVGPlot(pl))
 			}
 			b.WriteString("</div>")
-		}
-		if st := variantSuite(s); st != nil {
-			writeSuiteSection(&b, *st)
 		}
 		fmt.Fprintf(&b, "<details><summary>summary table</summary><pre>%s</pre></details>", html.EscapeString(Text(s)))
 	}
@@ -418,7 +420,7 @@ func SVGPlot(p Plot) string {
 		if to <= from {
 			continue
 		}
-		fmt.Fprintf(&b, `<rect class="shade" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#cfcfcf" fill-opacity="0.5"><title>%s</title></rect><text x="%.1f" y="%.1f" fill="#666">%s</text>`,
+		fmt.Fprintf(&b, `<rect class="shade" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#c7e9c0" fill-opacity="0.6"><title>%s</title></rect><text x="%.1f" y="%.1f" fill="#666">%s</text>`,
 			sx(from), mt, sx(to)-sx(from), ph, html.EscapeString(sh.Label), sx(from)+3, mt+11, html.EscapeString(sh.Label))
 	}
 	for _, m := range p.Marks {

@@ -153,8 +153,12 @@ func (c SuiteColumn) Describe() string {
 	if c.Sum.Target.URL != "" {
 		fmt.Fprintf(&b, " %s", c.Sum.Target.URL)
 	}
-	if c.Sum.Target.Server != "" {
-		fmt.Fprintf(&b, " (%s)", c.Sum.Target.Server)
+	if srv := c.Sum.Target.Server; srv != "" {
+		if vs := variants(c.Sum); c.Variant != "" && len(vs) > 0 {
+			// The server line names the first variant's persistence.
+			srv = strings.ReplaceAll(srv, " (persistence "+vs[0]+")", "")
+		}
+		fmt.Fprintf(&b, " (%s)", srv)
 	}
 	if c.Variant != "" {
 		fmt.Fprintf(&b, ", persistence %s", c.Variant)
