@@ -298,6 +298,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if lerr == nil {
 		// Change points come from the finished latency.hlog; a log that
 		// cannot be read back only leaves them out.
+		// The p99 over time (mean of the buckets' p99s) comes from it
+		// too; a log that cannot be read leaves it out.
+		_ = report.FillOverTime(o.OutDir, sum)
 		if report.FindChangePoints(o.OutDir, sum, r.interval) == nil && o.Exporter != nil {
 			for _, p := range sum.Phases {
 				for _, c := range p.ChangePoints {
@@ -514,6 +517,9 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
 	}
 	r.shardSegments(segs)
+	if ph.Kind == scenarios.PhaseSteady && segs[0].Warmup > 0 {
+		pr.WarmupSeconds = segs[0].Warmup.Seconds()
+	}
 	pr.Start = time.Now().UTC()
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64

@@ -125,7 +125,7 @@ func TestChangePointsFromLog(t *testing.T) {
 	}
 }
 
-// TestChangeMarks: the latency-over-time chart marks each change point,
+// TestChangeMarks: the op's p99-over-time panel marks each change point,
 // one mark per op and offset naming every metric that changed there.
 func TestChangeMarks(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -146,9 +146,14 @@ func TestChangeMarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, ok := timelinePlot(&s.Phases[0], tl)
-	if !ok {
-		t.Fatal("no plot")
+	var pl Plot
+	for _, p := range timelinePlots(&s.Phases[0], tl) {
+		if strings.HasPrefix(p.Title, "get latency over time") {
+			pl = p
+		}
+	}
+	if pl.Title == "" {
+		t.Fatal("no get p99 panel")
 	}
 	want := []Point{{X: 0, Label: "stage-1"}, {X: 90, Label: "change: get p50, p99, p99.9"}}
 	if len(pl.Marks) != len(want) {

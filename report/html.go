@@ -38,7 +38,9 @@ type Plot struct {
 	Cliffs []Point `json:"cliffs,omitempty"`
 	// Spans are shaded x ranges (BGSAVE and AOF rewrite periods on the
 	// latency-over-time chart).
-	Spans  []Span   `json:"spans,omitempty"`
+	Spans []Span `json:"spans,omitempty"`
+	// Shades are shaded x ranges drawn green (the warmup).
+	Shades []Span   `json:"shades,omitempty"`
 	Series []Series `json:"series"`
 }
 
@@ -86,9 +88,10 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 	for _, p := range s.Phases {
 		pp := PhasePlots{Phase: p.Name, Kind: string(p.Kind)}
 		if tl != nil {
-			if pl, ok := timelinePlot(&p, tl); ok {
-				pp.Plots = append(pp.Plots, pl)
-			}
+			pp.Plots = append(pp.Plots, timelinePlots(&p, tl)...)
+		}
+		if l := overTimeLine(&p); l != "" {
+			pp.Notes = append(pp.Notes, l)
 		}
 		ops := sortedKeys(p.Ops)
 		// Percentile spectrum per op, from the phase's latency summary.
@@ -474,16 +477,19 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
 
+// pageHead opens every soakd HTML page.
+const pageHead = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>soakd report</title><style>
+body{font-family:sans-serif;margin:20px;color:#222}h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc}
+.plots{display:flex;flex-wrap:wrap;gap:12px}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
+pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:11px}
+</style></head><body>`
+
 // ReportHTML renders one self-contained page (inline SVG, no scripts or
 // external resources) for one or more runs; tls[i] (or nil) is run i's
 // timeline.
 func ReportHTML(sums []*rundir.Summary, tls []*Timeline) []byte {
 	var b strings.Builder
-	b.WriteString(`<!DOCTYPE html><html><head><meta charset="utf-8"><title>soakd report</title><style>
-body{font-family:sans-serif;margin:20px;color:#222}h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc}
-.plots{display:flex;flex-wrap:wrap;gap:12px}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
-pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:11px}
-</style></head><body>`)
+	b.WriteString(pageHead)
 	for i, s := range sums {
 		var tl *Timeline
 		if i < len(tls) {
@@ -494,6 +500,11 @@ pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-si
 		fmt.Fprintf(&b, "<h1>soakd: %s</h1><p>target: %s &middot; status: %s &middot; %s</p>", html.EscapeString(rd.Scenario), html.EscapeString(rd.Target), html.EscapeString(rd.Status), html.EscapeString(verdict))
 		if rd.Memory != "" {
 			fmt.Fprintf(&b, "<p>memory limits: %s</p>", html.EscapeString(rd.Memory))
+		}
+		// Persistence variants of steady phases (the redis-benchmark
+		// suite, AOF on and off) lead with their side-by-side table.
+		if st := variantSuite(s); st != nil {
+			writeSuiteSection(&b, *st)
 		}
 		for _, pp := range rd.Phases {
 			fmt.Fprintf(&b, "<h2>phase %s (%s)</h2>", html.EscapeString(pp.Phase), html.EscapeString(pp.Kind))
@@ -572,6 +583,14 @@ func SVGPlot(p Plot) string {
 			}
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(x), mt+ph+14, tickLabel(p.XLabel, x))
 		}
+	}
+	for _, sh := range p.Shades {
+		from, to := math.Max(sh.From, xmin), math.Min(sh.To, xmax)
+		if to <= from {
+			continue
+		}
+		fmt.Fprintf(&b, `<rect class="shade" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#c7e9c0" fill-opacity="0.6"><title>%s</title></rect><text x="%.1f" y="%.1f" fill="#666">%s</text>`,
+			sx(from), mt, sx(to)-sx(from), ph, html.EscapeString(sh.Label), sx(from)+3, mt+11, html.EscapeString(sh.Label))
 	}
 	for _, m := range p.Marks {
 		if m.X < xmin || m.X > xmax {

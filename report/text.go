@@ -51,6 +51,9 @@ func Text(s *rundir.Summary) string {
 		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
 			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
 		writeOpTable(&b, p.Result)
+		if l := overTimeLine(&p); l != "" {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
 		}
@@ -58,6 +61,9 @@ func Text(s *rundir.Summary) string {
 		writeSweep(&b, &p)
 		writeChecks(&b, p.SLO)
 		writeChangePoints(&b, &p)
+	}
+	if st := variantSuite(s); st != nil {
+		fmt.Fprintf(&b, "\n%s", st.Text())
 	}
 	fmt.Fprintf(&b, "\n%s\n", VerdictLine(s.Status, s.StatusReason, s.SLO))
 	return b.String()

@@ -130,36 +130,74 @@ func readTimeline(rd io.Reader, name string, s *rundir.Summary, width func(time.
 	return tl, nil
 }
 
-// timelinePlot draws each op's p99 per bucket against seconds since the
-// phase start, with a mark at each stage's start and at each change
-// point, and the phase's BGSAVE and AOF rewrite periods shaded.
-func timelinePlot(p *rundir.PhaseResult, tl *Timeline) (Plot, bool) {
+// timelinePlots draws a phase's over-time charts from tl: the
+// throughput of each op (ops completed per second in each bucket lying
+// wholly inside the phase), then one panel per op of its p99 per bucket
+// with its avg p99 over the run (after the warmup) as a flat line. The
+// warmup is shaded on every chart; stage starts and change points are
+// dashed marks (an op's change points on its own panel).
+func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 	ops := tl.Phases[p.Name]
 	if len(ops) == 0 {
-		return Plot{}, false
+		return nil
 	}
 	w := tl.Width[p.Name]
-	pl := Plot{Title: fmt.Sprintf("latency over time: p99 per %s (from intended start)", w), XLabel: "seconds since phase start", YLabel: "latency (s)"}
-	n := 0
-	for _, op := range sortedKeys(ops) {
-		sr := Series{Name: op + " p99"}
-		for _, tp := range ops[op] {
-			sr.Points = append(sr.Points, Point{X: round6(tp.At.Sub(p.Start).Seconds()), Y: tp.P99, Label: fmt.Sprintf("%d ops", tp.Count)})
-		}
-		n = max(n, len(sr.Points))
-		pl.Series = append(pl.Series, sr)
-	}
-	if n < 2 {
-		return Plot{}, false
-	}
+	var stageMarks []Point
 	for _, st := range p.Stages {
 		if !st.Start.IsZero() {
-			pl.Marks = append(pl.Marks, Point{X: round6(math.Max(0, st.Start.Sub(p.Start).Seconds())), Label: st.Name})
+			stageMarks = append(stageMarks, Point{X: round6(math.Max(0, st.Start.Sub(p.Start).Seconds())), Label: st.Name})
 		}
 	}
-	pl.Marks = append(pl.Marks, changeMarks(p)...)
-	for _, e := range p.PersistenceEvents {
-		pl.Spans = append(pl.Spans, Span{From: e.StartOffsetSeconds, To: e.EndOffsetSeconds, Label: e.Kind})
+	var shades []Span
+	if p.WarmupSeconds > 0 {
+		shades = append(shades, Span{From: 0, To: p.WarmupSeconds, Label: "warmup"})
 	}
-	return pl, true
+	// BGSAVE and AOF rewrite periods, shaded on each op's latency panel.
+	var spans []Span
+	for _, e := range p.PersistenceEvents {
+		spans = append(spans, Span{From: e.StartOffsetSeconds, To: e.EndOffsetSeconds, Label: e.Kind})
+	}
+	x := func(tp TimePoint) float64 { return round6(tp.At.Sub(p.Start).Seconds()) }
+	const xl = "seconds since phase start"
+	thr := Plot{Title: fmt.Sprintf("throughput over time: ops/s per %s bucket (completed)", w), XLabel: xl, YLabel: "ops/s", Shades: shades, Marks: stageMarks}
+	var panels []Plot
+	for _, op := range sortedKeys(ops) {
+		tr := Series{Name: op}
+		for _, tp := range ops[op] {
+			if tp.At.Before(p.Start) || tp.At.Add(w).After(p.End) {
+				continue // a partial bucket would look like a drop in rate
+			}
+			tr.Points = append(tr.Points, Point{X: x(tp), Y: round6(float64(tp.Count) / w.Seconds()), Label: fmt.Sprintf("%d ops", tp.Count)})
+		}
+		thr.Series = append(thr.Series, tr)
+		pl := Plot{Title: fmt.Sprintf("%s latency over time: p99 per %s (from intended start)", op, w), XLabel: xl, YLabel: "latency (s)", Shades: shades, Marks: stageMarks, Spans: spans}
+		sr := Series{Name: op + " p99"}
+		for _, tp := range ops[op] {
+			sr.Points = append(sr.Points, Point{X: x(tp), Y: tp.P99, Label: fmt.Sprintf("%d ops", tp.Count)})
+		}
+		if len(sr.Points) < 2 {
+			continue
+		}
+		pl.Series = append(pl.Series, sr)
+		if o, ok := p.Ops[op]; ok && o.OverTime != nil {
+			first, last := sr.Points[0].X, sr.Points[len(sr.Points)-1].X
+			first = math.Max(first, p.WarmupSeconds)
+			pl.Series = append(pl.Series, Series{Name: "avg p99 " + fmtDur(o.OverTime.MeanP99), Points: []Point{{X: first, Y: o.OverTime.MeanP99}, {X: last, Y: o.OverTime.MeanP99}}})
+		}
+		for _, m := range changeMarks(p) {
+			if strings.HasPrefix(m.Label, "change: "+op+" ") {
+				pl.Marks = append(pl.Marks, m)
+			}
+		}
+		panels = append(panels, pl)
+	}
+	n := 0
+	for _, sr := range thr.Series {
+		n = max(n, len(sr.Points))
+	}
+	var out []Plot
+	if n >= 2 {
+		out = append(out, thr)
+	}
+	return append(out, panels...)
 }

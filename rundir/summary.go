@@ -106,6 +106,20 @@ type OpResult struct {
 	Dropped int64            `json:"dropped"`
 	Latency metrics.Summary  `json:"latency"`
 	Service metrics.Summary  `json:"service"`
+	// OverTime is the op's p99 over the run (steady phases): the mean of
+	// its latency-over-time buckets' p99s after the warmup.
+	OverTime *OverTime `json:"over_time,omitempty"`
+}
+
+// OverTime is an op's p99 over time in a steady phase, from latency.hlog
+// in buckets BucketSeconds wide (the report's latency-over-time chart):
+// MeanP99 is the unweighted mean of the p99s of the Buckets buckets that
+// start after the warmup and hold ops of this kind (seconds, from
+// intended start), next to the phase's overall p99.
+type OverTime struct {
+	MeanP99       float64 `json:"mean_p99"`
+	BucketSeconds float64 `json:"bucket_seconds"`
+	Buckets       int     `json:"buckets"`
 }
 
 // PhaseResult is one phase.
@@ -114,6 +128,9 @@ type PhaseResult struct {
 	Kind  scenarios.PhaseKind `json:"kind"` // "?" when rebuilt from an interval log alone
 	Start time.Time           `json:"start"`
 	End   time.Time           `json:"end"`
+	// WarmupSeconds is the warmup at the phase's start (steady phases):
+	// its ops are in latency.hlog but not in the phase's figures.
+	WarmupSeconds float64 `json:"warmup_seconds,omitempty"`
 	Result
 	Stages []StageResult      `json:"stages,omitempty"`
 	Server map[string]float64 `json:"server,omitempty"`

@@ -59,6 +59,7 @@ usage:
   soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL]
   soakd validate SCENARIO.yaml...
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
+  soakd report --side-by-side RUN_DIR... [--html FILE]   (redis-benchmark style table of runs or persistence variants, rps ratio against the first)
   soakd serve --config soakd.yaml
   soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2] [--allow-unlike]
   soakd compare --history DATA_DIR [--scenario NAME]   (change points across a daemon's runs)
@@ -363,6 +364,7 @@ func (a *App) report(args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to FILE")
+	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's")
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
@@ -370,6 +372,9 @@ func (a *App) report(args []string) int {
 	if len(dirs) == 0 {
 		fmt.Fprintln(a.Stderr, "soakd report: give one or more run directories")
 		return exitBadUsed
+	}
+	if *sideBySide {
+		return a.reportSideBySide(dirs, *htmlOut)
 	}
 	if len(dirs) > 1 {
 		if code, done := a.reportMerged(dirs, *htmlOut); done {
@@ -415,6 +420,39 @@ func (a *App) report(args []string) int {
 			return exitBadUsed
 		}
 		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", *htmlOut)
+	}
+	return exitOK
+}
+
+// reportSideBySide prints the runs in dirs (one column per run, or per
+// persistence variant of a run) as one table.
+func (a *App) reportSideBySide(dirs []string, htmlOut string) int {
+	var sums []*rundir.Summary
+	for _, dir := range dirs {
+		s, err := rundir.ReadSummary(dir)
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report --side-by-side: %v\n", err)
+			return exitBadUsed
+		}
+		sums = append(sums, s)
+	}
+	cols := report.SuiteColumns(dirs, sums)
+	if len(cols) < 2 {
+		fmt.Fprintf(a.Stderr, "soakd report --side-by-side: %s is one run without persistence variants: give two or more run directories\n", dirs[0])
+		return exitBadUsed
+	}
+	t := report.BuildSuite(cols)
+	if len(t.Rows) == 0 {
+		fmt.Fprintln(a.Stderr, "soakd report --side-by-side: the runs have no steady or load phase to compare")
+		return exitBadUsed
+	}
+	fmt.Fprint(a.Stdout, t.Text())
+	if htmlOut != "" {
+		if err := rundir.WriteFileAtomic(htmlOut, report.SuiteHTML(t)); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
+			return exitBadUsed
+		}
+		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", htmlOut)
 	}
 	return exitOK
 }

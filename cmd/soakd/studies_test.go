@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
+)
+
+// renderChromium opens page in headless chromium and returns the DOM it
+// parsed and a 1000-pixel-wide screenshot.
+func renderChromium(t *testing.T, page string, height int) (string, image.Image) {
+	t.Helper()
+	bin := testutil.NeedTool(t, "chromium", "chromium-browser", "google-chrome")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=" + filepath.Join(dir, "profile")}
+	dom, err := exec.CommandContext(ctx, bin, append(args, "--dump-dom", "file://"+page)...).Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom: %v", err)
+	}
+	shot := filepath.Join(dir, "page.png")
+	cmd := exec.CommandContext(ctx, bin, append(args, "--window-size=1000,"+itoa(height), "--screenshot="+shot, "file://"+page)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(dom), img
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// pixels counts the screenshot's pixels within 12 of colour rgb.
+func pixels(img image.Image, rgb [3]uint32) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if close12(r>>8, rgb[0]) && close12(g>>8, rgb[1]) && close12(bl>>8, rgb[2]) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func close12(v, want uint32) bool { return v+12 >= want && v <= want+12 }
+
+// Palette colours of the first two series, and the warmup shade
+// (#c7e9c0 at 0.6 opacity on white).
+var (
+	blue  = [3]uint32{0x1f, 0x77, 0xb4}
+	red   = [3]uint32{0xd6, 0x27, 0x28}
+	shade = [3]uint32{221, 242, 217}
+)
+
+// TestStudySoakRendersInChromium is seed 002 (the 12-hour caching soak)
+// from a short run: `soakd run` of a 50/50 read/update soak with a
+// warmup, then `soakd report --html`, opened in headless chromium. The
+// page holds the throughput chart, one p99 panel per op (read and
+// update apart), the warmup shaded on each, and the avg p99 over the run
+// next to the overall p99; summary.json's avg p99 is the mean of the
+// buckets the chart draws after the warmup.
+func TestStudySoakRendersInChromium(t *testing.T) {
+	dir := t.TempDir()
+	sc := write(t, dir, "soak.yaml", `name: soak-study
+keyspace: {records: 2000}
+record: {fields: 10, field_bytes: 100}
+phases:
+  - {name: load, kind: load, concurrency: 8}
+  - {name: soak, kind: steady, rate: 1000, duration: 8s, warmup: 3s, concurrency: 16, max_lag: 10s, mix: {read: 50, update: 50}}
+slo: {max_dropped_ratio: 1}
+`)
+	out := filepath.Join(dir, "run")
+	a, stdout, errb := newApp()
+	if code := a.Main(context.Background(), []string{"run", sc, "--out", out, "--listen", "", "--quiet"}); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, errb, stdout)
+	}
+	s, err := rundir.ReadSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Phases[1]
+	if p.WarmupSeconds != 3 {
+		t.Errorf("warmup_seconds %v, want 3", p.WarmupSeconds)
+	}
+	// summary.json's avg p99 = the mean of the chart's buckets (1 s wide)
+	// that start after the warmup, read back from latency.hlog.
+	tl, err := report.ReadTimeline(out, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warmEnd := p.Start.Add(3 * time.Second)
+	for _, op := range []string{"read", "update"} {
+		ot := p.Ops[op].OverTime
+		if ot == nil {
+			t.Fatalf("%s: no over_time in summary.json", op)
+		}
+		var sum float64
+		n := 0
+		for _, tp := range tl.Phases["soak"][op] {
+			if !tp.At.Before(warmEnd) && tp.Count > 0 {
+				sum += tp.P99
+				n++
+			}
+		}
+		if ot.BucketSeconds != 1 || ot.Buckets != n || n < 4 || ot.MeanP99 != sum/float64(n) {
+			t.Errorf("%s: over_time %+v, the chart's buckets after the warmup: %d with mean %g", op, ot, n, sum/float64(n))
+		}
+	}
+	txt, err := os.ReadFile(filepath.Join(out, rundir.SummaryTextFile))
+	if err != nil || !strings.Contains(string(txt), "avg p99 over the run (mean of the p99s of 1s buckets after the warmup): read ") {
+		t.Errorf("summary.txt lacks the avg p99 line (%v):\n%s", err, txt)
+	}
+	page := filepath.Join(dir, "report.html")
+	a, stdout, errb = newApp()
+	if code := a.Main(context.Background(), []string{"report", out, "--html", page}); code != 0 {
+		t.Fatalf("report --html: exit %d\n%s", code, errb)
+	}
+	dom, img := renderChromium(t, page, 2400)
+	for _, want := range []string{"throughput over time: ops/s per 1s bucket", "read latency over time: p99 per 1s", "update latency over time: p99 per 1s", "avg p99 over the run", "(overall p99 "} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered DOM lacks %q", want)
+		}
+	}
+	soak := dom[strings.Index(dom, "phase soak"):]
+	if n := strings.Count(soak, `class="shade"`); n != 3 {
+		t.Errorf("the soak phase has %d shaded warmups, want 3 (throughput, read, update)", n)
+	}
+	if b, nb, ns := img.Bounds(), pixels(img, blue), pixels(img, shade); b.Dx() != 1000 || nb < 300 || ns < 2000 {
+		t.Errorf("screenshot %dx%d: %d series-colour and %d warmup-shade pixels; the charts did not render", b.Dx(), b.Dy(), nb, ns)
+	} else {
+		t.Logf("%d series-colour and %d warmup-shade pixels", nb, ns)
+	}
+}
+
+// TestStudySuiteRendersInChromium is seed 003 (redis-benchmark, AOF on
+// and off) from a short run of the shipped scenario: `soakd run
+// scenarios/redis-benchmark-aof.yaml --duration 200ms` on the
+// redis-server soakd starts per persistence variant, then `soakd report
+// --html`: the page holds the side-by-side rps and p99 bar charts (one
+// bar per variant for each of the 20 tests) and the table, and the
+// screenshot shows both variants' bars.
+func TestStudySuiteRendersInChromium(t *testing.T) {
+	testutil.NeedTool(t, "redis-server")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	a, stdout, errb := newApp()
+	if code := a.Main(context.Background(), []string{"run", filepath.Join("..", "..", "scenarios", "redis-benchmark-aof.yaml"),
+		"--duration", "200ms", "--concurrency", "8", "--out", out, "--listen", "", "--quiet"}); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, errb, stdout)
+	}
+	if !strings.Contains(stdout.String(), "B = redis-benchmark-aof, target redis (redis ") || !strings.Contains(stdout.String(), "persistence aof:everysec") {
+		t.Errorf("run output lacks the side-by-side legend:\n%s", stdout)
+	}
+	page := filepath.Join(dir, "report.html")
+	a, _, errb = newApp()
+	if code := a.Main(context.Background(), []string{"report", out, "--html", page}); code != 0 {
+		t.Fatalf("report --html: exit %d\n%s", code, errb)
+	}
+	// The side-by-side section leads the page: the top 1250 pixels are
+	// its two bar charts.
+	dom, img := renderChromium(t, page, 1250)
+	if n := strings.Count(dom, `class="bars"`); n != 2 {
+		t.Errorf("rendered DOM has %d bar charts, want 2 (rps, p99)", n)
+	}
+	for _, want := range []string{"requests per second per test (achieved)", "p99 latency per test", "A none", "B aof:everysec", "lrange_600", "B/A"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered DOM lacks %q", want)
+		}
+	}
+	// 20 tests x 2 variants x 2 charts bars.
+	if n := strings.Count(dom, `<rect x="170.0"`); n < 80 {
+		t.Errorf("%d bars, want 80", n)
+	}
+	if nb, nr := pixels(img, blue), pixels(img, red); nb < 1000 || nr < 1000 {
+		t.Errorf("screenshot: %d pixels of A's colour, %d of B's; the bars did not render", nb, nr)
+	} else {
+		t.Logf("%d A-colour and %d B-colour pixels", nb, nr)
+	}
+}

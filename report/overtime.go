@@ -1,0 +1,85 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// FillOverTime reads dir's latency.hlog and sets each steady phase's
+// per-op OverTime: the mean of the p99s of the buckets the report's
+// latency-over-time chart draws (timelineWidth wide), after the warmup.
+func FillOverTime(dir string, s *rundir.Summary) error {
+	f, err := os.Open(filepath.Join(dir, rundir.LatencyLog))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tl, err := readTimeline(f, f.Name(), s, timelineWidth)
+	if err != nil {
+		return err
+	}
+	fillOverTime(s, tl)
+	return nil
+}
+
+// fillOverTime sets OverTime on every op of every steady phase that has
+// buckets after its warmup in tl.
+func fillOverTime(s *rundir.Summary, tl *Timeline) {
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		if p.Kind != scenarios.PhaseSteady {
+			continue
+		}
+		w := tl.Width[p.Name]
+		for op, o := range p.Ops {
+			pts := afterWarmup(p, tl.Phases[p.Name][op])
+			if len(pts) == 0 || w <= 0 {
+				continue
+			}
+			var sum float64
+			for _, tp := range pts {
+				sum += tp.P99
+			}
+			o.OverTime = &rundir.OverTime{MeanP99: sum / float64(len(pts)), BucketSeconds: w.Seconds(), Buckets: len(pts)}
+			p.Ops[op] = o
+		}
+	}
+}
+
+// afterWarmup is the buckets that start at or after the warmup's end
+// and hold ops.
+func afterWarmup(p *rundir.PhaseResult, pts []TimePoint) []TimePoint {
+	warmEnd := p.Start.Add(time.Duration(p.WarmupSeconds * float64(time.Second)))
+	var out []TimePoint
+	for _, tp := range pts {
+		if !tp.At.Before(warmEnd) && tp.Count > 0 {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
+// overTimeLine is a phase's "avg p99 over the run" next to each op's
+// overall p99, "" when no op has it.
+func overTimeLine(p *rundir.PhaseResult) string {
+	var parts []string
+	var w float64
+	for _, op := range sortedKeys(p.Ops) {
+		o := p.Ops[op]
+		if o.OverTime == nil {
+			continue
+		}
+		w = o.OverTime.BucketSeconds
+		parts = append(parts, fmt.Sprintf("%s %s over %d buckets (overall p99 %s)", op, fmtDur(o.OverTime.MeanP99), o.OverTime.Buckets, fmtDur(o.Latency.P99)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("avg p99 over the run (mean of the p99s of %s buckets after the warmup): %s", time.Duration(w*float64(time.Second)), strings.Join(parts, "; "))
+}

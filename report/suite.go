@@ -1,0 +1,376 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// SuiteColumn is one server or persistence variant of a side-by-side
+// table: a run directory, or one persistence variant of it.
+type SuiteColumn struct {
+	Label   string // "A", "B", ...
+	Source  string // the run directory ("" for a run's own summary)
+	Variant string // the persistence variant, "" when the run has none
+	Sum     *rundir.Summary
+}
+
+// SuiteCell is one test's figures in one column, all from summary.json:
+// RPS is the phase's achieved_rate (ops completed in the measured window
+// per second of it), P50 and P99 the op's latency percentiles (seconds,
+// from intended start).
+type SuiteCell struct {
+	Present  bool
+	Requests int64 // the op's measured ops (count)
+	RPS      float64
+	P50, P99 float64
+	// Split: the phase ran several ops; RPS is the phase's achieved_rate
+	// times this op's share of the phase's completed ops.
+	Split bool
+}
+
+// SuiteRow is one test (a steady or load phase, and one op of it).
+type SuiteRow struct {
+	Test  string // the phase name, without the variant
+	Op    string
+	Cells []SuiteCell // one per column
+}
+
+// SuiteTable is the redis-benchmark style table of several servers or
+// persistence variants side by side.
+type SuiteTable struct {
+	Columns []SuiteColumn
+	Rows    []SuiteRow
+}
+
+// SuiteColumns makes the columns of a side-by-side table: one per run,
+// or, for a run with persistence variants, one per variant in the order
+// they ran. sources[i] names sums[i].
+func SuiteColumns(sources []string, sums []*rundir.Summary) []SuiteColumn {
+	var cols []SuiteColumn
+	for i, s := range sums {
+		src := ""
+		if i < len(sources) {
+			src = sources[i]
+		}
+		vs := variants(s)
+		if len(vs) == 0 {
+			vs = []string{""}
+		}
+		for _, v := range vs {
+			cols = append(cols, SuiteColumn{Label: colLabel(len(cols)), Source: src, Variant: v, Sum: s})
+		}
+	}
+	return cols
+}
+
+// variants lists a run's persistence variants in the order they ran.
+func variants(s *rundir.Summary) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range s.Phases {
+		if p.Variant != "" && !seen[p.Variant] {
+			seen[p.Variant] = true
+			out = append(out, p.Variant)
+		}
+	}
+	return out
+}
+
+func colLabel(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("C%d", i+1)
+}
+
+// suitePhase says whether a phase is a test of the table: steady and
+// load phases, which have one rate over one window.
+func suitePhase(p *rundir.PhaseResult) bool {
+	return p.Kind == scenarios.PhaseSteady || p.Kind == scenarios.PhaseLoad
+}
+
+// BuildSuite lines the columns' tests up by phase name (less the
+// variant) and op, in the order they first ran.
+func BuildSuite(cols []SuiteColumn) SuiteTable {
+	t := SuiteTable{Columns: cols}
+	at := map[string]int{}
+	for ci, c := range cols {
+		for i := range c.Sum.Phases {
+			p := &c.Sum.Phases[i]
+			if p.Variant != c.Variant || !suitePhase(p) {
+				continue
+			}
+			test := strings.TrimSuffix(p.Name, "["+p.Variant+"]")
+			for _, op := range sortedKeys(p.Ops) {
+				o := p.Ops[op]
+				if o.Count == 0 {
+					continue
+				}
+				key := test + "\x00" + op
+				ri, ok := at[key]
+				if !ok {
+					ri = len(t.Rows)
+					at[key] = ri
+					t.Rows = append(t.Rows, SuiteRow{Test: test, Op: op, Cells: make([]SuiteCell, len(cols))})
+				}
+				cell := SuiteCell{Present: true, Requests: o.Count, RPS: p.AchievedRate, P50: o.Latency.P50, P99: o.Latency.P99}
+				if len(p.Ops) > 1 {
+					cell.Split = true
+					cell.RPS = 0
+					if p.Completed > 0 {
+						cell.RPS = p.AchievedRate * float64(o.Count) / float64(p.Completed)
+					}
+				}
+				t.Rows[ri].Cells[ci] = cell
+			}
+		}
+	}
+	return t
+}
+
+// Ratio is column ci's rps against the first column's in row r, false
+// when either is missing or the first is 0.
+func (r SuiteRow) Ratio(ci int) (float64, bool) {
+	a, b := r.Cells[0], r.Cells[ci]
+	if !a.Present || !b.Present || a.RPS <= 0 {
+		return 0, false
+	}
+	return b.RPS / a.RPS, true
+}
+
+// Describe is a column's one-line legend: source, target and variant.
+func (c SuiteColumn) Describe() string {
+	var b strings.Builder
+	if c.Source != "" {
+		fmt.Fprintf(&b, "%s: ", c.Source)
+	}
+	fmt.Fprintf(&b, "%s, target %s", c.Sum.Scenario, c.Sum.Target.Kind)
+	if c.Sum.Target.URL != "" {
+		fmt.Fprintf(&b, " %s", c.Sum.Target.URL)
+	}
+	if srv := c.Sum.Target.Server; srv != "" {
+		if vs := variants(c.Sum); c.Variant != "" && len(vs) > 0 {
+			// The server line names the first variant's persistence.
+			srv = strings.ReplaceAll(srv, " (persistence "+vs[0]+")", "")
+		}
+		fmt.Fprintf(&b, " (%s)", srv)
+	}
+	if c.Variant != "" {
+		fmt.Fprintf(&b, ", persistence %s", c.Variant)
+	}
+	if c.Sum.Status != rundir.StatusCompleted {
+		fmt.Fprintf(&b, ", status %s", c.Sum.Status)
+	}
+	return b.String()
+}
+
+// Text renders the table the way redis-benchmark users read it: per
+// test, the requests, then rps, p50 and p99 (milliseconds, from intended
+// start) per column, then each column's rps against the first column's.
+func (t SuiteTable) Text() string {
+	var b strings.Builder
+	b.WriteString("side by side (rps = achieved_rate over the phase's measured window; p50/p99 latency from intended start, ms; B/A = B's rps / A's rps):\n")
+	split := false
+	for _, c := range t.Columns {
+		fmt.Fprintf(&b, "  %s = %s\n", c.Label, c.Describe())
+	}
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	hdr := []string{"  test", "op", "requests"}
+	for _, c := range t.Columns {
+		hdr = append(hdr, c.Label+" rps", c.Label+" p50", c.Label+" p99")
+	}
+	for _, c := range t.Columns[1:] {
+		hdr = append(hdr, c.Label+"/"+t.Columns[0].Label)
+	}
+	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
+	for _, r := range t.Rows {
+		line := []string{"  " + r.Test, r.Op, requestsCell(r.Cells)}
+		for _, c := range r.Cells {
+			if !c.Present {
+				line = append(line, "-", "-", "-")
+				continue
+			}
+			rps := fmt.Sprintf("%.2f", c.RPS)
+			if c.Split {
+				rps += "*"
+				split = true
+			}
+			line = append(line, rps, fmt.Sprintf("%.3f", c.P50*1e3), fmt.Sprintf("%.3f", c.P99*1e3))
+		}
+		for ci := 1; ci < len(r.Cells); ci++ {
+			if v, ok := r.Ratio(ci); ok {
+				line = append(line, fmt.Sprintf("%.2f", v))
+			} else {
+				line = append(line, "-")
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
+	}
+	tw.Flush()
+	if split {
+		b.WriteString("  * a phase of several ops: its achieved_rate split by each op's share of the completed ops\n")
+	}
+	return b.String()
+}
+
+// requestsCell is the requests every column ran, or each column's when
+// they differ ("-" where a column lacks the test).
+func requestsCell(cells []SuiteCell) string {
+	same := true
+	var first int64 = -1
+	var each []string
+	for _, c := range cells {
+		if !c.Present {
+			each = append(each, "-")
+			continue
+		}
+		each = append(each, fmt.Sprint(c.Requests))
+		if first < 0 {
+			first = c.Requests
+		} else if c.Requests != first {
+			same = false
+		}
+	}
+	if same && first >= 0 && !strings.Contains(strings.Join(each, ","), "-") {
+		return fmt.Sprint(first)
+	}
+	return strings.Join(each, "/")
+}
+
+// variantSuite is the side-by-side table of a run's own persistence
+// variants, nil when it has fewer than two or they ran no steady or load
+// phase.
+func variantSuite(s *rundir.Summary) *SuiteTable {
+	if len(variants(s)) < 2 {
+		return nil
+	}
+	t := BuildSuite(SuiteColumns(nil, []*rundir.Summary{s}))
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return &t
+}
+
+// Bars is a grouped horizontal bar chart: one group per label, one bar
+// per series in each group.
+type Bars struct {
+	Title  string
+	Unit   string // axis label; "(s)" in it formats values as durations
+	Labels []string
+	Series []BarSeries
+}
+
+// BarSeries is one column's bars; Present[i] false leaves label i's bar
+// out.
+type BarSeries struct {
+	Name    string
+	Values  []float64
+	Present []bool
+}
+
+// SuiteBars are the table's charts: rps per test and p99 per test, one
+// bar per column.
+func (t SuiteTable) SuiteBars() []Bars {
+	rps := Bars{Title: "requests per second per test (achieved)", Unit: "ops/s"}
+	p99 := Bars{Title: "p99 latency per test (from intended start)", Unit: "latency (s)"}
+	for _, r := range t.Rows {
+		lbl := r.Test
+		if r.Op != r.Test {
+			lbl += " " + r.Op
+		}
+		rps.Labels = append(rps.Labels, lbl)
+		p99.Labels = append(p99.Labels, lbl)
+	}
+	for ci, c := range t.Columns {
+		name := c.Label
+		if c.Variant != "" {
+			name += " " + c.Variant
+		}
+		rs, ps := BarSeries{Name: name}, BarSeries{Name: name}
+		for _, r := range t.Rows {
+			cell := r.Cells[ci]
+			rs.Values, rs.Present = append(rs.Values, round6(cell.RPS)), append(rs.Present, cell.Present)
+			ps.Values, ps.Present = append(ps.Values, cell.P99), append(ps.Present, cell.Present)
+		}
+		rps.Series, p99.Series = append(rps.Series, rs), append(p99.Series, ps)
+	}
+	return []Bars{rps, p99}
+}
+
+// SVGBars draws a grouped horizontal bar chart with a value axis on top
+// and a legend.
+func SVGBars(c Bars) string {
+	const w, ml, mr, mt, bar, gap = 760.0, 170.0, 90.0, 48.0, 9.0, 8.0
+	ns := max(1, len(c.Series))
+	group := float64(ns)*bar + gap
+	h := mt + float64(len(c.Labels))*group + 12
+	vmax := 0.0
+	for _, s := range c.Series {
+		for i, v := range s.Values {
+			if s.Present[i] {
+				vmax = max(vmax, v)
+			}
+		}
+	}
+	if vmax <= 0 {
+		vmax = 1
+	}
+	ticks := niceTicks(0, vmax, 5)
+	vmax = ticks[len(ticks)-1]
+	pw := w - ml - mr
+	sx := func(v float64) float64 { return ml + v/vmax*pw }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="bars" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, w, h, w, h)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="16" font-weight="bold">%s</text>`, ml, html.EscapeString(c.Title))
+	for i, s := range c.Series {
+		lx := ml + float64(i)*110
+		fmt.Fprintf(&b, `<rect x="%.1f" y="22" width="10" height="10" fill="%s"/><text x="%.1f" y="31">%s</text>`, lx, palette[i%len(palette)], lx+14, html.EscapeString(s.Name))
+	}
+	for _, v := range ticks {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(v), mt-4, sx(v), h-12, sx(v), mt-6, tickLabel(c.Unit, v))
+	}
+	for li, lbl := range c.Labels {
+		y0 := mt + float64(li)*group
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, ml-6, y0+float64(ns)*bar/2+4, html.EscapeString(lbl))
+		for si, s := range c.Series {
+			if li >= len(s.Values) || !s.Present[li] {
+				continue
+			}
+			v := s.Values[li]
+			y := y0 + float64(si)*bar
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`, ml, y, sx(v)-ml, bar-1, palette[si%len(palette)], html.EscapeString(s.Name), html.EscapeString(lbl), axisLabel(c.Unit, v))
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="9">%s</text>`, sx(v)+3, y+bar-1.5, axisLabel(c.Unit, v))
+		}
+	}
+	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, ml, mt-4, ml, h-12)
+	b.WriteString("</svg>")
+	return b.String()
+}
+
+// SuiteHTML is a self-contained page of the side-by-side table: the
+// rps and p99 charts and the table itself.
+func SuiteHTML(t SuiteTable) []byte {
+	var b strings.Builder
+	b.WriteString(pageHead)
+	b.WriteString("<h1>soakd: side by side</h1><ul>")
+	for _, c := range t.Columns {
+		fmt.Fprintf(&b, "<li>%s = %s</li>", html.EscapeString(c.Label), html.EscapeString(c.Describe()))
+	}
+	b.WriteString("</ul>")
+	writeSuiteSection(&b, t)
+	b.WriteString("</body></html>\n")
+	return []byte(b.String())
+}
+
+func writeSuiteSection(b *strings.Builder, t SuiteTable) {
+	b.WriteString(`<h2>side by side</h2><div class="plots">`)
+	for _, c := range t.SuiteBars() {
+		b.WriteString(SVGBars(c))
+	}
+	fmt.Fprintf(b, `</div><pre class="suite">%s</pre>`, html.EscapeString(t.Text()))
+}
