@@ -63,6 +63,39 @@ func ParseRefresh(s string) (Refresh, error) {
 	return "", fmt.Errorf("client.refresh %q: use false, wait_for or true", s)
 }
 
+// RedisProtocol is how the redis adapter sends its hot ops (get, set,
+// the YCSB ops, the redis-benchmark suite) to a standalone server: the
+// YAML target.client.protocol. "" means fast in standalone mode and
+// goredis in cluster and sentinel modes.
+type RedisProtocol string
+
+// Redis client protocols.
+const (
+	// ProtocolFast is soakd's own RESP path: pooled connections, commands
+	// encoded into reused buffers, replies parsed without allocating.
+	ProtocolFast RedisProtocol = "fast"
+	// ProtocolGoRedis sends every op through go-redis.
+	ProtocolGoRedis RedisProtocol = "goredis"
+)
+
+// RedisProtocols lists the client protocols in the order messages name
+// them.
+func RedisProtocols() []RedisProtocol { return []RedisProtocol{ProtocolFast, ProtocolGoRedis} }
+
+// Valid reports whether p is one of the client protocols.
+func (p RedisProtocol) Valid() bool {
+	return p == ProtocolFast || p == ProtocolGoRedis
+}
+
+// ParseRedisProtocol returns the client protocol named s, or an error
+// naming the protocols there are.
+func ParseRedisProtocol(s string) (RedisProtocol, error) {
+	if p := RedisProtocol(s); p.Valid() {
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown client.protocol %q (use fast or goredis)", s)
+}
+
 // SearchFormat is how the redis adapter stores records for op search:
 // the YAML target.client.search ("" means auto: JSON when the server has
 // RedisJSON, else hashes).

@@ -125,3 +125,44 @@ phases:
 		t.Errorf("kind postgres: %v", err)
 	}
 }
+
+// TestRedisProtocol: target.client.protocol parses fast and goredis,
+// and a bad value or fast outside standalone mode is reported at its
+// file:line.
+func TestRedisProtocol(t *testing.T) {
+	for _, p := range RedisProtocols() {
+		if got, err := ParseRedisProtocol(string(p)); err != nil || got != p {
+			t.Errorf("ParseRedisProtocol(%q) = %q, %v", p, got, err)
+		}
+	}
+	if _, err := ParseRedisProtocol("resp3"); err == nil || err.Error() != `unknown client.protocol "resp3" (use fast or goredis)` {
+		t.Errorf("ParseRedisProtocol(resp3): %v", err)
+	}
+	if RedisProtocol("").Valid() || RedisProtocol("Fast").Valid() {
+		t.Error("Valid accepts a value outside the enum")
+	}
+	for _, c := range []struct{ client, want string }{
+		{"{protocol: goredis}", ""},
+		{"{protocol: fast}", ""},
+		{"{protocol: fast, mode: standalone}", ""},
+		{"{mode: cluster}", ""},
+		{"{protocol: goredis, mode: sentinel, master_name: m}", ""},
+		{"{protocol: resp3}", `bad.yaml:3: target.client.protocol: must be fast or goredis, got "resp3"`},
+		{"{protocol: fast, mode: cluster}", `bad.yaml:3: target.client.protocol: fast needs client.mode standalone (cluster mode runs on go-redis)`},
+	} {
+		sc, err := Parse("bad.yaml", []byte(`
+name: p
+target: {kind: redis, url: "redis://127.0.0.1:6379", client: `+c.client+`}
+phases:
+  - {name: a, kind: steady, rate: 10, duration: 1s, mix: {get: 100}}
+`))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.client, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want %q", c.client, err, c.want)
+		case c.want == "" && c.client == "{protocol: goredis}" && sc.Target.Client.Protocol != ProtocolGoRedis:
+			t.Errorf("%s: decoded %q", c.client, sc.Target.Client.Protocol)
+		}
+	}
+}

@@ -83,6 +83,7 @@ type ClientOptions struct {
 	MasterName     string         `yaml:"master_name"`     // redis sentinel
 	Addrs          []string       `yaml:"addrs"`           // redis cluster/sentinel seed addresses
 	Search         SearchFormat   `yaml:"search"`          // redis: auto | json | hash
+	Protocol       RedisProtocol  `yaml:"protocol"`        // redis: fast | goredis ("" = fast when standalone)
 }
 
 // Managed describes a server process soakd starts for the run.

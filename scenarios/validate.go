@@ -323,6 +323,13 @@ func (s *Scenario) Validate() []FieldError {
 	if c := s.Target.Client; c.PoolSize < 0 {
 		add("target.client.pool_size", "must not be negative")
 	}
+	if p := s.Target.Client.Protocol; p != "" {
+		if _, err := ParseRedisProtocol(string(p)); err != nil {
+			add("target.client.protocol", "must be fast or goredis, got %q", string(p))
+		} else if m := s.Target.Client.Mode; p == ProtocolFast && m != "" && m != ModeStandalone {
+			add("target.client.protocol", "fast needs client.mode standalone (%s mode runs on go-redis)", m)
+		}
+	}
 	if r := s.Target.Client.Refresh; r != "" && !r.Valid() {
 		add("target.client.refresh", "must be false, true or wait_for")
 	}

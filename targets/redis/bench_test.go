@@ -9,8 +9,9 @@ import (
 )
 
 // benchTarget starts a redis-server for b (skipped without one, failed
-// under SOAKD_REQUIRE_TOOLS=1) and opens the adapter on it.
-func benchTarget(b *testing.B) targets.Target {
+// under SOAKD_REQUIRE_TOOLS=1) and opens the adapter on it with client
+// protocol p.
+func benchTarget(b *testing.B, p scenarios.RedisProtocol) targets.Target {
 	b.Helper()
 	testutil.NeedTool(b, "redis-server")
 	s, err := StartServer(b.Context(), ServerConfig{Dir: b.TempDir()})
@@ -18,7 +19,7 @@ func benchTarget(b *testing.B) targets.Target {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Stop() })
-	tg, err := targets.Open(b.Context(), scenarios.Target{Kind: "redis", URL: s.URL()}, targets.Options{})
+	tg, err := targets.Open(b.Context(), scenarios.Target{Kind: "redis", URL: s.URL(), Client: scenarios.ClientOptions{Protocol: p}}, targets.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,8 +37,16 @@ func seed(b *testing.B, tg targets.Target, op scenarios.Op, key string) {
 	}
 }
 
+// benchOp times op from 25 goroutines on each client protocol
+// (BenchmarkGet/fast, BenchmarkGet/goredis).
 func benchOp(b *testing.B, op, seedOp scenarios.Op) {
-	tg := benchTarget(b)
+	for _, p := range scenarios.RedisProtocols() {
+		b.Run(string(p), func(b *testing.B) { benchOpOn(b, p, op, seedOp) })
+	}
+}
+
+func benchOpOn(b *testing.B, p scenarios.RedisProtocol, op, seedOp scenarios.Op) {
+	tg := benchTarget(b, p)
 	seed(b, tg, seedOp, "user1")
 	b.ReportAllocs()
 	b.SetParallelism(25)
@@ -57,8 +66,16 @@ func BenchmarkSet(b *testing.B)    { benchOp(b, scenarios.OpSet, scenarios.OpSet
 func BenchmarkRead(b *testing.B)   { benchOp(b, scenarios.OpRead, scenarios.OpInsert) }
 func BenchmarkInsert(b *testing.B) { benchOp(b, scenarios.OpInsert, scenarios.OpInsert) }
 
+func BenchmarkUpdate(b *testing.B) { benchOp(b, scenarios.OpUpdate, scenarios.OpInsert) }
+
 func BenchmarkBatchRead(b *testing.B) {
-	tg := benchTarget(b)
+	for _, p := range scenarios.RedisProtocols() {
+		b.Run(string(p), func(b *testing.B) { benchBatchRead(b, p) })
+	}
+}
+
+func benchBatchRead(b *testing.B, p scenarios.RedisProtocol) {
+	tg := benchTarget(b, p)
 	seed(b, tg, scenarios.OpSet, "k")
 	bt := tg.(targets.Batcher)
 	reqs := make([]*targets.Request, 64)

@@ -41,8 +41,9 @@ type Target struct {
 	local    bool                // the server runs on this host (swap from /proc)
 	managed  *Server
 	search   searchState
-	inline   *inlinePool // ping_inline's connections
-	url      string      // redacted
+	own      *connPool // soakd's own connections: ping_inline, and the fast path (fast.go)
+	fast     bool      // hot ops go over own (client.protocol fast, standalone)
+	url      string    // redacted
 	limits   *targets.MemoryLimits
 }
 
@@ -221,7 +222,18 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		mb = 256
 	}
 	tg := &Target{c: cl, maxBatch: mb, mode: mode, url: scenarios.RedactURL(t.URL)}
-	tg.inline = newInlinePool(opt.PoolSize, inlineDialer(mode, opt, c, tlsCfg), inlineSetup(opt), opt.ReadTimeout, opt.WriteTimeout)
+	tg.own = newConnPool(opt.PoolSize, ownDialer(mode, opt, c, tlsCfg), ownSetup(opt), opt.ReadTimeout, opt.WriteTimeout)
+	switch c.Protocol {
+	case "", scenarios.ProtocolFast:
+		// Cluster and sentinel need go-redis's routing and failover; an
+		// explicit fast there is refused by Validate.
+		tg.fast = mode == scenarios.ModeStandalone
+	case scenarios.ProtocolGoRedis:
+	default:
+		cl.Close()
+		_, err := scenarios.ParseRedisProtocol(string(c.Protocol))
+		return nil, err
+	}
 	tg.local = isLocal(opt.Addr, opt.Network) && mode == scenarios.ModeStandalone
 	tg.search.pref = c.Search
 	if info, err := cl.Info(pctx, "server").Result(); err == nil {
@@ -233,10 +245,10 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 	return tg, nil
 }
 
-// inlineDialer dials the node ping_inline talks to: the server, a
+// ownDialer dials the node soakd's own connections talk to: the server, a
 // cluster's first seed node (PING is keyless) or the master the
 // sentinels name at dial time.
-func inlineDialer(mode scenarios.RedisMode, opt *goredis.Options, c scenarios.ClientOptions, tc *tls.Config) func(context.Context) (net.Conn, error) {
+func ownDialer(mode scenarios.RedisMode, opt *goredis.Options, c scenarios.ClientOptions, tc *tls.Config) func(context.Context) (net.Conn, error) {
 	addr := func(context.Context) (string, error) { return opt.Addr, nil }
 	network := opt.Network
 	switch mode {
@@ -269,8 +281,8 @@ func inlineDialer(mode scenarios.RedisMode, opt *goredis.Options, c scenarios.Cl
 	return dialer(network, addr, opt.DialTimeout, tc)
 }
 
-// inlineSetup is what a new ping_inline connection sends first.
-func inlineSetup(opt *goredis.Options) [][]string {
+// ownSetup is what a new connection of soakd's own sends first.
+func ownSetup(opt *goredis.Options) [][]string {
 	var cmds [][]string
 	switch {
 	case opt.Username != "" && opt.Password != "":
@@ -354,7 +366,7 @@ func (t *Target) Client() goredis.UniversalClient { return t.c }
 // Close closes the client and stops a managed server.
 func (t *Target) Close() error {
 	err := t.c.Close()
-	t.inline.Close()
+	t.own.Close()
 	if t.managed != nil {
 		if e := t.managed.Stop(); err == nil {
 			err = e
@@ -395,6 +407,11 @@ func (t *Target) multi(op scenarios.Op) bool {
 
 // Do runs one op.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
+	if t.fastOp(r.Op) {
+		reqs, errs := [1]*targets.Request{r}, [1]error{}
+		t.fastDo(ctx, reqs[:], errs[:], false)
+		return errs[0]
+	}
 	if t.multi(r.Op) {
 		pipe := t.c.Pipeline()
 		p := t.build(ctx, pipe, r)
@@ -411,6 +428,10 @@ func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
 	if len(reqs) == 1 {
 		errs[0] = t.Do(ctx, reqs[0])
+		return
+	}
+	if t.fastBatch(reqs) {
+		t.fastDo(ctx, reqs, errs, true)
 		return
 	}
 	pipe := t.c.Pipeline()
@@ -523,7 +544,7 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 	case scenarios.OpPingInline:
 		// redis-benchmark's PING_INLINE: "PING\r\n" on an inline
 		// connection (inline.go); in a batch it follows the pipeline.
-		return func(ctx context.Context) error { return t.inline.Do(ctx, "PING") }
+		return func(ctx context.Context) error { return t.own.inline(ctx, "PING") }
 	case scenarios.OpSet:
 		return done(c.Set(ctx, key, value(r), 0))
 	case scenarios.OpGet:
