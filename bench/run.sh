@@ -10,6 +10,10 @@
 #   GROWTH=only bash bench/run.sh    # just the growth-persistence goal run
 #   SWAPCLIFF=1 bash bench/run.sh    # also a swap cliff: redis in a 256mb cgroup with a 2 GB swapfile (root; ~3 min)
 #   SWAPCLIFF=only bash bench/run.sh # just that section
+#   LAG=1 / LAG=only bash bench/run.sh   # schedule lag at 6000 and 50000 ops/s: soakd on one core
+#                                        # (taskset -c 1, redis-server on CPU 0) and on two shared cores
+#   OPEN500K=1 / OPEN500K=only bash bench/run.sh  # 500k GET/s open loop, then the highest rate held at p99 < 2 ms
+#   RSS=only bash bench/run.sh   # just the 10-minute memory-slope run (RSS_RATE, default 100000 ops/s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${DUR:-30s}
@@ -244,6 +248,183 @@ PY
   "$OUT/soakd" report "$OUT/growth" --html "$OUT/growth/report.html" >/dev/null 2>&1 && echo "growth report: $OUT/growth/report.html"
 }
 
+summarize() { # dir label; GOAL_LAG_US / GOAL_P99_MS add the goal ratios (<= 1 meets it)
+  python3 - "$1" "$2" "${GOAL_LAG_US:-}" "${GOAL_P99_MS:-}" <<'PY'
+import json, sys
+d, label, glag, gp99 = sys.argv[1:5]
+s = json.load(open(d + "/summary.json"))
+p = [x for x in s["phases"] if x["name"] == "steady"][0]
+tr, ar = p["target_rate"], p["achieved_rate"]
+dev = (ar - tr) / tr * 100 if tr else 0
+ops = " ".join(f'{op}:p50={o["latency"]["p50"]*1e3:.3f}ms,p99={o["latency"]["p99"]*1e3:.3f}ms,svc_p99={o["service"]["p99"]*1e3:.3f}ms' for op, o in sorted(p["ops"].items()))
+ciw = p.get("completed_in_window", 0)
+pct = f' ({ciw / p["scheduled"] * 100:.2f}% in window)' if p["scheduled"] else ""
+goals = ""
+if glag:
+    goals += f' lag_p99/goal({glag}us)={p["lag"]["p99"] * 1e6 / float(glag):.2f}'
+if gp99:
+    worst = max(o["latency"]["p99"] for o in p["ops"].values())
+    goals += f' p99/goal({gp99}ms)={worst * 1e3 / float(gp99):.2f}'
+print(f'{label}: target={tr:.0f} achieved={ar:.1f} ({dev:+.3f}%) completed_in_window={ciw}/{p["scheduled"]}{pct} drain={p.get("drain_seconds", 0)*1e3:.1f}ms lag_p50={p["lag"]["p50"]*1e6:.0f}us lag_p99={p["lag"]["p99"]*1e6:.0f}us lag_max={p["lag"]["max"]*1e3:.2f}ms dropped={p["dropped"]} errors={p["errors"]} {ops}{goals}')
+PY
+}
+
+rate_run() { # label rate target-args...; PIN=CPUS runs soakd under taskset -c CPUS
+  local label=$1 rate=$2; shift 2
+  local d="$OUT/$label" pin=()
+  if [ -n "${PIN:-}" ]; then pin=(taskset -c "$PIN"); fi
+  rm -rf "$d"
+  "${pin[@]}" "$OUT/soakd" run "${SCEN:-bench/kv.yaml}" --rate "$rate" --duration "$DUR" --out "$d" --listen "" --quiet "$@" >/dev/null 2>"$d.log" || true
+  if [ -f "$d/summary.json" ]; then summarize "$d" "$label"; else echo "$label: no summary: $(tail -1 "$d.log")"; fi
+}
+
+# start_redis [CPUS]: one redis-server for the rate sections (PORT, RPID,
+# RDIR; bench_exit stops it), pinned to CPUS when given.
+start_redis() {
+  PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  RDIR=$(mktemp -d)
+  local pin=()
+  if [ -n "${1:-}" ]; then pin=(taskset -c "$1"); fi
+  "${pin[@]}" redis-server --port "$PORT" --save '' --appendonly no --dir "$RDIR" --daemonize no >/dev/null &
+  RPID=$!
+  for i in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+}
+stop_redis() {
+  if [ -n "$RPID" ]; then kill "$RPID" 2>/dev/null || true; wait "$RPID" 2>/dev/null || true; fi
+  if [ -n "$RDIR" ]; then rm -rf "$RDIR"; fi
+  RPID= RDIR=
+}
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# lag: schedule lag (actual send - intended start) at 6000 and 50000
+# ops/s (bench/kv.yaml, GET/SET 90/10) against a local redis-server,
+# first with soakd on one core (taskset -c 1) and redis-server on CPU 0,
+# then with both on both cores. Goals: lag p99 < 0.2 ms at 6000 ops/s
+# and < 0.5 ms at 50000; printed as the ratio p99/goal (<= 1 meets it).
+lag() {
+  command -v redis-server >/dev/null || { echo "lag: no redis-server"; return; }
+  echo "## schedule lag (${LAG_DUR:-$DUR} per run; load average before each run)"
+  start_redis 0
+  local rate cores
+  for cores in 1core 2core; do
+    if [ "$cores" = 2core ]; then taskset -pc 0,1 "$RPID" >/dev/null; fi
+    for rate in 6000 50000; do
+      echo "load average $(loadavg)"
+      PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
+        rate_run "lag-$cores-$rate" "$rate" --target "redis://127.0.0.1:$PORT"
+    done
+  done
+  stop_redis
+}
+
+# open500k: GET at 500,000 ops/s open loop against a redis-server on the
+# same host (bench/get.yaml), then a capacity search (GET, p99 from
+# intended start < 2 ms, achieved >= 99%, nothing dropped) for the
+# highest rate this host holds; redis-benchmark's pipelined GET rate on
+# the same server is printed next to them as the host's ceiling.
+open500k() {
+  command -v redis-server >/dev/null || { echo "open500k: no redis-server"; return; }
+  echo "## open loop GET at 500000 ops/s ($DUR), then the highest rate held at p99 < 2 ms"
+  start_redis
+  local i
+  for i in $(seq "${OPEN500K_RUNS:-1}"); do
+    echo "load average $(loadavg)"
+    GOAL_P99_MS=5 SCEN=bench/get.yaml rate_run "open500k-$i" 500000 --target "redis://127.0.0.1:$PORT"
+  done
+  cat > "$OUT/open-capacity.yaml" <<YAML
+name: bench-open-capacity
+keyspace: {records: 10000}
+record: {fields: 1, field_bytes: 3}
+phases:
+  - {name: load, kind: load, concurrency: 16, mix: {set: 100}}
+  - name: capacity
+    kind: capacity
+    concurrency: 64
+    max_lag: 1s
+    mix: {get: 100}
+    capacity: {start: ${CAP_START:-100000}, factor: 2, max: ${CAP_MAX:-800000}, step_duration: ${CAP_STEP:-5s}, precision: 0.1}
+slo:
+  latency: {"*": {p99: 2ms}}
+  min_achieved_ratio: 0.99
+  max_dropped_ratio: 0
+YAML
+  echo "load average $(loadavg)"
+  rm -rf "$OUT/open-capacity"
+  "$OUT/soakd" run "$OUT/open-capacity.yaml" --target "redis://127.0.0.1:$PORT" --out "$OUT/open-capacity" --listen "" --quiet >/dev/null 2>"$OUT/open-capacity.log" || true
+  local held
+  held=$(python3 - "$OUT/open-capacity" <<'PY'
+import json, sys
+try:
+    s = json.load(open(sys.argv[1] + "/summary.json"))
+except OSError:
+    print(0); sys.exit()
+p = [x for x in s["phases"] if x["name"] == "capacity"][0]
+c = p.get("capacity") or {}
+for pt in c.get("curve", []):
+    why = "" if pt["passed"] else " failed: " + "; ".join(pt.get("failed", []))
+    print(f'open-capacity probe: rate={pt["rate"]:.0f} achieved={pt["achieved"]:.0f} get_p99={pt["p99"].get("get", 0)*1e3:.2f}ms held={pt["passed"]}{why}', file=sys.stderr)
+print(f'{c.get("highest_rate_held", 0):.0f}')
+PY
+)
+  echo "open-capacity: highest rate held at GET p99 < 2 ms (achieved >= 99%, 0 dropped): $held ops/s"
+  echo "load average $(loadavg)"
+  local rb
+  rb=$(redis-benchmark -p "$PORT" -c 50 -P 16 -n 2000000 -t get -q | tr '\r' '\n' | grep -E '^GET' | tail -1 | awk '{print $2}')
+  echo "redis-benchmark -c 50 -P 16 GET: ${rb:-?} requests/s (closed loop, pipelined: the server's ceiling on this host)"
+  python3 -c "import sys; rb, h = float(sys.argv[1] or 0), float(sys.argv[2] or 0)
+print(f'ratios: 500k/redis-benchmark={500000/rb:.2f} held/redis-benchmark={h/rb:.2f}' if rb else 'ratios: no redis-benchmark figure')" "${rb:-0}" "${held:-0}"
+  if command -v memtier_benchmark >/dev/null; then
+    memtier_benchmark -p "$PORT" --ratio 0:1 -c 10 -t 2 --pipeline 16 --test-time 10 --hide-histogram 2>/dev/null | grep -E '^Gets|^Totals' | sed 's/^/memtier_benchmark: /'
+  else
+    echo "memtier_benchmark: not installed"
+  fi
+  stop_redis
+}
+
+# rss: soakd's resident memory over a 10-minute open-loop run (bench/kv.yaml
+# on the embedded target at RSS_RATE ops/s, default 100000), sampled every
+# 10 s; memory is flat when the slope after the first minute (least
+# squares) is under 50 kB/min.
+rss() {
+  local rate=${RSS_RATE:-100000} dur=${RSS_DUR:-600}
+  echo "## RSS over a ${dur}s run at $rate ops/s (embedded); load average $(loadavg)"
+  rm -rf "$OUT/rss"
+  "$OUT/soakd" run bench/kv.yaml --rate "$rate" --duration "${dur}s" --out "$OUT/rss" --listen "" --quiet >/dev/null 2>&1 &
+  local spid=$! t=0 samples=""
+  while kill -0 "$spid" 2>/dev/null && [ "$t" -lt "$((dur - 5))" ]; do
+    sleep 10; t=$((t + 10))
+    samples="$samples $t:$(awk '/VmRSS/{print $2}' /proc/$spid/status 2>/dev/null || echo 0)"
+  done
+  wait "$spid" || true
+  python3 - "$samples" <<'PY'
+import sys
+pts = [(int(a) / 60, int(b)) for a, b in (x.split(":") for x in sys.argv[1].split()) if int(b) > 0]
+late = [p for p in pts if p[0] >= 1]
+if len(late) < 3:
+    print("rss: too few samples"); sys.exit()
+mx, my = sum(p[0] for p in late) / len(late), sum(p[1] for p in late) / len(late)
+slope = sum((x - mx) * (y - my) for x, y in late) / sum((x - mx) ** 2 for x, _ in late)
+print(f"rss: 1min={late[0][1]/1024:.1f}MiB end={late[-1][1]/1024:.1f}MiB max={max(y for _, y in late)/1024:.1f}MiB "
+      f"slope after the first minute={slope:+.1f} kB/min (goal < 50) over {len(late)} samples")
+PY
+  summarize "$OUT/rss" "embedded-$rate-rss"
+}
+
+if [ "${LAG:-0}" = only ]; then
+  lag
+  exit 0
+fi
+
+if [ "${OPEN500K:-0}" = only ]; then
+  open500k
+  exit 0
+fi
+
+if [ "${RSS:-0}" = only ]; then
+  rss
+  exit 0
+fi
+
 if [ "${GROWTH:-0}" = only ]; then
   growth
   exit 0
@@ -262,37 +443,12 @@ fi
 echo "## Go benchmarks (recording path)"
 go test -run XXX -bench 'Record|Drain' -benchmem -benchtime 1s ./metrics/ | grep -E '^Benchmark'
 
-summarize() { # dir label
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-d, label = sys.argv[1], sys.argv[2]
-s = json.load(open(d + "/summary.json"))
-p = [x for x in s["phases"] if x["name"] == "steady"][0]
-tr, ar = p["target_rate"], p["achieved_rate"]
-dev = (ar - tr) / tr * 100 if tr else 0
-ops = " ".join(f'{op}:p50={o["latency"]["p50"]*1e3:.3f}ms,p99={o["latency"]["p99"]*1e3:.3f}ms,svc_p99={o["service"]["p99"]*1e3:.3f}ms' for op, o in sorted(p["ops"].items()))
-print(f'{label}: target={tr:.0f} achieved={ar:.1f} ({dev:+.3f}%) completed_in_window={p.get("completed_in_window", 0)}/{p["scheduled"]} drain={p.get("drain_seconds", 0)*1e3:.1f}ms lag_p50={p["lag"]["p50"]*1e6:.0f}us lag_p99={p["lag"]["p99"]*1e6:.0f}us lag_max={p["lag"]["max"]*1e3:.2f}ms dropped={p["dropped"]} errors={p["errors"]} {ops}')
-PY
-}
-
-rate_run() { # label rate target-args...
-  local label=$1 rate=$2; shift 2
-  local d="$OUT/$label"
-  rm -rf "$d"
-  "$OUT/soakd" run "${SCEN:-bench/kv.yaml}" --rate "$rate" --duration "$DUR" --out "$d" --listen "" --quiet "$@" >/dev/null 2>"$d.log" || true
-  summarize "$d" "$label"
-}
-
 echo "## open-loop rate runs ($DUR each)"
 rate_run embedded-6000 6000
 rate_run embedded-50000 50000
 
 if command -v redis-server >/dev/null; then
-  PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
-  RDIR=$(mktemp -d)
-  redis-server --port "$PORT" --save '' --appendonly no --dir "$RDIR" --daemonize no >/dev/null &
-  RPID=$!
-  for i in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  start_redis
   rate_run redis-6000 6000 --target "redis://127.0.0.1:$PORT"
   rate_run redis-50000 50000 --target "redis://127.0.0.1:$PORT"
   SCEN=bench/get.yaml rate_run redis-get-100000 100000 --target "redis://127.0.0.1:$PORT"
@@ -314,18 +470,19 @@ YAML
     "$OUT/soakd" run "$OUT/closed.yaml" --target "redis://127.0.0.1:$PORT" --out "$OUT/closed" --listen "" --quiet >/dev/null 2>&1 || true
     summarize "$OUT/closed" "soakd-closed-loop-get-c50"
   fi
+  stop_redis
+fi
+
+if [ "${LAG:-0}" = 1 ]; then
+  lag
+fi
+
+if [ "${OPEN500K:-0}" = 1 ]; then
+  open500k
 fi
 
 if [ "${RSS:-0}" = 1 ]; then
-  echo "## RSS over a 10-minute run at 20000 ops/s (embedded)"
-  rm -rf "$OUT/rss"
-  "$OUT/soakd" run bench/kv.yaml --rate 20000 --duration 10m --out "$OUT/rss" --listen "" --quiet >/dev/null 2>&1 &
-  SPID=$!
-  sleep 60; R1=$(awk '/VmRSS/{print $2}' /proc/$SPID/status)
-  sleep 530; R10=$(awk '/VmRSS/{print $2}' /proc/$SPID/status)
-  wait $SPID || true
-  python3 -c "r1,r10=$R1,$R10; print(f'rss: 1min={r1/1024:.1f}MiB 9.8min={r10/1024:.1f}MiB change={(r10-r1)/r1*100:+.1f}%')"
-  summarize "$OUT/rss" "embedded-20000-10m"
+  rss
 fi
 
 if [ "${SHARDCOST:-0}" = 1 ]; then

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -344,6 +345,9 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work chan chunk, chunkMax int, batchable *[scenarios.NumOps]bool, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
 	release := pacerThread()
 	defer release()
+	// The pacer keeps its P through short sleeps when there is another
+	// for the workers (sleep_linux.go).
+	hold := runtime.GOMAXPROCS(0) >= 2
 	t0 := clk.t0
 	ctl := r.opts.Control
 	gen := ctl.generation()
@@ -447,7 +451,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 			// stop or a rate change at a low rate takes effect promptly.
 			wait = 10 * time.Millisecond
 		}
-		preciseSleep(wait)
+		preciseSleep(wait, hold)
 	}
 	// Scheduled counts everything the schedule called for, dropped included.
 	scheduled.Store(sent)
