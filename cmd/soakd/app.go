@@ -56,7 +56,7 @@ type App struct {
 const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasticsearch
 
 usage:
-  soakd run SCENARIO.yaml [--target URL] [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL]
+  soakd run SCENARIO.yaml [--target URL]... [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL]
   soakd validate SCENARIO.yaml...
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd report --side-by-side RUN_DIR... [--html FILE]   (redis-benchmark style table of runs or persistence variants, rps ratio against the first)
@@ -114,6 +114,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 type runFlags struct {
+	targets             targetList
 	target, out, listen string
 	rate                float64
 	duration            string
@@ -133,7 +134,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
 	var f runFlags
-	fs.StringVar(&f.target, "target", "", "target URL (redis://, mongodb://, http(s)://, cql://); overrides the scenario's")
+	fs.Var(&f.targets, "target", "target URL (redis://, mongodb://, http(s)://, cql://); overrides the scenario's. Repeated: the scenario runs once per target, in order, each into DIR/target-N, then the side-by-side table is printed")
 	fs.Float64Var(&f.rate, "rate", 0, "override every phase's rate (ops/s; 0 = closed loop)")
 	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration")
 	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
@@ -157,27 +158,111 @@ func (a *App) run(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.Stderr, "soakd run: give exactly one scenario file")
 		return exitBadUsed
 	}
-	sc, err := scenarios.LoadFile(pos[0])
-	if err != nil {
-		fmt.Fprintln(a.Stderr, err)
+	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
+	if len(f.targets) <= 1 {
+		if len(f.targets) == 1 {
+			f.target = f.targets[0]
+		}
+		code, _, _ := a.runScenario(ctx, pos[0], f, "")
+		return code
+	}
+	return a.runTargets(ctx, pos[0], f)
+}
+
+// targetList collects a repeated --target.
+type targetList []string
+
+func (l *targetList) String() string { return strings.Join(*l, ",") }
+
+func (l *targetList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// runTargets runs the scenario once per --target, in order, each into
+// its own run directory under --out, and prints the side-by-side table
+// of the runs. The exit code is the worst of the runs'.
+func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
+	if f.shard != "" || f.shardFromEnv || f.startAt != "" || f.runID != "" {
+		fmt.Fprintln(a.Stderr, "soakd run: several --target values run one after another: --shard, --shard-from-env, --start-at and --run-id do not apply")
 		return exitBadUsed
 	}
-	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
-	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Records: f.records, Concurrency: f.concurrency, Seed: f.seed,
-		Note: func(msg string) { fmt.Fprintf(a.Stderr, "soakd run: %s\n", msg) }}
+	// Every target is checked before the first runs.
+	var name string
+	for _, tg := range f.targets {
+		sc, err := scenarios.LoadFile(path)
+		if err != nil {
+			fmt.Fprintln(a.Stderr, err)
+			return exitBadUsed
+		}
+		f.target = tg
+		if !a.applyOverrides(sc, f, func(string) {}) {
+			fmt.Fprintf(a.Stderr, "soakd run: --target %s refused; nothing ran\n", scenarios.RedactURL(tg))
+			return exitBadUsed
+		}
+		name = sc.Name
+	}
+	if f.out == "" {
+		// One parent directory for all the targets' runs.
+		f.out = filepath.Join("runs", fmt.Sprintf("%s-%s", name, a.Now().UTC().Format("20060102T150405Z")))
+	}
+	var sums []*rundir.Summary
+	var dirs []string
+	worst := exitOK
+	for i, tg := range f.targets {
+		f.target = tg
+		code, sum, dir := a.runScenario(ctx, path, f, fmt.Sprintf("target-%d", i+1))
+		worst = max(worst, code)
+		if code == exitBadUsed || sum == nil {
+			return exitBadUsed
+		}
+		sums, dirs = append(sums, sum), append(dirs, dir)
+		if ctx.Err() != nil {
+			break
+		}
+		if i < len(f.targets)-1 {
+			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
+		}
+	}
+	if t := report.BuildSuite(report.SuiteColumns(dirs, sums)); len(t.Columns) > 1 && len(t.Rows) > 0 {
+		fmt.Fprintf(a.Stdout, "\n%s", t.Text())
+	}
+	return worst
+}
+
+// applyOverrides applies f's overrides (f.target the target) to sc and
+// reports every problem on stderr; false when there were any.
+func (a *App) applyOverrides(sc *scenarios.Scenario, f runFlags, note func(string)) bool {
+	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Records: f.records, Concurrency: f.concurrency, Seed: f.seed, Note: note}
 	if f.rateSet {
 		ov.Rate = &f.rate
 	}
 	problems, err := runpath.Apply(sc, ov)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: --%v\n", err)
-		return exitBadUsed
+		return false
 	}
 	if len(problems) > 0 {
 		for _, e := range problems {
 			fmt.Fprintf(a.Stderr, "%s: %s (after command-line overrides)\n", sc.File, e)
 		}
-		return exitBadUsed
+		return false
+	}
+	return true
+}
+
+// runScenario runs the scenario at path with f's flags (f.target the
+// one target, if any) into the run directory (sub, when not empty, is a
+// directory under it) and returns the exit code, the summary (nil when
+// nothing ran) and the run directory.
+func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub string) (int, *rundir.Summary, string) {
+	sc, err := scenarios.LoadFile(path)
+	if err != nil {
+		fmt.Fprintln(a.Stderr, err)
+		return exitBadUsed, nil, ""
+	}
+	if !a.applyOverrides(sc, f, func(msg string) { fmt.Fprintf(a.Stderr, "soakd run: %s\n", msg) }) {
+		return exitBadUsed, nil, ""
 	}
 	for _, w := range sc.Warnings() {
 		fmt.Fprintf(a.Stderr, "soakd run: %s\n", w)
@@ -188,12 +273,12 @@ func (a *App) run(ctx context.Context, args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
-		return exitBadUsed
+		return exitBadUsed, nil, ""
 	}
 	startAt, err := parseStartAt(f.startAt)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
-		return exitBadUsed
+		return exitBadUsed, nil, ""
 	}
 	runID, err := resolveRunID(f.runID, startAt, a.Getenv)
 	if err == nil && f.barrierTimeout <= 0 {
@@ -201,7 +286,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
-		return exitBadUsed
+		return exitBadUsed, nil, ""
 	}
 	out := f.out
 	if out == "" {
@@ -209,6 +294,9 @@ func (a *App) run(ctx context.Context, args []string) int {
 		if shard.Count > 1 {
 			out += fmt.Sprintf("-shard%d", shard.Index)
 		}
+	}
+	if sub != "" {
+		out = filepath.Join(out, sub)
 	}
 
 	// One warning per run: the persistence variants reopen the target
@@ -225,7 +313,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
-		return exitBadUsed
+		return exitBadUsed, nil, out
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -258,12 +346,12 @@ func (a *App) run(ctx context.Context, args []string) int {
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		if err := exp.Register(reg); err != nil {
 			fmt.Fprintf(a.Stderr, "soakd run: metrics: %v\n", err)
-			return exitBadUsed
+			return exitBadUsed, nil, out
 		}
 		ln, err := net.Listen("tcp", f.listen)
 		if err != nil {
 			fmt.Fprintf(a.Stderr, "soakd run: --listen %s: %v (use --listen 127.0.0.1:0 or --listen '' to turn metrics off)\n", f.listen, err)
-			return exitBadUsed
+			return exitBadUsed, nil, out
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
@@ -285,7 +373,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 		}
 		if err := waitUntil(ctx, startAt, a.Now); err != nil {
 			fmt.Fprintln(a.Stderr, "soakd run: interrupted before --start-at")
-			return exitBadUsed
+			return exitBadUsed, nil, out
 		}
 	}
 	sum, err := rn.Start(ctx, runID)
@@ -298,18 +386,18 @@ func (a *App) run(ctx context.Context, args []string) int {
 		var werr *rundir.WriteError
 		switch {
 		case sum == nil:
-			return exitBadUsed
+			return exitBadUsed, nil, out
 		case errors.As(err, &werr):
 			fmt.Fprintf(a.Stderr, "soakd run: the summary above is the only copy of the results (exit %d)\n", exitNotWritten)
-			return exitNotWritten
+			return exitNotWritten, sum, out
 		}
-		return exitSLO
+		return exitSLO, sum, out
 	}
 	fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", out)
 	if !sum.SLO.Passed {
-		return exitSLO
+		return exitSLO, sum, out
 	}
-	return exitOK
+	return exitOK, sum, out
 }
 
 func (a *App) validate(ctx context.Context, args []string) int {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/targets/embedded"
 )
 
 // suiteYAML is a short redis-benchmark suite: closed loop, 8 clients,
@@ -235,3 +236,60 @@ func TestSideBySideBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSeveralTargets: `soakd run SCENARIO --target URL1 --target
+// URL2` runs the suite on a Redis-protocol store and on one with only
+// SSDB's subset (the embedded store served on a port, restricted), each
+// into DIR/target-N, and ends with the side-by-side table, every cell
+// equal to the runs' summary.json. A bad second --target is refused
+// before anything runs.
+func TestRunSeveralTargets(t *testing.T) {
+	var urls []string
+	for _, restricted := range []bool{false, true} {
+		srv, err := embedded.Start(embedded.Config{Restricted: restricted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		urls = append(urls, srv.URL())
+	}
+	dir := t.TempDir()
+	sc := write(t, dir, "suite.yaml", fmt.Sprintf(suiteYAML, "suite", "{kind: redis}"))
+	out := filepath.Join(dir, "run")
+	a, stdout, errb := newApp()
+	if code := a.Main(context.Background(), []string{"run", sc, "--target", urls[0], "--target", urls[1], "--out", out, "--listen", "", "--quiet"}); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errb, stdout)
+	}
+	var sums []*rundir.Summary
+	for i, u := range urls {
+		d := filepath.Join(out, fmt.Sprintf("target-%d", i+1))
+		s, err := rundir.ReadSummary(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Target.URL != u {
+			t.Errorf("%s ran against %s, want %s", d, s.Target.URL, u)
+		}
+		sums = append(sums, s)
+		if !strings.Contains(stdout.String(), fmt.Sprintf("%s = %s: suite, target redis %s", colName(i), d, u)) {
+			t.Errorf("legend lacks %s", d)
+		}
+	}
+	table := stdout.String()[strings.Index(stdout.String(), "side by side"):]
+	t.Logf("\n%s", table)
+	checkSuiteRows(t, parseSuite(t, table, 2), sums, []string{"", ""})
+
+	bad := filepath.Join(dir, "bad")
+	a, stdout, errb = newApp()
+	if code := a.Main(context.Background(), []string{"run", sc, "--target", urls[0], "--target", "ftp://x", "--out", bad, "--listen", ""}); code != 2 {
+		t.Fatalf("bad second target: exit %d, want 2", code)
+	}
+	if !strings.Contains(errb.String(), "--target ftp://x refused; nothing ran") || stdout.Len() != 0 {
+		t.Errorf("stderr %q, stdout %q", errb, stdout)
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("a run directory was written for the refused command: %v", err)
+	}
+}
+
+func colName(i int) string { return string(rune('A' + i)) }
