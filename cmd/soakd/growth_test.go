@@ -69,11 +69,14 @@ phases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 6 plots per variant plus the side-by-side section's get p99, set
+	// 8 plots per variant (throughput over time, one p99-over-time panel
+	// per op, and 5 per-stage and spectrum charts) plus the side-by-side section's get p99, set
 	// p99, batch insert rate and each variant's memory; no miss-ratio
 	// plot (reads cover only loaded records). Compared as a sorted list
 	// of titles.
-	perVariant := []string{"latency over time: p99 per 1s (from intended start)", "latency per stage (from intended start)",
+	perVariant := []string{"throughput over time: ops/s per 1s bucket (completed)",
+		"get latency over time: p99 per 1s (from intended start)", "set latency over time: p99 per 1s (from intended start)",
+		"latency per stage (from intended start)",
 		"achieved rate per stage", "batch insert rate per stage", "memory per stage", "latency percentile spectrum (from intended start)"}
 	want := append(append(append([]string{}, perVariant...), perVariant...),
 		"get p99 per stage, by persistence", "set p99 per stage, by persistence", "batch insert rate per stage, by persistence",
