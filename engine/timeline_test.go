@@ -72,7 +72,7 @@ phases:
 			marks = append(marks, m)
 		}
 	}
-	if len(marks) != 3 || marks[0].Label != "stage-1" || marks[0].X > 0.1 || !(marks[1].X > 1 && marks[2].X > marks[1].X) {
+	if len(marks) != 3 || marks[0].Label != "stage-1" || marks[0].X > 0.5 || !(marks[1].X > 1 && marks[2].X > marks[1].X) {
 		t.Errorf("stage marks %+v", marks)
 	}
 }
