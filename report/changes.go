@@ -75,10 +75,16 @@ func FindChangePoints(dir string, s *rundir.Summary, iv time.Duration) error {
 }
 
 func findChangePoints(rd io.Reader, name string, counts []rundir.IntervalCount, s *rundir.Summary, iv time.Duration) error {
+	return findChangePointsIn([]io.Reader{rd}, []string{name}, counts, s, iv)
+}
+
+// findChangePointsIn is findChangePoints over several logs of one run
+// (its shards), merged per bucket, with all their counts.
+func findChangePointsIn(rds []io.Reader, names []string, counts []rundir.IntervalCount, s *rundir.Summary, iv time.Duration) error {
 	if iv <= 0 {
 		iv = time.Second
 	}
-	tl, err := readTimeline(rd, name, s, changeWidth(iv))
+	tl, err := readTimelines(rds, names, s, changeWidth(iv))
 	if err != nil {
 		return err
 	}
