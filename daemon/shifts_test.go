@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -196,5 +197,72 @@ func TestDaemonHistoryShifts(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(flat.historyShifts.WithLabelValues("s", "steady", "get", rundir.MetricP99, "up")); got != 1 {
 		t.Errorf("soakd_history_shifts after the step = %v, want 1", got)
+	}
+}
+
+// TestDaemonShiftsAfterRealRuns: a served daemon over a history of 16
+// runs of scenario s with get p99 at 2 s runs s four times against the
+// embedded target (p99 of milliseconds; under 1 s even with -race on a
+// busy host). After each completed run GET
+// /api/v1/shifts counts it; after the fourth (segments need 3 runs on
+// each side, and 4 make the step significant) it names the first real
+// run as where get p99 shifted down, and soakd_history_shifts has it.
+func TestDaemonShiftsAfterRealRuns(t *testing.T) {
+	dir := t.TempDir()
+	data := historyDir(t, 16, func(int) float64 { return 2 })
+	writeFile(t, filepath.Join(dir, "s.yaml"), shortScenario("s", 200, "1s"))
+	h := startDaemon(t, dir, "listen: 127.0.0.1:0\ntoken_env: SOAKD_TEST_TOKEN\ndata_dir: "+data+"\n", nil)
+	shifts := func(runs int) ScenarioShifts {
+		t.Helper()
+		var v ScenarioShifts
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			v = ScenarioShifts{}
+			if code := h.do("GET", "/api/v1/shifts?scenario=s", "", nil, &v); code != 200 {
+				t.Fatalf("GET /api/v1/shifts: %d", code)
+			}
+			if v.Runs == runs {
+				return v
+			}
+		}
+		t.Fatalf("shifts over %d runs, want %d", v.Runs, runs)
+		return v
+	}
+	if v := shifts(16); len(v.Shifts) != 0 {
+		t.Fatalf("flat history: %+v", v.Shifts)
+	}
+	var first string
+	var v ScenarioShifts
+	for i := 0; i < 4; i++ {
+		var e Entry
+		if code := h.do("POST", "/api/v1/runs", testToken, StartRequest{Scenario: "s.yaml"}, &e); code != 202 {
+			t.Fatalf("POST run: %d", code)
+		}
+		rv := h.waitState(e.ID, StateCompleted, 20*time.Second)
+		if rv.Summary == nil || rv.Summary.Phases[0].Ops["get"].Latency.P99 >= 1 {
+			t.Fatalf("run %d: %+v", i, rv.Summary)
+		}
+		if i == 0 {
+			first = e.ID
+		}
+		v = shifts(17 + i)
+	}
+	var p99 *Shift
+	for i, s := range v.Shifts {
+		t.Log(s)
+		if s.Phase == "steady" && s.Op == "get" && s.Metric == rundir.MetricP99 {
+			p99 = &v.Shifts[i]
+		}
+	}
+	if p99 == nil || p99.RunID != first || p99.Before < 1.5 || p99.After >= 1 || p99.PValue > 0.005 {
+		t.Fatalf("get p99 shift %+v, want 2s -> under 1s from run %s", p99, first)
+	}
+	resp, err := http.Get(h.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `soakd_history_shifts{direction="down",metric="p99",op="get",phase="steady",scenario="s"} 1`) {
+		t.Errorf("/metrics lacks the p99 shift:\n%s", body)
 	}
 }
