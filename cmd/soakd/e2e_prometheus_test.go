@@ -215,7 +215,7 @@ var normallyEmpty = map[string][]string{
 	// from the finished latency.hlog); this test scrapes a running soak.
 	// metrics.TestExporterValues checks the series itself.
 	"max by (scenario, phase, op, metric) (\n  soakd_change_points{direction=\"up\", metric=~\"p99|p99.9\"}\n) > 0\n": nil,
-	"max by (scenario, phase, op) (\n  soakd_change_points{direction=\"up\", metric=\"error_ratio\"}\n) > 0\n": nil,
+	"max by (scenario, phase, op) (\n  soakd_change_points{direction=\"up\", metric=\"error_ratio\"}\n) > 0\n":        nil,
 	// server dashboard annotation: a BGSAVE of 2000 keys lasts a few ms, between scrapes
 	`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"}) > 0`: {
 		`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"})`},
