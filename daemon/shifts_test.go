@@ -25,6 +25,12 @@ import (
 // 5% seeded noise.
 func historyDir(t *testing.T, n int, p99 func(i int) float64) string {
 	t.Helper()
+	return historyDirErrs(t, n, p99, func(int) int64 { return 0 })
+}
+
+// historyDirErrs is historyDir with errs(i) of run i's 100 gets failed.
+func historyDirErrs(t *testing.T, n int, p99 func(i int) float64, errs func(i int) int64) string {
+	t.Helper()
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 3))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -33,7 +39,7 @@ func historyDir(t *testing.T, n int, p99 func(i int) float64) string {
 		s := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: "s", Status: status,
 			Start: start.Add(time.Duration(i) * 24 * time.Hour),
 			Phases: []rundir.PhaseResult{{Name: "steady", Kind: "steady", Result: rundir.Result{AchievedRate: noise(1000),
-				Ops: map[string]rundir.OpResult{"get": {Count: 100, Latency: metrics.Summary{Count: 100,
+				Ops: map[string]rundir.OpResult{"get": {Count: 100, Errors: map[string]int64{"timeout": errs(i)}, Latency: metrics.Summary{Count: 100,
 					P50: noise(0.001), P99: noise(p99(i)), P999: noise(0.02)}}}}}}}
 		rd := filepath.Join(dir, "runs", id)
 		if err := os.MkdirAll(rd, 0o755); err != nil {
@@ -74,6 +80,20 @@ func TestHistoryShifts(t *testing.T) {
 	}
 	if runs, _ := ReadHistory(dir, "other"); len(runs) != 0 {
 		t.Errorf("scenario filter: %d runs", len(runs))
+	}
+
+	// Errors: none in the first 9 runs, 5 of 100 gets from run 9 on.
+	errRuns, _ := ReadHistory(historyDirErrs(t, 16, func(int) float64 { return 0.005 }, func(i int) int64 {
+		if i < 9 {
+			return 0
+		}
+		return 5
+	}), "s")
+	if got := HistoryShifts(errRuns); len(got) != 1 || got[0].Metric != rundir.MetricErrorRatio || got[0].Op != "get" ||
+		got[0].RunID != string(rune('z'-9))+"-run" || got[0].Before != 0 || got[0].After != 0.05 {
+		t.Errorf("error history: %v, want get error_ratio 0 -> 0.05 from run 9", got)
+	} else if line := got[0].String(); !strings.Contains(line, "s steady get error_ratio: shift from run") || !strings.Contains(line, "0.00% errors -> 5.00% errors") {
+		t.Errorf("line %q", line)
 	}
 
 	steady, _ := ReadHistory(historyDir(t, 16, func(int) float64 { return 0.005 }), "s")
