@@ -31,7 +31,7 @@ type Shift struct {
 	Scenario string    `json:"scenario"`
 	Phase    string    `json:"phase"`
 	Op       string    `json:"op,omitempty"`
-	Metric   string    `json:"metric"` // p50, p99, p99.9 (seconds) or rate (achieved ops/s)
+	Metric   string    `json:"metric"` // p50, p99, p99.9 (seconds), rate (achieved ops/s) or error_ratio (errors / count)
 	RunID    string    `json:"run_id"` // the first run after the shift
 	At       time.Time `json:"at"`     // that run's start
 	Before   float64   `json:"before"`
@@ -42,18 +42,23 @@ type Shift struct {
 func (s Shift) String() string {
 	what := s.Phase + " " + s.Op + " " + s.Metric
 	f := func(v float64) string { return fmt.Sprintf("%.6gs", v) }
-	if s.Metric == rundir.MetricRate {
+	switch s.Metric {
+	case rundir.MetricRate:
 		what = s.Phase + " achieved rate"
 		f = func(v float64) string { return fmt.Sprintf("%.1f ops/s", v) }
+	case rundir.MetricErrorRatio:
+		f = func(v float64) string { return fmt.Sprintf("%.2f%% errors", 100*v) }
 	}
 	return fmt.Sprintf("%s %s: shift from run %s (%s): %s -> %s (p=%.3g)", s.Scenario, what, s.RunID,
 		s.At.Format(time.RFC3339), f(s.Before), f(s.After), s.PValue)
 }
 
 // HistoryShifts runs the in-run change-point detector over each
-// scenario's runs in start order: per phase and op p50, p99 and p99.9,
-// and per phase the achieved rate. Runs that lack a phase or op are left
-// out of that series.
+// scenario's runs in start order: per phase and op p50, p99, p99.9 and
+// the error ratio (errors over completed ops; with the in-run 1-point
+// floor, so a run's stray error is no shift), and per phase the
+// achieved rate. Runs that lack a phase or op are left out of that
+// series.
 func HistoryShifts(runs []HistoryRun) []Shift {
 	runs = append([]HistoryRun(nil), runs...)
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Summary.Start.Before(runs[j].Summary.Start) })
@@ -87,13 +92,22 @@ func HistoryShifts(runs []HistoryRun) []Shift {
 				add(key{r.Summary.Scenario, p.Name, op, rundir.MetricP50}, l.P50, ri)
 				add(key{r.Summary.Scenario, p.Name, op, rundir.MetricP99}, l.P99, ri)
 				add(key{r.Summary.Scenario, p.Name, op, rundir.MetricP999}, l.P999, ri)
+				var errs int64
+				for _, n := range p.Ops[op].Errors {
+					errs += n
+				}
+				add(key{r.Summary.Scenario, p.Name, op, rundir.MetricErrorRatio}, float64(errs)/float64(p.Ops[op].Count), ri)
 			}
 		}
 	}
 	var out []Shift
-	o := verdict.ChangeOptions{MinSize: HistoryMinRuns}
 	for _, k := range keys {
 		s := all[k]
+		o := verdict.ChangeOptions{MinSize: HistoryMinRuns}
+		if k.metric == rundir.MetricErrorRatio {
+			o = verdict.RunChangeOptions(k.metric)
+			o.MinSize = HistoryMinRuns
+		}
 		for _, c := range verdict.Detect(s.xs, o) {
 			r := runs[s.run[c.Index]]
 			out = append(out, Shift{Scenario: k.scenario, Phase: k.phase, Op: k.op, Metric: k.metric, RunID: r.ID,

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -24,6 +25,12 @@ import (
 // 5% seeded noise.
 func historyDir(t *testing.T, n int, p99 func(i int) float64) string {
 	t.Helper()
+	return historyDirErrs(t, n, p99, func(int) int64 { return 0 })
+}
+
+// historyDirErrs is historyDir with errs(i) of run i's 100 gets failed.
+func historyDirErrs(t *testing.T, n int, p99 func(i int) float64, errs func(i int) int64) string {
+	t.Helper()
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 3))
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -32,7 +39,7 @@ func historyDir(t *testing.T, n int, p99 func(i int) float64) string {
 		s := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: "s", Status: status,
 			Start: start.Add(time.Duration(i) * 24 * time.Hour),
 			Phases: []rundir.PhaseResult{{Name: "steady", Kind: "steady", Result: rundir.Result{AchievedRate: noise(1000),
-				Ops: map[string]rundir.OpResult{"get": {Count: 100, Latency: metrics.Summary{Count: 100,
+				Ops: map[string]rundir.OpResult{"get": {Count: 100, Errors: map[string]int64{"timeout": errs(i)}, Latency: metrics.Summary{Count: 100,
 					P50: noise(0.001), P99: noise(p99(i)), P999: noise(0.02)}}}}}}}
 		rd := filepath.Join(dir, "runs", id)
 		if err := os.MkdirAll(rd, 0o755); err != nil {
@@ -73,6 +80,20 @@ func TestHistoryShifts(t *testing.T) {
 	}
 	if runs, _ := ReadHistory(dir, "other"); len(runs) != 0 {
 		t.Errorf("scenario filter: %d runs", len(runs))
+	}
+
+	// Errors: none in the first 9 runs, 5 of 100 gets from run 9 on.
+	errRuns, _ := ReadHistory(historyDirErrs(t, 16, func(int) float64 { return 0.005 }, func(i int) int64 {
+		if i < 9 {
+			return 0
+		}
+		return 5
+	}), "s")
+	if got := HistoryShifts(errRuns); len(got) != 1 || got[0].Metric != rundir.MetricErrorRatio || got[0].Op != "get" ||
+		got[0].RunID != string(rune('z'-9))+"-run" || got[0].Before != 0 || got[0].After != 0.05 {
+		t.Errorf("error history: %v, want get error_ratio 0 -> 0.05 from run 9", got)
+	} else if line := got[0].String(); !strings.Contains(line, "s steady get error_ratio: shift from run") || !strings.Contains(line, "0.00% errors -> 5.00% errors") {
+		t.Errorf("line %q", line)
 	}
 
 	steady, _ := ReadHistory(historyDir(t, 16, func(int) float64 { return 0.005 }), "s")
@@ -196,5 +217,72 @@ func TestDaemonHistoryShifts(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(flat.historyShifts.WithLabelValues("s", "steady", "get", rundir.MetricP99, "up")); got != 1 {
 		t.Errorf("soakd_history_shifts after the step = %v, want 1", got)
+	}
+}
+
+// TestDaemonShiftsAfterRealRuns: a served daemon over a history of 16
+// runs of scenario s with get p99 at 2 s runs s four times against the
+// embedded target (p99 of milliseconds; under 1 s even with -race on a
+// busy host). After each completed run GET
+// /api/v1/shifts counts it; after the fourth (segments need 3 runs on
+// each side, and 4 make the step significant) it names the first real
+// run as where get p99 shifted down, and soakd_history_shifts has it.
+func TestDaemonShiftsAfterRealRuns(t *testing.T) {
+	dir := t.TempDir()
+	data := historyDir(t, 16, func(int) float64 { return 2 })
+	writeFile(t, filepath.Join(dir, "s.yaml"), shortScenario("s", 200, "1s"))
+	h := startDaemon(t, dir, "listen: 127.0.0.1:0\ntoken_env: SOAKD_TEST_TOKEN\ndata_dir: "+data+"\n", nil)
+	shifts := func(runs int) ScenarioShifts {
+		t.Helper()
+		var v ScenarioShifts
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			v = ScenarioShifts{}
+			if code := h.do("GET", "/api/v1/shifts?scenario=s", "", nil, &v); code != 200 {
+				t.Fatalf("GET /api/v1/shifts: %d", code)
+			}
+			if v.Runs == runs {
+				return v
+			}
+		}
+		t.Fatalf("shifts over %d runs, want %d", v.Runs, runs)
+		return v
+	}
+	if v := shifts(16); len(v.Shifts) != 0 {
+		t.Fatalf("flat history: %+v", v.Shifts)
+	}
+	var first string
+	var v ScenarioShifts
+	for i := 0; i < 4; i++ {
+		var e Entry
+		if code := h.do("POST", "/api/v1/runs", testToken, StartRequest{Scenario: "s.yaml"}, &e); code != 202 {
+			t.Fatalf("POST run: %d", code)
+		}
+		rv := h.waitState(e.ID, StateCompleted, 20*time.Second)
+		if rv.Summary == nil || rv.Summary.Phases[0].Ops["get"].Latency.P99 >= 1 {
+			t.Fatalf("run %d: %+v", i, rv.Summary)
+		}
+		if i == 0 {
+			first = e.ID
+		}
+		v = shifts(17 + i)
+	}
+	var p99 *Shift
+	for i, s := range v.Shifts {
+		t.Log(s)
+		if s.Phase == "steady" && s.Op == "get" && s.Metric == rundir.MetricP99 {
+			p99 = &v.Shifts[i]
+		}
+	}
+	if p99 == nil || p99.RunID != first || p99.Before < 1.5 || p99.After >= 1 || p99.PValue > 0.005 {
+		t.Fatalf("get p99 shift %+v, want 2s -> under 1s from run %s", p99, first)
+	}
+	resp, err := http.Get(h.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `soakd_history_shifts{direction="down",metric="p99",op="get",phase="steady",scenario="s"} 1`) {
+		t.Errorf("/metrics lacks the p99 shift:\n%s", body)
 	}
 }

@@ -58,7 +58,8 @@ phases:
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: t.TempDir(), Interval: 100 * time.Millisecond})
+	dir := t.TempDir()
+	sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: dir, Interval: 100 * time.Millisecond})
 	close(stop)
 	<-done
 	if err != nil {
@@ -74,6 +75,7 @@ phases:
 		}
 	}
 	if !found {
+		logSeries(t, dir, sum)
 		t.Fatalf("no p50/p99 change point up near +%.1fs (the DEBUG SLEEPs began then)", want)
 	}
 }

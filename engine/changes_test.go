@@ -18,6 +18,7 @@ import (
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
 
@@ -154,15 +155,17 @@ func (t *errorTarget) Do(ctx context.Context, r *targets.Request) error {
 func (t *errorTarget) Close() error { return nil }
 
 // TestRunReportsErrorRatioShift: a store that starts failing 30% of ops
-// halfway gives an error_ratio change point up within a second of it
-// (from counts.csv, whose errors are exactly the summary's); the same
+// halfway gives one error_ratio change point up (0 -> 0.3) at the first
+// interval of counts.csv holding errors, which ends after the failures
+// began, within two seconds of them; counts.csv's errors are exactly
+// the summary's, and soakd_change_points counts the change. The same
 // run without failures gives no error_ratio change point.
 func TestRunReportsErrorRatioShift(t *testing.T) {
 	sc := scenario(t, `
 target: {kind: embedded}
 keyspace: {records: 1000}
 phases:
-  - {name: steady, kind: steady, rate: 400, duration: 8s, warmup: 1s, concurrency: 16, mix: {get: 100}}
+  - {name: steady, kind: steady, rate: 400, duration: 12s, warmup: 1s, concurrency: 16, mix: {get: 100}}
 `)
 	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), nil)
 	run := func(tg *errorTarget) (*rundir.Summary, string) {
@@ -174,7 +177,9 @@ phases:
 		return sum, dir
 	}
 
-	tg := &errorTarget{shiftAfter: 4500 * time.Millisecond, failing: true}
+	// 12 s at 100 ms intervals: even a host so busy that the
+	// collector runs every second leaves 5 intervals on either side.
+	tg := &errorTarget{shiftAfter: 6500 * time.Millisecond, failing: true}
 	sum, dir := run(tg)
 	// soakd_change_points{metric="error_ratio",direction="up"} is 1.
 	reg := prometheus.NewPedanticRegistry()
@@ -207,17 +212,38 @@ phases:
 		t.Fatal(err)
 	}
 	var ops, errs int64
-	for _, c := range counts {
+	var first *rundir.IntervalCount // the first interval holding errors
+	for i, c := range counts {
 		if c.Phase != "steady" || c.Op != "get" || c.EndMs < c.StartMs {
 			t.Fatalf("counts.csv line %+v", c)
 		}
 		ops += c.Ops
 		errs += c.Errors
+		if c.Errors > 0 && first == nil {
+			first = &counts[i]
+		}
 	}
 	// The failures start after the warmup, so every failed op is a
 	// measured one; the log also holds the warmup's ops.
 	if errs != p.Errors || errs == 0 || ops < p.Completed {
 		t.Errorf("counts.csv: %d ops, %d errors; summary: %d completed, %d errors", ops, errs, p.Completed, p.Errors)
+	}
+	// An op is counted in the interval it completed in: no failure
+	// shows before the target began failing.
+	if first == nil || first.EndMs < tg.shiftAt.UnixMilli() {
+		t.Fatalf("first interval with errors %+v ends before the failures began (%d)", first, tg.shiftAt.UnixMilli())
+	}
+	// The change point is at that interval or, when it holds only a few
+	// failures (it began before them), at the next one; within a couple
+	// of seconds of the failures' start by the wall clock (an interval
+	// of a stalled host can be long: its ops are counted at its start).
+	at := time.UnixMilli(first.StartMs).Sub(p.Start).Seconds()
+	next := at
+	for _, c := range counts {
+		if c.StartMs > first.StartMs {
+			next = time.UnixMilli(c.StartMs).Sub(p.Start).Seconds()
+			break
+		}
 	}
 	want := tg.shiftAt.Sub(p.Start).Seconds()
 	found := 0
@@ -227,18 +253,26 @@ phases:
 			continue
 		}
 		found++
-		if math.Abs(c.OffsetSeconds-want) > 1 || c.Before != 0 || c.After < 0.2 || c.After > 0.4 {
-			t.Errorf("error_ratio change %+v, want 0 -> 0.3 at +%.1fs ±1s", c, want)
+		// Offsets are of 100 ms buckets: within 0.1 s of an interval's start.
+		if (math.Abs(c.OffsetSeconds-at) > 0.1 && math.Abs(c.OffsetSeconds-next) > 0.1) || math.Abs(c.OffsetSeconds-want) > 2 ||
+			c.Before != 0 || c.After < 0.2 || c.After > 0.4 {
+			t.Errorf("error_ratio change %+v, want 0 -> 0.3 at the first interval with errors (+%.2fs) or the next (+%.2fs) and +%.1fs ±2s", c, at, next, want)
 		}
 	}
 	if found != 1 {
 		t.Errorf("%d error_ratio change points, want 1", found)
+		for _, c := range counts {
+			t.Logf("+%.1fs %d ops %d errors", time.UnixMilli(c.StartMs).Sub(p.Start).Seconds(), c.Ops, c.Errors)
+		}
 	}
 	txt, _ := os.ReadFile(filepath.Join(dir, rundir.SummaryTextFile))
 	if !strings.Contains(string(txt), "change: get error_ratio at +") || !strings.Contains(string(txt), "0.00% errors -> ") {
 		t.Errorf("summary.txt has no error_ratio change line:\n%s", txt)
 	}
 
+	// Without failures (4 s are enough: a series of zeros has no
+	// change point however long).
+	sc.Phases[0].Duration = scenarios.Duration(4 * time.Second)
 	sum, _ = run(&errorTarget{})
 	for _, c := range sum.Phases[0].ChangePoints {
 		if c.Metric == rundir.MetricErrorRatio {

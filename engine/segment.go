@@ -250,13 +250,18 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		// interval.
 		windows := [2]*metrics.Set{metrics.NewSet(ops), metrics.NewSet(ops)}
 		n := 0
-		flush := func(now time.Time) {
+		// An interval ends when its stripes have been drained, not when
+		// the ticker fired: on a busy host the collector can run late,
+		// and ops completed in between are in this interval's window, so
+		// its end must not precede them (latency.hlog, counts.csv).
+		flush := func() {
 			window := windows[n&1]
 			n++
 			window.Reset()
 			for _, s := range stripes {
 				s.DrainSplit(window, warm)
 			}
+			now := time.Now()
 			// Only measured ops reach the segment's figures; the
 			// interval's window (progress, Prometheus, latency.hlog)
 			// shows the warmup's ops too.
@@ -272,10 +277,10 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		}
 		for {
 			select {
-			case now := <-tick.C:
-				flush(now)
+			case <-tick.C:
+				flush()
 			case <-collectDone:
-				flush(time.Now())
+				flush()
 				return
 			}
 		}

@@ -42,9 +42,12 @@ phases:
 			}
 		}
 	}
+	// An interval ends when the collector drained it; a collector a busy
+	// host held back for over a second makes one interval of two
+	// seconds (its ops all completed in it), so 2 buckets can hold them.
 	pts := tl.Phases["steady"]["get"]
-	if len(pts) < 3 || len(pts) > 4 || tl.Width["steady"] != time.Second {
-		t.Fatalf("steady get: %d points of %s, want 3-4 one-second buckets", len(pts), tl.Width["steady"])
+	if len(pts) < 2 || len(pts) > 4 || tl.Width["steady"] != time.Second {
+		t.Fatalf("steady get: %d points of %s, want 2-4 one-second buckets", len(pts), tl.Width["steady"])
 	}
 	var n int64
 	for i, p := range pts {

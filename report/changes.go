@@ -22,15 +22,6 @@ import (
 // intervals (a 12-hour run at 1 s intervals: 1-minute buckets).
 const ChangeMaxPoints = 720
 
-// ChangeMinRelChange is the smallest level move (median before against
-// after, relative) or spread move reported inside a run: a significant
-// 3% move of p99 is not worth a reader's attention.
-const ChangeMinRelChange = 0.1
-
-// ChangeMinErrorRatio is the smallest move of an error ratio (median
-// before against after, or their spreads) reported: 1 percentage point.
-const ChangeMinErrorRatio = 0.01
-
 // ChangeLine is a change point as one summary.txt line.
 func ChangeLine(c rundir.ChangePoint) string {
 	f := fmtDur
@@ -75,10 +66,16 @@ func FindChangePoints(dir string, s *rundir.Summary, iv time.Duration) error {
 }
 
 func findChangePoints(rd io.Reader, name string, counts []rundir.IntervalCount, s *rundir.Summary, iv time.Duration) error {
+	return findChangePointsIn([]io.Reader{rd}, []string{name}, counts, s, iv)
+}
+
+// findChangePointsIn is findChangePoints over several logs of one run
+// (its shards), merged per bucket, with all their counts.
+func findChangePointsIn(rds []io.Reader, names []string, counts []rundir.IntervalCount, s *rundir.Summary, iv time.Duration) error {
 	if iv <= 0 {
 		iv = time.Second
 	}
-	tl, err := readTimeline(rd, name, s, changeWidth(iv))
+	tl, err := readTimelines(rds, names, s, changeWidth(iv))
 	if err != nil {
 		return err
 	}
@@ -96,16 +93,6 @@ func findChangePoints(rd io.Reader, name string, counts []rundir.IntervalCount, 
 		p.ChangePoints = phaseChanges(p, tl.Phases[p.Name], byPhase[p.Name], tl.Width[p.Name])
 	}
 	return nil
-}
-
-// changeOptions are the detector's options for a metric's series.
-func changeOptions(metric string) verdict.ChangeOptions {
-	if metric == rundir.MetricErrorRatio {
-		// Error ratios often sit at 0, where a relative move means
-		// nothing: a change must move by ChangeMinErrorRatio.
-		return verdict.ChangeOptions{MinAbsChange: ChangeMinErrorRatio}
-	}
-	return verdict.ChangeOptions{MinRelChange: ChangeMinRelChange}
 }
 
 // phaseChanges runs the detector over each op's series in a phase. The
@@ -130,7 +117,7 @@ func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, counts []ru
 		}
 	}
 	add := func(op, metric string, xs []float64, bucket func(int) int64) {
-		for _, c := range verdict.Detect(xs, changeOptions(metric)) {
+		for _, c := range verdict.Detect(xs, verdict.RunChangeOptions(metric)) {
 			b := bucket(c.Index)
 			out = append(out, changePoint(op, metric, p.Start, b, w, c))
 		}

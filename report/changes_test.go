@@ -2,8 +2,11 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -199,13 +202,13 @@ func TestChangePointsSkipWarmup(t *testing.T) {
 	}
 }
 
-// syntheticCounts gives secs one-second intervals of 400 get ops each
+// syntheticCounts gives secs one-second intervals of ops get ops each
 // in phase p, each failing with probability ratio(i) (a seeded stream).
-func syntheticCounts(start time.Time, secs int, ratio func(i int) float64) []rundir.IntervalCount {
+func syntheticCounts(start time.Time, secs int, ops int64, ratio func(i int) float64) []rundir.IntervalCount {
 	rng := rand.New(rand.NewPCG(7, 1))
 	var out []rundir.IntervalCount
 	for i := 0; i < secs; i++ {
-		c := rundir.IntervalCount{Phase: "p", Op: "get", Ops: 400,
+		c := rundir.IntervalCount{Phase: "p", Op: "get", Ops: ops,
 			StartMs: start.Add(time.Duration(i) * time.Second).UnixMilli(), EndMs: start.Add(time.Duration(i+1) * time.Second).UnixMilli()}
 		for range c.Ops {
 			if rng.Float64() < ratio(i) {
@@ -250,7 +253,7 @@ func TestErrorRatioChangePoints(t *testing.T) {
 		return out
 	}
 
-	cps := find(syntheticCounts(start, secs, step(100, 0.002, 0.05)), 0)
+	cps := find(syntheticCounts(start, secs, 400, step(100, 0.002, 0.05)), 0)
 	if len(cps) != 1 {
 		t.Fatalf("rise 0.2%% -> 5%%: %+v, want one change point", cps)
 	}
@@ -264,7 +267,7 @@ func TestErrorRatioChangePoints(t *testing.T) {
 	// The rise of less than a point is significant: the 1-point floor
 	// is what leaves it out.
 	var small []float64
-	for _, c := range syntheticCounts(start, secs, step(100, 0.002, 0.006)) {
+	for _, c := range syntheticCounts(start, secs, 400, step(100, 0.002, 0.006)) {
 		small = append(small, float64(c.Errors)/float64(c.Ops))
 	}
 	if len(verdict.Detect(small, verdict.ChangeOptions{})) == 0 {
@@ -274,12 +277,12 @@ func TestErrorRatioChangePoints(t *testing.T) {
 		"steady 0.5%":  step(0, 0.005, 0.005),
 		"0.2% -> 0.6%": step(100, 0.002, 0.006),
 	} {
-		if cps := find(syntheticCounts(start, secs, ratio), 0); len(cps) != 0 {
+		if cps := find(syntheticCounts(start, secs, 400, ratio), 0); len(cps) != 0 {
 			t.Errorf("%s: %+v", name, cps)
 		}
 	}
 	// Errors in the first 20 s only, a warmup: not searched.
-	if cps := find(syntheticCounts(start, secs, step(20, 0.3, 0)), 180); len(cps) != 0 {
+	if cps := find(syntheticCounts(start, secs, 400, step(20, 0.3, 0)), 180); len(cps) != 0 {
 		t.Errorf("warmup errors reported: %+v", cps)
 	}
 }
@@ -342,5 +345,93 @@ func TestSpreadChange(t *testing.T) {
 		if c.Kind != rundir.ChangeLevel || c.Up() != (c.After > c.Before) || strings.Contains(ChangeLine(c), "spread") {
 			t.Errorf("level step: %+v (%s)", c, ChangeLine(c))
 		}
+	}
+}
+
+// TestMergedShardChangePoints: two shards of one run (the second
+// starting 300 ms later), each with 200 ops/s whose median triples at
+// 90 s and whose errors rise from 0 at 150 s (to 5% in shard 0, 15% in
+// shard 1). The merged report finds the p50 change at 90 s and one
+// error_ratio change at 150 s to the merged ratio (10%), prints them,
+// and its timeline holds both shards' ops per bucket (400).
+func TestMergedShardChangePoints(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const secs = 200
+	base := t.TempDir()
+	var dirs []string
+	for i, after := range []float64{0.05, 0.15} {
+		dir := filepath.Join(base, fmt.Sprintf("shard%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		st := start.Add(time.Duration(i) * 300 * time.Millisecond)
+		log := syntheticLog(t, st, secs, func(i int) float64 {
+			if i < 90 {
+				return 0.001
+			}
+			return 0.003
+		}, func(int) int { return 200 })
+		if err := os.WriteFile(filepath.Join(dir, rundir.LatencyLog), log.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		csv := []byte(rundir.CountsHeader)
+		for _, c := range syntheticCounts(st, secs, 200, func(i int) float64 {
+			if i < 150 {
+				return 0
+			}
+			return after
+		}) {
+			csv = rundir.AppendCount(csv, c)
+		}
+		if err := os.WriteFile(filepath.Join(dir, rundir.CountsFile), csv, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pr := rundir.PhaseResult{Name: "p", Kind: "steady", Start: st, End: st.Add(secs * time.Second),
+			Result: rundir.Result{TargetRate: 200, DurationSeconds: secs, Ops: map[string]rundir.OpResult{"get": {Count: 200 * secs}}}}
+		s := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: "sc", Shard: rundir.Shard{Index: i, Count: 2},
+			Start: st, End: pr.End, Status: rundir.StatusCompleted, Phases: []rundir.PhaseResult{pr}}
+		if err := WriteRunDir(dir, s); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	m, err := MergeRunDirs(dirs)
+	if err != nil || m.ChangeErr != nil {
+		t.Fatal(err, m.ChangeErr)
+	}
+	got := map[string][]rundir.ChangePoint{}
+	for _, c := range m.Phases[0].ChangePoints {
+		t.Log(ChangeLine(c))
+		got[c.Metric] = append(got[c.Metric], c)
+	}
+	if c := got[rundir.MetricP50]; len(c) != 1 || math.Abs(c[0].OffsetSeconds-90) > 2 || math.Abs(c[0].Before-0.001) > 0.0002 || math.Abs(c[0].After-0.003) > 0.0005 {
+		t.Errorf("p50: %+v, want 1ms -> 3ms at +90s", c)
+	}
+	if c := got[rundir.MetricErrorRatio]; len(c) != 1 || math.Abs(c[0].OffsetSeconds-150) > 2 || c[0].Before != 0 || math.Abs(c[0].After-0.10) > 0.02 {
+		t.Errorf("error_ratio: %+v, want 0 -> 10%% at +150s", c)
+	}
+	if c := got[rundir.MetricRate]; len(c) != 0 {
+		t.Errorf("rate: %+v, want none", c)
+	}
+	txt := m.Text()
+	if !strings.Contains(txt, "change: get p50 at +1m") || !strings.Contains(txt, "change: get error_ratio at +2m") {
+		t.Errorf("merged text has no change lines:\n%s", txt)
+	}
+	tl, err := m.Timeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := tl.Phases["p"]["get"]
+	if len(pts) < secs-1 {
+		t.Fatalf("merged timeline: %d points", len(pts))
+	}
+	for _, tp := range pts[1 : secs-1] {
+		if tp.Count != 400 {
+			t.Fatalf("merged bucket at %s: %d ops, want 400", tp.At, tp.Count)
+		}
+	}
+	html := string(ReportHTML([]*rundir.Summary{m.Summary()}, []*Timeline{tl}))
+	if !strings.Contains(html, "change: get p50, p99, p99.9") {
+		t.Error("merged report.html has no change mark")
 	}
 }

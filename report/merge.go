@@ -3,10 +3,13 @@ package report
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -33,6 +36,10 @@ type Merged struct {
 	// Source names the histogram file each shard was read from.
 	Source []string
 	SLO    rundir.Verdict
+	// ChangeErr says why the merged phases have no change points (a
+	// shard's latency.hlog could not be read); nil when they were
+	// searched.
+	ChangeErr error
 }
 
 // ErrShards is wrapped by every error about the set of shards given.
@@ -131,7 +138,61 @@ func MergeRunDirs(dirs []string) (*Merged, error) {
 	}
 	m.mergePhases()
 	m.evaluate()
+	m.ChangeErr = m.findChangePoints()
 	return m, nil
+}
+
+// openLogs opens every shard's latency.hlog; close closes them.
+func (m *Merged) openLogs() (rds []io.Reader, names []string, close func(), err error) {
+	var files []*os.File
+	close = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for _, d := range m.Dirs {
+		f, err := os.Open(filepath.Join(d, rundir.LatencyLog))
+		if err != nil {
+			close()
+			return nil, nil, nil, err
+		}
+		files = append(files, f)
+		rds, names = append(rds, f), append(names, f.Name())
+	}
+	return rds, names, close, nil
+}
+
+// findChangePoints runs the change-point detector over the merged run:
+// per bucket, the shards' interval histograms merged (latency) and
+// summed (rate, and errors and ops from their counts.csv), on buckets
+// from the merged phase's start. The logs' interval is taken as 1 s,
+// soakd's default.
+func (m *Merged) findChangePoints() error {
+	rds, names, done, err := m.openLogs()
+	if err != nil {
+		return err
+	}
+	defer done()
+	var counts []rundir.IntervalCount
+	for _, d := range m.Dirs {
+		c, err := rundir.ReadCounts(filepath.Join(d, rundir.CountsFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		counts = append(counts, c...)
+	}
+	return findChangePointsIn(rds, names, counts, &rundir.Summary{Phases: m.Phases}, time.Second)
+}
+
+// Timeline is the merged run's latency over time (report.html): each
+// bucket's percentiles from all the shards' interval histograms.
+func (m *Merged) Timeline() (*Timeline, error) {
+	rds, names, done, err := m.openLogs()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return readTimelines(rds, names, m.Summary(), timelineWidth)
 }
 
 // readRunHistograms returns a run directory's cumulative histograms per
@@ -395,7 +456,11 @@ func (m *Merged) Text() string {
 			fmt.Fprintf(&b, "  shard %s: target %s achieved %.1f ops/s, %d ops, %d errors, %d dropped, max lag %s\n",
 				m.Shards[i].Shard, rateStr(sp.TargetRate), sp.AchievedRate, sp.Completed, sp.Errors, sp.Dropped, fmtDur(sp.MaxLag))
 		}
+		writeChangePoints(&b, &p)
 		writeChecks(&b, p.SLO)
+	}
+	if m.ChangeErr != nil {
+		fmt.Fprintf(&b, "\nchange points not searched: %v\n", m.ChangeErr)
 	}
 	status, reason := rundir.StatusCompleted, ""
 	for i, s := range m.Shards {

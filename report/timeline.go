@@ -68,6 +68,36 @@ type tlAcc struct {
 // readTimeline buckets rd's .latency intervals per phase and op, each
 // phase's buckets width(phase duration) wide.
 func readTimeline(rd io.Reader, name string, s *rundir.Summary, width func(time.Duration) time.Duration) (*Timeline, error) {
+	return readTimelines([]io.Reader{rd}, []string{name}, s, width)
+}
+
+// logSource is one interval log read in order, its next .latency
+// interval held back so several logs can be read in time order.
+type logSource struct {
+	lr   *hdr.HistogramLogReader
+	name string
+	next *hdr.Histogram
+}
+
+// advance reads the source's next .latency interval (nil at the end).
+func (src *logSource) advance() error {
+	for {
+		h, err := src.lr.NextIntervalHistogram()
+		if err != nil {
+			return fmt.Errorf("%s: %w", src.name, err)
+		}
+		if h == nil || strings.HasSuffix(h.Tag(), ".latency") {
+			src.next = h
+			return nil
+		}
+	}
+}
+
+// readTimelines is readTimeline over several logs of one run (its
+// shards): their intervals are read in order of start time and merged
+// into the same buckets, so each bucket's percentiles come from all the
+// shards' histograms. Only one histogram per phase and op is held.
+func readTimelines(rds []io.Reader, names []string, s *rundir.Summary, width func(time.Duration) time.Duration) (*Timeline, error) {
 	tl := &Timeline{Width: map[string]time.Duration{}, Phases: map[string]map[string][]TimePoint{}}
 	starts := map[string]time.Time{}
 	for _, p := range s.Phases {
@@ -85,19 +115,28 @@ func readTimeline(rd io.Reader, name string, s *rundir.Summary, width func(time.
 		tl.Phases[phase][op] = append(tl.Phases[phase][op], TimePoint{At: a.start, Count: a.h.TotalCount(),
 			P50: q(50), P99: q(99), P999: q(99.9), Max: float64(a.h.Max()) / 1e9})
 	}
-	lr := hdr.NewHistogramLogReader(rd)
-	for {
-		h, err := lr.NextIntervalHistogram()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+	srcs := make([]*logSource, len(rds))
+	for i, rd := range rds {
+		srcs[i] = &logSource{lr: hdr.NewHistogramLogReader(rd), name: names[i]}
+		if err := srcs[i].advance(); err != nil {
+			return nil, err
 		}
-		if h == nil {
+	}
+	for {
+		var src *logSource
+		for _, c := range srcs {
+			if c.next != nil && (src == nil || c.next.StartTimeMs() < src.next.StartTimeMs()) {
+				src = c
+			}
+		}
+		if src == nil {
 			break
 		}
-		tag, ok := strings.CutSuffix(h.Tag(), ".latency")
-		if !ok {
-			continue
+		h := src.next
+		if err := src.advance(); err != nil {
+			return nil, err
 		}
+		tag := strings.TrimSuffix(h.Tag(), ".latency")
 		i := strings.LastIndexByte(tag, '.')
 		if i < 0 {
 			continue
@@ -119,7 +158,7 @@ func readTimeline(rd io.Reader, name string, s *rundir.Summary, width func(time.
 			accs[phase][op] = a
 		}
 		if dropped := a.h.Merge(h); dropped != 0 {
-			return nil, fmt.Errorf("%s: tag %s: %d values outside the histogram range", name, h.Tag(), dropped)
+			return nil, fmt.Errorf("%s: tag %s: %d values outside the histogram range", src.name, h.Tag(), dropped)
 		}
 	}
 	for phase, ops := range accs {

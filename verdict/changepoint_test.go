@@ -171,3 +171,56 @@ func BenchmarkDetect720(b *testing.B) {
 		Detect(xs, ChangeOptions{})
 	}
 }
+
+// TestDetectRunFloors: each metric's floor (RunChangeOptions) drops
+// significant steps below it and keeps steps above it, in 50 seeded
+// series of 300 points each: a latency median with 3% noise stepping
+// 10% (host-made) or 30%, a rate of 400 ops/s with 1% noise dipping 3%
+// or 10%, an error ratio with 0.1-point noise rising 0.5 or 2 points.
+func TestDetectRunFloors(t *testing.T) {
+	const trials = 50
+	for _, c := range []struct {
+		metric      string
+		level, sd   float64
+		small, big  float64 // step sizes below and above the floor
+		nonNegative bool
+	}{
+		{"p50", 0.001, 0.00003, 0.0001, 0.0003, false},
+		{"rate", 400, 4, -12, -40, false},
+		{"error_ratio", 0.002, 0.001, 0.005, 0.02, true},
+	} {
+		o := RunChangeOptions(c.metric)
+		var smallRaw, smallFloor, bigFloor int
+		for s := range uint64(trials) {
+			mk := func(step float64) []float64 {
+				xs := series(2000+s, 300, steps([]int{150}, []float64{c.level, c.level + step}), constant(c.sd))
+				if c.nonNegative {
+					for i := range xs {
+						xs[i] = max(0, xs[i])
+					}
+				}
+				return xs
+			}
+			if len(Detect(mk(c.small), ChangeOptions{})) > 0 {
+				smallRaw++
+			}
+			if len(Detect(mk(c.small), o)) > 0 {
+				smallFloor++
+			}
+			for _, cp := range Detect(mk(c.big), o) {
+				if cp.Index >= 145 && cp.Index <= 155 {
+					bigFloor++
+					break
+				}
+			}
+		}
+		t.Logf("%s: step %g: %d of %d flagged without a floor, %d with it; step %g: %d of %d found at the step with it",
+			c.metric, c.small, smallRaw, trials, smallFloor, c.big, bigFloor, trials)
+		if smallRaw < trials/2 {
+			t.Errorf("%s: the small step is significant in only %d of %d series: the floor is not what drops it", c.metric, smallRaw, trials)
+		}
+		if smallFloor != 0 || bigFloor != trials {
+			t.Errorf("%s: small step kept in %d, big step found in %d of %d", c.metric, smallFloor, bigFloor, trials)
+		}
+	}
+}

@@ -131,7 +131,13 @@ func (a *App) reportMerged(dirs []string, htmlOut string) (code int, done bool) 
 	}
 	fmt.Fprint(a.Stdout, m.Text())
 	if htmlOut != "" {
-		if err := rundir.WriteFileAtomic(htmlOut, report.ReportHTML([]*rundir.Summary{m.Summary()}, nil)); err != nil {
+		// Latency over time from every shard's latency.hlog, merged per
+		// bucket; without them the page still has every other plot.
+		tl, err := m.Timeline()
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: no latency-over-time plots: %v\n", err)
+		}
+		if err := rundir.WriteFileAtomic(htmlOut, report.ReportHTML([]*rundir.Summary{m.Summary()}, []*report.Timeline{tl})); err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
 			return exitBadUsed, true
 		}
