@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -252,5 +253,52 @@ slo: {max_error_ratio: 0.1}
 	}
 	if p.SLO == nil || p.SLO.Passed {
 		t.Errorf("phase verdict %+v: a point held no rate", p.SLO)
+	}
+}
+
+// TestSweepShardsMerge: a requests-bounded sweep split over two shards
+// merges into one sweep whose points hold every shard's ops (exactly the
+// requests per point) with latency from the merged per-point histograms.
+func TestSweepShardsMerge(t *testing.T) {
+	src := `
+keyspace: {records: 1000}
+phases:
+  - name: sweep
+    kind: sweep
+    requests: 2000
+    concurrency: 2
+    mix: {read: 100}
+    sweep: {over: mix, points: [{update: 0}, {update: 40}]}
+`
+	var dirs []string
+	var updates [2]int64
+	for i := 0; i < 2; i++ {
+		dir := t.TempDir()
+		sum := runWith(t, scenario(t, src), newSweepTarget(), Options{OutDir: dir, Shard: rundir.Shard{Index: i, Count: 2}})
+		for j, pt := range sum.Phases[0].Sweep.Points {
+			if pt.Completed != 1000 {
+				t.Errorf("shard %d point %s: %d ops, want its 1000", i, pt.Label, pt.Completed)
+			}
+			if j == 1 {
+				updates[i] = pt.Ops["update"].Count
+			}
+		}
+		dirs = append(dirs, dir)
+	}
+	m, err := report.MergeRunDirs(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := m.Summary().Phases[0].Sweep
+	if sw == nil || len(sw.Points) != 2 {
+		t.Fatalf("merged sweep %+v", sw)
+	}
+	for _, pt := range sw.Points {
+		if pt.Completed != 2000 || pt.Ops["read"].P50 <= 0 || pt.Ops["read"].P0 > pt.Ops["read"].P50 {
+			t.Errorf("merged point %s: %d ops, read %+v", pt.Label, pt.Completed, pt.Ops["read"])
+		}
+	}
+	if got := sw.Points[1].Ops["update"].Count; got != updates[0]+updates[1] || got == 0 {
+		t.Errorf("merged update-40 has %d updates, the shards %d + %d", got, updates[0], updates[1])
 	}
 }
