@@ -303,4 +303,7 @@ phases:
 	if got := sw.Points[1].Ops["update"].Count; got != updates[0]+updates[1] || got == 0 {
 		t.Errorf("merged update-40 has %d updates, the shards %d + %d", got, updates[0], updates[1])
 	}
+	if txt := m.Text(); !strings.Contains(txt, "sweep over mix (closed)") || !strings.Contains(txt, "read 60 update 40") {
+		t.Errorf("merged text lacks the sweep table:\n%s", txt)
+	}
 }
