@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -222,8 +223,9 @@ phases:
 // TestSweepCapacityPoints: each point of a capacity sweep is a capacity
 // search of its own: a point whose mix only reads holds the search's
 // max; a point whose ops all fail holds nothing (judged by the
-// error-ratio SLO, not by timing), and the phase's verdict is the
-// lowest rate held.
+// error-ratio SLO; the rate and drop limits are set so loose that a
+// busy host cannot fail a probe), and the phase's verdict is the lowest
+// rate held.
 func TestSweepCapacityPoints(t *testing.T) {
 	sc := scenario(t, `
 keyspace: {records: 100}
@@ -231,10 +233,11 @@ phases:
   - name: cap
     kind: sweep
     concurrency: 4
+    max_lag: 1h
     mix: {read: 100}
-    capacity: {start: 50, max: 100, factor: 2, step_duration: 300ms, precision: 0.5}
+    capacity: {start: 50, max: 100, factor: 2, step_duration: 500ms, precision: 0.5}
     sweep: {over: mix, measure: capacity, points: [{update: 0}, {update: 100}]}
-slo: {max_error_ratio: 0.1}
+slo: {max_error_ratio: 0.1, min_achieved_ratio: 0.01, max_dropped_ratio: 1}
 `)
 	tg := newSweepTarget()
 	tg.failOp, tg.failOn = scenarios.OpUpdate, true
@@ -252,5 +255,55 @@ slo: {max_error_ratio: 0.1}
 	}
 	if p.SLO == nil || p.SLO.Passed {
 		t.Errorf("phase verdict %+v: a point held no rate", p.SLO)
+	}
+}
+
+// TestSweepShardsMerge: a requests-bounded sweep split over two shards
+// merges into one sweep whose points hold every shard's ops (exactly the
+// requests per point) with latency from the merged per-point histograms.
+func TestSweepShardsMerge(t *testing.T) {
+	src := `
+keyspace: {records: 1000}
+phases:
+  - name: sweep
+    kind: sweep
+    requests: 2000
+    concurrency: 2
+    mix: {read: 100}
+    sweep: {over: mix, points: [{update: 0}, {update: 40}]}
+`
+	var dirs []string
+	var updates [2]int64
+	for i := 0; i < 2; i++ {
+		dir := t.TempDir()
+		sum := runWith(t, scenario(t, src), newSweepTarget(), Options{OutDir: dir, Shard: rundir.Shard{Index: i, Count: 2}})
+		for j, pt := range sum.Phases[0].Sweep.Points {
+			if pt.Completed != 1000 {
+				t.Errorf("shard %d point %s: %d ops, want its 1000", i, pt.Label, pt.Completed)
+			}
+			if j == 1 {
+				updates[i] = pt.Ops["update"].Count
+			}
+		}
+		dirs = append(dirs, dir)
+	}
+	m, err := report.MergeRunDirs(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := m.Summary().Phases[0].Sweep
+	if sw == nil || len(sw.Points) != 2 {
+		t.Fatalf("merged sweep %+v", sw)
+	}
+	for _, pt := range sw.Points {
+		if pt.Completed != 2000 || pt.Ops["read"].P50 <= 0 || pt.Ops["read"].P0 > pt.Ops["read"].P50 {
+			t.Errorf("merged point %s: %d ops, read %+v", pt.Label, pt.Completed, pt.Ops["read"])
+		}
+	}
+	if got := sw.Points[1].Ops["update"].Count; got != updates[0]+updates[1] || got == 0 {
+		t.Errorf("merged update-40 has %d updates, the shards %d + %d", got, updates[0], updates[1])
+	}
+	if txt := m.Text(); !strings.Contains(txt, "sweep over mix (closed)") || !strings.Contains(txt, "read 60 update 40") {
+		t.Errorf("merged text lacks the sweep table:\n%s", txt)
 	}
 }

@@ -72,8 +72,10 @@ type ReportData struct {
 	Phases   []PhasePlots `json:"phases"`
 }
 
-// spectrum x positions: "nines" (-log10(1-p)), p0 (the minimum) at 0, max one step past p99.99.
-var spectrumTicks = []Point{{X: 0, Label: "p0"}, {X: nines(50), Label: "p50"}, {X: nines(90), Label: "p90"}, {X: nines(99), Label: "p99"}, {X: nines(99.9), Label: "p99.9"}, {X: nines(99.99), Label: "p99.99"}, {X: 5, Label: "max"}}
+// spectrum x positions: "nines" (-log10(1-p)); p0 (the minimum) one
+// step left of p50 (its nines, 0, would crowd p50's 0.3), max one step
+// past p99.99.
+var spectrumTicks = []Point{{X: nines(50) - 1, Label: "p0"}, {X: nines(50), Label: "p50"}, {X: nines(90), Label: "p90"}, {X: nines(99), Label: "p99"}, {X: nines(99.9), Label: "p99.9"}, {X: nines(99.99), Label: "p99.99"}, {X: 5, Label: "max"}}
 
 func nines(p float64) float64 { return math.Round(-math.Log10(1-p/100)*1e6) / 1e6 }
 

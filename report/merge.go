@@ -403,6 +403,8 @@ func (m *Merged) evaluate() {
 		for _, s := range m.Shards {
 			if sp := findPhase(s, p.Name); sp != nil && sp.Capacity != nil {
 				held += sp.Capacity.HighestRateHeld
+			} else if sp != nil && sp.Sweep != nil {
+				held += lowestHeld(sp.Sweep)
 			}
 		}
 		in := verdict.Phase{Name: p.Name, TargetRate: p.TargetRate, AchievedRate: p.AchievedRate, Scheduled: p.Scheduled,
@@ -412,6 +414,18 @@ func (m *Merged) evaluate() {
 		vs = append(vs, p.SLO)
 	}
 	m.SLO = verdict.Run(completed, vs...)
+}
+
+// lowestHeld is a capacity sweep's lowest highest-rate-held over its
+// points (what its verdict judges; 0 for other sweeps).
+func lowestHeld(sw *rundir.SweepResult) float64 {
+	low := -1.0
+	for _, pt := range sw.Points {
+		if pt.HighestRateHeld != nil && (low < 0 || *pt.HighestRateHeld < low) {
+			low = *pt.HighestRateHeld
+		}
+	}
+	return max(low, 0)
 }
 
 // Text renders the merged run: per phase the merged table, then one
@@ -442,6 +456,7 @@ func (m *Merged) Text() string {
 			}
 			b.WriteString("\n")
 		}
+		writeSweep(&b, &p)
 		ids := make([]int, 0, len(m.Shards))
 		for i := range m.Shards {
 			ids = append(ids, i)

@@ -140,6 +140,12 @@ phases:
     kind: sweep
     mix: {get: 100}
     sweep: {over: mix, points: [{get: 100}]}
+  - name: i
+    kind: sweep
+    duration: 1s
+    mix: {get: 100}
+    capacity: {start: 10}
+    sweep: {over: mix, points: [{get: 100}]}
 `
 	ps := problemsOf(t, src)
 	for _, want := range []struct {
@@ -170,6 +176,7 @@ phases:
 		{43, "phases[5].name", "a sweep needs a mix"},
 		{50, "phases[6].sweep", "only a sweep phase takes sweep (this is a steady phase)"},
 		{51, "phases[7].duration", "each sweep point runs for the phase's duration"},
+		{59, "phases[8].capacity", "only a capacity phase or a capacity sweep (measure: capacity) takes capacity (this sweep measures closed)"},
 	} {
 		if !hasProblem(ps, want.line, "", want.sub) {
 			t.Errorf("missing s.yaml:%d %s %q in\n%v", want.line, want.field, want.sub, ps)

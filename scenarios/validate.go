@@ -736,7 +736,12 @@ func foreignKeys(pp string, p *Phase) []FieldError {
 			}
 		}
 	}
-	if p.Capacity != nil && p.Kind != PhaseCapacity && (p.Kind != PhaseSweep || p.Sweep == nil || p.Sweep.Measure != MeasureCapacity) {
+	switch {
+	case p.Capacity == nil || p.Kind == PhaseCapacity:
+	case p.Kind == PhaseSweep && (p.Sweep == nil || p.Sweep.Measure == MeasureCapacity):
+	case p.Kind == PhaseSweep:
+		errs = append(errs, FieldError{Path: pp + ".capacity", Msg: fmt.Sprintf("only a capacity phase or a capacity sweep (measure: capacity) takes capacity (this sweep measures %s)", p.Sweep.Measure)})
+	default:
 		add("capacity", PhaseCapacity)
 	}
 	if p.Sweep != nil && p.Kind != PhaseSweep {
