@@ -159,6 +159,9 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			if mp := missPlot(p.Stages, xl, x, ""); len(mp.Series) > 0 {
 				pp.Plots = append(pp.Plots, mp)
 			}
+			if tp := perOpPlot(p.Stages, x); len(tp.Series) > 0 {
+				pp.Plots = append(pp.Plots, tp)
+			}
 			if mp := memoryPlot(p.Stages, "memory per stage", x); len(mp.Series) > 0 {
 				pp.Plots = append(pp.Plots, mp)
 			}
@@ -264,6 +267,28 @@ func cliffMarks(p *rundir.PhaseResult, x func(int, rundir.StageResult) float64, 
 	return []Point{{X: x(c.StageIndex, p.Stages[c.StageIndex]), Label: lbl}}
 }
 
+// perOpPlot draws each op's closed-loop throughput per stage (growth
+// measure per_op), one line per op.
+func perOpPlot(stages []rundir.StageResult, x func(int, rundir.StageResult) float64) Plot {
+	pl := Plot{Title: "per-op throughput per stage (each op alone, closed loop)", XLabel: "dataset (records)", YLabel: "ops/s"}
+	ops := map[string]bool{}
+	for _, st := range stages {
+		for op := range st.PerOp {
+			ops[op] = true
+		}
+	}
+	for _, op := range sortedKeys(ops) {
+		sr := Series{Name: op}
+		for i, st := range stages {
+			if r := st.PerOp[op]; r != nil {
+				sr.Points = append(sr.Points, Point{X: x(i, st), Y: round6(r.AchievedRate), Label: st.Name})
+			}
+		}
+		pl.Series = append(pl.Series, sr)
+	}
+	return pl
+}
+
 // memoryPlot draws a growth phase's memory per stage: the store's used
 // memory and RSS, the cgroup's usage split into page cache (file) and
 // anonymous memory, its limit, and swap in use. Figures no stage has
@@ -360,6 +385,31 @@ func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots 
 				pl.Series = append(pl.Series, sr)
 			}
 			cmp.Plots = append(cmp.Plots, pl)
+		}
+		perOps := map[string]bool{}
+		for _, p := range g.ps {
+			for _, st := range p.Stages {
+				for op := range st.PerOp {
+					perOps[op] = true
+				}
+			}
+		}
+		for _, op := range sortedKeys(perOps) {
+			tp := Plot{Title: op + " throughput per stage (alone, closed loop), by persistence", XLabel: xl, YLabel: "ops/s"}
+			for _, p := range g.ps {
+				sr := Series{Name: p.Variant}
+				for _, st := range p.Stages {
+					if r := st.PerOp[op]; r != nil {
+						sr.Points = append(sr.Points, Point{X: float64(st.Records), Y: round6(r.AchievedRate), Label: st.Name})
+					}
+				}
+				if len(sr.Points) > 0 {
+					tp.Series = append(tp.Series, sr)
+				}
+			}
+			if len(tp.Series) > 0 {
+				cmp.Plots = append(cmp.Plots, tp)
+			}
 		}
 		ins := Plot{Title: "batch insert rate per stage, by persistence", XLabel: xl, YLabel: "ops/s"}
 		miss := Plot{Title: "miss ratio per stage, by persistence", XLabel: xl, YLabel: "misses / ops"}
