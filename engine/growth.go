@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -76,7 +77,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		var mres *segResult
 		var perOp map[string]*rundir.Result
 		if g.Measure == scenarios.MeasurePerOp {
-			mres, perOp = r.measurePerOp(sctx, &ms, mix)
+			mres, perOp = r.measurePerOp(sctx, &ms, &ls, mix)
 		} else {
 			mres = r.runSegment(sctx, &ms, r)
 		}
@@ -119,11 +120,18 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 // mix alone, closed loop (rate 0) with the phase's workers, for an equal
 // slice of the stage's measuring time, in scenarios.PerOpOrder. It
 // returns the slices together (the stage's figures) and each op's own.
-func (r *runner) measurePerOp(ctx context.Context, ms *segment, mix *scenarios.Mix) (*segResult, map[string]*rundir.Result) {
+//
+// A delete slice must not empty the dataset it measures (closed loop, it
+// would delete tens of thousands of records a second): it deletes a run
+// of consecutive existing records from a random start, at most a batch
+// of them, and afterwards the batch insert ls puts exactly those back,
+// unmeasured, so every stage measures against all the records inserted.
+func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenarios.Mix) (*segResult, map[string]*rundir.Result) {
 	ops := scenarios.PerOpOrder(mix.Ops())
 	all := &segResult{Total: metrics.NewSet(ops)}
 	per := map[string]*rundir.Result{}
 	slice := ms.Duration / time.Duration(len(ops))
+	rng := rand.New(rand.NewPCG(ms.Seed, 0xde1e7e))
 	for k, op := range ops {
 		if ctx.Err() != nil {
 			break
@@ -135,8 +143,23 @@ func (r *runner) measurePerOp(ctx context.Context, ms *segment, mix *scenarios.M
 		s := *ms
 		s.Rate, s.Duration, s.Mix = 0, slice, one
 		s.Seed = ms.Seed + uint64(k+1)*0x9e3779b97f4a7c15
+		del := op == scenarios.OpDel || op == scenarios.OpDelete
+		n := r.inserted.Load()
+		if del {
+			run := min(ls.Limit, uint64(n))
+			if run == 0 {
+				continue
+			}
+			s.Sequential, s.Limit = true, run
+			s.KeyBase = rng.Int64N(n - int64(run) + 1) // records [0, n) all exist
+		}
 		res := r.runSegment(ctx, &s, r)
-		if k == 0 {
+		if del && res.Scheduled > 0 && ctx.Err() == nil {
+			back := *ls
+			back.KeyBase, back.Limit = s.KeyBase, res.Scheduled
+			r.runSegment(ctx, &back, r)
+		}
+		if all.Start.IsZero() {
 			all.Start = res.Start
 		}
 		all.End = res.End
