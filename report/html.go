@@ -565,7 +565,12 @@ func SVGPlot(p Plot) string {
 			continue
 		}
 		fmt.Fprintf(&b, `<line class="cliff" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e00000" stroke-width="2"><title>%s</title></line>`, sx(m.X), mt, sx(m.X), mt+ph, html.EscapeString(m.Label))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="#e00000">%s</text>`, sx(m.X)+3, mt+10+float64(i)*12, html.EscapeString(m.Label))
+		// The label on the side of the line with more room.
+		tx, anchor := sx(m.X)+3, "start"
+		if sx(m.X) > ml+pw/2 {
+			tx, anchor = sx(m.X)-3, "end"
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="#e00000" text-anchor="%s">%s</text>`, tx, mt+10+float64(i)*12, anchor, html.EscapeString(m.Label))
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, ml+pw/2, h-8, html.EscapeString(p.XLabel))
 	fmt.Fprintf(&b, `<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>`, mt+ph/2, mt+ph/2, html.EscapeString(p.YLabel))
