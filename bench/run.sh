@@ -21,10 +21,9 @@ OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 go build -o "$OUT/soakd" ./cmd/soakd
 # One exit handler for everything the sections start: the redis-server
-# of the rate runs and SWAPCLIFF's swapfile (swapcliff_off below).
+# of the rate runs. (SWAPCLIFF's swapfile is soakd's own: run --swap.)
 RPID= RDIR=
 bench_exit() {
-  swapcliff_off
   if [ -n "$RPID" ]; then kill "$RPID" 2>/dev/null || true; fi
   if [ -n "$RDIR" ]; then rm -rf "$RDIR"; fi
 }
@@ -128,31 +127,17 @@ PY
 # noeviction inside a cgroup memory cap of 256mb that may swap 2gb, in
 # 50k-record stages to 700k records (~800 MB): past ~200k records the
 # server lives partly in swap. Needs root and swap: when the host has
-# none, a 2 GB swapfile is made for the run and swapoff'ed and removed
-# on every exit path. Prints the cliff stage next to the first stage
-# whose server stats show swap in use.
-SWAPCLIFF_FILE=
-swapcliff_off() {
-  if [ -n "$SWAPCLIFF_FILE" ]; then
-    swapoff "$SWAPCLIFF_FILE" 2>/dev/null || true
-    rm -f "$SWAPCLIFF_FILE"
-    SWAPCLIFF_FILE=
-  fi
-}
+# none, soakd run --swap 2gb makes a swapfile for the run and turns it off
+# and removes it however the run ends. Prints the cliff stage next to the
+# first stage whose server stats show swap in use.
 swapcliff() {
   command -v redis-server >/dev/null || { echo "swapcliff: skipped: no redis-server"; return; }
   [ "$(id -u)" = 0 ] || { echo "swapcliff: skipped: needs root (swapon, cgroups)"; return; }
   echo "## swap cliff: redis-server in a 256mb cgroup with 2gb of swap, maxmemory 1gb noeviction"
+  local swap=()
   if [ -z "$(swapon --show --noheadings)" ]; then
-    # bench_exit (trapped on EXIT, INT and TERM) turns it off and
-    # removes it if the script ends before this section does.
-    SWAPCLIFF_FILE=${SWAPFILE:-/var/tmp/soakd-bench-$$.swap}
-    if ! { fallocate -l 2G "$SWAPCLIFF_FILE" && chmod 600 "$SWAPCLIFF_FILE" && mkswap "$SWAPCLIFF_FILE" >/dev/null && swapon "$SWAPCLIFF_FILE"; }; then
-      echo "swapcliff: skipped: could not turn on a swapfile at $SWAPCLIFF_FILE"
-      swapcliff_off
-      return
-    fi
-    echo "swapcliff: swapfile $SWAPCLIFF_FILE on ($(swapon --show --noheadings --bytes | awk '{s+=$3} END {printf "%.1f GB", s/2^30}'))"
+    swap=(--swap 2gb)
+    echo "swapcliff: no host swap: soakd run --swap 2gb"
   else
     echo "swapcliff: using the host's swap: $(swapon --show --noheadings | tr '\n' ' ')"
   fi
@@ -173,8 +158,8 @@ open(out, "w").write(s)
 PY
   rm -rf "$OUT/swapcliff"
   local rc=0
-  "$OUT/soakd" run "$OUT/swapcliff.yaml" --out "$OUT/swapcliff" --listen "" --quiet >/dev/null 2>"$OUT/swapcliff.log" || rc=$?
-  grep -i warning "$OUT/swapcliff.log" || true
+  "$OUT/soakd" run "$OUT/swapcliff.yaml" "${swap[@]}" --out "$OUT/swapcliff" --listen "" --quiet >/dev/null 2>"$OUT/swapcliff.log" || rc=$?
+  grep -i 'warning\|swapfile' "$OUT/swapcliff.log" | sed 's/^/swapcliff: /' || true
   if [ -f "$OUT/swapcliff/summary.json" ]; then
     grep '^memory limits:' "$OUT/swapcliff/summary.txt" | sed 's/^/swapcliff: /' || true
     python3 - "$OUT/swapcliff" <<'PY'
@@ -200,7 +185,6 @@ PY
   else
     echo "swapcliff: no summary (soakd exit $rc): $(tail -3 "$OUT/swapcliff.log")"
   fi
-  swapcliff_off
   local left; left=$(swapon --show --noheadings | tr '\n' ' ')
   echo "swapcliff: swap after the run: ${left:-off}"
 }

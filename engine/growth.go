@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -73,12 +74,19 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 			span.End()
 			break
 		}
-		mres := r.runSegment(sctx, &ms, r)
+		var mres *segResult
+		var perOp map[string]*rundir.Result
+		if g.Measure == scenarios.MeasurePerOp {
+			mres, perOp = r.measurePerOp(sctx, &ms, &ls, mix)
+		} else {
+			mres = r.runSegment(sctx, &ms, r)
+		}
 		total.Merge(mres.Total)
 		scheduled += mres.Scheduled
 		elapsed += mres.Elapsed
 		drain = max(drain, mres.Drain)
 		st := stageResult(&ms, mres, r.freshStats(ctx))
+		st.PerOp = perOp
 		r.keepStageHists(ph.Name, name, mres.Total)
 		st.Start = lres.Start.UTC()
 		st.Records = r.inserted.Load()
@@ -106,6 +114,66 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 	pr.TargetRate = g.MeasureRate
 	pr.Server = r.stats()
 	return pr, nil
+}
+
+// measurePerOp measures a growth stage one op at a time: each op of the
+// mix alone, closed loop (rate 0) with the phase's workers, for an equal
+// slice of the stage's measuring time, in scenarios.PerOpOrder. It
+// returns the slices together (the stage's figures) and each op's own.
+//
+// A delete slice must not empty the dataset it measures (closed loop, it
+// would delete tens of thousands of records a second): it deletes a run
+// of consecutive existing records from a random start, at most a batch
+// of them, and afterwards the batch insert ls puts exactly those back,
+// unmeasured, so every stage measures against all the records inserted.
+func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenarios.Mix) (*segResult, map[string]*rundir.Result) {
+	ops := scenarios.PerOpOrder(mix.Ops())
+	all := &segResult{Total: metrics.NewSet(ops)}
+	per := map[string]*rundir.Result{}
+	slice := ms.Duration / time.Duration(len(ops))
+	rng := rand.New(rand.NewPCG(ms.Seed, 0xde1e7e))
+	for k, op := range ops {
+		if ctx.Err() != nil {
+			break
+		}
+		one, err := scenarios.NewMix(map[string]float64{op.String(): 100})
+		if err != nil {
+			continue // an op of a valid mix always makes a mix of its own
+		}
+		s := *ms
+		s.Rate, s.Duration, s.Mix = 0, slice, one
+		s.Seed = ms.Seed + uint64(k+1)*0x9e3779b97f4a7c15
+		del := op == scenarios.OpDel || op == scenarios.OpDelete
+		n := r.inserted.Load()
+		if del {
+			run := min(ls.Limit, uint64(n))
+			if run == 0 {
+				continue
+			}
+			s.Sequential, s.Limit = true, run
+			s.KeyBase = rng.Int64N(n - int64(run) + 1) // records [0, n) all exist
+		}
+		res := r.runSegment(ctx, &s, r)
+		if del && res.Scheduled > 0 && ctx.Err() == nil {
+			back := *ls
+			back.KeyBase, back.Limit = s.KeyBase, res.Scheduled
+			r.runSegment(ctx, &back, r)
+		}
+		if all.Start.IsZero() {
+			all.Start = res.Start
+		}
+		all.End = res.End
+		all.Total.Merge(res.Total)
+		all.Scheduled += res.Scheduled
+		all.Elapsed += res.Elapsed
+		all.Drain = max(all.Drain, res.Drain)
+		all.WarmTail += res.WarmTail
+		all.Canceled = all.Canceled || res.Canceled
+		pr := &rundir.Result{}
+		fillResult(pr, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, r.classes)
+		per[op.String()] = pr
+	}
+	return all, per
 }
 
 // stageSpan starts the soakd.stage span of a ramp step, growth stage or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/soakd/soakd/targets"
 )
@@ -70,6 +71,8 @@ func (r *runner) setTarget(tg targets.Target) {
 	r.statsMu.Lock()
 	r.lastStats = nil
 	r.statsMu.Unlock()
+	// The old server's persistence jobs end with it.
+	r.persist.newTarget(time.Now())
 }
 
 var errNoStats = errors.New("target reports no server stats")

@@ -92,6 +92,19 @@ func (p *persistTracker) observe(at time.Time, st map[string]float64) {
 	p.lastAt, p.sampled = at, true
 }
 
+// newTarget ends the running jobs at at (their server is gone) and
+// forgets the started counts: the next server counts from its own.
+func (p *persistTracker) newTarget(at time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, i := range p.open {
+		p.events[i].end = at
+		delete(p.open, k)
+	}
+	p.last = map[string]float64{}
+	p.lastAt, p.sampled = at, true
+}
+
 // between returns the periods that overlap [start, end], clipped to it,
 // as offsets in seconds from start. A job still running at end ends
 // there (the next phase shows the rest).

@@ -43,6 +43,16 @@ func TestPersistTracker(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("events %+v\nwant %+v", got, want)
 	}
+	// The next persistence variant's server: the running rewrite ends
+	// with the old server, and the new server's first job is its own.
+	p.newTarget(at(9))
+	p.observe(at(10), smp(1, 1, 0, 0))
+	if got, want := p.between(at(8), at(11)), []rundir.PersistenceEvent{
+		{Kind: "aof_rewrite", StartOffsetSeconds: 0, EndOffsetSeconds: 1},
+		{Kind: "bgsave", StartOffsetSeconds: 1, EndOffsetSeconds: 3},
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("across a new target: %+v\nwant %+v", got, want)
+	}
 	// A phase that ended before the first job shows none; one that began
 	// during it shows the rest of it.
 	if got := p.between(at(0), at(0.5)); len(got) != 0 {

@@ -147,3 +147,50 @@ func TestTimelinePersistenceSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestPerOpThroughputCharts: stages measured per op get a chart of each
+// op's closed-loop throughput vs records, and the variant comparison one
+// chart per op with a line per variant (the study's set/get/del figures),
+// both with the cliff marked.
+func TestPerOpThroughputCharts(t *testing.T) {
+	s := growthVariantsSummary()
+	for pi := range s.Phases {
+		for i := range s.Phases[pi].Stages {
+			st := &s.Phases[pi].Stages[i]
+			st.PerOp = map[string]*rundir.Result{
+				"get": {AchievedRate: float64(40000 - 1000*i - 5000*pi)},
+				"set": {AchievedRate: float64(30000 - 1000*i - 5000*pi)},
+			}
+		}
+	}
+	rd := BuildReport(s, nil)
+	find := func(section, title string) *Plot {
+		for _, pp := range rd.Phases {
+			if pp.Phase != section {
+				continue
+			}
+			for i := range pp.Plots {
+				if pp.Plots[i].Title == title {
+					return &pp.Plots[i]
+				}
+			}
+		}
+		return nil
+	}
+	cmp := find("grow: persistence variants side by side", "set throughput per stage (alone, closed loop), by persistence")
+	if cmp == nil || len(cmp.Series) != 2 || cmp.Series[0].Name != "none" || cmp.Series[1].Name != "aof:everysec" {
+		t.Fatalf("comparison chart %+v", cmp)
+	}
+	if pt := cmp.Series[1].Points[2]; pt.X != 3000 || pt.Y != 23000 || len(cmp.Cliffs) != 1 || cmp.Cliffs[0].X != 3000 {
+		t.Errorf("aof set at stage-3: %+v, cliffs %+v", pt, cmp.Cliffs)
+	}
+	ph := find("grow[aof:everysec]", "per-op throughput per stage (each op alone, closed loop)")
+	if ph == nil || len(ph.Series) != 2 || ph.Series[0].Name != "get" || ph.Series[0].Points[0].Y != 35000 || len(ph.Cliffs) != 1 {
+		t.Fatalf("phase chart %+v", ph)
+	}
+	// summary.txt's stage line: the cgroup's usage split and each op's
+	// throughput alone.
+	if txt := Text(s); !strings.Contains(txt, "cgroup 50.0 MB (page cache 20.0, anon 30.0); load 5000 ops/s, 0 errors; alone get 35000 ops/s set 25000 ops/s") {
+		t.Errorf("text lacks the aof stage-1 line:\n%s", txt)
+	}
+}

@@ -167,6 +167,9 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			if mp := missPlot(p.Stages, xl, x, ""); len(mp.Series) > 0 {
 				pp.Plots = append(pp.Plots, mp)
 			}
+			if tp := perOpPlot(p.Stages, x); len(tp.Series) > 0 {
+				pp.Plots = append(pp.Plots, tp)
+			}
 			if mp := memoryPlot(p.Stages, "memory per stage", x); len(mp.Series) > 0 {
 				pp.Plots = append(pp.Plots, mp)
 			}
@@ -338,6 +341,28 @@ func cliffMarks(p *rundir.PhaseResult, x func(int, rundir.StageResult) float64, 
 	return []Point{{X: x(c.StageIndex, p.Stages[c.StageIndex]), Label: lbl}}
 }
 
+// perOpPlot draws each op's closed-loop throughput per stage (growth
+// measure per_op), one line per op.
+func perOpPlot(stages []rundir.StageResult, x func(int, rundir.StageResult) float64) Plot {
+	pl := Plot{Title: "per-op throughput per stage (each op alone, closed loop)", XLabel: "dataset (records)", YLabel: "ops/s"}
+	ops := map[string]bool{}
+	for _, st := range stages {
+		for op := range st.PerOp {
+			ops[op] = true
+		}
+	}
+	for _, op := range sortedKeys(ops) {
+		sr := Series{Name: op}
+		for i, st := range stages {
+			if r := st.PerOp[op]; r != nil {
+				sr.Points = append(sr.Points, Point{X: x(i, st), Y: round6(r.AchievedRate), Label: st.Name})
+			}
+		}
+		pl.Series = append(pl.Series, sr)
+	}
+	return pl
+}
+
 // memoryPlot draws a growth phase's memory per stage: the store's used
 // memory and RSS, the cgroup's usage split into page cache (file) and
 // anonymous memory, its limit, and swap in use. Figures no stage has
@@ -434,6 +459,31 @@ func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots 
 				pl.Series = append(pl.Series, sr)
 			}
 			cmp.Plots = append(cmp.Plots, pl)
+		}
+		perOps := map[string]bool{}
+		for _, p := range g.ps {
+			for _, st := range p.Stages {
+				for op := range st.PerOp {
+					perOps[op] = true
+				}
+			}
+		}
+		for _, op := range sortedKeys(perOps) {
+			tp := Plot{Title: op + " throughput per stage (alone, closed loop), by persistence", XLabel: xl, YLabel: "ops/s"}
+			for _, p := range g.ps {
+				sr := Series{Name: p.Variant}
+				for _, st := range p.Stages {
+					if r := st.PerOp[op]; r != nil {
+						sr.Points = append(sr.Points, Point{X: float64(st.Records), Y: round6(r.AchievedRate), Label: st.Name})
+					}
+				}
+				if len(sr.Points) > 0 {
+					tp.Series = append(tp.Series, sr)
+				}
+			}
+			if len(tp.Series) > 0 {
+				cmp.Plots = append(cmp.Plots, tp)
+			}
 		}
 		ins := Plot{Title: "batch insert rate per stage, by persistence", XLabel: xl, YLabel: "ops/s"}
 		miss := Plot{Title: "miss ratio per stage, by persistence", XLabel: xl, YLabel: "misses / ops"}
@@ -605,7 +655,12 @@ func SVGPlot(p Plot) string {
 			continue
 		}
 		fmt.Fprintf(&b, `<line class="cliff" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e00000" stroke-width="2"><title>%s</title></line>`, sx(m.X), mt, sx(m.X), mt+ph, html.EscapeString(m.Label))
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="#e00000">%s</text>`, sx(m.X)+3, mt+10+float64(i)*12, html.EscapeString(m.Label))
+		// The label on the side of the line with more room.
+		tx, anchor := sx(m.X)+3, "start"
+		if sx(m.X) > ml+pw/2 {
+			tx, anchor = sx(m.X)-3, "end"
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="#e00000" text-anchor="%s">%s</text>`, tx, mt+10+float64(i)*12, anchor, html.EscapeString(m.Label))
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, ml+pw/2, h-8, html.EscapeString(p.XLabel))
 	fmt.Fprintf(&b, `<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>`, mt+ph/2, mt+ph/2, html.EscapeString(p.YLabel))

@@ -182,8 +182,23 @@ func stageExtra(st rundir.StageResult) string {
 	if v := st.Server["evicted_keys_total"]; v > 0 {
 		fmt.Fprintf(&b, ", %.0f evicted", v)
 	}
+	if m := st.Memory; m != nil && m.CgroupUsageBytes != nil {
+		fmt.Fprintf(&b, ", cgroup %.1f MB", *m.CgroupUsageBytes/1e6)
+		if m.CgroupFileBytes != nil && m.CgroupAnonBytes != nil {
+			fmt.Fprintf(&b, " (page cache %.1f, anon %.1f)", *m.CgroupFileBytes/1e6, *m.CgroupAnonBytes/1e6)
+		}
+	}
+	if m := st.Memory; m != nil && m.SwapBytes != nil && *m.SwapBytes > 0 {
+		fmt.Fprintf(&b, ", swap %.1f MB", *m.SwapBytes/1e6)
+	}
 	if st.Load != nil {
 		fmt.Fprintf(&b, "; load %.0f ops/s, %d errors", st.Load.AchievedRate, st.Load.Errors)
+	}
+	if len(st.PerOp) > 0 {
+		b.WriteString("; alone")
+		for _, op := range sortedKeys(st.PerOp) {
+			fmt.Fprintf(&b, " %s %.0f ops/s", op, st.PerOp[op].AchievedRate)
+		}
 	}
 	return b.String()
 }

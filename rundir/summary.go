@@ -162,6 +162,11 @@ type StageResult struct {
 	// batch insert's own figures.
 	Records int64   `json:"records,omitempty"`
 	Load    *Result `json:"load,omitempty"`
+	// PerOp (growth.measure per_op) is each op of the mix measured alone,
+	// closed loop, for its slice of measure_for: its AchievedRate is the
+	// op's throughput at this dataset size, and its Ops hold that op only.
+	// The stage's own figures are these slices together.
+	PerOp map[string]*Result `json:"per_op,omitempty"`
 	// Memory is the server's memory at the stage's end, from Server:
 	// what the growth study plots against records.
 	Memory *StageMemory `json:"memory,omitempty"`

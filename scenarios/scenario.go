@@ -250,6 +250,35 @@ type GrowthSpec struct {
 	AfterCliff  int      `yaml:"after_cliff"`  // stages to run past the first cliff (-1 = don't stop)
 	CliffFactor float64  `yaml:"cliff_factor"` // p99 rise that counts as a cliff, default 3
 	MaxStages   int      `yaml:"max_stages"`
+	// Measure is how a stage measures: mix (default) runs the phase's
+	// mix at measure_rate for measure_for; per_op runs each op of the mix
+	// alone, closed loop, for an equal slice of measure_for, and records
+	// each op's throughput.
+	Measure GrowthMeasure `yaml:"measure"`
+}
+
+// GrowthMeasure is growth.measure.
+type GrowthMeasure string
+
+// Growth measuring modes.
+const (
+	MeasureMix   GrowthMeasure = "mix"
+	MeasurePerOp GrowthMeasure = "per_op"
+)
+
+// PerOpOrder is the order per_op measures a mix's ops in: by name, with
+// deletes last so the reads and writes before them find the whole
+// dataset.
+func PerOpOrder(ops []Op) []Op {
+	out := append([]Op(nil), ops...)
+	isDel := func(o Op) bool { n := o.String(); return n == "del" || n == "delete" }
+	sort.SliceStable(out, func(i, j int) bool {
+		if di, dj := isDel(out[i]), isDel(out[j]); di != dj {
+			return dj
+		}
+		return out[i].String() < out[j].String()
+	})
+	return out
 }
 
 // SLO holds the pass/fail limits for a run.

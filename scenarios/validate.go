@@ -232,6 +232,9 @@ func (g *GrowthSpec) applyDefaults(records int64) {
 	if g.MaxStages == 0 {
 		g.MaxStages = DefaultGrowthMaxStages
 	}
+	if g.Measure == "" {
+		g.Measure = MeasureMix
+	}
 	if g.StopRecords == 0 && g.StopMemory == 0 {
 		g.StopRecords = records
 	}
@@ -490,6 +493,15 @@ func (s *Scenario) Validate() []FieldError {
 				}
 				if g.MaxStages < 0 {
 					add(pp+".growth.max_stages", "must be positive (omit it for %d)", DefaultGrowthMaxStages)
+				}
+				switch g.Measure {
+				case MeasureMix:
+				case MeasurePerOp:
+					if g.MeasureRate > 0 {
+						add(pp+".growth.measure_rate", "per_op measures each op closed loop: leave measure_rate out")
+					}
+				default:
+					add(pp+".growth.measure", "unknown %q (use mix or per_op)", g.Measure)
 				}
 			}
 		case "":

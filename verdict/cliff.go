@@ -24,9 +24,11 @@ const (
 	minCliffSamples = 100
 	// A page_cache signal is file memory in the server's cgroup growing
 	// by at least pageCacheMinGrowth bytes and pageCacheLimitShare of the
-	// cgroup's limit (where it has one) since the previous stage.
+	// cgroup's limit (where it has one) since the previous stage, or
+	// holding at least pageCacheHeldShare of the limit.
 	pageCacheMinGrowth  = 1 << 20
 	pageCacheLimitShare = 0.01
+	pageCacheHeldShare  = 0.10
 )
 
 func missRatio(o rundir.OpResult) float64 {
@@ -195,9 +197,10 @@ func newCliff(stages []rundir.StageResult, k int, op, reason string, value, base
 // at_maxmemory.
 //
 // page_cache is the cgroup's file memory (the page cache of the AOF and
-// RDB files, charged to the server's group by the kernel) growing: it
-// takes room under the cap from the dataset, which is how a persistence
-// variant can hit the cliff at fewer records than no persistence.
+// RDB files, charged to the server's group by the kernel) growing, or
+// holding a tenth of the cap or more: it takes room under the cap from
+// the dataset, which is how a persistence variant can hit the cliff at
+// fewer records than no persistence.
 func Signals(prev, cur *rundir.StageResult) []string {
 	out := []string{}
 	var ps map[string]float64
@@ -228,12 +231,14 @@ func Signals(prev, cur *rundir.StageResult) []string {
 	if p, c, ok := rose("cgroup_memory_failcnt_total"); ok && prev != nil {
 		out = append(out, fmt.Sprintf("cgroup_limit_hit: cgroup_memory_failcnt_total %.0f -> %.0f", p, c))
 	}
-	if p, c, ok := rose("cgroup_memory_file_bytes"); ok {
+	if c, ok := cs["cgroup_memory_file_bytes"]; ok {
+		p := ps["cgroup_memory_file_bytes"]
 		min := float64(pageCacheMinGrowth)
-		if lim := cs["cgroup_memory_limit_bytes"]; lim > 0 {
+		lim := cs["cgroup_memory_limit_bytes"]
+		if lim > 0 {
 			min = max(min, pageCacheLimitShare*lim)
 		}
-		if c-p >= min {
+		if c-p >= min || (lim > 0 && c >= pageCacheHeldShare*lim) {
 			s := fmt.Sprintf("page_cache: cgroup_memory_file_bytes %.0f -> %.0f", p, c)
 			if u := cs["cgroup_memory_usage_bytes"]; u > 0 {
 				s += fmt.Sprintf(" (%.0f%% of cgroup usage)", 100*c/u)

@@ -144,9 +144,10 @@ func scenarioCap(start, factor, max, prec float64) (c capSpec) {
 
 type capSpec = scenarios.CapacitySpec
 
-// TestPageCacheSignal: file memory (page cache) growing in the server's
-// cgroup is named page_cache, with enough growth to matter (1 MiB and 1%
-// of the cgroup's limit), and a cliff found by DetectCliff carries it.
+// TestPageCacheSignal: file memory (page cache) in the server's cgroup
+// is named page_cache when it grew enough to matter (1 MiB and 1% of the
+// cgroup's limit) or holds a tenth of the limit, and a cliff found by
+// DetectCliff carries it.
 func TestPageCacheSignal(t *testing.T) {
 	const mib = 1 << 20
 	srv := func(kv ...float64) map[string]float64 {
@@ -170,7 +171,11 @@ func TestPageCacheSignal(t *testing.T) {
 		{"grew 2 MiB of a 100 MiB cap", srv(0, 100*mib, -1), srv(2*mib, 100*mib, -1), "page_cache: cgroup_memory_file_bytes 0 -> 2097152"},
 		{"grew 512 KiB, no limit", srv(0, -1, -1), srv(mib/2, -1, -1), ""},
 		{"grew 1 MiB, no limit", srv(0, -1, -1), srv(mib, -1, -1), "page_cache: cgroup_memory_file_bytes 0 -> 1048576"},
-		{"shrank", srv(50*mib, -1, -1), srv(10*mib, -1, -1), ""},
+		{"shrank, no limit", srv(50*mib, -1, -1), srv(10*mib, -1, -1), ""},
+		{"shrank to 30 MiB of a 128 MiB cap: still a tenth", srv(42*mib, 128*mib, 120*mib), srv(30*mib, 128*mib, 120*mib),
+			"page_cache: cgroup_memory_file_bytes 44040192 -> 31457280 (25% of cgroup usage)"},
+		{"held at 12 MiB of a 128 MiB cap", srv(12*mib, 128*mib, -1), srv(12*mib, 128*mib, -1), ""},
+		{"held at 13 MiB of a 128 MiB cap", srv(13*mib, 128*mib, -1), srv(13*mib, 128*mib, -1), "page_cache: cgroup_memory_file_bytes 13631488 -> 13631488"},
 		{"no cgroup figures", map[string]float64{"used_memory_bytes": 1}, map[string]float64{"used_memory_bytes": 2}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"github.com/soakd/soakd/daemon"
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/internal/runpath"
+	"github.com/soakd/soakd/internal/swapfile"
 	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
@@ -51,12 +52,15 @@ type App struct {
 	Reload <-chan os.Signal
 	// OnListen, when set, is told the daemon's API address (tests).
 	OnListen func(net.Addr)
+	// Swap makes the swapfile of `run --swap`; the zero value is this
+	// host (tests replace its commands).
+	Swap swapfile.Host
 }
 
 const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasticsearch
 
 usage:
-  soakd run SCENARIO.yaml [--target URL]... [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL]
+  soakd run SCENARIO.yaml [--target URL]... [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL] [--swap SIZE]
   soakd validate SCENARIO.yaml...
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd report --side-by-side RUN_DIR... [--html FILE]   (redis-benchmark style table of runs or persistence variants, rps ratio against the first)
@@ -128,6 +132,7 @@ type runFlags struct {
 	seed                string
 	warmup, records     string
 	concurrency         int
+	swap                string
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -149,6 +154,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.warmup, "warmup", "", "override every steady phase's warmup (e.g. 0s, 5s)")
 	fs.StringVar(&f.records, "records", "", "override keyspace.records and the records of load phases (e.g. 10000)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "override every phase's concurrency (workers)")
+	fs.StringVar(&f.swap, "swap", "", "turn on a swapfile of this size (e.g. 2gb) for the run, and off and delete it at the end, however the run ends (root)")
 	fs.StringVar(&f.seed, "seed", "", "random seed for keys, values and op order (overrides the scenario's seed; each shard and worker derives its own stream from it)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -297,6 +303,30 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 	}
 	if sub != "" {
 		out = filepath.Join(out, sub)
+	}
+
+	if f.swap != "" {
+		// After every input check (bad input makes no swapfile), before
+		// the target opens (a managed server starts with the swap there).
+		// Deferred first, so it runs last: after the server has stopped.
+		size, err := scenarios.ParseBytes(f.swap)
+		if err != nil || size <= 0 {
+			fmt.Fprintf(a.Stderr, "soakd run: --swap %s: give a size such as 2gb or 512mb\n", f.swap)
+			return exitBadUsed, nil, ""
+		}
+		sw, err := a.Swap.On(ctx, int64(size))
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: --swap %s: %v\n", f.swap, err)
+			return exitBadUsed, nil, ""
+		}
+		fmt.Fprintf(a.Stderr, "soakd: swapfile %s on (%d bytes)\n", sw.Path, sw.Size)
+		defer func() {
+			if err := sw.Off(); err != nil {
+				fmt.Fprintf(a.Stderr, "soakd: --swap: %v\n", err)
+				return
+			}
+			fmt.Fprintf(a.Stderr, "soakd: swapfile %s off and removed\n", sw.Path)
+		}()
 	}
 
 	// One warning per run: the persistence variants reopen the target
