@@ -13,6 +13,8 @@
 #   LAG=1 / LAG=only bash bench/run.sh   # schedule lag at 6000 and 50000 ops/s: soakd on one core
 #                                        # (taskset -c 1, redis-server on CPU 0) and on two shared cores
 #   OPEN500K=1 / OPEN500K=only bash bench/run.sh  # 500k GET/s open loop, then the highest rate held at p99 < 2 ms
+#   CLOSED=1 bash bench/run.sh   # also closed-loop GET c=50 on one core vs redis-benchmark and memtier_benchmark
+#   CLOSED=only bash bench/run.sh    # just that section (CLOSED_N requests per run, CLOSED_ROUNDS rounds)
 #   RSS=only bash bench/run.sh   # just the 10-minute memory-slope run (RSS_RATE, default 100000 ops/s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -394,6 +396,126 @@ PY
   summarize "$OUT/rss" "embedded-$rate-rss"
 }
 
+# closed: closed-loop GET with 50 connections on one core. redis-server
+# runs on CPU 0 (taskset -c 0), each generator on CPU 1: soakd (the fast
+# RESP path, and go-redis for comparison), redis-benchmark -t get -c 50
+# -P 1 and memtier_benchmark --ratio 0:1 -c 50 -t 1 ($MEMTIER or PATH;
+# left out when not found). All GET the same 10,000 keys of 3-byte values
+# loaded beforehand, CLOSED_N requests each; the keyspace hit ratio from
+# INFO shows they all hit. ops/s is each tool's own figure (soakd: the
+# steady phase's achieved rate); CPU is the generator process's
+# utime+stime (wait4), start-up included, per million requests.
+closed() {
+  command -v redis-server >/dev/null || { echo "closed: no redis-server"; return; }
+  command -v redis-benchmark >/dev/null || { echo "closed: no redis-benchmark"; return; }
+  local port dir pid memtier
+  memtier=${MEMTIER:-$(command -v memtier_benchmark || true)}
+  port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  dir=$(mktemp -d)
+  taskset -c 0 redis-server --port "$port" --save '' --appendonly no --dir "$dir" --daemonize no >/dev/null &
+  pid=$!
+  for i in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  for proto in fast goredis; do
+    cat > "$OUT/closed-$proto.yaml" <<YAML
+name: bench-closed-get
+target: {kind: redis, client: {protocol: $proto}}
+keyspace: {records: 10000}
+record: {fields: 1, field_bytes: 3}
+phases:
+  - {name: steady, kind: steady, rate: 0, requests: ${CLOSED_N:-500000}, concurrency: 50, mix: {get: 100}}
+YAML
+  done
+  cat > "$OUT/closed-load.yaml" <<YAML
+name: bench-closed-load
+keyspace: {records: 10000}
+record: {fields: 1, field_bytes: 3}
+phases:
+  - {name: load, kind: load, concurrency: 16, mix: {set: 100}}
+YAML
+  echo "## closed loop GET, 50 connections, one core (redis-server on CPU 0, generators on CPU 1)"
+  "$OUT/soakd" run "$OUT/closed-load.yaml" --target "redis://127.0.0.1:$port" --out "$OUT/closed-load" --listen "" --quiet >/dev/null 2>&1
+  python3 - "$OUT" "$port" "$memtier" "${CLOSED_N:-500000}" "${CLOSED_ROUNDS:-2}" <<'PY'
+import json, os, re, shutil, subprocess, sys, time
+out, port, memtier, n, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+def cli(*a):
+    return subprocess.run(["redis-cli", "-p", port, *a], capture_output=True, text=True, check=True).stdout
+# redis-benchmark -r 10000 GETs key:<12 digits>, memtier memtier-1..10000.
+pipe = "".join(f"SET key:{i:012d} xxx\r\nSET memtier-{i+1} xxx\r\n" for i in range(10000))
+subprocess.run(["redis-cli", "-p", port, "--pipe"], input=pipe, text=True, capture_output=True, check=True)
+print(f"closed: {int(cli('dbsize'))} keys; {n} GETs per run; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at start"
+      " (a shared host: other work competes for both cores)")
+def hits():
+    st = dict(l.split(":", 1) for l in cli("info", "stats").splitlines() if ":" in l)
+    return int(st["keyspace_hits"]), int(st["keyspace_misses"])
+def run(argv):
+    h0, m0 = hits()
+    t0 = time.monotonic()
+    p = subprocess.Popen(["taskset", "-c", "1", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    text = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    h1, m1 = hits()
+    cpu = ru.ru_utime + ru.ru_stime
+    return text, cpu, wall, h1 - h0, m1 - m0
+tools = [("soakd", None), ("soakd-goredis", None), ("redis-benchmark", None)]
+if memtier:
+    tools.append(("memtier_benchmark", None))
+else:
+    print("closed: memtier_benchmark not found (set MEMTIER=path): no memtier ratio")
+for r in range(1, rounds + 1):
+    res = {}
+    for name, _ in tools:
+        if name.startswith("soakd"):
+            proto = "goredis" if name.endswith("goredis") else "fast"
+            d = f"{out}/closed-{proto}"
+            shutil.rmtree(d, ignore_errors=True)
+            text, cpu, wall, h, m = run([f"{out}/soakd", "run", f"{out}/closed-{proto}.yaml", "--target", f"redis://127.0.0.1:{port}",
+                                         "--out", d, "--listen", "", "--quiet"])
+            try:
+                ph = [x for x in json.load(open(d + "/summary.json"))["phases"] if x["name"] == "steady"][0]
+                ops, done = ph["achieved_rate"], ph.get("completed_in_window", 0)
+                extra = f" errors={ph['errors']} p50={ph['ops']['get']['latency']['p50']*1e3:.3f}ms p99={ph['ops']['get']['latency']['p99']*1e3:.3f}ms"
+            except (OSError, KeyError, IndexError, ValueError) as e:
+                print(f"closed {name}: no summary ({e}): {text[-300:]}")
+                continue
+        elif name == "redis-benchmark":
+            text, cpu, wall, h, m = run(["redis-benchmark", "-p", port, "-t", "get", "-c", "50", "-n", str(n), "-P", "1", "-r", "10000", "-q"])
+            g = re.findall(r"GET: ([0-9.]+) requests per second", text.replace("\r", "\n"))
+            if not g:
+                print(f"closed {name}: no figure: {text[-300:]}")
+                continue
+            ops, done, extra = float(g[-1]), n, ""
+        else:
+            per = n // 50
+            text, cpu, wall, h, m = run([memtier, "-s", "127.0.0.1", "-p", port, "--protocol", "redis", "-c", "50", "-t", "1",
+                                         "-n", str(per), "--ratio", "0:1", "--key-pattern", "R:R", "--key-minimum", "1",
+                                         "--key-maximum", "10000", "--hide-histogram", "--distinct-client-seed"])
+            g = re.findall(r"^Totals\s+([0-9.]+)", text, re.M)
+            if not g:
+                print(f"closed {name}: no figure: {text[-300:]}")
+                continue
+            ops, done, extra = float(g[-1]), per * 50, ""
+        res[name] = ops
+        print(f"closed round {r} {name}: ops/s={ops:.0f} cpu_s_per_million={cpu / max(done, 1) * 1e6:.1f} cpu={cpu:.2f}s wall={wall:.1f}s"
+              f" requests={done} hit_ratio={h / max(h + m, 1):.4f}{extra}")
+    line = [f"closed round {r} ratios:"]
+    if "soakd" in res and "redis-benchmark" in res:
+        line.append(f"soakd/redis-benchmark={res['soakd'] / res['redis-benchmark']:.2f} (goal >= 1.1)")
+    if "soakd" in res and "memtier_benchmark" in res:
+        line.append(f"soakd/memtier={res['soakd'] / res['memtier_benchmark']:.2f} (goal >= 1.0)")
+    if "soakd" in res and "soakd-goredis" in res:
+        line.append(f"fast/goredis={res['soakd'] / res['soakd-goredis']:.2f}")
+    print(" ".join(line), f"load average {os.getloadavg()[0]:.1f}")
+PY
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -rf "$dir"
+}
+
+if [ "${CLOSED:-0}" = only ]; then
+  closed
+  exit 0
+fi
 if [ "${LAG:-0}" = only ]; then
   lag
   exit 0
@@ -457,6 +579,9 @@ YAML
   stop_redis
 fi
 
+if [ "${CLOSED:-0}" = 1 ]; then
+  closed
+fi
 if [ "${LAG:-0}" = 1 ]; then
   lag
 fi

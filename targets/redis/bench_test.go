@@ -1,7 +1,9 @@
 package redis
 
 import (
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/scenarios"
@@ -50,6 +52,7 @@ func benchOpOn(b *testing.B, p scenarios.RedisProtocol, op, seedOp scenarios.Op)
 	seed(b, tg, seedOp, "user1")
 	b.ReportAllocs()
 	b.SetParallelism(25)
+	cpu0 := processCPU(b)
 	b.RunParallel(func(pb *testing.PB) {
 		r := &targets.Request{Op: op, KeyNum: 1, Key: []byte("user1"), Fields: record(1, 10)}
 		for pb.Next() {
@@ -59,6 +62,18 @@ func benchOpOn(b *testing.B, p scenarios.RedisProtocol, op, seedOp scenarios.Op)
 			}
 		}
 	})
+	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// processCPU is the test process's user+system CPU time (redis-server
+// is another process): the client's cost per op, which a busy host
+// stretches less than ns/op.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkGet(b *testing.B)    { benchOp(b, scenarios.OpGet, scenarios.OpSet) }

@@ -444,3 +444,33 @@ func TestFastBatchStampsEachOp(t *testing.T) {
 		}
 	}
 }
+
+// TestFastPathDoesNotAllocate: once its connections are open, the fast
+// path runs get, set, read, update, insert and a pipelined batch
+// against a real redis-server without one allocation per op.
+func TestFastPathDoesNotAllocate(t *testing.T) {
+	s := startRedis(t)
+	tg := openProto(t, s.URL(), scenarios.ProtocolFast, scenarios.ClientOptions{})
+	ctx := context.Background()
+	fs := record(1, 10)
+	batch := make([]*targets.Request, 16)
+	for i := range batch {
+		batch[i] = &targets.Request{Op: scenarios.OpGet, Key: key(1)}
+	}
+	errs := make([]error, len(batch))
+	for _, r := range []*targets.Request{
+		{Op: scenarios.OpSet, KeyNum: 1, Key: key(1), Fields: fs[:1]},
+		{Op: scenarios.OpGet, KeyNum: 1, Key: key(1)},
+		{Op: scenarios.OpInsert, KeyNum: 2, Key: key(2), Fields: fs},
+		{Op: scenarios.OpRead, KeyNum: 2, Key: key(2)},
+		{Op: scenarios.OpUpdate, KeyNum: 2, Key: key(2), Fields: fs[3:4]},
+	} {
+		var err error
+		if n := testing.AllocsPerRun(200, func() { err = tg.Do(ctx, r) }); n != 0 || err != nil {
+			t.Errorf("%s: %v allocs per op (err %v)", r.Op, n, err)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { tg.DoBatch(ctx, batch, errs) }); n != 0 || errs[0] != nil {
+		t.Errorf("batch of 16 GETs: %v allocs (err %v)", n, errs[0])
+	}
+}

@@ -22,9 +22,9 @@ func mustRedis(t *testing.T) *Server {
 	return s
 }
 
-// TestPoolSizeFollowsConcurrency: go-redis's pool holds one connection
-// per worker of the busiest phase unless client.pool_size or the URL's
-// pool_size sets it.
+// TestPoolSizeFollowsConcurrency: go-redis's pool and soakd's own (the
+// fast path's) hold one connection per worker of the busiest phase
+// unless client.pool_size or the URL's pool_size sets it.
 func TestPoolSizeFollowsConcurrency(t *testing.T) {
 	s := mustRedis(t)
 	for _, c := range []struct {
@@ -41,6 +41,9 @@ func TestPoolSizeFollowsConcurrency(t *testing.T) {
 		tg := openTarget(t, scenarios.Target{URL: c.url, Client: scenarios.ClientOptions{PoolSize: c.pool}}, targets.Options{Concurrency: c.conc})
 		if got := tg.Client().(*goredis.Client).Options().PoolSize; got != c.want {
 			t.Errorf("%s pool_size %d concurrency %d: PoolSize %d, want %d", c.url, c.pool, c.conc, got, c.want)
+		}
+		if got := tg.own.size; got != c.want {
+			t.Errorf("%s pool_size %d concurrency %d: own pool of %d, want %d", c.url, c.pool, c.conc, got, c.want)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -392,8 +393,80 @@ type cmdable interface {
 }
 
 // post finishes an op after its queued commands ran: it reads their
-// results and may send follow-up commands (scan, rmw).
-type post func(ctx context.Context) error
+// results, and through fn may send follow-up commands (scan, rmw). It is
+// a value, not a closure, so queuing a hot op allocates nothing of
+// soakd's own (go-redis's commands still do).
+type post struct {
+	kind postKind
+	cmd  goredis.Cmder   // the op's command
+	cmd2 goredis.Cmder   // a second command, its error checked after cmd's
+	cmds []goredis.Cmder // update over JSON: one command per field
+	err  error           // postFail
+	fn   func(ctx context.Context) error
+}
+
+type postKind uint8
+
+const (
+	postDone     postKind = iota // the error of cmd, cmd2 and cmds; nil replies are fine
+	postPop                      // a nil reply is a miss (lpop, rpop, spop)
+	postGet                      // a nil reply is a miss (GET)
+	postZPop                     // an empty reply is a miss (zpopmin)
+	postRead                     // an empty hash is a record not found (HGETALL)
+	postReadJSON                 // a nil reply is a record not found (JSON.GET)
+	postFail                     // err without a command
+	postFn                       // fn
+)
+
+// finish is the op's outcome.
+func (p post) finish(ctx context.Context) error {
+	switch p.kind {
+	case postFail:
+		return p.err
+	case postFn:
+		return p.fn(ctx)
+	case postPop, postGet:
+		// A nil pop means the structure was empty, counted as a miss,
+		// never as a silent success (Prepare pre-fills so that a bounded
+		// scenario's pops never miss).
+		return okMiss(p.cmd.Err())
+	case postZPop:
+		if err := p.cmd.Err(); err != nil {
+			return okMiss(err)
+		}
+		if len(p.cmd.(*goredis.ZSliceCmd).Val()) == 0 {
+			return targets.ErrMiss
+		}
+		return nil
+	case postRead:
+		if err := p.cmd.Err(); err != nil {
+			return err
+		}
+		if len(p.cmd.(*goredis.MapStringStringCmd).Val()) == 0 {
+			return targets.ErrNotFound
+		}
+		return nil
+	case postReadJSON:
+		if errors.Is(p.cmd.Err(), goredis.Nil) {
+			return targets.ErrNotFound
+		}
+		return p.cmd.Err()
+	}
+	for _, c := range [2]goredis.Cmder{p.cmd, p.cmd2} {
+		if c == nil {
+			continue
+		}
+		if err := okNil(c.Err()); err != nil {
+			return err
+		}
+	}
+	for _, c := range p.cmds {
+		if err := okNil(c.Err()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // multi reports whether the op queues more than one command, so Do
 // sends them in one pipeline.
@@ -416,9 +489,9 @@ func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 		pipe := t.c.Pipeline()
 		p := t.build(ctx, pipe, r)
 		_, _ = pipe.Exec(ctx)
-		return p(ctx)
+		return p.finish(ctx)
 	}
-	return t.build(ctx, t.c, r)(ctx)
+	return t.build(ctx, t.c, r).finish(ctx)
 }
 
 // DoBatch sends due ops in one pipeline. The engine sends only
@@ -435,14 +508,15 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		return
 	}
 	pipe := t.c.Pipeline()
-	posts := make([]post, len(reqs))
-	for i, r := range reqs {
-		posts[i] = t.build(ctx, pipe, r)
+	var buf [64]post
+	posts := buf[:0]
+	for _, r := range reqs {
+		posts = append(posts, t.build(ctx, pipe, r))
 	}
 	_, _ = pipe.Exec(ctx)
 	end := time.Now()
 	for i, r := range reqs {
-		errs[i] = posts[i](ctx)
+		errs[i] = posts[i].finish(ctx)
 		r.End = end
 		if !t.Batchable(r.Op) {
 			r.End = time.Now()
@@ -457,24 +531,15 @@ func okNil(err error) error {
 	return err
 }
 
-// done is the post for ops whose result is the error of their commands.
-func done(cmds ...goredis.Cmder) post {
-	return func(context.Context) error {
-		for _, c := range cmds {
-			if err := okNil(c.Err()); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
+// done is the post for ops whose result is the error of their command.
+func done(cmd goredis.Cmder) post { return post{cmd: cmd} }
 
-// popped is the post of a pop (lpop, rpop, spop): a nil reply means the
-// structure was empty, counted as a miss, never as a silent success.
-// Prepare pre-fills so that a bounded scenario's pops never miss.
-func popped(cmd *goredis.StringCmd) post {
-	return func(context.Context) error { return okMiss(cmd.Err()) }
-}
+// done2 is the post for ops of two commands: cmd's error first, then
+// cmd2's.
+func done2(cmd, cmd2 goredis.Cmder) post { return post{cmd: cmd, cmd2: cmd2} }
+
+// popped is the post of a pop (lpop, rpop, spop).
+func popped(cmd *goredis.StringCmd) post { return post{kind: postPop, cmd: cmd} }
 
 func okMiss(err error) error {
 	if errors.Is(err, goredis.Nil) {
@@ -483,7 +548,10 @@ func okMiss(err error) error {
 	return err
 }
 
-func fail(err error) post { return func(context.Context) error { return err } }
+func fail(err error) post { return post{kind: postFail, err: err} }
+
+// then is the post of an op that sends more after its first replies.
+func then(fn func(ctx context.Context) error) post { return post{kind: postFn, fn: fn} }
 
 // Keys of the redis-benchmark suite, as redis-benchmark names them.
 const (
@@ -499,7 +567,7 @@ const LRangeFill = 600
 
 // build queues the commands for r on c and returns its post.
 func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post {
-	key := string(r.Key)
+	key := keyString(r)
 	switch r.Op {
 	case scenarios.OpRead:
 		return t.read(ctx, c, key)
@@ -513,22 +581,22 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 			n = scenarios.DefaultScanLength
 		}
 		zr := c.ZRangeByScore(ctx, IndexKey, &goredis.ZRangeBy{Min: strconv.FormatInt(r.KeyNum, 10), Max: "+inf", Count: int64(n)})
-		return func(ctx context.Context) error {
+		return then(func(ctx context.Context) error {
 			if err := zr.Err(); err != nil {
 				return err
 			}
 			return t.readAll(ctx, zr.Val())
-		}
+		})
 	case scenarios.OpRMW:
 		rd := t.read(ctx, c, key)
 		// A real read-modify-write: the write is sent after the read's
 		// reply (r stays valid: posts run before Do/DoBatch return).
-		return func(ctx context.Context) error {
-			if err := rd(ctx); err != nil {
+		return then(func(ctx context.Context) error {
+			if err := rd.finish(ctx); err != nil {
 				return err
 			}
-			return t.update(ctx, t.c, r)(ctx)
-		}
+			return t.update(ctx, t.c, r).finish(ctx)
+		})
 	case scenarios.OpDelete:
 		return t.delete(ctx, c, key)
 	case scenarios.OpSearch:
@@ -537,30 +605,24 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 		return done(c.Del(ctx, key))
 	case scenarios.OpHSet:
 		// redis-benchmark: HSET myhash element:__rand_int__ value.
-		return done(c.HSet(ctx, benchHash, "element:"+strconv.FormatInt(r.KeyNum, 10), value(r)))
+		return done(c.HSet(ctx, benchHash, "element:"+strconv.FormatInt(r.KeyNum, 10), valueArg(r)))
 	case scenarios.OpPing:
 		// redis-benchmark's PING_MBULK: PING as a RESP array.
 		return done(c.Ping(ctx))
 	case scenarios.OpPingInline:
 		// redis-benchmark's PING_INLINE: "PING\r\n" on an inline
 		// connection (inline.go); in a batch it follows the pipeline.
-		return func(ctx context.Context) error { return t.own.inline(ctx, "PING") }
+		return then(func(ctx context.Context) error { return t.own.inline(ctx, "PING") })
 	case scenarios.OpSet:
-		return done(c.Set(ctx, key, value(r), 0))
+		return done(c.Set(ctx, key, valueArg(r), 0))
 	case scenarios.OpGet:
-		cmd := c.Get(ctx, key)
-		return func(context.Context) error {
-			if errors.Is(cmd.Err(), goredis.Nil) {
-				return targets.ErrMiss
-			}
-			return cmd.Err()
-		}
+		return post{kind: postGet, cmd: c.Get(ctx, key)}
 	case scenarios.OpIncr:
 		return done(c.Incr(ctx, benchCounter+strconv.FormatInt(r.KeyNum, 10)))
 	case scenarios.OpLPush:
-		return done(c.LPush(ctx, benchList, value(r)))
+		return done(c.LPush(ctx, benchList, valueArg(r)))
 	case scenarios.OpRPush:
-		return done(c.RPush(ctx, benchList, value(r)))
+		return done(c.RPush(ctx, benchList, valueArg(r)))
 	case scenarios.OpLPop:
 		return popped(c.LPop(ctx, benchList))
 	case scenarios.OpRPop:
@@ -573,16 +635,7 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 		// redis-benchmark -r: ZADD myzset __rand_int__ element:__rand_int__.
 		return done(c.ZAdd(ctx, benchZSet, goredis.Z{Score: float64(r.KeyNum), Member: "element:" + strconv.FormatInt(r.KeyNum, 10)}))
 	case scenarios.OpZPopMin:
-		cmd := c.ZPopMin(ctx, benchZSet)
-		return func(context.Context) error {
-			if err := cmd.Err(); err != nil {
-				return okMiss(err)
-			}
-			if len(cmd.Val()) == 0 {
-				return targets.ErrMiss
-			}
-			return nil
-		}
+		return post{kind: postZPop, cmd: c.ZPopMin(ctx, benchZSet)}
 	case scenarios.OpLRange100:
 		return done(c.LRange(ctx, benchList, 0, 99))
 	case scenarios.OpLRange300:
@@ -600,7 +653,7 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 		}
 		args := make([]any, 0, 20)
 		for i := 0; i < 10; i++ {
-			args = append(args, base+":"+strconv.Itoa(i), value(r))
+			args = append(args, base+":"+strconv.Itoa(i), valueArg(r))
 		}
 		return done(c.MSet(ctx, args...))
 	}
@@ -609,24 +662,9 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 
 func (t *Target) read(ctx context.Context, c cmdable, key string) post {
 	if t.search.mode == searchJSON {
-		cmd := c.Do(ctx, "JSON.GET", key)
-		return func(context.Context) error {
-			if errors.Is(cmd.Err(), goredis.Nil) {
-				return targets.ErrNotFound
-			}
-			return cmd.Err()
-		}
+		return post{kind: postReadJSON, cmd: c.Do(ctx, "JSON.GET", key)}
 	}
-	cmd := c.HGetAll(ctx, key)
-	return func(context.Context) error {
-		if err := cmd.Err(); err != nil {
-			return err
-		}
-		if len(cmd.Val()) == 0 {
-			return targets.ErrNotFound
-		}
-		return nil
-	}
+	return post{kind: postRead, cmd: c.HGetAll(ctx, key)}
 }
 
 // readAll reads the records of keys in one pipeline (scan).
@@ -646,11 +684,38 @@ func (t *Target) readAll(ctx context.Context, keys []string) error {
 	return okNil(err)
 }
 
+// fieldArgs appends each field's name and value as go-redis arguments
+// without copying or boxing them: a pointer fits in an interface without
+// an allocation, and go-redis writes a *string's string and what a
+// BinaryMarshaler returns. They point into fs, valid until the op's
+// commands ran.
 func fieldArgs(args []any, fs []targets.Field) []any {
-	for _, f := range fs {
-		args = append(args, f.Name, f.Value)
+	for i := range fs {
+		args = append(args, &fs[i].Name, (*bytesArg)(&fs[i].Value))
 	}
 	return args
+}
+
+// bytesArg hands a []byte to go-redis through a pointer.
+type bytesArg []byte
+
+// MarshalBinary returns the bytes themselves.
+func (b *bytesArg) MarshalBinary() ([]byte, error) { return *b, nil }
+
+// valueArg is r's first field value as a go-redis argument (nil, an
+// empty string, when r has no fields).
+func valueArg(r *targets.Request) any {
+	if len(r.Fields) > 0 {
+		return (*bytesArg)(&r.Fields[0].Value)
+	}
+	return nil
+}
+
+// keyString is r.Key as a string without a copy. It is valid while r
+// is, until Do or DoBatch returns: go-redis writes a command's arguments
+// when the command runs and keeps none in its replies or errors.
+func keyString(r *targets.Request) string {
+	return unsafe.String(unsafe.SliceData(r.Key), len(r.Key))
 }
 
 func (t *Target) update(ctx context.Context, c cmdable, r *targets.Request) post {
@@ -658,7 +723,7 @@ func (t *Target) update(ctx context.Context, c cmdable, r *targets.Request) post
 	if len(fs) == 0 {
 		fs = []targets.Field{{Name: scenarios.FieldName(0)}}
 	}
-	key := string(r.Key)
+	key := keyString(r)
 	switch t.search.mode {
 	case searchFT1:
 		args := fieldArgs([]any{"FT.ADD", t.search.index, key, "1.0", "REPLACE", "PARTIAL", "FIELDS"}, fs)
@@ -669,13 +734,13 @@ func (t *Target) update(ctx context.Context, c cmdable, r *targets.Request) post
 			v, _ := json.Marshal(string(f.Value))
 			cmds[i] = c.Do(ctx, "JSON.SET", key, "$."+f.Name, v, "XX")
 		}
-		return done(cmds...)
+		return post{cmds: cmds}
 	}
 	return done(c.HSet(ctx, key, fieldArgs(make([]any, 0, 2*len(fs)), fs)...))
 }
 
 func (t *Target) insert(ctx context.Context, c cmdable, r *targets.Request) post {
-	key := string(r.Key)
+	key := keyString(r)
 	fs := r.Fields
 	if len(fs) == 0 {
 		fs = []targets.Field{{Name: scenarios.FieldName(0)}}
@@ -685,24 +750,24 @@ func (t *Target) insert(ctx context.Context, c cmdable, r *targets.Request) post
 	case searchFT1:
 		title, body := scenarios.DocText(r.KeyNum)
 		args := []any{"FT.ADD", t.search.index, key, "1.0", "REPLACE", "FIELDS", "title", title, "body", body, "num", r.KeyNum}
-		return done(c.Do(ctx, fieldArgs(args, fs)...), z)
+		return done2(c.Do(ctx, fieldArgs(args, fs)...), z)
 	case searchHash:
 		title, body := scenarios.DocText(r.KeyNum)
 		args := fieldArgs([]any{"title", title, "body", body, "num", r.KeyNum}, fs)
-		return done(c.HSet(ctx, key, args...), z)
+		return done2(c.HSet(ctx, key, args...), z)
 	case searchJSON:
-		return done(c.Do(ctx, "JSON.SET", key, "$", jsonDoc(r.KeyNum, fs)), z)
+		return done2(c.Do(ctx, "JSON.SET", key, "$", jsonDoc(r.KeyNum, fs)), z)
 	}
-	return done(c.HSet(ctx, key, fieldArgs(make([]any, 0, 2*len(fs)), fs)...), z)
+	return done2(c.HSet(ctx, key, fieldArgs(make([]any, 0, 2*len(fs)), fs)...), z)
 }
 
 func (t *Target) delete(ctx context.Context, c cmdable, key string) post {
 	z := c.ZRem(ctx, IndexKey, key)
 	if t.search.mode == searchFT1 {
 		// FT.DEL ... DD removes the document from the index and its hash.
-		return done(c.Do(ctx, "FT.DEL", t.search.index, key, "DD"), z)
+		return done2(c.Do(ctx, "FT.DEL", t.search.index, key, "DD"), z)
 	}
-	return done(c.Del(ctx, key), z)
+	return done2(c.Del(ctx, key), z)
 }
 
 func value(r *targets.Request) []byte {

@@ -62,6 +62,9 @@ func TestTLS(t *testing.T) {
 	url := "rediss://127.0.0.1:" + strconv.Itoa(tlsPort)
 	good := scenarios.TLS{CAFile: filepath.Join(dir, "ca.crt"), CertFile: filepath.Join(dir, "client.crt"), KeyFile: filepath.Join(dir, "client.key"), ServerName: "redis.test"}
 	tg := openTarget(t, scenarios.Target{URL: url, TLS: good}, targets.Options{})
+	if !tg.fast {
+		t.Fatal("a standalone TLS target is not on the fast path: its insert and read below would not test it")
+	}
 	ctx := ctxT(t)
 	if err := tg.Do(ctx, insertReq(1)); err != nil {
 		t.Fatal(err)
