@@ -9,6 +9,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,11 +25,25 @@ type inlinePool struct {
 	writeTimeout time.Duration
 	slots        chan struct{} // one per open or opening connection
 	idle         chan *inlineConn
+
+	// After a failed dial, get answers with its error for redialAfter
+	// instead of dialing again (go-redis's pool does the same), so a
+	// dead server shows as errors at once, not as workers waiting out a
+	// dial timeout each.
+	dialMu  sync.Mutex
+	dialErr error
+	dialAt  time.Time
 }
+
+const redialAfter = time.Second
 
 type inlineConn struct {
 	c net.Conn
 	r *bufio.Reader
+	// The raw pipeline's (rawpipe.go): its write buffer, kept between
+	// batches, and the last error reply's message.
+	w       []byte
+	lastErr string
 }
 
 func newInlinePool(size int, dial func(ctx context.Context) (net.Conn, error), setup [][]string, rt, wt time.Duration) *inlinePool {
@@ -67,24 +82,56 @@ func dialer(network string, addr func(ctx context.Context) (string, error), time
 // Do sends one inline command line and reads its one-line reply
 // (+status or -error).
 func (p *inlinePool) Do(ctx context.Context, line string) error {
+	ic, err := p.get(ctx)
+	if err != nil {
+		return err
+	}
+	return p.roundTrip(ic, line)
+}
+
+// get takes an idle connection, or opens one while fewer than size are
+// open, or waits for one.
+func (p *inlinePool) get(ctx context.Context) (*inlineConn, error) {
 	select {
 	case ic := <-p.idle:
-		return p.roundTrip(ic, line)
+		return ic, nil
 	default:
 	}
 	select {
 	case ic := <-p.idle:
-		return p.roundTrip(ic, line)
+		return ic, nil
 	case p.slots <- struct{}{}:
+		p.dialMu.Lock()
+		err, at := p.dialErr, p.dialAt
+		p.dialMu.Unlock()
+		if err != nil && time.Since(at) < redialAfter {
+			<-p.slots
+			return nil, err
+		}
 		ic, err := p.open(ctx)
+		p.dialMu.Lock()
+		p.dialErr, p.dialAt = err, time.Now()
+		p.dialMu.Unlock()
 		if err != nil {
 			<-p.slots
-			return err
+			return nil, err
 		}
-		return p.roundTrip(ic, line)
+		return ic, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
+}
+
+// put returns ic to the pool after a use that ended with err, or closes
+// it (and frees its slot) after a network or protocol error.
+func (p *inlinePool) put(ic *inlineConn, err error) {
+	var re replyError
+	if err == nil || errors.As(err, &re) {
+		p.idle <- ic
+		return
+	}
+	ic.c.Close()
+	<-p.slots
 }
 
 func (p *inlinePool) open(ctx context.Context) (*inlineConn, error) {
@@ -106,13 +153,7 @@ func (p *inlinePool) open(ctx context.Context) (*inlineConn, error) {
 // (and frees its slot) after a network or protocol error.
 func (p *inlinePool) roundTrip(ic *inlineConn, line string) error {
 	err := ic.send(p, line+"\r\n")
-	var re replyError
-	if err == nil || errors.As(err, &re) {
-		p.idle <- ic
-		return err
-	}
-	ic.c.Close()
-	<-p.slots
+	p.put(ic, err)
 	return err
 }
 

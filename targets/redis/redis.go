@@ -413,6 +413,9 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		errs[0] = t.Do(ctx, reqs[0])
 		return
 	}
+	if t.rawBatch(ctx, reqs, errs) {
+		return
+	}
 	pipe := t.c.Pipeline()
 	posts := make([]post, len(reqs))
 	for i, r := range reqs {
