@@ -404,6 +404,7 @@ if len(late) < 3:
     print("rss: too few samples"); sys.exit()
 mx, my = sum(p[0] for p in late) / len(late), sum(p[1] for p in late) / len(late)
 slope = sum((x - mx) * (y - my) for x, y in late) / sum((x - mx) ** 2 for x, _ in late)
+print("rss samples (MiB, every 10 s): " + " ".join(f"{y/1024:.0f}" for _, y in pts))
 print(f"rss: 1min={late[0][1]/1024:.1f}MiB end={late[-1][1]/1024:.1f}MiB max={max(y for _, y in late)/1024:.1f}MiB "
       f"slope after the first minute={slope:+.1f} kB/min (goal < 50) over {len(late)} samples")
 PY

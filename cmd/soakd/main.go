@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -35,19 +34,8 @@ func procs(n int, fromEnv bool) int {
 	return max(n+1, 2)
 }
 
-// gcPercent is soakd's GOGC when the environment sets none. The live
-// heap is mostly the recording histograms (pointer-free, cheap to
-// mark), while the Redis pipeline allocates ~250 B per op: at the
-// default 100 a 500k ops/s run collected ~6 times a second, each cycle
-// taking a P for 5-12 ms of marking. At 400 it collects ~4 times less
-// often for a heap ceiling 5x the live heap (~150 MB at 500k GET/s).
-const gcPercent = 400
-
 func main() {
 	runtime.GOMAXPROCS(procs(runtime.GOMAXPROCS(0), os.Getenv("GOMAXPROCS") != ""))
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// go-redis writes its own log lines (dial failures, topology changes)
