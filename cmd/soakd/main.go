@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/soakd/soakd/engine"
 	_ "github.com/soakd/soakd/targets/cql"
 	_ "github.com/soakd/soakd/targets/elastic"
 	_ "github.com/soakd/soakd/targets/embedded"
@@ -43,7 +44,8 @@ func main() {
 	// besides the adapter registry, set here once for the whole process.
 	// The lines go to soakd's stderr with every URL redacted.
 	redistarget.SetLogger(func(msg string) { fmt.Fprintf(os.Stderr, "soakd: go-redis: %s\n", msg) })
-	app := &App{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now}
+	// One P beyond the CPUs (procs), so one pacer at a time keeps it.
+	app := &App{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now, PacerPs: engine.NewPacerPs(1)}
 	if len(os.Args) > 1 && os.Args[1] == "serve" {
 		// Only the daemon reloads on SIGHUP; a foreground run keeps the
 		// default (a closed terminal ends it).
