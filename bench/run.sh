@@ -34,7 +34,7 @@ trap 'bench_exit; exit 130' INT
 trap 'bench_exit; exit 143' TERM
 echo "# soakd bench $(git describe --always --dirty 2>/dev/null) $(date -u +%FT%TZ) $(nproc) cores"
 
-# shardcost: generator CPU seconds per million ops at 20k/50k/100k ops/s
+# shardcost: generator CPU seconds per million ops at 20k/50k/100k/500k ops/s (SC_RATES)
 # against a local redis-server, with the 500k scenario's YCSB A shape
 # (10 x 100-byte fields, read/update 50/50). CPU is utime+stime of the
 # soakd process from /proc/<pid>/stat, sampled 0.5 s into the steady
@@ -76,7 +76,8 @@ def steady_ops(mport):
                if l.startswith("soakd_ops_total{") and 'phase="steady"' in l)
 results, cores_at, held = [], [], []
 print(f"shardcost: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at start")
-for rate in (20000, 50000, 100000):
+rates = tuple(int(r) for r in os.environ.get("SC_RATES", "20000 50000 100000 500000").split())
+for rate in rates:
     d = f"{out}/shardcost-{rate}"
     subprocess.run(["rm", "-rf", d])
     s = socket.socket(); s.bind(("127.0.0.1", 0)); mport = s.getsockname()[1]; s.close()
@@ -103,14 +104,13 @@ for rate in (20000, 50000, 100000):
           f"read p99={lat['p99'] * 1e3:.2f}ms dropped={st['dropped']} errors={st['errors']}")
 # Cost per op falls with the per-host rate (more due ops per pipeline), so
 # the host count depends on how much each host is asked to do.
-for rate, per_m in zip((20000, 50000, 100000), results):
+for rate, per_m in zip(rates, results):
     cores = 500000 * per_m / 1e6
     print(f"shardcost: at the cost measured at {rate // 1000}k ops/s ({per_m:.2f} cpu-s/Mop) 500 kOps/s needs {cores:.1f} generator cores: "
           f"{math.ceil(cores / 2)} two-core hosts at 100% CPU, {math.ceil(cores / 1.4)} at 70%")
 # Fit cores = fixed + marginal * rate (pacer wake-ups, collector and idle
 # workers cost about the same at any rate; the per-op part is small).
-rates = (20000, 50000, 100000)
-mr, mc = sum(rates) / 3, sum(cores_at) / 3
+mr, mc = sum(rates) / len(rates), sum(cores_at) / len(rates)
 b = sum((r - mr) * (c - mc) for r, c in zip(rates, cores_at)) / sum((r - mr) ** 2 for r in rates)
 a = mc - b * mr
 print(f"shardcost: fit cores = {a:.2f} + {b * 1e6:.2f} us/op x rate")
@@ -390,6 +390,7 @@ if len(late) < 3:
     print("rss: too few samples"); sys.exit()
 mx, my = sum(p[0] for p in late) / len(late), sum(p[1] for p in late) / len(late)
 slope = sum((x - mx) * (y - my) for x, y in late) / sum((x - mx) ** 2 for x, _ in late)
+print("rss samples (MiB, every 10 s): " + " ".join(f"{y/1024:.0f}" for _, y in pts))
 print(f"rss: 1min={late[0][1]/1024:.1f}MiB end={late[-1][1]/1024:.1f}MiB max={max(y for _, y in late)/1024:.1f}MiB "
       f"slope after the first minute={slope:+.1f} kB/min (goal < 50) over {len(late)} samples")
 PY

@@ -350,9 +350,12 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work chan chunk, chunkMax int, batchable *[scenarios.NumOps]bool, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
 	release := pacerThread()
 	defer release()
-	// The pacer keeps its P through short sleeps when there is another
-	// for the workers (sleep_linux.go).
-	hold := runtime.GOMAXPROCS(0) >= 2
+	// The pacer keeps its P through short sleeps when the process lets
+	// it (Options.PacerPs) and there is another P for the workers.
+	hold := runtime.GOMAXPROCS(0) >= 2 && r.opts.PacerPs.take()
+	if hold {
+		defer r.opts.PacerPs.give()
+	}
 	t0 := clk.t0
 	ctl := r.opts.Control
 	gen := ctl.generation()

@@ -8,10 +8,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"syscall"
 	"time"
 
+	"github.com/soakd/soakd/engine"
 	_ "github.com/soakd/soakd/targets/cql"
 	_ "github.com/soakd/soakd/targets/elastic"
 	_ "github.com/soakd/soakd/targets/embedded"
@@ -35,19 +35,8 @@ func procs(n int, fromEnv bool) int {
 	return max(n+1, 2)
 }
 
-// gcPercent is soakd's GOGC when the environment sets none. The live
-// heap is mostly the recording histograms (pointer-free, cheap to
-// mark), while the Redis pipeline allocates ~250 B per op: at the
-// default 100 a 500k ops/s run collected ~6 times a second, each cycle
-// taking a P for 5-12 ms of marking. At 400 it collects ~4 times less
-// often for a heap ceiling 5x the live heap (~150 MB at 500k GET/s).
-const gcPercent = 400
-
 func main() {
 	runtime.GOMAXPROCS(procs(runtime.GOMAXPROCS(0), os.Getenv("GOMAXPROCS") != ""))
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// go-redis writes its own log lines (dial failures, topology changes)
@@ -55,7 +44,8 @@ func main() {
 	// besides the adapter registry, set here once for the whole process.
 	// The lines go to soakd's stderr with every URL redacted.
 	redistarget.SetLogger(func(msg string) { fmt.Fprintf(os.Stderr, "soakd: go-redis: %s\n", msg) })
-	app := &App{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now}
+	// One P beyond the CPUs (procs), so one pacer at a time keeps it.
+	app := &App{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now, PacerPs: engine.NewPacerPs(1)}
 	if len(os.Args) > 1 && os.Args[1] == "serve" {
 		// Only the daemon reloads on SIGHUP; a foreground run keeps the
 		// default (a closed terminal ends it).
