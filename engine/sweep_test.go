@@ -298,7 +298,7 @@ phases:
 		t.Fatal(err)
 	}
 	sw := m.Summary().Phases[0].Sweep
-	if sw == nil || len(sw.Points) != 2 {
+	if sw == nil || len(sw.Points) != 2 || sw.Axis != "update (% of ops)" || sw.Points[1].X != 40 {
 		t.Fatalf("merged sweep %+v", sw)
 	}
 	for _, pt := range sw.Points {
