@@ -42,6 +42,10 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
 	acc := newPhaseAcc(ops)
 	out := &rundir.SweepResult{Over: sw.Over, Measure: sw.Measure}
+	axis, xs, hasAxis := ph.SweepAxis()
+	if hasAxis {
+		out.Axis = axis
+	}
 	for j, pt := range sw.Points {
 		if ctx.Err() != nil {
 			break
@@ -66,6 +70,9 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 			s.Rate = 0
 		}
 		rp := rundir.SweepPoint{Label: label, Mix: pcts[j], TargetRate: s.Rate, Concurrency: s.Concurrency, FieldBytes: fieldBytes}
+		if hasAxis {
+			rp.X = xs[j]
+		}
 		if sw.Measure == scenarios.MeasureCapacity {
 			first := len(pr.Stages)
 			cr := r.capacitySearch(ctx, ph, s, s.Mix, label+"-", pr, acc)

@@ -87,6 +87,9 @@ phases:
 	if p.Sweep == nil || len(p.Sweep.Points) != 5 || len(p.Stages) != 5 {
 		t.Fatalf("sweep %+v, %d stages; want 5 points and stages", p.Sweep, len(p.Stages))
 	}
+	if p.Sweep.Axis != "" {
+		t.Errorf("axis %q for points that set update and insert", p.Sweep.Axis)
+	}
 	if p.Sweep.Over != scenarios.SweepMix || p.Sweep.Measure != scenarios.MeasureClosed {
 		t.Errorf("over %q measure %q", p.Sweep.Over, p.Sweep.Measure)
 	}
@@ -185,6 +188,9 @@ phases:
 		if st.Scheduled != want || rates.Sweep.Points[j].TargetRate != float64(want) {
 			t.Errorf("rate point %d: scheduled %d, target %v; want %d", j, st.Scheduled, rates.Sweep.Points[j].TargetRate, want)
 		}
+	}
+	if rates.Sweep.Axis != "target rate (ops/s)" || rates.Sweep.Points[1].X != 300 || sum.Phases[2].Sweep.Points[1].X != 300 {
+		t.Errorf("axis %q x %v; value sizes x %v", rates.Sweep.Axis, rates.Sweep.Points[1].X, sum.Phases[2].Sweep.Points[1].X)
 	}
 	if rates.Sweep.Measure != scenarios.MeasureRate {
 		t.Errorf("rate sweep measured %q", rates.Sweep.Measure)
@@ -292,7 +298,7 @@ phases:
 		t.Fatal(err)
 	}
 	sw := m.Summary().Phases[0].Sweep
-	if sw == nil || len(sw.Points) != 2 {
+	if sw == nil || len(sw.Points) != 2 || sw.Axis != "update (% of ops)" || sw.Points[1].X != 40 {
 		t.Fatalf("merged sweep %+v", sw)
 	}
 	for _, pt := range sw.Points {

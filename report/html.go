@@ -239,24 +239,16 @@ const SweepChartTitle = "sweep: throughput per point"
 
 // sweepPlots draws a sweep's points: throughput (the achieved rate; a
 // capacity sweep's highest rate held) against what the sweep varies,
-// and each op's p50 and p99. Rates, workers and value sizes are the x
-// values; mix points are evenly spaced and labelled.
+// and each op's p50 and p99, on the sweep's axis.
 func sweepPlots(sw *rundir.SweepResult) []Plot {
-	xl := map[scenarios.SweepOver]string{scenarios.SweepMix: "mix", scenarios.SweepRate: "target rate (ops/s)",
-		scenarios.SweepConcurrency: "workers (connections)", scenarios.SweepValueSize: "field bytes"}[sw.Over]
-	x := func(i int, pt rundir.SweepPoint) float64 {
-		switch sw.Over {
-		case scenarios.SweepRate:
-			return pt.TargetRate
-		case scenarios.SweepConcurrency:
-			return float64(pt.Concurrency)
-		case scenarios.SweepValueSize:
-			return float64(pt.FieldBytes)
-		}
-		return float64(i + 1)
-	}
+	// Points on the sweep's axis (rates, workers, field bytes, one op's
+	// percentage); without one, evenly spaced and labelled.
+	xl := sw.Axis
+	x := func(i int, pt rundir.SweepPoint) float64 { return pt.X }
 	var ticks []Point
-	if sw.Over == scenarios.SweepMix {
+	if xl == "" {
+		xl = "point"
+		x = func(i int, _ rundir.SweepPoint) float64 { return float64(i + 1) }
 		for i, pt := range sw.Points {
 			ticks = append(ticks, Point{X: x(i, pt), Label: pt.Label})
 		}
@@ -265,13 +257,17 @@ func sweepPlots(sw *rundir.SweepResult) []Plot {
 	if sw.Measure == scenarios.MeasureCapacity {
 		what, name = "highest rate held (ops/s)", "highest rate held"
 	}
-	tp := Plot{Title: fmt.Sprintf("%s (%s) vs %s", SweepChartTitle, what, sw.Over), XLabel: xl, YLabel: "ops/s", XTicks: ticks}
+	vs := sw.Axis
+	if vs == "" {
+		vs = string(sw.Over)
+	}
+	tp := Plot{Title: fmt.Sprintf("%s (%s) vs %s", SweepChartTitle, what, vs), XLabel: xl, YLabel: "ops/s", XTicks: ticks}
 	sr := Series{Name: name}
 	for i, pt := range sw.Points {
 		sr.Points = append(sr.Points, Point{X: x(i, pt), Y: round6(pt.AchievedOpsPerSec), Label: pt.Label})
 	}
 	tp.Series = append(tp.Series, sr)
-	lat := Plot{Title: fmt.Sprintf("sweep: latency per point (from intended start) vs %s", sw.Over), XLabel: xl, YLabel: "latency (s)", XTicks: ticks}
+	lat := Plot{Title: fmt.Sprintf("sweep: latency per point (from intended start) vs %s", vs), XLabel: xl, YLabel: "latency (s)", XTicks: ticks}
 	ops := map[string]bool{}
 	for _, pt := range sw.Points {
 		for op, o := range pt.Ops {

@@ -504,7 +504,7 @@ func mergedSweep(ref *rundir.SweepResult, stages []rundir.StageResult) *rundir.S
 	if ref == nil {
 		return nil
 	}
-	out := &rundir.SweepResult{Over: ref.Over, Measure: ref.Measure, Points: append([]rundir.SweepPoint(nil), ref.Points...)}
+	out := &rundir.SweepResult{Over: ref.Over, Measure: ref.Measure, Axis: ref.Axis, Points: append([]rundir.SweepPoint(nil), ref.Points...)}
 	if ref.Measure == scenarios.MeasureCapacity {
 		return out
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // TestSweepChartAndP0: a sweep phase gets the cross-point throughput
-// chart (points in sweep order, labelled, y = achieved ops/s; a capacity
-// sweep's y = highest rate held) instead of the per-stage charts, and
+// chart (points without an axis in sweep order, labelled; with one at
+// their x; y = achieved ops/s, a capacity sweep's y = highest rate held) instead of the per-stage charts, and
 // every spectrum starts at p0 = the op's minimum.
 func TestSweepChartAndP0(t *testing.T) {
 	held := 700.0
@@ -25,7 +25,7 @@ func TestSweepChartAndP0(t *testing.T) {
 				{Label: "update-10", AchievedOpsPerSec: 1200, Ops: map[string]rundir.SweepOp{"read": {Count: 5, P50: 0.001, P99: 0.004}}},
 			}}},
 		{Name: "cap", Kind: scenarios.PhaseSweep, Sweep: &rundir.SweepResult{Over: scenarios.SweepConcurrency, Measure: scenarios.MeasureCapacity,
-			Points: []rundir.SweepPoint{{Label: "concurrency-8", Concurrency: 8, AchievedOpsPerSec: held, HighestRateHeld: &held}}}},
+			Axis: "workers (connections)", Points: []rundir.SweepPoint{{Label: "concurrency-8", X: 8, Concurrency: 8, AchievedOpsPerSec: held, HighestRateHeld: &held}}}},
 	}}
 	rd := BuildReport(s, nil)
 	plots := rd.Phases[0].Plots
@@ -48,7 +48,7 @@ func TestSweepChartAndP0(t *testing.T) {
 		t.Errorf("spectrum does not start at p0 = min: %+v", spec)
 	}
 	cp := rd.Phases[1].Plots[0]
-	if !strings.Contains(cp.Title, "highest rate held") || cp.Series[0].Points[0].X != 8 || cp.Series[0].Points[0].Y != 700 {
+	if !strings.Contains(cp.Title, "highest rate held (ops/s)) vs workers (connections)") || len(cp.XTicks) != 0 || cp.Series[0].Points[0].X != 8 || cp.Series[0].Points[0].Y != 700 {
 		t.Errorf("capacity sweep chart %+v", cp)
 	}
 	if txt := Text(s); !strings.Contains(txt, "p0") || !strings.Contains(txt, "concurrency-8") || !strings.Contains(txt, "700 ops/s") {

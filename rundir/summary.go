@@ -335,7 +335,11 @@ type CapacityPoint struct {
 type SweepResult struct {
 	Over    scenarios.SweepOver    `json:"over"`
 	Measure scenarios.SweepMeasure `json:"measure"`
-	Points  []SweepPoint           `json:"points"`
+	// Axis names what each point's X is (target rate, workers, field
+	// bytes, or the one op a mix sweep's points set, "update (% of
+	// ops)"); empty when the points differ in more than one number.
+	Axis   string       `json:"axis,omitempty"`
+	Points []SweepPoint `json:"points"`
 }
 
 // SweepPoint is one point of a sweep. Closed and rate points are the
@@ -343,6 +347,8 @@ type SweepResult struct {
 // <label>-probe-N.
 type SweepPoint struct {
 	Label string `json:"label"`
+	// X is the point's value on the sweep's axis (when it has one).
+	X float64 `json:"x,omitempty"`
 	// What the point ran: its mix (percentages), rate (0 = closed loop
 	// or a capacity search), workers and value size.
 	Mix         map[string]float64 `json:"mix"`

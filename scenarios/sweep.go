@@ -341,3 +341,55 @@ func validatePointMix(ptp string, base, point map[string]float64) []FieldError {
 	}
 	return errs
 }
+
+// SweepAxis is what a sweep's chart draws on x: its name and each
+// point's value (rates, workers, field bytes; in a mix sweep whose points
+// each name one and the same op, that op's percentage). ok is false for
+// a mix sweep whose points name other ops or several: its points are
+// then drawn evenly spaced by label.
+func (p *Phase) SweepAxis() (name string, xs []float64, ok bool) {
+	sw := p.Sweep
+	if sw == nil || len(sw.Points) == 0 {
+		return "", nil, false
+	}
+	xs = make([]float64, len(sw.Points))
+	switch sw.Over {
+	case SweepRate:
+		name = "target rate (ops/s)"
+	case SweepConcurrency:
+		name = "workers (connections)"
+	case SweepValueSize:
+		name = "field bytes"
+	case SweepMix:
+		op := ""
+		for _, pt := range sw.Points {
+			if len(pt.Mix) != 1 {
+				return "", nil, false
+			}
+			for k := range pt.Mix {
+				if op != "" && k != op {
+					return "", nil, false
+				}
+				op = k
+			}
+		}
+		name = op + " (% of ops)"
+	default:
+		return "", nil, false
+	}
+	for j, pt := range sw.Points {
+		switch sw.Over {
+		case SweepRate:
+			xs[j] = pt.Rate
+		case SweepConcurrency:
+			xs[j] = float64(pt.Concurrency)
+		case SweepValueSize:
+			xs[j] = float64(pt.FieldBytes)
+		case SweepMix:
+			for _, v := range pt.Mix {
+				xs[j] = v
+			}
+		}
+	}
+	return name, xs, true
+}

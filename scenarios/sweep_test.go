@@ -183,3 +183,36 @@ phases:
 		}
 	}
 }
+
+// The chart's axis: a mix sweep whose points each set the same one op is
+// drawn against that op's percentage; points that set other ops or
+// several have none (evenly spaced by label); rates, workers and value
+// sizes are their own axis.
+func TestSweepAxis(t *testing.T) {
+	sc, err := Parse("s.yaml", []byte(`name: s
+keyspace: {records: 100}
+phases:
+  - {name: u, kind: sweep, duration: 1s, mix: {search: 65, read: 35}, sweep: {over: mix, points: [{update: 0}, {update: 12.5}]}}
+  - {name: two, kind: sweep, duration: 1s, mix: {search: 65, read: 35}, sweep: {over: mix, points: [{update: 0}, {insert: 100}]}}
+  - {name: both, kind: sweep, duration: 1s, mix: {search: 65, read: 35}, sweep: {over: mix, points: [{update: 10, read: 10}]}}
+  - {name: c, kind: sweep, duration: 1s, mix: {read: 100}, sweep: {over: concurrency, points: [{concurrency: 3}]}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		name string
+		xs   []float64
+		ok   bool
+	}{
+		{"update (% of ops)", []float64{0, 12.5}, true},
+		{"", nil, false},
+		{"", nil, false},
+		{"workers (connections)", []float64{3}, true},
+	} {
+		name, xs, ok := sc.Phases[i].SweepAxis()
+		if name != want.name || ok != want.ok || !reflect.DeepEqual(xs, want.xs) {
+			t.Errorf("phase %s: axis %q %v %v, want %q %v %v", sc.Phases[i].Name, name, xs, ok, want.name, want.xs, want.ok)
+		}
+	}
+}

@@ -61,7 +61,7 @@ phases:
 		t.Fatalf("report: exit %d\n%s", code, errb)
 	}
 	html, _ := os.ReadFile(page)
-	if !strings.Contains(string(html), "sweep: throughput per point (achieved ops/s) vs mix") || !strings.Contains(string(html), ">update-50<") {
+	if !strings.Contains(string(html), "sweep: throughput per point (achieved ops/s) vs update (% of ops)") {
 		t.Errorf("report.html lacks the sweep chart")
 	}
 }

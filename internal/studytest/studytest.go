@@ -102,8 +102,14 @@ func CheckSweep(t *testing.T, sum *rundir.Summary) {
 	if sweep == nil || sweep.Sweep == nil || len(sweep.Sweep.Points) != 6 {
 		t.Fatalf("no six-point update sweep in %+v", sweep)
 	}
+	if sweep.Sweep.Axis != "update (% of ops)" {
+		t.Errorf("sweep axis %q", sweep.Sweep.Axis)
+	}
 	for j, pt := range sweep.Sweep.Points {
 		u := float64(10 * j)
+		if pt.X != u {
+			t.Errorf("point %s at x %v, want %v", pt.Label, pt.X, u)
+		}
 		want := map[string]float64{"search": 65 * (100 - u) / 100, "read": 35 * (100 - u) / 100, "update": u}
 		if pt.Label != fmt.Sprintf("update-%d", 10*j) {
 			t.Errorf("point %d label %q", j, pt.Label)
@@ -160,7 +166,7 @@ func CheckReport(t *testing.T, sum *rundir.Summary, dir string) {
 	if n := strings.Count(d, "<svg"); n != plots {
 		t.Errorf("chromium parsed %d <svg> elements, the report has %d plots", n, plots)
 	}
-	for _, want := range []string{report.SweepChartTitle, "update-0", "update-50", ">p0<", "latency percentile spectrum"} {
+	for _, want := range []string{report.SweepChartTitle + " (achieved ops/s) vs update (% of ops)", ">p0<", "latency percentile spectrum"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("rendered report lacks %q", want)
 		}
