@@ -250,7 +250,14 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "short.yaml"), shortScenario("short", 500, "1s"))
 	h := startDaemon(t, dir, baseConfig(dir)+"regression: {history: 5, threshold: 0.2, k: 3}\n", nil)
 
-	if code := h.do("GET", "/readyz", "", nil, nil); code != 200 {
+	// The API listens before the daemon is ready (it prunes and loads
+	// its history first): /readyz turns 200 once it is.
+	code := h.do("GET", "/readyz", "", nil, nil)
+	for deadline := time.Now().Add(10 * time.Second); code == 503 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		code = h.do("GET", "/readyz", "", nil, nil)
+	}
+	if code != 200 {
 		t.Errorf("/readyz %d", code)
 	}
 	var e map[string]string
