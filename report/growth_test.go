@@ -106,7 +106,8 @@ func TestGrowthMemoryCharts(t *testing.T) {
 
 // TestTimelinePersistenceSpans: a phase's persistence_events are shaded
 // on its latency-over-time chart (one rect each, coloured by kind, with
-// a legend entry per kind), and on no other chart.
+// a legend entry per kind), and on no other chart, and listed in
+// summary.txt.
 func TestTimelinePersistenceSpans(t *testing.T) {
 	s := growthVariantsSummary()
 	p := &s.Phases[1]
@@ -136,6 +137,9 @@ func TestTimelinePersistenceSpans(t *testing.T) {
 	}
 	if spans != 1 {
 		t.Fatalf("%d charts with spans, want the one timeline", spans)
+	}
+	if txt := Text(s); !strings.Contains(txt, "\n  persistence: bgsave +2.0s..+3.5s, aof_rewrite +6.0s..+8.0s\n") {
+		t.Errorf("summary text lacks the persistence periods:\n%s", txt)
 	}
 	page := string(ReportHTML([]*rundir.Summary{s}, []*Timeline{tl}))
 	if n := strings.Count(page, `class="span"`); n != 2 {

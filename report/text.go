@@ -54,6 +54,17 @@ func Text(s *rundir.Summary) string {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
 		}
 		writeGrowthCapacity(&b, &p)
+		if len(p.PersistenceEvents) > 0 {
+			b.WriteString("  persistence:")
+			for i, e := range p.PersistenceEvents {
+				sep := ","
+				if i == 0 {
+					sep = ""
+				}
+				fmt.Fprintf(&b, "%s %s +%.1fs..+%.1fs", sep, e.Kind, e.StartOffsetSeconds, e.EndOffsetSeconds)
+			}
+			b.WriteString("\n")
+		}
 		writeChecks(&b, p.SLO)
 		writeChangePoints(&b, &p)
 	}
