@@ -635,6 +635,11 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	start := d.o.Now().UTC()
 	d.indexErr(d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start }))
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
+	// What soakd validate and soakd run print as warnings (an rdb interval
+	// that never fires): the run goes ahead.
+	for _, w := range sc.Warnings() {
+		d.log.Warn(w.Error(), "id", id, "scenario", sc.Name)
+	}
 	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Getenv: d.o.Getenv, Version: d.o.Version,
 		Exporter: ar.exp, Control: ar.ctl, PacerPs: d.o.PacerPs, Warn: func(msg string) {
 			d.log.Warn(msg, "id", id, "scenario", sc.Name)

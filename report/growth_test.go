@@ -32,7 +32,8 @@ func growthVariantsSummary() *rundir.Summary {
 					CgroupAnonBytes: fp(float64(i+1) * 3e7), CgroupLimitBytes: fp(256 << 20), SwapBytes: fp(0)}})
 		}
 		if v != "none" {
-			p.Cliff = &rundir.Cliff{Stage: "stage-3", StageIndex: 2, Op: "get", Reason: "p99", Records: 3000}
+			p.Cliff = &rundir.Cliff{Stage: "stage-3", StageIndex: 2, Op: "get", Reason: "p99", Records: 3000,
+				Signals: []string{"page_cache: cgroup_memory_file_bytes 40000000 -> 60000000 (44% of cgroup usage)"}}
 		}
 		s.Phases = append(s.Phases, p)
 	}
@@ -51,6 +52,9 @@ func TestGrowthMemoryCharts(t *testing.T) {
 		t.Fatalf("sections %+v", rd.Phases)
 	}
 	cmp := rd.Phases[0]
+	if got := strings.Join(cmp.Notes, "|"); got != "none: no cliff in 4 stages|aof:everysec: cliff at stage-3 (3000 records): p99 get; server: page_cache: cgroup_memory_file_bytes 40000000 -> 60000000 (44% of cgroup usage)" {
+		t.Errorf("comparison notes %q", got)
+	}
 	var mem []Plot
 	for _, pl := range cmp.Plots {
 		want := "aof:everysec cliff stage-3: p99 get"
@@ -106,7 +110,8 @@ func TestGrowthMemoryCharts(t *testing.T) {
 
 // TestTimelinePersistenceSpans: a phase's persistence_events are shaded
 // on its latency-over-time chart (one rect each, coloured by kind, with
-// a legend entry per kind), and on no other chart.
+// a legend entry per kind), and on no other chart, and listed in
+// summary.txt.
 func TestTimelinePersistenceSpans(t *testing.T) {
 	s := growthVariantsSummary()
 	p := &s.Phases[1]
@@ -136,6 +141,9 @@ func TestTimelinePersistenceSpans(t *testing.T) {
 	}
 	if spans != 1 {
 		t.Fatalf("%d charts with spans, want the one timeline", spans)
+	}
+	if txt := Text(s); !strings.Contains(txt, "\n  persistence: bgsave +2.0s..+3.5s, aof_rewrite +6.0s..+8.0s\n") {
+		t.Errorf("summary text lacks the persistence periods:\n%s", txt)
 	}
 	page := string(ReportHTML([]*rundir.Summary{s}, []*Timeline{tl}))
 	if n := strings.Count(page, `class="span"`); n != 2 {

@@ -438,7 +438,13 @@ func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots 
 				}
 			}
 			if c := p.Cliff; c != nil {
-				cmp.Notes = append(cmp.Notes, fmt.Sprintf("%s: cliff at %s (%d records): %s %s", p.Variant, c.Stage, c.Records, c.Reason, c.Op))
+				n := fmt.Sprintf("%s: cliff at %s (%d records): %s %s", p.Variant, c.Stage, c.Records, c.Reason, c.Op)
+				if len(c.Signals) > 0 {
+					// What the server was doing: page_cache, bgsave, swap
+					// tell the variants apart.
+					n = strings.TrimRight(n, " ") + "; server: " + strings.Join(c.Signals, "; ")
+				}
+				cmp.Notes = append(cmp.Notes, n)
 			} else {
 				cmp.Notes = append(cmp.Notes, fmt.Sprintf("%s: no cliff in %d stages", p.Variant, len(p.Stages)))
 			}

@@ -59,6 +59,17 @@ func Text(s *rundir.Summary) string {
 		}
 		writeGrowthCapacity(&b, &p)
 		writeSweep(&b, &p)
+		if len(p.PersistenceEvents) > 0 {
+			b.WriteString("  persistence:")
+			for i, e := range p.PersistenceEvents {
+				sep := ","
+				if i == 0 {
+					sep = ""
+				}
+				fmt.Fprintf(&b, "%s %s +%.1fs..+%.1fs", sep, e.Kind, e.StartOffsetSeconds, e.EndOffsetSeconds)
+			}
+			b.WriteString("\n")
+		}
 		writeChecks(&b, p.SLO)
 		writeChangePoints(&b, &p)
 	}

@@ -25,7 +25,7 @@ const (
 	// A page_cache signal is file memory in the server's cgroup growing
 	// by at least pageCacheMinGrowth bytes and pageCacheLimitShare of the
 	// cgroup's limit (where it has one) since the previous stage, or
-	// holding at least pageCacheHeldShare of the limit.
+	// holding at least pageCacheHeldShare of the limit in either stage.
 	pageCacheMinGrowth  = 1 << 20
 	pageCacheLimitShare = 0.01
 	pageCacheHeldShare  = 0.10
@@ -198,9 +198,10 @@ func newCliff(stages []rundir.StageResult, k int, op, reason string, value, base
 //
 // page_cache is the cgroup's file memory (the page cache of the AOF and
 // RDB files, charged to the server's group by the kernel) growing, or
-// holding a tenth of the cap or more: it takes room under the cap from
-// the dataset, which is how a persistence variant can hit the cliff at
-// fewer records than no persistence.
+// holding a tenth of the cap or more in this stage or the previous one:
+// it takes room under the cap from the dataset, which is how a
+// persistence variant can hit the cliff at fewer records than no
+// persistence.
 func Signals(prev, cur *rundir.StageResult) []string {
 	out := []string{}
 	var ps map[string]float64
@@ -238,7 +239,10 @@ func Signals(prev, cur *rundir.StageResult) []string {
 		if lim > 0 {
 			min = max(min, pageCacheLimitShare*lim)
 		}
-		if c-p >= min || (lim > 0 && c >= pageCacheHeldShare*lim) {
+		// Held a tenth of the cap in this stage or the one before: page
+		// cache reclaimed to make room (it went before anon memory was
+		// swapped) is as much a cause as page cache taking it.
+		if c-p >= min || (lim > 0 && max(c, p) >= pageCacheHeldShare*lim) {
 			s := fmt.Sprintf("page_cache: cgroup_memory_file_bytes %.0f -> %.0f", p, c)
 			if u := cs["cgroup_memory_usage_bytes"]; u > 0 {
 				s += fmt.Sprintf(" (%.0f%% of cgroup usage)", 100*c/u)

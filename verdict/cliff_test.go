@@ -146,8 +146,9 @@ type capSpec = scenarios.CapacitySpec
 
 // TestPageCacheSignal: file memory (page cache) in the server's cgroup
 // is named page_cache when it grew enough to matter (1 MiB and 1% of the
-// cgroup's limit) or holds a tenth of the limit, and a cliff found by
-// DetectCliff carries it.
+// cgroup's limit) or held a tenth of the limit in this stage or the one
+// before (reclaimed to make room), and a cliff found by DetectCliff
+// carries it.
 func TestPageCacheSignal(t *testing.T) {
 	const mib = 1 << 20
 	srv := func(kv ...float64) map[string]float64 {
@@ -175,6 +176,8 @@ func TestPageCacheSignal(t *testing.T) {
 		{"shrank to 30 MiB of a 128 MiB cap: still a tenth", srv(42*mib, 128*mib, 120*mib), srv(30*mib, 128*mib, 120*mib),
 			"page_cache: cgroup_memory_file_bytes 44040192 -> 31457280 (25% of cgroup usage)"},
 		{"held at 12 MiB of a 128 MiB cap", srv(12*mib, 128*mib, -1), srv(12*mib, 128*mib, -1), ""},
+		{"reclaimed from 44 MiB to 1 MiB of a 128 MiB cap", srv(44*mib, 128*mib, 128*mib), srv(mib, 128*mib, 128*mib),
+			"page_cache: cgroup_memory_file_bytes 46137344 -> 1048576 (1% of cgroup usage)"},
 		{"held at 13 MiB of a 128 MiB cap", srv(13*mib, 128*mib, -1), srv(13*mib, 128*mib, -1), "page_cache: cgroup_memory_file_bytes 13631488 -> 13631488"},
 		{"no cgroup figures", map[string]float64{"used_memory_bytes": 1}, map[string]float64{"used_memory_bytes": 2}, ""},
 	} {
