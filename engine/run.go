@@ -248,6 +248,12 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 				ps.SetStatus(codes.Error, err.Error())
 				ps.End()
 				runSpan.SetStatus(codes.Error, err.Error())
+				// The logs stay .partial, as a killed run's; their
+				// files are closed (a daemon runs on).
+				r.hlogMu.Lock()
+				r.hbuf.Close()
+				r.counts.f.Close()
+				r.hlogMu.Unlock()
 				return nil, err
 			}
 			pr.Variant = v

@@ -235,12 +235,12 @@ func TestErrorRatioChangePoints(t *testing.T) {
 			return b
 		}
 	}
+	log := syntheticLog(t, start, secs, step(0, 0.001, 0.001), func(int) int { return 200 }).Bytes()
 	find := func(counts []rundir.IntervalCount, measured float64) []rundir.ChangePoint {
 		t.Helper()
 		s := &rundir.Summary{Phases: []rundir.PhaseResult{{Name: "p", Kind: "steady", Start: start, End: start.Add(secs * time.Second),
 			Result: rundir.Result{DurationSeconds: measured}}}}
-		log := syntheticLog(t, start, secs, step(0, 0.001, 0.001), func(int) int { return 200 })
-		if err := findChangePoints(log, "test.hlog", counts, s, time.Second); err != nil {
+		if err := findChangePoints(bytes.NewReader(log), "test.hlog", counts, s, time.Second); err != nil {
 			t.Fatal(err)
 		}
 		var out []rundir.ChangePoint

@@ -173,12 +173,12 @@ func BenchmarkDetect720(b *testing.B) {
 }
 
 // TestDetectRunFloors: each metric's floor (RunChangeOptions) drops
-// significant steps below it and keeps steps above it, in 50 seeded
-// series of 300 points each: a latency median with 3% noise stepping
+// significant steps below it and keeps steps above it, in 30 seeded
+// series of 120 points each (the step in the middle): a latency median with 3% noise stepping
 // 10% (host-made) or 30%, a rate of 400 ops/s with 1% noise dipping 3%
 // or 10%, an error ratio with 0.1-point noise rising 0.5 or 2 points.
 func TestDetectRunFloors(t *testing.T) {
-	const trials = 50
+	const trials = 30
 	for _, c := range []struct {
 		metric      string
 		level, sd   float64
@@ -193,7 +193,7 @@ func TestDetectRunFloors(t *testing.T) {
 		var smallRaw, smallFloor, bigFloor int
 		for s := range uint64(trials) {
 			mk := func(step float64) []float64 {
-				xs := series(2000+s, 300, steps([]int{150}, []float64{c.level, c.level + step}), constant(c.sd))
+				xs := series(2000+s, 120, steps([]int{60}, []float64{c.level, c.level + step}), constant(c.sd))
 				if c.nonNegative {
 					for i := range xs {
 						xs[i] = max(0, xs[i])
@@ -208,7 +208,7 @@ func TestDetectRunFloors(t *testing.T) {
 				smallFloor++
 			}
 			for _, cp := range Detect(mk(c.big), o) {
-				if cp.Index >= 145 && cp.Index <= 155 {
+				if cp.Index >= 55 && cp.Index <= 65 {
 					bigFloor++
 					break
 				}
