@@ -474,3 +474,33 @@ func TestFastPathDoesNotAllocate(t *testing.T) {
 		t.Errorf("batch of 16 GETs: %v allocs (err %v)", n, errs[0])
 	}
 }
+
+// TestOwnPoolStopsDialingADeadServer: once pool_size dials in a row have
+// failed, soakd's own pool answers from the last dial error and lets one
+// dial through per second (as go-redis does): 200 ops against a stopped
+// server cost at most pool_size dials plus one per second they took, and
+// every one is a connection error.
+func TestOwnPoolStopsDialingADeadServer(t *testing.T) {
+	s := startRedis(t)
+	tg := openProto(t, s.URL(), scenarios.ProtocolFast, scenarios.ClientOptions{PoolSize: 4})
+	ctx := ctxT(t)
+	var dials int
+	dial := tg.own.dial
+	tg.own.dial = func(ctx context.Context) (net.Conn, error) { dials++; return dial(ctx) }
+	if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpPing}); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+	start := time.Now()
+	for i := 0; i < 200; i++ {
+		err := tg.Do(ctx, &targets.Request{Op: scenarios.OpGet, Key: []byte("k")})
+		if c := targets.Classify(tg, err); c != targets.ClassConnection {
+			t.Fatalf("op %d on a stopped server: class %s for %v", i, c, err)
+		}
+	}
+	limit := 1 + 4 + int(time.Since(start)/time.Second) + 1
+	if dials > limit {
+		t.Fatalf("%d dials for 200 ops in %v, want at most %d", dials, time.Since(start), limit)
+	}
+	t.Logf("%d dials for 200 ops in %v", dials, time.Since(start))
+}
