@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"image"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,50 +18,11 @@ import (
 // parsed and a 1000-pixel-wide screenshot.
 func renderChromium(t *testing.T, page string, height int) (string, image.Image) {
 	t.Helper()
-	bin := testutil.NeedTool(t, "chromium", "chromium-browser", "google-chrome")
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=" + filepath.Join(dir, "profile")}
-	dom, err := exec.CommandContext(ctx, bin, append(args, "--dump-dom", "file://"+page)...).Output()
-	if err != nil {
-		t.Fatalf("chromium --dump-dom: %v", err)
-	}
-	shot := filepath.Join(dir, "page.png")
-	cmd := exec.CommandContext(ctx, bin, append(args, "--window-size=1000,"+itoa(height), "--screenshot="+shot, "file://"+page)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(dom), img
+	return testutil.Chromium(t, page, height)
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // pixels counts the screenshot's pixels within 12 of colour rgb.
-func pixels(img image.Image, rgb [3]uint32) int {
-	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if close12(r>>8, rgb[0]) && close12(g>>8, rgb[1]) && close12(bl>>8, rgb[2]) {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func close12(v, want uint32) bool { return v+12 >= want && v <= want+12 }
+func pixels(img image.Image, rgb [3]uint32) int { return testutil.Pixels(img, rgb, 12) }
 
 // Palette colours of the first two series, and the warmup shade
 // (#c7e9c0 at 0.6 opacity on white).

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,7 +145,6 @@ func CheckReport(t *testing.T, sum *rundir.Summary, dir string) {
 			t.Errorf("summary.txt lacks %q", want)
 		}
 	}
-	bin := testutil.NeedTool(t, "chromium", "chromium-browser", "google-chrome")
 	plots := 0
 	for _, p := range report.BuildReport(sum, nil).Phases {
 		plots += len(p.Plots)
@@ -155,14 +153,7 @@ func CheckReport(t *testing.T, sum *rundir.Summary, dir string) {
 	if err := os.WriteFile(page, report.ReportHTML([]*rundir.Summary{sum}, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	dom, err := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile"),
-		"--dump-dom", "file://"+page).Output()
-	if err != nil {
-		t.Fatalf("chromium --dump-dom: %v", err)
-	}
-	d := string(dom)
+	d, _ := testutil.Chromium(t, page, 0)
 	if n := strings.Count(d, "<svg"); n != plots {
 		t.Errorf("chromium parsed %d <svg> elements, the report has %d plots", n, plots)
 	}
