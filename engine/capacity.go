@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
@@ -65,6 +66,20 @@ type phaseAcc struct {
 
 func newPhaseAcc(ops []scenarios.Op) *phaseAcc { return &phaseAcc{total: metrics.NewSet(ops)} }
 
+// runStage runs one stage of a phase (a capacity probe, a sweep point)
+// in its own span, adds it to the phase's figures, keeps its histograms
+// for shard merges and appends its result to pr.Stages. The caller
+// ends the span, after adding what it judged.
+func (r *runner) runStage(ctx context.Context, phase string, s *segment, acc *phaseAcc, pr *rundir.PhaseResult) (rundir.StageResult, *segResult, trace.Span) {
+	sctx, span := r.stageSpan(ctx, s)
+	res := r.runSegment(sctx, s, r)
+	acc.add(res)
+	st := stageResult(s, res, r.stats())
+	r.keepStageHists(phase, s.Stage, res.Total)
+	pr.Stages = append(pr.Stages, st)
+	return st, res, span
+}
+
 func (a *phaseAcc) add(res *segResult) {
 	a.total.Merge(res.Total)
 	a.scheduled += res.Scheduled
@@ -95,12 +110,7 @@ func (r *runner) capacitySearch(ctx context.Context, ph *scenarios.Phase, base s
 		s.Rate = math.Round(rate)
 		s.Duration = c.StepDuration.D()
 		s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
-		sctx, span := r.stageSpan(ctx, &s)
-		res := r.runSegment(sctx, &s, r)
-		acc.add(res)
-		st := stageResult(&s, res, r.stats())
-		r.keepStageHists(ph.Name, s.Stage, res.Total)
-		pr.Stages = append(pr.Stages, st)
+		st, res, span := r.runStage(ctx, ph.Name, &s, acc, pr)
 		ok, failedChecks := r.limits.Probe(judged(ph.Name, &st.Result, false, res.Total))
 		var failed []string
 		for _, c := range failedChecks {

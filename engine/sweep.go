@@ -93,12 +93,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 		segs := []segment{s}
 		r.shardSegments(segs)
 		s = segs[0]
-		sctx, span := r.stageSpan(ctx, &s)
-		res := r.runSegment(sctx, &s, r)
-		acc.add(res)
-		st := stageResult(&s, res, r.stats())
-		r.keepStageHists(ph.Name, s.Stage, res.Total)
-		pr.Stages = append(pr.Stages, st)
+		st, _, span := r.runStage(ctx, ph.Name, &s, acc, pr)
 		span.SetAttributes(resultAttrs(&st.Result)...)
 		span.End()
 		rundir.FillSweepPoint(&rp, &st)
