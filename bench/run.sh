@@ -23,11 +23,14 @@ OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 go build -o "$OUT/soakd" ./cmd/soakd
 # One exit handler for everything the sections start: the redis-server
-# of the rate runs. (SWAPCLIFF's swapfile is soakd's own: run --swap.)
-RPID= RDIR=
+# of the rate runs and of the closed-loop section. (SWAPCLIFF's swapfile is
+# soakd's own: run --swap.)
+RPID= RDIR= CPID= CDIR=
 bench_exit() {
   if [ -n "$RPID" ]; then kill "$RPID" 2>/dev/null || true; fi
   if [ -n "$RDIR" ]; then rm -rf "$RDIR"; fi
+  if [ -n "$CPID" ]; then kill "$CPID" 2>/dev/null || true; fi
+  if [ -n "$CDIR" ]; then rm -rf "$CDIR"; fi
 }
 trap bench_exit EXIT
 trap 'bench_exit; exit 130' INT
@@ -409,12 +412,13 @@ PY
 closed() {
   command -v redis-server >/dev/null || { echo "closed: no redis-server"; return; }
   command -v redis-benchmark >/dev/null || { echo "closed: no redis-benchmark"; return; }
-  local port dir pid memtier
+  local port memtier
   memtier=${MEMTIER:-$(command -v memtier_benchmark || true)}
   port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
-  dir=$(mktemp -d)
-  taskset -c 0 redis-server --port "$port" --save '' --appendonly no --dir "$dir" --daemonize no >/dev/null &
-  pid=$!
+  # CPID/CDIR: the exit handler stops this server on every exit path.
+  CDIR=$(mktemp -d)
+  taskset -c 0 redis-server --port "$port" --save '' --appendonly no --dir "$CDIR" --daemonize no >/dev/null &
+  CPID=$!
   for i in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
   for proto in fast goredis; do
     cat > "$OUT/closed-$proto.yaml" <<YAML
@@ -509,9 +513,10 @@ for r in range(1, rounds + 1):
         line.append(f"fast/goredis={res['soakd'] / res['soakd-goredis']:.2f}")
     print(" ".join(line), f"load average {os.getloadavg()[0]:.1f}")
 PY
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  rm -rf "$dir"
+  kill "$CPID" 2>/dev/null || true
+  wait "$CPID" 2>/dev/null || true
+  rm -rf "$CDIR"
+  CPID= CDIR=
 }
 
 if [ "${CLOSED:-0}" = only ]; then
