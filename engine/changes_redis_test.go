@@ -13,7 +13,7 @@ import (
 )
 
 // TestRunFindsRedisSlowedMidRun: a real redis-server made slower halfway
-// through a steady phase (DEBUG SLEEP of 20 ms every 20 ms from 5 s on)
+// through a steady phase (DEBUG SLEEP of 50 ms every 60 ms from 7 s on)
 // is reported as a latency change point up within two seconds of when
 // the sleeps began. The shift is the server's, many times the noise of
 // a busy host, and the timing is read from the run's own clock.
@@ -24,7 +24,7 @@ name: redis-shift
 target: {kind: redis, managed: {persistence: none, args: ["--enable-debug-command", "yes"]}}
 keyspace: {records: 1000}
 phases:
-  - {name: steady, kind: steady, rate: 400, duration: 10s, warmup: 1s, concurrency: 16, mix: {get: 100}}
+  - {name: steady, kind: steady, rate: 400, duration: 14s, warmup: 1s, concurrency: 16, mix: {get: 100}}
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -40,7 +40,7 @@ phases:
 	go func() {
 		defer close(done)
 		select {
-		case <-time.After(5 * time.Second):
+		case <-time.After(7 * time.Second):
 		case <-stop:
 			return
 		}
@@ -51,11 +51,11 @@ phases:
 				return
 			default:
 			}
-			if err := cl.Do(ctx, "DEBUG", "SLEEP", "0.02").Err(); err != nil {
+			if err := cl.Do(ctx, "DEBUG", "SLEEP", "0.05").Err(); err != nil {
 				t.Errorf("DEBUG SLEEP: %v", err)
 				return
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond)
 		}
 	}()
 	dir := t.TempDir()
