@@ -70,14 +70,20 @@ tck = os.sysconf("SC_CLK_TCK")
 def cpu(pid):
     f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(f[11]) + int(f[12])) / tck  # utime, stime
-def steady_ops(mport):
-    try:
-        body = urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=2).read().decode()
-    except OSError:
-        return 0
+def steady_ops(mport, tries=1):
+    # None when /metrics did not answer (a busy host can delay a scrape
+    # for seconds): a failed scrape must not count as 0 ops.
+    for _ in range(tries):
+        try:
+            body = urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=5).read().decode()
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        return None
     return sum(float(l.rsplit(" ", 1)[1]) for l in body.splitlines()
                if l.startswith("soakd_ops_total{") and 'phase="steady"' in l)
-results, cores_at, held = [], [], []
+results, cores_at, held, results_by_rate, measured = [], [], [], [], []
 print(f"shardcost: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at start")
 rates = tuple(int(r) for r in os.environ.get("SC_RATES", "20000 50000 100000 500000").split())
 for rate in rates:
@@ -87,16 +93,21 @@ for rate in rates:
     p = subprocess.Popen([f"{out}/soakd", "run", f"{out}/shardcost.yaml", "--target", f"redis://127.0.0.1:{port}",
                           "--rate", str(rate), "--duration", f"{dur}s", "--out", d, "--listen", f"127.0.0.1:{mport}", "--quiet"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while steady_ops(mport) == 0 and p.poll() is None:  # wait out start-up and the load
+    while not steady_ops(mport) and p.poll() is None:  # wait out start-up and the load
         time.sleep(0.1)
     time.sleep(0.5)
-    c0, n0, w0 = cpu(p.pid), steady_ops(mport), time.monotonic()
+    c0, n0, w0 = cpu(p.pid), steady_ops(mport, 3), time.monotonic()
     time.sleep(dur - 2)
-    c1, n1, w1 = cpu(p.pid), steady_ops(mport), time.monotonic()
+    c1, n1, w1 = cpu(p.pid), steady_ops(mport, 3), time.monotonic()
     p.wait()
+    if n0 is None or n1 is None or n1 <= n0:
+        print(f"shardcost-{rate}: skipped: /metrics did not answer at the window's ends ({n0}, {n1})")
+        continue
     st = [x for x in json.load(open(d + "/summary.json"))["phases"] if x["name"] == "steady"][0]
     per_m = (c1 - c0) / (n1 - n0) * 1e6
     results.append(per_m)
+    results_by_rate.append((rate, per_m))
+    measured.append(rate)
     cores_at.append((c1 - c0) / (w1 - w0))
     lat = st["ops"]["read"]["latency"]
     # held: the rate, no drops, and the 500k scenario's p99 SLO (10 ms) for reads
@@ -107,16 +118,17 @@ for rate in rates:
           f"read p99={lat['p99'] * 1e3:.2f}ms dropped={st['dropped']} errors={st['errors']}")
 # Cost per op falls with the per-host rate (more due ops per pipeline), so
 # the host count depends on how much each host is asked to do.
-for rate, per_m in zip(rates, results):
+for rate, per_m in results_by_rate:
     cores = 500000 * per_m / 1e6
     print(f"shardcost: at the cost measured at {rate // 1000}k ops/s ({per_m:.2f} cpu-s/Mop) 500 kOps/s needs {cores:.1f} generator cores: "
           f"{math.ceil(cores / 2)} two-core hosts at 100% CPU, {math.ceil(cores / 1.4)} at 70%")
 # Fit cores = fixed + marginal * rate (pacer wake-ups, collector and idle
 # workers cost about the same at any rate; the per-op part is small).
-mr, mc = sum(rates) / len(rates), sum(cores_at) / len(rates)
-b = sum((r - mr) * (c - mc) for r, c in zip(rates, cores_at)) / sum((r - mr) ** 2 for r in rates)
-a = mc - b * mr
-print(f"shardcost: fit cores = {a:.2f} + {b * 1e6:.2f} us/op x rate")
+if len(measured) >= 2:
+    mr, mc = sum(measured) / len(measured), sum(cores_at) / len(measured)
+    b = sum((r - mr) * (c - mc) for r, c in zip(measured, cores_at)) / sum((r - mr) ** 2 for r in measured)
+    a = mc - b * mr
+    print(f"shardcost: fit cores = {a:.2f} + {b * 1e6:.2f} us/op x rate")
 if held:
     best = max(held)
     print(f"shardcost: highest per-host rate that held (no drops, read p99 <= 10 ms, redis-server on the same host): {best // 1000}k ops/s "

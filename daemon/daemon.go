@@ -36,8 +36,6 @@ type Options struct {
 	Version    string              // for soakd_run_info
 	OnListen   func(addr net.Addr) // called once the API listens (tests)
 	Pid        int                 // for WATCHDOG_PID; default os.Getpid()
-	// PacerPs is the process's, shared by its runs (engine.PacerPs).
-	PacerPs *engine.PacerPs
 
 	// failBackoff is the first pause of a soak after a failed attempt
 	// (doubling per consecutive failure up to maxFailBackoff); tests
@@ -641,7 +639,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		d.log.Warn(w.Error(), "id", id, "scenario", sc.Name)
 	}
 	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Getenv: d.o.Getenv, Version: d.o.Version,
-		Exporter: ar.exp, Control: ar.ctl, PacerPs: d.o.PacerPs, Warn: func(msg string) {
+		Exporter: ar.exp, Control: ar.ctl, Warn: func(msg string) {
 			d.log.Warn(msg, "id", id, "scenario", sc.Name)
 		}})
 	if err != nil {

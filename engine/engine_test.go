@@ -32,8 +32,7 @@ func runEmbedded(t *testing.T, sc *scenarios.Scenario) (*rundir.Summary, string)
 	}
 	defer tg.Close()
 	dir := t.TempDir()
-	// The pacer keeps its P, as in soakd (main gives the process one).
-	sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: dir, PacerPs: NewPacerPs(1)})
+	sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

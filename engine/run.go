@@ -55,9 +55,6 @@ type Options struct {
 	RunID string
 	// BarrierTimeout bounds each barrier wait (0 = DefaultBarrierTimeout).
 	BarrierTimeout time.Duration
-	// PacerPs, one per process, lets this run's pacer keep its P through
-	// its short sleeps when no other run's pacer does; nil = never.
-	PacerPs *PacerPs
 
 	// hlogWrap, when set, wraps the latency log's file (tests inject a
 	// writer that fails part-way, like a disk filling up).

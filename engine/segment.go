@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -350,12 +349,6 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work chan chunk, chunkMax int, batchable *[scenarios.NumOps]bool, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
 	release := pacerThread()
 	defer release()
-	// The pacer keeps its P through short sleeps when the process lets
-	// it (Options.PacerPs) and there is another P for the workers.
-	hold := runtime.GOMAXPROCS(0) >= 2 && r.opts.PacerPs.take()
-	if hold {
-		defer r.opts.PacerPs.give()
-	}
 	t0 := clk.t0
 	ctl := r.opts.Control
 	gen := ctl.generation()
@@ -459,7 +452,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 			// stop or a rate change at a low rate takes effect promptly.
 			wait = 10 * time.Millisecond
 		}
-		preciseSleep(wait, hold)
+		preciseSleep(wait)
 	}
 	// Scheduled counts everything the schedule called for, dropped included.
 	scheduled.Store(sent)

@@ -12,4 +12,4 @@ func pacerThread() (release func()) {
 	return runtime.UnlockOSThread
 }
 
-func preciseSleep(d time.Duration, _ bool) { time.Sleep(d) }
+func preciseSleep(d time.Duration) { time.Sleep(d) }

@@ -55,9 +55,6 @@ type App struct {
 	// Swap makes the swapfile of `run --swap`; the zero value is this
 	// host (tests replace its commands).
 	Swap swapfile.Host
-	// PacerPs is the process's (engine.PacerPs): main gives it one;
-	// nil = pacers never keep their P.
-	PacerPs *engine.PacerPs
 }
 
 const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasticsearch
@@ -340,7 +337,7 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 		progress = nil
 	}
 	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: out, Shard: shard, BarrierTimeout: f.barrierTimeout,
-		Getenv: a.Getenv, Version: version, OTLPEndpoint: f.otlpEndpoint, Progress: progress, PacerPs: a.PacerPs,
+		Getenv: a.Getenv, Version: version, OTLPEndpoint: f.otlpEndpoint, Progress: progress,
 		Warn: func(msg string) {
 			warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
 		}})
@@ -595,7 +592,7 @@ func (a *App) serve(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.Stderr, "soakd serve: %s refused\n", *config)
 		return exitBadUsed
 	}
-	d, err := daemon.New(cfg, daemon.Options{ConfigPath: *config, Getenv: a.Getenv, Log: a.Stderr, PacerPs: a.PacerPs,
+	d, err := daemon.New(cfg, daemon.Options{ConfigPath: *config, Getenv: a.Getenv, Log: a.Stderr,
 		Reload: a.Reload, Now: a.Now, Version: version, OnListen: a.OnListen})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd serve: %v\n", err)

@@ -184,9 +184,6 @@ type Options struct {
 	Exporter *metrics.Exporter
 	Progress io.Writer       // live progress line; nil = none
 	Control  *engine.Control // live rate changes (daemon API)
-	// PacerPs is the process's (engine.Options.PacerPs); nil = the
-	// pacer never keeps its P.
-	PacerPs *engine.PacerPs
 }
 
 // Run is an opened run: its target, exporter and tracer are ready.
@@ -235,7 +232,6 @@ func (r *Run) Start(ctx context.Context, runID string) (*rundir.Summary, error) 
 		Scenario: sc, Target: r.Target, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
 		OutDir: r.o.OutDir, Progress: r.o.Progress, Exporter: r.Exporter, Tracer: r.tracer, Shard: r.o.Shard,
 		Control: r.o.Control, Reopen: targets.Reopener(ctx, sc.Target, r.topts), RunID: runID, BarrierTimeout: r.o.BarrierTimeout,
-		PacerPs: r.o.PacerPs,
 	})
 }
 
