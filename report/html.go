@@ -132,23 +132,10 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 					stageOps[op] = true
 				}
 			}
-			for _, op := range sortedKeys(stageOps) {
-				for _, q := range []string{"p50", "p99"} {
-					sr := Series{Name: op + " " + q}
-					for i, st := range p.Stages {
-						o, ok := st.Ops[op]
-						if !ok || o.Count == 0 {
-							continue
-						}
-						y := o.Latency.P99
-						if q == "p50" {
-							y = o.Latency.P50
-						}
-						sr.Points = append(sr.Points, Point{X: x(i, st), Y: y, Label: st.Name})
-					}
-					lat.Series = append(lat.Series, sr)
-				}
-			}
+			lat.Series = p50p99Series(sortedKeys(stageOps), len(p.Stages), func(i int, op string) (float64, float64, bool) {
+				o, ok := p.Stages[i].Ops[op]
+				return o.Latency.P50, o.Latency.P99, ok && o.Count > 0
+			}, func(i int) Point { return Point{X: x(i, p.Stages[i]), Label: p.Stages[i].Name} })
 			rate := Plot{Title: "achieved rate per stage", XLabel: xl, YLabel: "ops/s"}
 			tr, ar := Series{Name: "target"}, Series{Name: "achieved"}
 			lr := Series{Name: "batch insert"}
@@ -276,24 +263,38 @@ func sweepPlots(sw *rundir.SweepResult) []Plot {
 			}
 		}
 	}
-	for _, op := range sortedKeys(ops) {
+	lat.Series = p50p99Series(sortedKeys(ops), len(sw.Points), func(i int, op string) (float64, float64, bool) {
+		o, ok := sw.Points[i].Ops[op]
+		return o.P50, o.P99, ok && o.Count > 0
+	}, func(i int) Point { return Point{X: x(i, sw.Points[i]), Label: sw.Points[i].Label} })
+	return []Plot{tp, lat}
+}
+
+// p50p99Series draws a p50 and a p99 series for each op across n points
+// (a phase's stages, a sweep's points): at gives point i's figures for
+// op (ok false when it ran none of that op, so the point is left out),
+// at0 its x and label.
+func p50p99Series(ops []string, n int, at func(i int, op string) (p50, p99 float64, ok bool), at0 func(i int) Point) []Series {
+	var out []Series
+	for _, op := range ops {
 		for _, q := range []string{"p50", "p99"} {
-			s := Series{Name: op + " " + q}
-			for i, pt := range sw.Points {
-				o, ok := pt.Ops[op]
-				if !ok || o.Count == 0 {
+			sr := Series{Name: op + " " + q}
+			for i := 0; i < n; i++ {
+				p50, p99, ok := at(i, op)
+				if !ok {
 					continue
 				}
-				y := o.P99
+				pt := at0(i)
+				pt.Y = p99
 				if q == "p50" {
-					y = o.P50
+					pt.Y = p50
 				}
-				s.Points = append(s.Points, Point{X: x(i, pt), Y: y, Label: pt.Label})
+				sr.Points = append(sr.Points, pt)
 			}
-			lat.Series = append(lat.Series, s)
+			out = append(out, sr)
 		}
 	}
-	return []Plot{tp, lat}
+	return out
 }
 
 // missPlot draws each op's miss ratio per stage (ops that missed at
