@@ -82,7 +82,9 @@ type runner struct {
 
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter // writes into hlogBuf
-	hbuf   *os.File
+	// hlogEnc encodes the interval lines (the collector's, under hlogMu).
+	hlogEnc metrics.HlogEncoder
+	hbuf    *os.File
 	// Each interval's lines go to hlogBuf and then to hout (hbuf, or
 	// hlogWrap(hbuf)) in one Write; after a failed write the file is cut
 	// back to hlogOff, its last whole record, and no more is written.
@@ -608,12 +610,10 @@ func retimedRate(s *segment, res *segResult) float64 {
 func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64) {
 	r.hlogMu.Lock()
 	if r.hlogErr == nil { // after a write error the log has ended
-		for _, th := range tagged(seg.Phase, w) {
-			th.h.SetTag(th.tag)
-			th.h.SetStartTimeMs(from.UnixMilli())
-			th.h.SetEndTimeMs(to.UnixMilli())
-			_ = r.hlog.OutputIntervalHistogram(th.h)
-		}
+		base := r.hlog.BaseTime()
+		start := float64(from.UnixMilli()-base) / 1000
+		end := float64(to.UnixMilli()-base) / 1000
+		r.hlogBuf.Write(w.AppendHlog(r.hlogBuf.AvailableBuffer(), seg.Phase, start, end-start, &r.hlogEnc))
 		r.flushHlog()
 	}
 	r.counts.add(seg.Phase, from, to, w, r.classes)

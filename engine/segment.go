@@ -239,7 +239,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		var lastCompleted int64
 		var warm *metrics.Set
 		if seg.Warmup > 0 {
-			warm = metrics.NewSet(ops)
+			warm = metrics.NewWindowSet(ops)
 		}
 		tick := time.NewTicker(r.interval)
 		defer tick.Stop()
@@ -247,7 +247,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		// it was given until the next interval, so the one before it is
 		// free to reuse instead of allocating ~190 KB per histogram each
 		// interval.
-		windows := [2]*metrics.Set{metrics.NewSet(ops), metrics.NewSet(ops)}
+		windows := [2]*metrics.Set{metrics.NewWindowSet(ops), metrics.NewWindowSet(ops)}
 		n := 0
 		// An interval ends when its stripes have been drained, not when
 		// the ticker fired: on a busy host the collector can run late,

@@ -65,6 +65,10 @@ func (s *OpStats) reset() {
 type Set struct {
 	Ops [scenarios.NumOps]*OpStats
 	Lag *hdr.Histogram
+	// mirror holds the same latency and service counts as tallies, for
+	// a window set (NewWindowSet): the interval's latency.hlog lines are
+	// encoded from it (AppendHlog). nil for other sets.
+	mirror *tallySet
 }
 
 // NewSet returns an empty Set with histograms for the given ops only
@@ -74,6 +78,15 @@ func NewSet(ops []scenarios.Op) *Set {
 	for _, op := range ops {
 		s.Ops[op] = newOpStats()
 	}
+	return s
+}
+
+// NewWindowSet returns an empty Set for an interval's window: it also
+// keeps its latency and service counts in the form AppendHlog encodes
+// cheaply.
+func NewWindowSet(ops []scenarios.Op) *Set {
+	s := NewSet(ops)
+	s.mirror = newTallySet(ops)
 	return s
 }
 
@@ -89,6 +102,13 @@ func (s *Set) Merge(o *Set) {
 		s.Ops[i].Merge(os)
 	}
 	s.Lag.Merge(o.Lag)
+	if s.mirror != nil {
+		if o.mirror != nil {
+			s.mirror.merge(o.mirror)
+		} else {
+			s.mirror = nil // it no longer holds all of s
+		}
+	}
 }
 
 // Reset empties the set, keeping its histograms.
@@ -101,35 +121,157 @@ func (s *Set) reset() {
 		}
 	}
 	s.Lag.Reset()
+	if s.mirror != nil {
+		s.mirror.reset()
+	}
+}
+
+// HlogEncoder encodes latency.hlog interval lines; it keeps its buffers
+// between calls. The zero value is ready to use. Not safe for
+// concurrent use.
+type HlogEncoder struct{ e hlogEncoder }
+
+// AppendHlog appends s's interval lines to dst in hdrhistogram-go's
+// HistogramLogWriter format: for each op with completed ops, in op
+// order, <prefix>.<op>.latency then <prefix>.<op>.service, the interval
+// starting startSec after the log's base time and lasting lengthSec.
+func (s *Set) AppendHlog(dst []byte, prefix string, startSec, lengthSec float64, enc *HlogEncoder) []byte {
+	for op, os := range s.Ops {
+		if os == nil || os.Count == 0 {
+			continue
+		}
+		name := prefix + "." + scenarios.Op(op).String()
+		var lat, svc *tally
+		if s.mirror != nil && s.mirror.ops[op] != nil {
+			lat, svc = &s.mirror.ops[op].lat, &s.mirror.ops[op].svc
+		} else {
+			lat, svc = tallyOf(os.Latency), tallyOf(os.Service)
+		}
+		dst = enc.e.appendHlogLine(dst, name+".latency", startSec, lengthSec, lat)
+		dst = enc.e.appendHlogLine(dst, name+".service", startSec, lengthSec, svc)
+	}
+	return dst
+}
+
+// tallyOf copies h's counts into a new tally (the slow path, for a set
+// made without a mirror).
+func tallyOf(h *hdr.Histogram) *tally {
+	t := newTally()
+	snap := h.Export()
+	for i, c := range snap.Counts {
+		if c != 0 {
+			t.counts[i] = c
+			t.total += c
+			t.lo = min(t.lo, int32(i))
+			t.hi = max(t.hi, int32(i))
+		}
+	}
+	return t
+}
+
+// tallyOp is what a Recorder stripe holds for one op.
+type tallyOp struct {
+	lat, svc tally
+	count    int64
+	classes  [NumClasses]int64
+	dropped  int64
+	late     int64
+}
+
+// tallySet is a Set's hot-path form: tallies instead of hdr.Histograms.
+type tallySet struct {
+	ops [scenarios.NumOps]*tallyOp
+	lag tally
+}
+
+func newTallySet(ops []scenarios.Op) *tallySet {
+	s := &tallySet{lag: *newTally()}
+	for _, op := range ops {
+		s.ops[op] = &tallyOp{lat: *newTally(), svc: *newTally()}
+	}
+	return s
+}
+
+func (s *tallySet) merge(o *tallySet) {
+	for i, os := range o.ops {
+		if os != nil && s.ops[i] != nil {
+			s.ops[i].lat.merge(&os.lat)
+			s.ops[i].svc.merge(&os.svc)
+		}
+	}
+}
+
+func (s *tallySet) reset() {
+	for _, os := range s.ops {
+		if os != nil {
+			os.lat.reset()
+			os.svc.reset()
+			os.count, os.classes, os.dropped, os.late = 0, [NumClasses]int64{}, 0, 0
+		}
+	}
+	s.lag.reset()
+}
+
+// drainInto adds s into dst (and into dst's mirror) and empties s.
+func (s *tallySet) drainInto(dst *Set) {
+	for i, os := range s.ops {
+		if os == nil {
+			continue
+		}
+		d := dst.Ops[i]
+		if d == nil {
+			d = newOpStats()
+			dst.Ops[i] = d
+		}
+		if os.count == 0 && os.dropped == 0 {
+			continue
+		}
+		os.lat.addTo(d.Latency)
+		os.svc.addTo(d.Service)
+		d.Count += os.count
+		for k := range d.Classes {
+			d.Classes[k] += os.classes[k]
+		}
+		d.Dropped += os.dropped
+		d.Late += os.late
+		if dst.mirror != nil && dst.mirror.ops[i] != nil {
+			dst.mirror.ops[i].lat.merge(&os.lat)
+			dst.mirror.ops[i].svc.merge(&os.svc)
+		}
+	}
+	s.lag.addTo(dst.Lag)
+	s.reset()
 }
 
 // Recorder is one stripe of the hot-path recording. Workers share a
-// small number of stripes (not one each, which would cost 190 KB per
-// histogram per worker); a stripe's mutex is rarely contended. Drain
-// holds it only to swap the live window for an empty spare (as
-// hdrhistogram-go's window Rotate and Java's interval Recorder do): the
-// merge and reset happen outside it, so a worker never waits for one.
+// small number of stripes (not one each); a stripe's mutex is rarely
+// contended. A stripe records into tallies (hdr's counts layout without
+// its iterator), so the collector's drain costs the indices in use, not
+// the whole range. Drain holds the mutex only to swap the live window
+// for an empty spare (as hdrhistogram-go's window Rotate and Java's
+// interval Recorder do): the merge and reset happen outside it, so a
+// worker never waits for one.
 type Recorder struct {
 	mu  sync.Mutex
-	cur *Set
+	cur *tallySet
 	// warm holds ops that belong to a warmup (by intended start); nil
 	// when the recorder was made without one.
-	warm *Set
+	warm *tallySet
 
 	// drainMu serialises drains; the spares are touched only under it.
 	drainMu             sync.Mutex
-	spareCur, spareWarm *Set
+	spareCur, spareWarm *tallySet
 }
 
 // NewRecorder records the given ops.
 func NewRecorder(ops []scenarios.Op) *Recorder {
-	return &Recorder{cur: NewSet(ops), spareCur: NewSet(ops)}
+	return &Recorder{cur: newTallySet(ops), spareCur: newTallySet(ops)}
 }
 
 // NewWarmupRecorder records the given ops and keeps ops recorded
 // InWarmup apart from the measured ones (see DrainSplit).
 func NewWarmupRecorder(ops []scenarios.Op) *Recorder {
-	return &Recorder{cur: NewSet(ops), warm: NewSet(ops), spareCur: NewSet(ops), spareWarm: NewSet(ops)}
+	return &Recorder{cur: newTallySet(ops), warm: newTallySet(ops), spareCur: newTallySet(ops), spareWarm: newTallySet(ops)}
 }
 
 // Window says which part of a segment an op belongs to.
@@ -163,7 +305,7 @@ func (r *Recorder) Record(op scenarios.Op, latencyNs, serviceNs, lagNs int64, cl
 }
 
 // set returns the set an op of window w goes to (the lock is held).
-func (r *Recorder) set(w Window) *Set {
+func (r *Recorder) set(w Window) *tallySet {
 	if w == InWarmup && r.warm != nil {
 		return r.warm
 	}
@@ -175,17 +317,17 @@ func (r *Recorder) set(w Window) *Set {
 func (r *Recorder) RecordIn(w Window, op scenarios.Op, latencyNs, serviceNs, lagNs int64, class uint8) {
 	r.mu.Lock()
 	set := r.set(w)
-	s := set.Ops[op]
+	s := set.ops[op]
 	if s != nil {
-		_ = s.Latency.RecordValue(clamp(latencyNs))
-		_ = s.Service.RecordValue(clamp(serviceNs))
-		s.Count++
-		s.Classes[class&(NumClasses-1)]++
+		s.lat.record(latencyNs, 1)
+		s.svc.record(serviceNs, 1)
+		s.count++
+		s.classes[class&(NumClasses-1)]++
 		if w == InDrain {
-			s.Late++
+			s.late++
 		}
 	}
-	_ = set.Lag.RecordValue(clamp(lagNs))
+	set.lag.record(lagNs, 1)
 	r.mu.Unlock()
 }
 
@@ -199,10 +341,12 @@ func (r *Recorder) Drop(op scenarios.Op, n int64, lagNs int64) {
 func (r *Recorder) DropIn(w Window, op scenarios.Op, n int64, lagNs int64) {
 	r.mu.Lock()
 	set := r.set(w)
-	if s := set.Ops[op]; s != nil {
-		s.Dropped += n
+	if s := set.ops[op]; s != nil {
+		s.dropped += n
 	}
-	_ = set.Lag.RecordValues(clamp(lagNs), n)
+	if n > 0 {
+		set.lag.record(lagNs, n)
+	}
 	r.mu.Unlock()
 }
 
@@ -222,12 +366,10 @@ func (r *Recorder) DrainSplit(dst, warm *Set) {
 		r.warm = r.spareWarm
 	}
 	r.mu.Unlock()
-	dst.Merge(cur)
-	cur.reset()
+	cur.drainInto(dst)
 	r.spareCur = cur
 	if w != nil {
-		warm.Merge(w)
-		w.reset()
+		w.drainInto(warm)
 		r.spareWarm = w
 	}
 }
