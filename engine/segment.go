@@ -73,6 +73,13 @@ type segResult struct {
 	Retimed bool
 }
 
+// pacerSleeper is how the dispatcher waits for the next op's intended
+// start (newPacerSleeper; one per dispatch, closed at its end).
+type pacerSleeper interface {
+	sleep(d time.Duration)
+	close()
+}
+
 // minSleep is the shortest pacer sleep: at high rates the pacer wakes at
 // most every 100 us and dispatches everything due in a burst.
 const minSleep = 100 * time.Microsecond
@@ -334,7 +341,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	return res
 }
 
-// dispatch runs the open-loop schedule on its own OS thread. It never
+// dispatch runs the open-loop schedule, sleeping with a pacerSleeper. It never
 // waits for a worker: when the queue is full the ops stay due (late) and
 // are sent as soon as there is room, or counted dropped past max_lag.
 //
@@ -347,8 +354,8 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 // chunkMax); any other op is a chunk of its own. It reports whether the
 // rate was changed.
 func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work chan chunk, chunkMax int, batchable *[scenarios.NumOps]bool, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
-	release := pacerThread()
-	defer release()
+	pacer := newPacerSleeper()
+	defer pacer.close()
 	t0 := clk.t0
 	ctl := r.opts.Control
 	gen := ctl.generation()
@@ -452,7 +459,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 			// stop or a rate change at a low rate takes effect promptly.
 			wait = 10 * time.Millisecond
 		}
-		preciseSleep(wait)
+		pacer.sleep(wait)
 	}
 	// Scheduled counts everything the schedule called for, dropped included.
 	scheduled.Store(sent)

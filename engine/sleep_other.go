@@ -2,14 +2,13 @@
 
 package engine
 
-import (
-	"runtime"
-	"time"
-)
+import "time"
 
-func pacerThread() (release func()) {
-	runtime.LockOSThread()
-	return runtime.UnlockOSThread
-}
+// newPacerSleeper returns the pacer's sleep: a Go timer elsewhere than
+// Linux (millisecond steps on most systems).
+func newPacerSleeper() pacerSleeper { return timerSleeper{} }
 
-func preciseSleep(d time.Duration) { time.Sleep(d) }
+type timerSleeper struct{}
+
+func (timerSleeper) sleep(d time.Duration) { time.Sleep(d) }
+func (timerSleeper) close()                {}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 
@@ -18,18 +17,7 @@ import (
 	redistarget "github.com/soakd/soakd/targets/redis"
 )
 
-// minProcs is the GOMAXPROCS floor: the pacer locks an OS thread and
-// sleeps with nanosleep; with one P (one CPU, or a 1-CPU container
-// limit, where Go sets GOMAXPROCS=1) it waits for the workers to yield
-// the only P after every wake-up and its lag p99 went from 0.2 ms to
-// 6-13 ms. With two Ps the pacer's thread gets one as soon as it
-// wakes; the OS still time-slices one core between the two threads.
-const minProcs = 2
-
 func main() {
-	if runtime.GOMAXPROCS(0) < minProcs {
-		runtime.GOMAXPROCS(minProcs)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// go-redis writes its own log lines (dial failures, topology changes)

@@ -1,0 +1,5 @@
+package engine
+
+func addFallback(m map[string]func() pacerSleeper) {
+	m["locked thread"] = func() pacerSleeper { return newThreadSleeper() }
+}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package engine
+
+func addFallback(map[string]func() pacerSleeper) {}
