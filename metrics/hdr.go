@@ -29,7 +29,12 @@ const NumClasses = 16
 type OpStats struct {
 	Latency *hdr.Histogram // from intended start
 	Service *hdr.Histogram // from actual send
-	Count   int64          // completed ops (ok + errors)
+	OpCounts
+}
+
+// OpCounts are an op's counters beside its histograms.
+type OpCounts struct {
+	Count   int64 // completed ops (ok + errors)
 	Classes [NumClasses]int64
 	Dropped int64
 	// Late counts the completed ops (in Count) that completed after
@@ -38,27 +43,29 @@ type OpStats struct {
 	Late int64
 }
 
+// add adds o into c.
+func (c *OpCounts) add(o *OpCounts) {
+	c.Count += o.Count
+	for i := range c.Classes {
+		c.Classes[i] += o.Classes[i]
+	}
+	c.Dropped += o.Dropped
+	c.Late += o.Late
+}
+
 func newOpStats() *OpStats { return &OpStats{Latency: NewHist(), Service: NewHist()} }
 
 // Merge adds o into s.
 func (s *OpStats) Merge(o *OpStats) {
 	s.Latency.Merge(o.Latency)
 	s.Service.Merge(o.Service)
-	s.Count += o.Count
-	for i := range s.Classes {
-		s.Classes[i] += o.Classes[i]
-	}
-	s.Dropped += o.Dropped
-	s.Late += o.Late
+	s.OpCounts.add(&o.OpCounts)
 }
 
 func (s *OpStats) reset() {
 	s.Latency.Reset()
 	s.Service.Reset()
-	s.Count = 0
-	s.Classes = [NumClasses]int64{}
-	s.Dropped = 0
-	s.Late = 0
+	s.OpCounts = OpCounts{}
 }
 
 // Set is a group of per-op stats plus schedule lag.
@@ -172,10 +179,7 @@ func tallyOf(h *hdr.Histogram) *tally {
 // tallyOp is what a Recorder stripe holds for one op.
 type tallyOp struct {
 	lat, svc tally
-	count    int64
-	classes  [NumClasses]int64
-	dropped  int64
-	late     int64
+	OpCounts
 }
 
 // tallySet is a Set's hot-path form: tallies instead of hdr.Histograms.
@@ -206,7 +210,7 @@ func (s *tallySet) reset() {
 		if os != nil {
 			os.lat.reset()
 			os.svc.reset()
-			os.count, os.classes, os.dropped, os.late = 0, [NumClasses]int64{}, 0, 0
+			os.OpCounts = OpCounts{}
 		}
 	}
 	s.lag.reset()
@@ -223,17 +227,12 @@ func (s *tallySet) drainInto(dst *Set) {
 			d = newOpStats()
 			dst.Ops[i] = d
 		}
-		if os.count == 0 && os.dropped == 0 {
+		if os.Count == 0 && os.Dropped == 0 {
 			continue
 		}
 		os.lat.addTo(d.Latency)
 		os.svc.addTo(d.Service)
-		d.Count += os.count
-		for k := range d.Classes {
-			d.Classes[k] += os.classes[k]
-		}
-		d.Dropped += os.dropped
-		d.Late += os.late
+		d.OpCounts.add(&os.OpCounts)
 		if dst.mirror != nil && dst.mirror.ops[i] != nil {
 			dst.mirror.ops[i].lat.merge(&os.lat)
 			dst.mirror.ops[i].svc.merge(&os.svc)
@@ -321,10 +320,10 @@ func (r *Recorder) RecordIn(w Window, op scenarios.Op, latencyNs, serviceNs, lag
 	if s != nil {
 		s.lat.record(latencyNs, 1)
 		s.svc.record(serviceNs, 1)
-		s.count++
-		s.classes[class&(NumClasses-1)]++
+		s.Count++
+		s.Classes[class&(NumClasses-1)]++
 		if w == InDrain {
-			s.late++
+			s.Late++
 		}
 	}
 	set.lag.record(lagNs, 1)
@@ -342,7 +341,7 @@ func (r *Recorder) DropIn(w Window, op scenarios.Op, n int64, lagNs int64) {
 	r.mu.Lock()
 	set := r.set(w)
 	if s := set.ops[op]; s != nil {
-		s.dropped += n
+		s.Dropped += n
 	}
 	if n > 0 {
 		set.lag.record(lagNs, n)

@@ -148,7 +148,7 @@ func TestAppendHlogMatchesHdrWriter(t *testing.T) {
 	rec.RecordIn(InWindow, scenarios.OpSet, HighestNs, HighestNs, 0, 0)
 	// A huge count at one value exercises the long varints.
 	rec.cur.ops[scenarios.OpGet].lat.record(5000, 1<<45)
-	rec.cur.ops[scenarios.OpGet].count += 1 << 45
+	rec.cur.ops[scenarios.OpGet].Count += 1 << 45
 	window := NewWindowSet(ops)
 	rec.Drain(window)
 	plain := NewSet(ops) // no mirror: the slow path
