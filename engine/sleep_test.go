@@ -61,7 +61,11 @@ func TestPacerSleeperYieldsItsP(t *testing.T) {
 	}
 	close(work)
 	<-done
-	if missed > 0 {
+	// The nanosleep sleeper misses every second one (150 of 300: the
+	// worker runs only when the next send parks the pacer). The timerfd
+	// one misses none, or one now and then under -race, whose scheduler
+	// shuffles run-queue order on purpose.
+	if missed > 15 {
 		t.Fatalf("in %d of 300 sleeps the woken worker had not run when the pacer woke", missed)
 	}
 }
