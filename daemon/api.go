@@ -26,8 +26,9 @@ import (
 //	POST /api/v1/runs/{id}/rate   {"rate": N} change the running phase's rate live
 //	GET  /metrics, /healthz, /readyz
 //
-// POST calls need "Authorization: Bearer TOKEN". Errors are JSON
-// {"error": "..."}.
+// POST calls need "Authorization: Bearer TOKEN" (the scheme in any
+// case). A known path asked with a method it does not serve gets 405
+// with an Allow header. Errors are JSON {"error": "..."}.
 func (d *Daemon) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/runs", d.listRuns)
@@ -51,9 +52,31 @@ func (d *Daemon) Handler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowed(mux, r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeErr(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s (allowed: %s)", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+			return
+		}
 		writeErr(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
 	return mux
+}
+
+// apiMethods are the methods the API's routes use.
+var apiMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost}
+
+// allowed lists the methods some route other than the catch-all serves
+// r's path with: empty when the path is no endpoint at all.
+func allowed(mux *http.ServeMux, r *http.Request) []string {
+	var out []string
+	for _, m := range apiMethods {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // auth checks the bearer token in constant time (over SHA-256 digests,
@@ -61,7 +84,7 @@ func (d *Daemon) Handler() http.Handler {
 // or echoed.
 func (d *Daemon) auth(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		got, ok := bearer(r.Header.Get("Authorization"))
 		d.mu.Lock()
 		want := sha256.Sum256(d.token)
 		d.mu.Unlock()
@@ -73,6 +96,16 @@ func (d *Daemon) auth(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// bearer returns the credentials of an Authorization header of the
+// Bearer scheme; the scheme's name is case-insensitive (RFC 9110 11.1).
+func bearer(h string) (string, bool) {
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return cred, true
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -185,7 +218,7 @@ func (d *Daemon) postRun(w http.ResponseWriter, r *http.Request) {
 			code = http.StatusTooManyRequests
 			w.Header().Set("Retry-After", "30")
 		}
-		writeErr(w, code, err.Error())
+		writeErr(w, code, apiMessage(err))
 		return
 	}
 	w.Header().Set("Location", "/api/v1/runs/"+e.ID)
