@@ -28,9 +28,14 @@ const (
 	DefaultK          = verdict.DefaultRegressK
 	DefaultHistory    = 10
 	DefaultMinHistory = 2
-	// DefaultMaxQueued bounds runs waiting as "queued" (API, schedules,
-	// soaks together); past it a start is refused (HTTP 429).
+	// DefaultMaxQueued bounds the API runs waiting as "queued"; past it
+	// an API start is refused (HTTP 429). Configured schedules and soaks
+	// never count against it: each holds at most one run going and one
+	// waiting, so their places are always there.
 	DefaultMaxQueued = 32
+	// MaxMaxQueued is the largest max_queued: each queued run holds its
+	// parsed scenario and a metrics exporter in memory.
+	MaxMaxQueued = 1000
 	// DefaultMaxFailed is how many failed attempts (could not start or
 	// failed mid-run) the history keeps; they never count against
 	// max_runs, so an outage cannot evict completed runs.
@@ -274,8 +279,8 @@ func (c *Config) Validate() []scenarios.FieldError {
 	if c.MaxConcurrent < 1 {
 		add("max_concurrent", "must be at least 1, got %d", c.MaxConcurrent)
 	}
-	if c.MaxQueued < 1 {
-		add("max_queued", "must be at least 1, got %d", c.MaxQueued)
+	if c.MaxQueued < 1 || c.MaxQueued > MaxMaxQueued {
+		add("max_queued", "must be from 1 to %d (each queued run holds its scenario and metrics in memory), got %d", MaxMaxQueued, c.MaxQueued)
 	}
 	if c.Retention.MaxFailed < 0 {
 		add("retention.max_failed", "must be >= 0 (0 = keep all), got %d", c.Retention.MaxFailed)

@@ -84,13 +84,19 @@ type Daemon struct {
 	// busy holds the scenarios with a run going: runs of one scenario
 	// go one at a time (their series would collide, and two loads on one
 	// store would measure each other).
-	busy     map[string]bool
-	wake     chan struct{}
-	sched    map[string]*schedState
-	soaks    map[string]*soakState
-	cron     *cron.Cron
-	stopping bool
-	ready    bool
+	busy map[string]bool
+	// cfgWaiting counts configured runs (schedules, soaks) waiting per
+	// scenario, cfgSlotWaiting those of them waiting for a
+	// max_concurrent slot: while any waits, API runs do not take the
+	// scenario or a slot (configured runs go first).
+	cfgWaiting     map[string]int
+	cfgSlotWaiting int
+	wake           chan struct{}
+	sched          map[string]*schedState
+	soaks          map[string]*soakState
+	cron           *cron.Cron
+	stopping       bool
+	ready          bool
 
 	reg        *prometheus.Registry
 	regression *prometheus.GaugeVec
@@ -113,6 +119,9 @@ type activeRun struct {
 	// running is set (under Daemon.mu) once the run holds its scenario:
 	// only running runs are exported, so queued ones add no series.
 	running bool
+	// api: started through POST /api/v1/runs (it counts against
+	// max_queued while queued and yields to configured runs).
+	api bool
 }
 
 type schedState struct {
@@ -511,10 +520,13 @@ type runRequest struct {
 	slot                 bool // counts against max_concurrent
 }
 
+// api says the run was asked for through the API (not configured).
+func (r runRequest) api() bool { return r.source == "api" }
+
 // errStopping and errQueueFull are API-visible refusals.
 var (
 	errStopping  = errors.New("the daemon is stopping")
-	errQueueFull = errors.New("the run queue is full (max_queued runs are waiting); try again later")
+	errQueueFull = errors.New("the API's share of the run queue is full (max_queued API runs are waiting; configured schedules and soaks keep their own places); try again later")
 )
 
 // startRun loads and checks the scenario, adds a queued entry and starts
@@ -550,20 +562,14 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 	e := Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id,
 		Target: &EntryTarget{Kind: string(sc.Target.Kind), URL: scenarios.RedactURL(sc.Target.URL)}}
 	ctx, cancel := context.WithCancel(parent)
-	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{}, exp: exp}
+	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{}, exp: exp, api: req.api()}
 	d.mu.Lock()
 	if d.stopping {
 		d.mu.Unlock()
 		cancel()
 		return Entry{}, nil, errStopping
 	}
-	queued := 0
-	for _, a := range d.active {
-		if !a.running {
-			queued++
-		}
-	}
-	if queued >= d.cfg.MaxQueued {
+	if ar.api && d.queuedAPILocked() >= d.cfg.MaxQueued {
 		d.mu.Unlock()
 		cancel()
 		return Entry{}, nil, errQueueFull
@@ -668,12 +674,48 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	}
 }
 
+// queuedAPILocked counts the API runs waiting as queued; d.mu is held.
+func (d *Daemon) queuedAPILocked() int {
+	n := 0
+	for _, a := range d.active {
+		if a.api && !a.running {
+			n++
+		}
+	}
+	return n
+}
+
 // acquire waits until no other run of the scenario is going and, for
-// runs that count against max_concurrent (slot), for a free slot.
+// runs that count against max_concurrent (slot), for a free slot. A
+// configured run (schedule, soak) goes before every API run waiting
+// for the same scenario or a slot, so API runs cannot starve them.
 func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, slot bool) error {
+	d.mu.Lock()
+	if d.cfgWaiting == nil {
+		d.cfgWaiting = map[string]int{}
+	}
+	if !ar.api {
+		d.cfgWaiting[scenario]++
+		if slot {
+			d.cfgSlotWaiting++
+		}
+	}
+	done := func() {
+		if ar.api {
+			return
+		}
+		if d.cfgWaiting[scenario]--; d.cfgWaiting[scenario] == 0 {
+			delete(d.cfgWaiting, scenario)
+		}
+		if slot {
+			d.cfgSlotWaiting--
+		}
+	}
 	for {
-		d.mu.Lock()
-		if !d.busy[scenario] && (!slot || d.slots < d.cfg.MaxConcurrent) {
+		free := !d.busy[scenario] && (!slot || d.slots < d.cfg.MaxConcurrent)
+		yield := ar.api && (d.cfgWaiting[scenario] > 0 || (slot && d.cfgSlotWaiting > 0))
+		if free && !yield {
+			done()
 			if slot {
 				d.slots++
 			}
@@ -689,7 +731,14 @@ func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, sl
 		d.mu.Unlock()
 		select {
 		case <-w:
+			d.mu.Lock()
 		case <-ctx.Done():
+			d.mu.Lock()
+			done()
+			// API runs held back by this one look again.
+			close(d.wake)
+			d.wake = make(chan struct{})
+			d.mu.Unlock()
 			return ctx.Err()
 		}
 	}
