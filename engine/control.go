@@ -25,6 +25,17 @@ type Control struct {
 	mu      sync.Mutex
 	phase   string  // phase[/stage] now running; "" between segments
 	current float64 // its effective rate (0 = closed loop)
+	// changes are the rate changes the dispatcher applied, in order
+	// (summary.json's rate_changes).
+	changes []appliedChange
+}
+
+// appliedChange is one rate change as the dispatcher applied it: the
+// new schedule's start and rate.
+type appliedChange struct {
+	phase, stage string
+	at           time.Time
+	rate         float64
 }
 
 // SetRate asks the running open-loop segment to change its rate. It
@@ -60,6 +71,26 @@ func (c *Control) setCurrent(phase string, rate float64) {
 	c.mu.Lock()
 	c.phase, c.current = phase, rate
 	c.mu.Unlock()
+}
+
+// applied records a rate change the dispatcher put into effect at at.
+func (c *Control) applied(phase, stage string, rate float64, at time.Time) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.changes = append(c.changes, appliedChange{phase: phase, stage: stage, at: at, rate: rate})
+	c.mu.Unlock()
+}
+
+// appliedChanges returns a copy of the changes applied so far; nil-safe.
+func (c *Control) appliedChanges() []appliedChange {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]appliedChange(nil), c.changes...)
 }
 
 // generation returns the change counter; nil-safe.

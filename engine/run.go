@@ -277,6 +277,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		}
 	}
 	sum.End = time.Now().UTC()
+	addRateChanges(sum, r.opts.Control.appliedChanges())
 	evaluate(sum, r.limits, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry
 	// the SLO verdicts computed over the whole run.

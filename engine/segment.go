@@ -401,6 +401,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 				limit = limitFor(ep)
 				retimed = true
 				r.opts.Control.setCurrent(currentName(seg), rate)
+				r.opts.Control.applied(seg.Phase, seg.Stage, rate, ep.t0)
 			}
 			continue
 		}

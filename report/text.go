@@ -54,6 +54,9 @@ func Text(s *rundir.Summary) string {
 		if l := overTimeLine(&p); l != "" {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
+		if l := rateChangesLine(p.RateChanges); l != "" {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
 		}

@@ -149,6 +149,18 @@ type PhaseResult struct {
 	// ChangePoints are where the phase's per-op latency or rate shifted
 	// (report.FindChangePoints, with verdict.Detect).
 	ChangePoints []ChangePoint `json:"change_points,omitempty"`
+	// RateChanges are the live rate changes (daemon API POST
+	// /api/v1/runs/{id}/rate) applied during the phase, in order.
+	RateChanges []RateChange `json:"rate_changes,omitempty"`
+}
+
+// RateChange is one live rate change: from At (OffsetSeconds after the
+// phase's start; in Stage for a staged phase) the schedule ran at Rate.
+type RateChange struct {
+	At            time.Time `json:"at"`
+	OffsetSeconds float64   `json:"offset_seconds"`
+	Stage         string    `json:"stage,omitempty"`
+	Rate          float64   `json:"rate"`
 }
 
 // StageResult is one stage of a ramp, growth or capacity phase.
