@@ -137,6 +137,7 @@ func MergeRunDirs(dirs []string) (*Merged, error) {
 		}
 	}
 	m.mergePhases()
+	m.fillOverTime()
 	m.evaluate()
 	m.ChangeErr = m.findChangePoints()
 	return m, nil
@@ -182,6 +183,18 @@ func (m *Merged) findChangePoints() error {
 		counts = append(counts, c...)
 	}
 	return findChangePointsIn(rds, names, counts, &rundir.Summary{Phases: m.Phases}, time.Second)
+}
+
+// fillOverTime sets each steady phase's per-op over_time from the
+// merged latency over time (per bucket, the shards' interval
+// histograms merged); shards without a readable latency.hlog leave it
+// out.
+func (m *Merged) fillOverTime() {
+	tl, err := m.Timeline()
+	if err != nil {
+		return
+	}
+	fillOverTime(&rundir.Summary{Phases: m.Phases}, tl)
 }
 
 // Timeline is the merged run's latency over time (report.html): each
@@ -235,10 +248,13 @@ func (m *Merged) mergePhases() {
 			order = s.Phases
 		}
 	}
+	same := sameStore(m.Shards)
 	for _, ref := range order {
 		pr := rundir.PhaseResult{Name: ref.Name, Kind: ref.Kind, Start: ref.Start, End: ref.End, WarmupSeconds: ref.WarmupSeconds, Variant: ref.Variant}
 		pr.Ops = map[string]rundir.OpResult{}
 		stages := map[string]*rundir.StageResult{}
+		parts := map[string][]*rundir.StageResult{}
+		var sweeps []*rundir.SweepResult
 		var stageOrder []string
 		for _, s := range m.Shards {
 			p := findPhase(s, ref.Name)
@@ -252,7 +268,10 @@ func (m *Merged) mergePhases() {
 				pr.End = p.End
 			}
 			addResult(&pr.Result, &p.Result)
-			for _, st := range p.Stages {
+			sweeps = append(sweeps, p.Sweep)
+			for i := range p.Stages {
+				st := &p.Stages[i]
+				parts[st.Name] = append(parts[st.Name], st)
 				acc := stages[st.Name]
 				if acc == nil {
 					acc = &rundir.StageResult{Name: st.Name, Start: st.Start, End: st.End}
@@ -287,6 +306,7 @@ func (m *Merged) mergePhases() {
 			if !merged {
 				st.Ops = nil
 			}
+			mergeStageExtras(st, parts[name], same)
 			for op, or := range st.Ops {
 				or.Latency = metrics.Summarize(m.Hists[ref.Name+"/"+name+"."+op+".latency"])
 				or.Service = metrics.Summarize(m.Hists[ref.Name+"/"+name+"."+op+".service"])
@@ -294,7 +314,8 @@ func (m *Merged) mergePhases() {
 			}
 			pr.Stages = append(pr.Stages, *st)
 		}
-		pr.Sweep = mergedSweep(ref.Sweep, pr.Stages)
+		pr.Sweep = mergedSweep(ref.Sweep, pr.Stages, sweeps)
+		mergePhaseExtras(&pr, m.Shards)
 		m.Phases = append(m.Phases, pr)
 	}
 }
@@ -450,13 +471,18 @@ func (m *Merged) Text() string {
 			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
 		writeOpTable(&b, p.Result)
 		for _, st := range p.Stages {
-			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped)
+			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
 			for _, op := range sortedKeys(st.Ops) {
 				fmt.Fprintf(&b, " | %s p99 %s", op, fmtDur(st.Ops[op].Latency.P99))
 			}
 			b.WriteString("\n")
 		}
+		if l := overTimeLine(&p); l != "" {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+		writeGrowthCapacity(&b, &p)
 		writeSweep(&b, &p)
+		writePersistence(&b, &p)
 		ids := make([]int, 0, len(m.Shards))
 		for i := range m.Shards {
 			ids = append(ids, i)
@@ -498,14 +524,16 @@ func (m *Merged) Text() string {
 
 // mergedSweep is a sweep's points over the merged shards: each closed
 // or rate point's figures from its merged stage (rates summed, latency
-// from the merged histograms). A capacity sweep's points are shard 0's:
-// each shard searched on its own.
-func mergedSweep(ref *rundir.SweepResult, stages []rundir.StageResult) *rundir.SweepResult {
+// from the merged histograms); a capacity sweep's points merged point
+// by point over every shard's sweep (mergeCapacitySweep: each shard
+// searched on its own).
+func mergedSweep(ref *rundir.SweepResult, stages []rundir.StageResult, sweeps []*rundir.SweepResult) *rundir.SweepResult {
 	if ref == nil {
 		return nil
 	}
 	out := &rundir.SweepResult{Over: ref.Over, Measure: ref.Measure, Axis: ref.Axis, Points: append([]rundir.SweepPoint(nil), ref.Points...)}
 	if ref.Measure == scenarios.MeasureCapacity {
+		mergeCapacitySweep(out, sweeps)
 		return out
 	}
 	for i := range out.Points {

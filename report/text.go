@@ -62,17 +62,7 @@ func Text(s *rundir.Summary) string {
 		}
 		writeGrowthCapacity(&b, &p)
 		writeSweep(&b, &p)
-		if len(p.PersistenceEvents) > 0 {
-			b.WriteString("  persistence:")
-			for i, e := range p.PersistenceEvents {
-				sep := ","
-				if i == 0 {
-					sep = ""
-				}
-				fmt.Fprintf(&b, "%s %s +%.1fs..+%.1fs", sep, e.Kind, e.StartOffsetSeconds, e.EndOffsetSeconds)
-			}
-			b.WriteString("\n")
-		}
+		writePersistence(&b, &p)
 		writeChecks(&b, p.SLO)
 		writeChangePoints(&b, &p)
 	}
@@ -217,6 +207,26 @@ func stageExtra(st rundir.StageResult) string {
 	return b.String()
 }
 
+// writePersistence lists a phase's persistence events (with the shard
+// that saw each, in a merged run).
+func writePersistence(b *strings.Builder, p *rundir.PhaseResult) {
+	if len(p.PersistenceEvents) == 0 {
+		return
+	}
+	b.WriteString("  persistence:")
+	for i, e := range p.PersistenceEvents {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(b, "%s %s +%.1fs..+%.1fs", sep, e.Kind, e.StartOffsetSeconds, e.EndOffsetSeconds)
+		if e.Shard != "" {
+			fmt.Fprintf(b, " (shard %s)", e.Shard)
+		}
+	}
+	b.WriteString("\n")
+}
+
 func writeGrowthCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 	if p.Kind == scenarios.PhaseGrowth {
 		if c := p.Cliff; c != nil {
@@ -251,6 +261,9 @@ func writeGrowthCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 				mark = "FAIL"
 			}
 			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f", mark, pt.Rate, pt.Achieved)
+			if pt.Shard != "" {
+				fmt.Fprintf(b, " (shard %s)", pt.Shard)
+			}
 			for _, op := range sortedKeys(pt.P99) {
 				fmt.Fprintf(b, " %s p99 %s", op, fmtDur(pt.P99[op]))
 			}

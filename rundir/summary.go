@@ -199,6 +199,9 @@ type PersistenceEvent struct {
 	Kind               string  `json:"kind"`
 	StartOffsetSeconds float64 `json:"start_offset_seconds"`
 	EndOffsetSeconds   float64 `json:"end_offset_seconds"`
+	// Shard is the shard that saw the event ("1/3"), in a merged run
+	// only (offsets then from the merged phase's start).
+	Shard string `json:"shard,omitempty"`
 }
 
 // StageMemory is a growth stage's memory figures in bytes; a figure the
@@ -340,6 +343,9 @@ type CapacityPoint struct {
 	// Drain is the probe's drain time: how long after its window its
 	// last op completed.
 	DrainSeconds float64 `json:"drain_seconds,omitempty"`
+	// Shard is the shard whose search ran the probe ("1/3"), in a
+	// merged run only.
+	Shard string `json:"shard,omitempty"`
 }
 
 // SweepResult is a sweep phase's outcome: what it varied and each
