@@ -170,3 +170,34 @@ func TestMergeKeepsWhatASingleRunShows(t *testing.T) {
 		}
 	}
 }
+
+// A merged capacity phase keeps its outcome: the rates held summed,
+// every shard's probes tagged with it.
+func TestMergeKeepsCapacityOutcome(t *testing.T) {
+	base := t.TempDir()
+	dirs := []string{filepath.Join(base, "s0"), filepath.Join(base, "s1")}
+	check := rundir.Check{What: "highest_rate_held", Limit: 0}
+	writeCheckedShard(t, dirs[0], 0, 2, scenarios.PhaseCapacity, f64(400), check, []int64{1000})
+	writeCheckedShard(t, dirs[1], 1, 2, scenarios.PhaseCapacity, f64(300), check, []int64{1000})
+	for i, d := range dirs {
+		s, err := rundir.ReadSummary(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Phases[0].Capacity.Curve = []rundir.CapacityPoint{{Rate: 100 * float64(i+1), Passed: true}}
+		if err := WriteRunDir(d, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := MergeRunDirs(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Phases[0].Capacity
+	if c == nil || c.HighestRateHeld != 700 || len(c.Curve) != 2 || c.Curve[0].Shard != "0/2" || c.Curve[1].Shard != "1/2" {
+		t.Fatalf("merged capacity %+v", c)
+	}
+	if txt := m.Text(); !strings.Contains(txt, "capacity: highest rate held 700 ops/s (2 probes)") || !strings.Contains(txt, "(shard 1/2)") {
+		t.Errorf("merged text:\n%s", txt)
+	}
+}
