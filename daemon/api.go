@@ -158,7 +158,7 @@ func (d *Daemon) getRun(w http.ResponseWriter, r *http.Request) {
 	if e.Finished() {
 		if s, err := rundir.ReadSummary(d.hist.RunDir(id)); err == nil {
 			v.Summary = s
-		} else if e.State == StateKilled {
+		} else if e.State == StateKilled || e.State == StateWriteFailed {
 			if s, _, err := rundir.ReadPartial(d.hist.RunDir(id)); err == nil {
 				v.Summary = s
 			}

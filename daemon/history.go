@@ -29,6 +29,9 @@ const (
 	// StateKilled is a run recovered from a directory holding only
 	// latency.hlog.partial: its process died without writing a summary.
 	StateKilled = rundir.StatusKilled
+	// StateWriteFailed is such a run whose write-error note says its
+	// results could not be written (a full disk).
+	StateWriteFailed = rundir.StatusWriteFailed
 )
 
 // SourceRecovered is the source of an entry rebuilt from its run
@@ -142,7 +145,7 @@ func OpenHistory(dir string, now time.Time) (*History, []string, error) {
 			if err := h.ensureSummary(e); err != nil {
 				notes = append(notes, fmt.Sprintf("run %s: %v", e.ID, err))
 			}
-			notes = append(notes, fmt.Sprintf("run %s was in progress when the daemon stopped: marked interrupted", e.ID))
+			notes = append(notes, fmt.Sprintf("run %s was in progress when the daemon stopped: marked %s", e.ID, e.State))
 		}
 		h.m[e.ID] = e
 	}
@@ -211,8 +214,16 @@ func recoverEntry(dir, id string) *Entry {
 	if err != nil {
 		return nil
 	}
-	e.Scenario, e.State = scenarioFromID(id), StateKilled
-	e.Error = "killed: no summary.json; " + rundir.PartialLog + ": " + ending
+	e.Scenario, e.State = scenarioFromID(id), s.Status
+	e.Error = s.Status + ": no summary.json; " + rundir.PartialLog + ": " + ending
+	if s.Status == StateWriteFailed {
+		e.Error = s.StatusReason
+	}
+	if ri, err := rundir.ReadRunInfo(dir); err == nil {
+		// The run said at its start what it was.
+		e.Scenario, e.ScenarioFile = ri.Scenario, ri.ScenarioFile
+		e.Target = &EntryTarget{Kind: ri.Target.Kind, URL: scenarios.RedactURL(ri.Target.URL)}
+	}
 	start, end := s.Start, s.End
 	e.Created, e.Start, e.End = start, &start, &end
 	return e
@@ -238,12 +249,38 @@ func scenarioFromID(id string) string {
 	return rest
 }
 
-// ensureSummary writes a minimal interrupted summary when the engine
-// never wrote one.
+// ensureSummary gives a run the daemon lost mid-way (its index entry
+// still said queued or running) a summary.json. A run that left
+// latency.hlog.partial keeps what it measured: the summary is the
+// killed-run reader's (phases, ops, latency; errors, drops and lag
+// unknown), with the entry's scenario and target, and the entry takes
+// its status (killed, or write_failed after a full disk). A run that
+// left no log gets a minimal interrupted summary.
 func (h *History) ensureSummary(e *Entry) error {
 	dir := h.RunDir(e.ID)
 	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
 		return nil
+	}
+	if s, ending, err := rundir.ReadPartial(dir); err == nil {
+		if e.Scenario != "" {
+			s.Scenario = e.Scenario
+		}
+		if e.ScenarioFile != "" {
+			s.ScenarioFile = e.ScenarioFile
+		}
+		if e.Target != nil {
+			s.Target.Kind, s.Target.URL = e.Target.Kind, e.Target.URL
+		}
+		e.State = s.Status
+		e.Error = "the daemon stopped while this run was in progress; its figures were read back from " + rundir.PartialLog + " (" + ending + ")"
+		if s.Status == StateWriteFailed {
+			e.Error = s.StatusReason
+		}
+		if e.Start != nil && e.Start.Before(s.Start) {
+			s.Start = *e.Start
+		}
+		e.End = &s.End
+		return report.WriteRunDir(dir, s)
 	}
 	s := &rundir.Summary{SchemaVersion: rundir.SchemaVersion, Scenario: e.Scenario, ScenarioFile: e.ScenarioFile,
 		Status: rundir.StatusInterrupted, Shard: rundir.Shard{Count: 1}, Start: e.Created, End: *e.End}

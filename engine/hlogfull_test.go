@@ -130,6 +130,41 @@ phases:
 	}
 	s, ending, err := rundir.ReadPartial(dir)
 	if err != nil || strings.Contains(ending, "torn") || len(s.Phases) != 1 || s.Phases[0].Completed == 0 {
-		t.Errorf("ReadPartial: %v (%s) %+v", err, ending, s)
+		t.Fatalf("ReadPartial: %v (%s) %+v", err, ending, s)
+	}
+	// The partial log's reader tells a full disk from a kill (the
+	// write-error note holds the error) and knows the phase's kind and
+	// the target from run.json.
+	if s.Status != rundir.StatusWriteFailed || !strings.Contains(s.StatusReason, "no space left on device") {
+		t.Errorf("ReadPartial status %q (%s), want write_failed with the error", s.Status, s.StatusReason)
+	}
+	if s.Phases[0].Kind != "steady" || s.Target.Kind != "embedded" {
+		t.Errorf("ReadPartial kind %q target %+v, want steady and embedded from run.json", s.Phases[0].Kind, s.Target)
+	}
+}
+
+// A run that writes its results leaves run.json and no write-error note.
+func TestFinishedRunLeavesRunInfoNoNote(t *testing.T) {
+	sc := scenario(t, `
+target: {kind: embedded}
+keyspace: {records: 100}
+phases:
+  - {name: steady, kind: steady, rate: 100, duration: 200ms, concurrency: 2, mix: {get: 100}}
+`)
+	tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rundir.WriteNoteFile)); err == nil {
+		t.Error("a run that wrote its results left its write-error note")
+	}
+	ri, err := rundir.ReadRunInfo(dir)
+	if err != nil || ri.Scenario != sc.Name || len(ri.Phases) != 1 || ri.Phases[0].Kind != "steady" || ri.Target.Kind != "embedded" {
+		t.Errorf("run.json: %+v %v", ri, err)
 	}
 }

@@ -92,6 +92,10 @@ type runner struct {
 	hout    io.Writer
 	hlogOff int64
 	hlogErr error
+	// note is the run's reserved write-error note (rundir.WriteNote):
+	// the first write error goes into it, so a run dir left without
+	// summary.json says why (nil when it could not be reserved).
+	note *rundir.WriteNote
 	// counts writes counts.csv each interval, under hlogMu.
 	counts     *countsLog
 	totals     []phaseTotal // per phase, for histograms.hlog
@@ -162,12 +166,20 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	start := time.Now()
 	r.hlog = newLatencyLog(&r.hlogBuf, start)
 	r.flushHlog()
+	// What a killed run's reader needs beside the partial log: run.json
+	// (scenario, target, phase kinds) and the reserved write-error note.
+	// Both are best effort: a run dir that cannot take them fails on
+	// its own writes soon enough.
+	_ = rundir.WriteRunInfo(o.OutDir, runInfo(r.sc, o, start))
+	r.note, _ = rundir.ReserveWriteNote(o.OutDir)
 
 	if p, ok := o.Target.(targets.Preparer); ok {
 		if err := p.Prepare(ctx, r.sc); err != nil {
 			hf.Close()
 			os.Remove(hf.Name())
 			r.counts.discard()
+			r.note.Discard()
+			os.Remove(filepath.Join(o.OutDir, rundir.RunInfoFile))
 			return nil, fmt.Errorf("prepare target: %w", err)
 		}
 	}
@@ -253,6 +265,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 				r.hbuf.Close()
 				r.counts.f.Close()
 				r.hlogMu.Unlock()
+				r.note.Close()
 				return nil, err
 			}
 			pr.Variant = v
@@ -320,8 +333,11 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	}
 	werr := errors.Join(herr, lerr, cerr, report.WriteRunDir(o.OutDir, sum))
 	if werr != nil {
+		r.note.Record(werr)
+		r.note.Close()
 		return sum, &rundir.WriteError{Dir: o.OutDir, Err: werr}
 	}
+	r.note.Discard()
 	return sum, stopErr
 }
 
@@ -398,6 +414,7 @@ func (r *runner) flushHlog() {
 		return
 	}
 	r.hlogErr = fmt.Errorf("%s: writing stopped after %d bytes, on the last whole record: %w", rundir.PartialLog, r.hlogOff, err)
+	r.note.Record(r.hlogErr)
 	if n > 0 {
 		if terr := r.hbuf.Truncate(r.hlogOff); terr != nil {
 			r.hlogErr = fmt.Errorf("%w (and cutting back the torn record failed: %v)", r.hlogErr, terr)

@@ -36,8 +36,11 @@ func Text(s *rundir.Summary) string {
 	fmt.Fprintf(&b, "\nshard: %s\nstart: %s  end: %s  status: %s\n", s.Shard, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), s.Status)
 	if s.StatusReason != "" {
 		label := "interrupted"
-		if s.Status == rundir.StatusKilled {
+		switch s.Status {
+		case rundir.StatusKilled:
 			label = "killed"
+		case rundir.StatusWriteFailed:
+			label = "write failed"
 		}
 		fmt.Fprintf(&b, "%s: %s\n", label, s.StatusReason)
 	}
@@ -48,6 +51,10 @@ func Text(s *rundir.Summary) string {
 		fmt.Fprintf(&b, "memory limits: %s\n", ml)
 	}
 	for _, p := range s.Phases {
+		if s.Partial {
+			writePartialPhase(&b, &p)
+			continue
+		}
 		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
 			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
 		writeOpTable(&b, p.Result)
@@ -79,6 +86,9 @@ func Text(s *rundir.Summary) string {
 func VerdictLine(status, reason string, v rundir.Verdict) string {
 	if status == rundir.StatusKilled {
 		return "SLO not judged: the run was killed"
+	}
+	if status == rundir.StatusWriteFailed {
+		return "SLO not judged: the run's results could not be written"
 	}
 	if status == rundir.StatusInterrupted {
 		if reason == "" {

@@ -1,8 +1,11 @@
 package report
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -42,11 +45,29 @@ type Timeline struct {
 func ReadTimeline(dir string, s *rundir.Summary) (*Timeline, error) {
 	path := dir + string(os.PathSeparator) + "latency.hlog"
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return readPartialTimeline(dir, s)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return readTimeline(f, path, s, timelineWidth)
+}
+
+// readPartialTimeline is ReadTimeline on a killed run's (or a full
+// disk's) latency.hlog.partial: its whole lines, a torn last one left
+// out.
+func readPartialTimeline(dir string, s *rundir.Summary) (*Timeline, error) {
+	path := dir + string(os.PathSeparator) + rundir.PartialLog
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data = data[:i+1]
+	}
+	return readTimeline(bytes.NewReader(data), path, s, timelineWidth)
 }
 
 // timelineWidth is the bucket width for a phase of duration d: 1 s, or

@@ -18,14 +18,23 @@ import (
 // latency.hlog.partial (ReadPartial); the engine never writes it.
 const StatusKilled = "killed"
 
+// StatusWriteFailed marks a summary read back from the
+// latency.hlog.partial of a run whose writes failed (a full disk): its
+// write-error note holds the error.
+const StatusWriteFailed = "write_failed"
+
 // PartialLog is the interval log of a run still going or killed.
 const PartialLog = "latency.hlog.partial"
 
 // ReadPartial reads what a killed run left: the intervals of its
 // latency.hlog.partial up to the first torn or unreadable line, as a
 // summary with per-phase, per-op counts and latency/service percentiles
-// (warmup included; no errors, drops, rates or SLO verdicts: those were
-// in memory). The second value says how the log ended.
+// (warmup included; errors, drops and lag unknown, no SLO verdicts:
+// those were in memory; Partial is set). Scenario, target, shard and
+// phase kinds come from run.json when the run wrote one (else the
+// kinds are empty: unknown). The status is write_failed when the
+// run's write-error note holds an error (a full disk), else killed.
+// The second value says how the log ended.
 func ReadPartial(dir string) (*Summary, string, error) {
 	p := filepath.Join(dir, PartialLog)
 	f, err := os.Open(p)
@@ -85,11 +94,25 @@ func ReadPartial(dir string) (*Summary, string, error) {
 	}
 	s := &Summary{SchemaVersion: SchemaVersion, Scenario: filepath.Base(dir), Status: StatusKilled, Shard: Shard{Count: 1},
 		Target:       TargetInfo{Kind: "unknown (not in the interval log)"},
-		StatusReason: fmt.Sprintf("no summary.json; figures from %s (%s; warmup included; no errors, drops or SLO verdicts)", PartialLog, ending),
-		Start:        time.UnixMilli(start).UTC(), End: time.UnixMilli(end).UTC()}
+		StatusReason: fmt.Sprintf("no summary.json; figures from %s (%s; warmup included; errors, drops and lag unknown; no SLO verdicts)", PartialLog, ending),
+		Start:        time.UnixMilli(start).UTC(), End: time.UnixMilli(end).UTC(), Partial: true}
+	if note := ReadWriteNote(dir); note != "" {
+		s.Status = StatusWriteFailed
+		s.StatusReason = "the results could not be written (" + note + "); " + s.StatusReason
+	}
+	ri, _ := ReadRunInfo(dir)
+	if ri != nil {
+		s.Scenario, s.ScenarioFile, s.Target, s.Shard = ri.Scenario, ri.ScenarioFile, ri.Target, ri.Shard
+		if s.Shard.Count == 0 {
+			s.Shard.Count = 1
+		}
+	}
 	for _, name := range order {
 		sp := span[name]
-		pr := PhaseResult{Name: name, Kind: "?", Start: time.UnixMilli(sp[0]).UTC(), End: time.UnixMilli(sp[1]).UTC()}
+		pr := PhaseResult{Name: name, Start: time.UnixMilli(sp[0]).UTC(), End: time.UnixMilli(sp[1]).UTC()}
+		if ri != nil {
+			pr.Kind, _ = ri.KindOf(name)
+		}
 		pr.DurationSeconds = float64(sp[1]-sp[0]) / 1000
 		pr.Ops = map[string]OpResult{}
 		for tag, h := range hists {

@@ -51,6 +51,10 @@ type Summary struct {
 	StatusReason string        `json:"status_reason,omitempty"`
 	Phases       []PhaseResult `json:"phases"`
 	SLO          Verdict       `json:"slo"`
+	// Partial: the figures were rebuilt from latency.hlog.partial alone
+	// (a killed run, or one whose writes failed): counts and latency
+	// only; errors, drops and lag are unknown (shown as such, not 0).
+	Partial bool `json:"partial,omitempty"`
 }
 
 // TargetInfo describes the target without credentials.
@@ -125,7 +129,7 @@ type OverTime struct {
 // PhaseResult is one phase.
 type PhaseResult struct {
 	Name  string              `json:"name"`
-	Kind  scenarios.PhaseKind `json:"kind"` // "?" when rebuilt from an interval log alone
+	Kind  scenarios.PhaseKind `json:"kind"` // empty (unknown) when rebuilt from an interval log without run.json
 	Start time.Time           `json:"start"`
 	End   time.Time           `json:"end"`
 	// WarmupSeconds is the warmup at the phase's start (steady phases):

@@ -507,7 +507,11 @@ func (a *App) report(args []string) int {
 			// A killed run leaves only latency.hlog.partial: show what
 			// it recorded and say so.
 			if ps, ending, perr := rundir.ReadPartial(dir); perr == nil {
-				fmt.Fprintf(a.Stderr, "soakd report: %s: the run was killed (no summary.json); reading %s, %s\n", dir, rundir.PartialLog, ending)
+				what := "the run was killed"
+				if ps.Status == rundir.StatusWriteFailed {
+					what = "the run's results could not be written"
+				}
+				fmt.Fprintf(a.Stderr, "soakd report: %s: %s (no summary.json); reading %s, %s\n", dir, what, rundir.PartialLog, ending)
 				s, err = ps, nil
 			} else if errors.Is(perr, os.ErrNotExist) {
 				err = fmt.Errorf("%s: not a run directory (no summary.json and no %s)", dir, rundir.PartialLog)

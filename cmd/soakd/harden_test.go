@@ -114,13 +114,22 @@ func TestReportKilledRun(t *testing.T) {
 	if code := a.Main(context.Background(), []string{"report", out}); code != 0 {
 		t.Fatalf("report: exit %d\n%s", code, errb)
 	}
-	for _, want := range []string{"killed", "phase steady", "get"} {
+	for _, want := range []string{"killed", "phase steady (steady)", "get", "errors unknown", "max lag unknown"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
 	}
 	if !strings.Contains(errb.String(), "the run was killed") {
 		t.Errorf("stderr %q", errb)
+	}
+	// --html draws latency over time from the partial log.
+	page := filepath.Join(dir, "report.html")
+	a, _, errb = newApp()
+	if code := a.Main(context.Background(), []string{"report", "--html", page, out}); code != 0 || strings.Contains(errb.String(), "no latency-over-time plots") {
+		t.Fatalf("report --html: exit %d\n%s", code, errb)
+	}
+	if html, _ := os.ReadFile(page); !strings.Contains(string(html), "latency over time") {
+		t.Error("report --html of a killed run has no latency-over-time chart")
 	}
 	a, _, errb = newApp()
 	if code := a.Main(context.Background(), []string{"report", dir}); code != 2 || !strings.Contains(errb.String(), "not a run directory") {
