@@ -89,6 +89,10 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 	rd.Memory = s.Target.MemoryLimits.String()
 	for _, p := range s.Phases {
 		pp := PhasePlots{Phase: p.Name, Kind: string(p.Kind)}
+		if s.Partial {
+			pp.Kind = partialKind(p.Kind)
+			pp.Notes = append(pp.Notes, "read back from "+rundir.PartialLog+": errors, drops, lag and target rate unknown")
+		}
 		if tl != nil {
 			pp.Plots = append(pp.Plots, timelinePlots(&p, tl)...)
 		}

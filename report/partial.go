@@ -8,6 +8,7 @@ import (
 	"github.com/soakd/soakd/metrics"
 
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 )
 
 // writePartialPhase renders a phase rebuilt from latency.hlog.partial
@@ -15,10 +16,7 @@ import (
 // what it cannot hold (target rate, errors, drops, lag) said to be
 // unknown rather than printed as 0.
 func writePartialPhase(b *strings.Builder, p *rundir.PhaseResult) {
-	kind := string(p.Kind)
-	if kind == "" || kind == "?" {
-		kind = "unknown kind"
-	}
+	kind := partialKind(p.Kind)
 	fmt.Fprintf(b, "\nphase %s (%s): target unknown, achieved %.1f ops/s over %.1fs (warmup included), %d ops, errors unknown, dropped unknown, max lag unknown\n",
 		p.Name, kind, p.AchievedRate, p.DurationSeconds, p.Completed)
 	writePartialOps(b, p.Result)
@@ -40,4 +38,13 @@ func writePartialOps(b *strings.Builder, r rundir.Result) {
 		}
 	}
 	tw.Flush()
+}
+
+// partialKind names a rebuilt phase's kind: "unknown kind" when the
+// run left no run.json to tell.
+func partialKind(k scenarios.PhaseKind) string {
+	if k == "" || k == "?" {
+		return "unknown kind"
+	}
+	return string(k)
 }

@@ -101,4 +101,7 @@ func TestTimelineReadsPartialLog(t *testing.T) {
 	if !strings.Contains(page, "latency over time") {
 		t.Error("the HTML report has no latency-over-time chart for a killed run")
 	}
+	if !strings.Contains(page, "phase steady (unknown kind)") || !strings.Contains(page, "errors, drops, lag and target rate unknown") {
+		t.Error("the HTML report of a killed run does not say what is unknown")
+	}
 }
