@@ -133,3 +133,36 @@ func TestDaemonKill9Recovery(t *testing.T) {
 		t.Errorf("report prints unknowns as 0 or the kind as (?):\n%s", txt)
 	}
 }
+
+// A run dir from before run.json (only latency.hlog.partial) whose
+// entry said running: the recovered summary takes the entry's scenario
+// and target and the log's phases, the kind left unknown.
+func TestRecoveryWithoutRunInfo(t *testing.T) {
+	data := t.TempDir()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	killedRunDir(t, data, "r1", start)
+	writeFile(t, filepath.Join(data, "index.json"), `{"schema_version":1,"runs":[
+ {"id":"r1","scenario":"s","scenario_file":"s.yaml","state":"running","created":"2026-01-02T03:04:05Z","start":"2026-01-02T03:04:05Z","dir":"runs/r1",
+  "target":{"kind":"redis","url":"redis://db:6379/0"}}]}`)
+	h, _, err := OpenHistory(data, start.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := h.Get("r1")
+	if e.State != StateKilled || e.End == nil || !e.End.Equal(start.Add(3*time.Second)) {
+		t.Errorf("entry %+v, want killed ending at the log's last interval", e)
+	}
+	s, err := rundir.ReadSummary(filepath.Join(data, "runs", "r1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Target.Kind != "redis" || s.Target.URL != "redis://db:6379/0" || s.Scenario != "s" || s.ScenarioFile != "s.yaml" || !s.Partial {
+		t.Errorf("summary target %+v scenario %q file %q partial %v", s.Target, s.Scenario, s.ScenarioFile, s.Partial)
+	}
+	if len(s.Phases) != 1 || s.Phases[0].Name != "steady" || s.Phases[0].Ops["get"].Count != 200 {
+		t.Fatalf("phases %+v", s.Phases)
+	}
+	if txt := report.Text(s); !strings.Contains(txt, "phase steady (unknown kind)") {
+		t.Errorf("report:\n%s", txt)
+	}
+}
