@@ -44,6 +44,10 @@ const (
 	// the daemon's live-rate call. A sharded run's total may exceed it
 	// (each shard runs rate/N).
 	MaxRate = 10_000_000
+	// MinRate is the floor of any positive rate: one op every 1,000 s.
+	// Below it the schedule's first intervals outlast any run (and at
+	// 1e-11 ops/s they overflowed the pacer's clock).
+	MinRate = 0.001
 	// MaxRampSteps bounds a ramp's steps, listed or from/to/step (the
 	// count is computed before anything is expanded).
 	MaxRampSteps = 1000
@@ -88,6 +92,8 @@ func badRate(r float64, zeroOK bool) string {
 			return "must be 0 (closed loop) or a positive number of ops/s"
 		}
 		return "must be a positive number of ops/s"
+	case r > 0 && r < MinRate:
+		return fmt.Sprintf("%g ops/s is below the floor of %g ops/s (one op every %g s)", r, float64(MinRate), 1/float64(MinRate))
 	case r > MaxRate:
 		return fmt.Sprintf("%g ops/s is above the per-process ceiling of %d ops/s (split a larger rate across shards: --shard I/N)", r, MaxRate)
 	}
