@@ -62,6 +62,10 @@ const (
 	// no scenario mapping needs more, and yaml.v3 checks a mapping's keys
 	// for duplicates pairwise (quadratic time).
 	MaxMappingKeys = 256
+	// MaxListItems caps any one YAML list in a file (checked on the
+	// node tree, before the strict decode): no scenario list needs more
+	// than a sweep's MaxSweepPoints or a ramp's MaxRampSteps.
+	MaxListItems = 1000
 )
 
 // rampStepCount is the number of steps from/to/step make, computed
