@@ -665,7 +665,12 @@ func redactURL(raw string) (string, []string) {
 	if j := strings.IndexByte(base[hostStart:], '/'); j >= 0 {
 		authEnd = hostStart + j
 	}
-	at := strings.LastIndex(base[:authEnd], "@")
+	// Only an "@" after the scheme's "://" ends a userinfo: red@s://x
+	// has none (it sliced base[8:3] and panicked).
+	at := strings.LastIndex(base[hostStart:authEnd], "@")
+	if at >= 0 {
+		at += hostStart
+	}
 	switch {
 	case at < 0:
 	case hostStart == 0:
