@@ -378,6 +378,7 @@ func (s *Scenario) Validate() []FieldError {
 	if len(s.Phases) == 0 {
 		add("phases", "a scenario needs at least one phase")
 	}
+	errs = append(errs, s.validateNames()...)
 	names := map[string]int{}
 	for i, p := range s.Phases {
 		pp := fmt.Sprintf("phases[%d]", i)
