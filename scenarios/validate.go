@@ -379,6 +379,7 @@ func (s *Scenario) Validate() []FieldError {
 		add("phases", "a scenario needs at least one phase")
 	}
 	errs = append(errs, s.validateNames()...)
+	errs = append(errs, s.validateMemory()...)
 	names := map[string]int{}
 	for i, p := range s.Phases {
 		pp := fmt.Sprintf("phases[%d]", i)
