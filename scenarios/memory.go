@@ -33,7 +33,7 @@ const (
 	// MaxEmbeddedBytes bounds the dataset of the embedded target, which
 	// lives in soakd's own process (the daemon's too): the records loaded
 	// or grown x (record + embeddedRecordOverhead + a field name each).
-	MaxEmbeddedBytes = 4 << 30
+	MaxEmbeddedBytes       = 4 << 30
 	embeddedRecordOverhead = 64
 	embeddedFieldOverhead  = 32
 )
