@@ -42,5 +42,5 @@ func (a *App) checkReachable(ctx context.Context, sc *scenarios.Scenario) error 
 	return nil
 }
 
-// errEmptyTarget is the message for --target ”.
+// errEmptyTarget is the message for an empty --target.
 var errEmptyTarget = fmt.Errorf("--target '': give a store URL such as redis://host:6379 (leave the flag out to use the scenario's target)")

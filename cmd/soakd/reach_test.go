@@ -24,7 +24,7 @@ slo: {max_error_ratio: 0}
 // TestRunTargetsReachableFirst: with several --target values, each is
 // connected to before the first run starts: an unreachable second one
 // exits 2 with nothing run (it was found after the first target's whole
-// run). --target ” is an error naming the flag (it silently used the
+// run). An empty --target is an error naming the flag (it silently used the
 // scenario's target).
 func TestRunTargetsReachableFirst(t *testing.T) {
 	srv, err := embedded.Start(embedded.Config{})
