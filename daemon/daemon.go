@@ -638,7 +638,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	defer d.release(ar, sc.Name, req.slot)
 	start := d.o.Now().UTC()
 	d.indexErr(d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start }))
-	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source)
+	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source, "target", string(sc.Target.Kind)+" "+scenarios.RedactURL(sc.Target.URL))
 	// What soakd validate and soakd run print as warnings (an rdb interval
 	// that never fires): the run goes ahead.
 	for _, w := range sc.Warnings() {

@@ -18,10 +18,24 @@ type Schedule struct {
 	Rate float64 // ops/s, > 0
 }
 
-// At returns the intended start offset of op i.
+// At returns the intended start offset of op i. It saturates at
+// maxAt (about 292 years) instead of overflowing, for any i and any
+// rate: a tiny, zero, negative or NaN rate puts op i (i > 0) at maxAt,
+// never at a negative or wrapped offset that would make it due at once.
 func (s Schedule) At(i uint64) time.Duration {
-	return time.Duration(float64(i) * 1e9 / s.Rate)
+	if i == 0 {
+		return 0
+	}
+	f := float64(i) * 1e9 / s.Rate
+	if !(f >= 0 && f < float64(maxAt)) {
+		return maxAt
+	}
+	return time.Duration(f)
 }
+
+// maxAt is At's ceiling: the largest float64 below 2^63 ns, so the
+// conversion to time.Duration is exact and in range.
+const maxAt = time.Duration(1<<63 - 1024)
 
 // Due returns how many ops are due by elapsed: those with At(i) <= elapsed.
 // It is O(1) whatever the rate: the float estimate is corrected by at

@@ -22,6 +22,16 @@ const (
 	CQLDefaultConnectTimeout = 5 * time.Second
 )
 
+// Bounds on a cql:// URL's options.
+const (
+	CQLMaxTimeout       = 10 * time.Minute
+	CQLMaxWriteCoalesce = time.Second
+)
+
+// cqlIntMax bounds the URL's integer options: page_size (rows a page
+// holds in memory), conns (connections per host), metrics_port.
+var cqlIntMax = map[string]int{"page_size": 100_000, "conns": 1000, "metrics_port": 65535}
+
 // CQLConsistencies are the consistency level names a cql:// URL takes.
 var CQLConsistencies = []string{"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "LOCAL_ONE"}
 
@@ -171,8 +181,14 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 		if h = strings.TrimSpace(h); h == "" {
 			continue
 		}
-		if _, _, err := net.SplitHostPort(h); err != nil {
+		if host, port, err := net.SplitHostPort(h); err != nil {
 			h = net.JoinHostPort(strings.Trim(h, "[]"), strconv.Itoa(CQLDefaultPort))
+		} else if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			bad("host %q: port %q is not a port (1-65535)", host, port)
+			continue
+		} else if host == "" {
+			bad("host %q names no host before its port", h)
+			continue
 		}
 		c.Hosts = append(c.Hosts, h)
 	}
@@ -226,6 +242,15 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 				bad("%s %q: want a duration such as 5s", k, v)
 				continue
 			}
+			// 0 is no timeout at all in gocql: an op or a dial to a node
+			// that accepts and never answers would wait forever.
+			if lim := CQLMaxTimeout; k != "write_coalesce" && (d <= 0 || d > lim) {
+				bad("%s %q: want a duration above 0 and at most %s", k, v, lim)
+				continue
+			} else if k == "write_coalesce" && d > CQLMaxWriteCoalesce {
+				bad("write_coalesce %q: at most %s (it delays every write by up to that)", v, CQLMaxWriteCoalesce)
+				continue
+			}
 			switch k {
 			case "timeout":
 				c.Timeout = d
@@ -240,15 +265,16 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 				bad("%s %q: want a positive number", k, v)
 				continue
 			}
+			if lim, ok := cqlIntMax[k]; ok && n > lim {
+				bad("%s %d: at most %d", k, n, lim)
+				continue
+			}
 			switch k {
 			case "page_size":
 				c.PageSize = n
 			case "conns":
 				c.Conns = n
 			case "metrics_port":
-				if n > 65535 {
-					bad("metrics_port %d: not a port", n)
-				}
 				c.MetricsPort = n
 			default:
 				if n < 3 || n > 4 {

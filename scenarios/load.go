@@ -91,8 +91,24 @@ var errTooLarge = fmt.Errorf("file is larger than %d bytes (4 MB), the cap for s
 // Parse decodes data (named file in messages) strictly: unknown keys,
 // wrong types and failed validation are all reported, each with its line.
 func Parse(file string, data []byte) (*Scenario, error) {
-	if len(data) > MaxFileBytes {
-		return nil, Problems{{File: file, Msg: errTooLarge.Error()}}
+	sc, err := parse(file, data)
+	var ps Problems
+	if errors.As(err, &ps) && len(ps) > MaxProblems {
+		// The first MaxProblems by line say what is wrong; thousands of
+		// lines (a point list's every entry) only bury them.
+		n := len(ps) - MaxProblems
+		ps = append(ps[:MaxProblems:MaxProblems], Problem{File: file, Msg: fmt.Sprintf("... and %d more problems", n)})
+		err = ps
+	}
+	return sc, err
+}
+
+// MaxProblems is how many problems Parse lists for one file.
+const MaxProblems = 100
+
+func parse(file string, data []byte) (*Scenario, error) {
+	if probs := precheck(file, data); len(probs) > 0 {
+		return nil, probs
 	}
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -157,11 +173,35 @@ func Parse(file string, data []byte) (*Scenario, error) {
 
 var lineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
 
+// parserProblems are the messages of yaml.v3's parser (as opposed to
+// its scanner's): for them yaml.v3 reports the 0-based line of the
+// construct being parsed (the flow mapping, the block list...), one less
+// than its line in the file, and no line at all when that is the first.
+var parserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"found undefined tag handle":             true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
 func syntaxProblem(file string, err error) Problem {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := lineRE.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
+		if parserProblems[m[2]] {
+			n++
+		}
 		return Problem{File: file, Line: n, Msg: m[2]}
+	}
+	if parserProblems[msg] {
+		return Problem{File: file, Line: 1, Msg: msg}
 	}
 	return Problem{File: file, Msg: msg}
 }
@@ -212,6 +252,12 @@ func checkWidth(file string, n *yaml.Node) Problems {
 		if n.Kind == yaml.MappingNode && len(n.Content)/2 > MaxMappingKeys {
 			probs = append(probs, Problem{File: file, Line: n.Line,
 				Msg: fmt.Sprintf("a mapping with %d keys; a mapping holds at most %d", len(n.Content)/2, MaxMappingKeys)})
+			continue
+		}
+		if n.Kind == yaml.SequenceNode && len(n.Content) > MaxListItems {
+			// Refused before the strict decode builds a value per item.
+			probs = append(probs, Problem{File: file, Line: n.Line,
+				Msg: fmt.Sprintf("a list with %d items; a list holds at most %d (a sweep's points, a ramp's steps)", len(n.Content), MaxListItems)})
 			continue
 		}
 		if n.Kind != yaml.AliasNode {

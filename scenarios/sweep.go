@@ -290,8 +290,8 @@ func validateSweep(pp string, p *Phase) []FieldError {
 				lp += ".label"
 			}
 			switch {
-			case strings.ContainsAny(label, "/ \t\n"):
-				add(lp, "label %q must not hold '/' or spaces (it names the point's stage)", label)
+			case badName(label) != "":
+				// validateNames says what is wrong with it.
 			case labels[label] > 0:
 				add(lp, "point %q is also points[%d]; give one a label", label, labels[label]-1)
 			default:

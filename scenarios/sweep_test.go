@@ -168,7 +168,7 @@ phases:
 		{31, "phases[2].sweep.points[1].get", "a rate sweep's point gives only rate"},
 		{36, "phases[3].sweep.points[0].concurrency", "at least 1"},
 		{36, "phases[3].sweep.points[1].concurrency", "at most 10000"},
-		{36, "phases[3].sweep.points[2].label", "must not hold '/' or spaces"},
+		{36, "phases[3].sweep.points[2].label", "holds a space"},
 		{39, "phases[4].duration", "leave out duration"},
 		{40, "phases[4].rate", "leave out rate"},
 		{42, "phases[4].sweep.points[0].field_bytes", "between 1 and 16777216"},

@@ -44,6 +44,10 @@ const (
 	// the daemon's live-rate call. A sharded run's total may exceed it
 	// (each shard runs rate/N).
 	MaxRate = 10_000_000
+	// MinRate is the floor of any positive rate: one op every 1,000 s.
+	// Below it the schedule's first intervals outlast any run (and at
+	// 1e-11 ops/s they overflowed the pacer's clock).
+	MinRate = 0.001
 	// MaxRampSteps bounds a ramp's steps, listed or from/to/step (the
 	// count is computed before anything is expanded).
 	MaxRampSteps = 1000
@@ -58,6 +62,10 @@ const (
 	// no scenario mapping needs more, and yaml.v3 checks a mapping's keys
 	// for duplicates pairwise (quadratic time).
 	MaxMappingKeys = 256
+	// MaxListItems caps any one YAML list in a file (checked on the
+	// node tree, before the strict decode): no scenario list needs more
+	// than a sweep's MaxSweepPoints or a ramp's MaxRampSteps.
+	MaxListItems = 1000
 )
 
 // rampStepCount is the number of steps from/to/step make, computed
@@ -88,6 +96,8 @@ func badRate(r float64, zeroOK bool) string {
 			return "must be 0 (closed loop) or a positive number of ops/s"
 		}
 		return "must be a positive number of ops/s"
+	case r > 0 && r < MinRate:
+		return fmt.Sprintf("%g ops/s is below the floor of %g ops/s (one op every %g s)", r, float64(MinRate), 1/float64(MinRate))
 	case r > MaxRate:
 		return fmt.Sprintf("%g ops/s is above the per-process ceiling of %d ops/s (split a larger rate across shards: --shard I/N)", r, MaxRate)
 	}
@@ -368,6 +378,8 @@ func (s *Scenario) Validate() []FieldError {
 	if len(s.Phases) == 0 {
 		add("phases", "a scenario needs at least one phase")
 	}
+	errs = append(errs, s.validateNames()...)
+	errs = append(errs, s.validateMemory()...)
 	names := map[string]int{}
 	for i, p := range s.Phases {
 		pp := fmt.Sprintf("phases[%d]", i)
@@ -655,7 +667,12 @@ func redactURL(raw string) (string, []string) {
 	if j := strings.IndexByte(base[hostStart:], '/'); j >= 0 {
 		authEnd = hostStart + j
 	}
-	at := strings.LastIndex(base[:authEnd], "@")
+	// Only an "@" after the scheme's "://" ends a userinfo: red@s://x
+	// has none (it sliced base[8:3] and panicked).
+	at := strings.LastIndex(base[hostStart:authEnd], "@")
+	if at >= 0 {
+		at += hostStart
+	}
 	switch {
 	case at < 0:
 	case hostStart == 0:

@@ -18,8 +18,8 @@ import (
 // mistyped values, which leave v's fields zero): v can then be validated
 // in the same pass, its FieldErrors placed by FieldProblems.
 func DecodeStrict(file string, data []byte, v any, what string) (doc *yaml.Node, probs Problems, decoded bool) {
-	if len(data) > MaxFileBytes {
-		return nil, Problems{{File: file, Msg: errTooLarge.Error()}}, false
+	if probs := precheck(file, data); len(probs) > 0 {
+		return nil, probs, false
 	}
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))

@@ -151,7 +151,10 @@ func Detect(xs []float64, o ChangeOptions) []ChangePoint {
 			ys = append(ys, s/float64(j-i))
 		}
 	}
-	found := bisect(ys, o)
+	if flat(ys) {
+		return nil
+	}
+	found := bisect(ys, scaled(ys), o)
 	cps := make([]ChangePoint, 0, len(found))
 	for k, f := range found {
 		at := f.at * g
@@ -181,10 +184,53 @@ type candidate struct {
 	ok         bool
 }
 
-// bisect returns the accepted splits of ys in index order.
-func bisect(ys []float64, o ChangeOptions) []candidate {
+// flatEpsilon is the relative spread below which a series (or segment)
+// counts as constant: max-min ≤ flatEpsilon·max(|max|,|min|). Float
+// rounding (averaging identical values into buckets, the Fenwick sums)
+// moves values by a few ulps (~1e-16 relative); no metric soakd
+// measures changes by a billionth of itself for a reason worth naming.
+const flatEpsilon = 1e-9
+
+// flat says whether xs is constant up to flatEpsilon.
+func flat(xs []float64) bool {
+	if len(xs) == 0 {
+		return true
+	}
+	lo, hi := xs[0], xs[0]
+	for _, v := range xs[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return hi-lo <= flatEpsilon*max(math.Abs(hi), math.Abs(lo))
+}
+
+// scaled maps xs onto [-0.5, 0.5] (centred on the midpoint of its
+// range, divided by the range): every statistic Detect computes is
+// invariant under it (splits, ranks, F), and the sums of distances are
+// then of order 1 instead of carrying a large common level whose
+// rounding cancels into spurious differences. xs must not be flat.
+func scaled(xs []float64) []float64 {
+	lo, hi := xs[0], xs[0]
+	for _, v := range xs[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	mid, span := lo/2+hi/2, hi-lo
+	if math.IsInf(span, 0) { // |values| near MaxFloat64
+		mid, span = 0, max(math.Abs(lo), math.Abs(hi))
+	}
+	out := make([]float64, len(xs))
+	for i, v := range xs {
+		out[i] = (v - mid) / span
+	}
+	return out
+}
+
+// bisect returns the accepted splits in index order: raw is the series,
+// zs the same series scaled (the statistics run on zs; the floors
+// MinRelChange and MinAbsChange on raw).
+func bisect(raw, zs []float64, o ChangeOptions) []candidate {
 	var found []candidate
-	segs := []candidate{evaluate(ys, 0, len(ys), o)}
+	evaluate := func(lo, hi int) candidate { return evaluate(raw, zs, lo, hi, o) }
+	segs := []candidate{evaluate(0, len(raw))}
 	for {
 		best := -1
 		for i, c := range segs {
@@ -198,7 +244,7 @@ func bisect(ys []float64, o ChangeOptions) []candidate {
 		c := segs[best]
 		found = append(found, c)
 		segs = slices.Delete(segs, best, best+1)
-		segs = append(segs, evaluate(ys, c.lo, c.at, o), evaluate(ys, c.at, c.hi, o))
+		segs = append(segs, evaluate(c.lo, c.at), evaluate(c.at, c.hi))
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].at < found[j].at })
 	return found
@@ -206,10 +252,10 @@ func bisect(ys []float64, o ChangeOptions) []candidate {
 
 // evaluate finds segment [lo,hi)'s best split and tests it: the
 // segment's permutation test, then the abruptness test, then
-// MinRelChange.
-func evaluate(ys []float64, lo, hi int, o ChangeOptions) candidate {
+// MinRelChange. A segment constant up to flatEpsilon has no split.
+func evaluate(raw, ys []float64, lo, hi int, o ChangeOptions) candidate {
 	c := candidate{lo: lo, hi: hi}
-	if hi-lo < 2*o.MinSize {
+	if hi-lo < 2*o.MinSize || flat(raw[lo:hi]) {
 		return c
 	}
 	e := newEnergy(ys[lo:hi])
@@ -247,7 +293,7 @@ func evaluate(ys []float64, lo, hi int, o ChangeOptions) candidate {
 		return c
 	}
 	if o.MinRelChange > 0 || o.MinAbsChange > 0 {
-		left, right := ys[lo:c.at], ys[c.at:hi]
+		left, right := raw[lo:c.at], raw[c.at:hi]
 		bl, br := median(left), median(right)
 		dl, ds := math.Abs(br-bl), math.Abs(mad(right, br)-mad(left, bl))
 		if o.MinRelChange > 0 && (bl == 0 || max(dl, ds) < o.MinRelChange*math.Abs(bl)) {

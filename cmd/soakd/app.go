@@ -165,6 +165,10 @@ func (a *App) run(ctx context.Context, args []string) int {
 		return exitBadUsed
 	}
 	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
+	if emptyTarget(f.targets) {
+		fmt.Fprintf(a.Stderr, "soakd run: %v\n", errEmptyTarget)
+		return exitBadUsed
+	}
 	if len(f.targets) <= 1 {
 		if len(f.targets) == 1 {
 			f.target = f.targets[0]
@@ -204,6 +208,10 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 		f.target = tg
 		if !a.applyOverrides(sc, f, func(string) {}) {
 			fmt.Fprintf(a.Stderr, "soakd run: --target %s refused; nothing ran\n", scenarios.RedactURL(tg))
+			return exitBadUsed
+		}
+		if err := a.checkReachable(ctx, sc); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: --target %s unreachable: %v; nothing ran\n", scenarios.RedactURL(tg), err)
 			return exitBadUsed
 		}
 		name = sc.Name

@@ -26,7 +26,7 @@ import (
 // --seed on the command line, a schedule's or API request's target in
 // the daemon. Zero fields change nothing.
 type Overrides struct {
-	Target   string   // URL; the kind follows from its scheme
+	Target   string   // URL; the kind follows from its scheme; merged into the scenario's (MergeTargetURL)
 	Rate     *float64 // every non-load phase's rate
 	Duration string   // every steady phase's duration
 	Warmup   string   // every steady phase's warmup
@@ -62,7 +62,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 		if scenarios.CanonicalKind(sc.Target.Kind) != kind {
 			sc.Target.Kind = kind // an alias (scylla, cassandra) naming the same adapter stays
 		}
-		sc.Target.URL = o.Target
+		sc.Target.URL = MergeTargetURL(sc.Target.URL, o.Target)
 	}
 	if o.Rate != nil {
 		if err := scenarios.CheckRate(*o.Rate, true); err != nil {

@@ -140,11 +140,18 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 	} else {
 		opt = &goredis.Options{Addr: t.Client.Addrs[0]}
 	}
-	if t.Auth.UsernameEnv != "" {
-		opt.Username = o.Getenv(t.Auth.UsernameEnv)
+	// A named variable that is empty is an error, as on the other
+	// targets: connecting without the password meant to be sent would
+	// measure another server, or fail later as NOAUTH.
+	if k := t.Auth.UsernameEnv; k != "" {
+		if opt.Username = o.Getenv(k); opt.Username == "" {
+			return nil, fmt.Errorf("auth.username_env names %s, which is empty", k)
+		}
 	}
-	if t.Auth.PasswordEnv != "" {
-		opt.Password = o.Getenv(t.Auth.PasswordEnv)
+	if k := t.Auth.PasswordEnv; k != "" {
+		if opt.Password = o.Getenv(k); opt.Password == "" {
+			return nil, fmt.Errorf("auth.password_env names %s, which is empty", k)
+		}
 	}
 	tlsCfg, err := tlsConfig(t.TLS, opt)
 	if err != nil {

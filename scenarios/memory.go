@@ -1,0 +1,186 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+)
+
+// Memory bounds: what a run may hold, estimated from the scenario's
+// arithmetic alone (nothing is allocated or expanded to check it). A
+// run over them died with "fatal error: out of memory" (a 16 GiB
+// record), and through the daemon took the daemon and a bystander run
+// with it.
+const (
+	// MaxRecordBytes bounds a record: fields x field_bytes (a value
+	// sweep's points too). Every op that writes or reads one moves it
+	// whole through the client's buffers and, embedded, the store's.
+	MaxRecordBytes = 64 << 20
+	// MaxScanLength bounds keyspace.scan_length (records per scan).
+	MaxScanLength = 100_000
+	// MaxClientBatch bounds client.max_batch (ops per pipeline, bulk
+	// request or batch).
+	MaxClientBatch = 10_000
+	// WorkerBytes is what one worker costs besides the data it moves:
+	// its goroutine, request slots, and its connection's buffers on
+	// both ends with the embedded target. Measured: `concurrency: 5000`
+	// closed loop on the embedded target peaks at 540 MB RSS against
+	// 181 MB at 1000 (90 KB a worker), 1000 against 100 workers 116 KB a
+	// worker.
+	WorkerBytes = 128 << 10
+	// MaxPhaseBytes bounds a phase's estimated memory: concurrency x
+	// (WorkerBytes + the bytes one worker has in flight).
+	MaxPhaseBytes = 4 << 30
+	// MaxEmbeddedBytes bounds the dataset of the embedded target, which
+	// lives in soakd's own process (the daemon's too): the records loaded
+	// or grown x (record + embeddedRecordOverhead + a field name each).
+	MaxEmbeddedBytes       = 4 << 30
+	embeddedRecordOverhead = 64
+	embeddedFieldOverhead  = 32
+)
+
+// Default pipeline depths of the adapters when client.max_batch is
+// left out (open-loop workers send up to this many due ops at once).
+// They mirror the targets' defaults; only the estimate uses them.
+var defaultDepth = map[TargetKind]int{KindEmbedded: 256, KindRedis: 256, KindMongo: 100, KindElastic: 500, KindCQL: 16}
+
+// recordBytes is fields x field_bytes.
+func recordBytes(fields, fieldBytes int) int64 { return int64(fields) * int64(fieldBytes) }
+
+// iec writes n bytes in KiB, MiB or GiB.
+func iec(n float64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.4g GiB", n/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.4g MiB", n/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.4g KiB", n/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", n)
+}
+
+// opBytes is the most one op of the mixes moves: a record, a scan's
+// scan_length records, a search page (10 records), an lrange's elements
+// (one field each).
+func opBytes(mixes []map[string]float64, rec, fieldBytes, scanLen int64) (int64, string) {
+	most, what := rec, "a record"
+	for _, m := range mixes {
+		for op, w := range m {
+			if w <= 0 {
+				continue
+			}
+			var n int64
+			var why string
+			switch op {
+			case "scan":
+				n, why = int64(scanLen)*rec, fmt.Sprintf("a scan of %d records", scanLen)
+			case "search":
+				n, why = 10*rec, "a search page of 10 records"
+			case "lrange_100", "lrange_300", "lrange_500", "lrange_600":
+				var k int64
+				fmt.Sscanf(op, "lrange_%d", &k)
+				n, why = k*fieldBytes, fmt.Sprintf("%s (%d fields)", op, k)
+			}
+			if n > most {
+				most, what = n, why
+			}
+		}
+	}
+	return most, what
+}
+
+// openLoop says whether a phase's workers may send several due ops at
+// once (a pipeline, bulk request or batch): any phase with a rate. A
+// closed-loop worker has one op in flight.
+func (p *Phase) openLoop() bool {
+	switch p.Kind {
+	case PhaseRamp, PhaseCapacity:
+		return true
+	case PhaseGrowth:
+		return true
+	case PhaseSweep:
+		return p.Rate > 0 || (p.Sweep != nil && p.Sweep.Measure != MeasureClosed)
+	}
+	return p.Rate > 0
+}
+
+// validateMemory checks the record size, scan_length, max_batch and
+// each phase's estimated memory.
+func (s *Scenario) validateMemory() []FieldError {
+	var errs []FieldError
+	add := func(path, format string, args ...any) {
+		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	f, fb := s.Record.Fields, s.Record.FieldBytes
+	if f < 1 || fb < 1 {
+		return nil // reported by Validate
+	}
+	rec := recordBytes(f, fb)
+	if rec > MaxRecordBytes {
+		add("record.field_bytes", "fields x field_bytes = %d x %d = %s per record exceeds %s", f, fb, iec(float64(rec)), iec(MaxRecordBytes))
+	}
+	if n := s.Keyspace.ScanLength; n > MaxScanLength {
+		add("keyspace.scan_length", "%d records per scan exceeds %d", n, MaxScanLength)
+	}
+	if s.Target.Kind == KindEmbedded && rec <= MaxRecordBytes {
+		n, path := s.Keyspace.Records, "keyspace.records"
+		for i, p := range s.Phases {
+			if g := p.Growth; p.Kind == PhaseGrowth && g != nil && g.StopRecords > n {
+				n, path = g.StopRecords, fmt.Sprintf("phases[%d].growth.stop_records", i)
+			}
+		}
+		per := float64(rec + embeddedRecordOverhead + int64(f)*embeddedFieldOverhead)
+		if total := float64(n) * per; n <= MaxRecords && total > MaxEmbeddedBytes {
+			add(path, "records x (record %s + ~%d B of keys and field names) = %d x %s = %s exceeds the %s the embedded store may hold in soakd's process; use a real target or fewer records",
+				iec(float64(rec)), int64(per)-rec, n, iec(per), iec(total), iec(MaxEmbeddedBytes))
+		}
+	}
+	mb := s.Target.Client.MaxBatch
+	if mb < 0 || mb > MaxClientBatch {
+		add("target.client.max_batch", "must be between 1 and %d (omit it for the adapter's default), got %d", MaxClientBatch, mb)
+		mb = 0
+	}
+	depth := mb
+	if depth == 0 {
+		depth = defaultDepth[CanonicalKind(s.Target.Kind)]
+	}
+	depth = max(depth, 1)
+	scanLen := int64(min(s.Keyspace.ScanLength, MaxScanLength))
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		pp := fmt.Sprintf("phases[%d]", i)
+		workers, workersPath := p.Concurrency, pp+".concurrency"
+		recMax, fbMax := rec, int64(fb)
+		if sw := p.Sweep; p.Kind == PhaseSweep && sw != nil {
+			for j, pt := range sw.Points {
+				if j >= MaxSweepPoints {
+					break
+				}
+				if sw.Over == SweepConcurrency && pt.Concurrency > workers {
+					workers, workersPath = pt.Concurrency, fmt.Sprintf("%s.sweep.points[%d].concurrency", pp, j)
+				}
+				if sw.Over == SweepValueSize && pt.FieldBytes > 0 {
+					r := recordBytes(f, pt.FieldBytes)
+					if r > MaxRecordBytes {
+						add(fmt.Sprintf("%s.sweep.points[%d].field_bytes", pp, j), "fields x field_bytes = %d x %d = %s per record exceeds %s", f, pt.FieldBytes, iec(float64(r)), iec(MaxRecordBytes))
+					}
+					recMax, fbMax = max(recMax, r), max(fbMax, int64(pt.FieldBytes))
+				}
+			}
+		}
+		if workers < 1 || workers > MaxConcurrency || recMax > MaxRecordBytes {
+			continue // reported on its own
+		}
+		one, what := opBytes(p.Mixes(), recMax, fbMax, scanLen)
+		flight, flightWhat := one, what
+		if p.openLoop() && depth > 1 && int64(depth)*recMax > one {
+			flight, flightWhat = int64(depth)*recMax, fmt.Sprintf("a pipeline of %d records", depth)
+		}
+		perWorker := float64(WorkerBytes) + float64(flight)
+		if total := float64(workers) * perWorker; total > MaxPhaseBytes || math.IsInf(total, 0) {
+			add(workersPath, "concurrency x (worker %s + in flight %s: %s) = %d x %s = %s exceeds the %s a phase may hold; lower concurrency, record size, scan_length or client.max_batch",
+				iec(WorkerBytes), iec(float64(flight)), flightWhat, workers, iec(perWorker), iec(total), iec(MaxPhaseBytes))
+		}
+	}
+	return errs
+}
