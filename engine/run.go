@@ -106,6 +106,13 @@ type runner struct {
 	lastStats map[string]float64
 	// persist turns the stats samples into BGSAVE / AOF rewrite periods.
 	persist persistTracker
+
+	// round is the 1-based round of a repeated phase being run (0: not
+	// repeated); it gives each round its own random stream, shared by
+	// the variants. sweepOrder is the order of a sweep's points in it
+	// (nil: as listed).
+	round      int
+	sweepOrder []int
 }
 
 // Run executes every phase of the scenario and writes the run directory.
@@ -203,67 +210,22 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// stopErr ends the run early with what ran so far written: a phase
 	// barrier the other shards never reached, or a variant that could
 	// not start.
-	var stopErr error
-	for vi, v := range r.variants() {
-		if ctx.Err() != nil || stopErr != nil {
-			break
-		}
-		leave, err := r.enterVariant(ctx, vi, v)
-		if err != nil {
-			// The next variant's server did not start: keep what the
-			// earlier variants measured, end the run here and say why.
-			stopErr = err
-			break
-		}
-		stopWatch := watchTarget(r.currentTarget(), cancelRun)
-		for pi := range r.sc.Phases {
-			if ctx.Err() != nil || stopErr != nil {
-				break
-			}
-			if err := r.waitBarrier(ctx, pi, v); err != nil {
-				if ctx.Err() != nil {
-					break // interrupted: marked below, as for a phase
-				}
-				// The other shards are gone or late: end the run here,
-				// write what ran so far and report why.
-				stopErr = err
-				break
-			}
-			ph := &r.sc.Phases[pi]
-			if v != "" {
-				// The variant is part of the phase name everywhere:
-				// progress line, hlog tags, Prometheus phase label, summary.
-				vp := *ph
-				vp.Name = fmt.Sprintf("%s[%s]", ph.Name, v)
-				ph = &vp
-			}
-			pctx, ps := r.tracer.Start(ctx, "soakd.phase", trace.WithAttributes(attribute.String("soakd.phase", ph.Name),
-				attribute.String("soakd.phase.kind", string(ph.Kind)), attribute.Float64("soakd.target_rate", ph.Rate)))
-			pr, err := r.runPhase(pctx, pi, ph)
-			if err != nil {
-				stopWatch()
-				leave()
-				stopStats()
-				ps.SetStatus(codes.Error, err.Error())
-				ps.End()
-				runSpan.SetStatus(codes.Error, err.Error())
-				// The logs stay .partial, as a killed run's; their
-				// files are closed (a daemon runs on).
-				r.hlogMu.Lock()
-				r.hbuf.Close()
-				r.counts.f.Close()
-				r.hlogMu.Unlock()
-				return nil, err
-			}
-			pr.Variant = v
-			if !pr.Start.IsZero() && !pr.End.IsZero() {
-				pr.PersistenceEvents = r.persist.between(pr.Start, pr.End)
-			}
-			sum.Phases = append(sum.Phases, *pr)
-			phaseSpans = append(phaseSpans, ps)
-		}
-		stopWatch()
-		leave()
+	var stopErr, fatal error
+	if r.sc.Repeats() > 1 {
+		stopErr, fatal = r.runRounds(ctx, sum, &phaseSpans, cancelRun)
+	} else {
+		stopErr, fatal = r.runVariants(ctx, sum, &phaseSpans, cancelRun)
+	}
+	if fatal != nil {
+		stopStats()
+		runSpan.SetStatus(codes.Error, fatal.Error())
+		// The logs stay .partial, as a killed run's; their
+		// files are closed (a daemon runs on).
+		r.hlogMu.Lock()
+		r.hbuf.Close()
+		r.counts.f.Close()
+		r.hlogMu.Unlock()
+		return nil, fatal
 	}
 	stopStats()
 	var down *targetDownError
@@ -488,7 +450,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 	base := segment{
 		Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(), Mix: mix,
 		Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(),
-		Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi),
+		Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi) + uint64(r.round)*0xd1b54a32d192ed03,
 	}
 	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind}
 	var segs []segment

@@ -137,7 +137,10 @@ type PhaseResult struct {
 	SLO    *Verdict           `json:"slo,omitempty"`
 	// Growth phases: the persistence variant and the first cliff.
 	Variant string `json:"variant,omitempty"`
-	Cliff   *Cliff `json:"cliff,omitempty"`
+	// Repeat is the round (1..N) of a phase run with repeat: N > 1, in
+	// which the variants ran interleaved; 0 = not repeated.
+	Repeat int    `json:"repeat,omitempty"`
+	Cliff  *Cliff `json:"cliff,omitempty"`
 	// Capacity phases: the search's outcome.
 	Capacity *CapacityResult `json:"capacity,omitempty"`
 	// Sweep phases: one figure per point.

@@ -133,6 +133,8 @@ type runFlags struct {
 	warmup, records     string
 	concurrency         int
 	swap                string
+	repeat              int
+	control             bool
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -155,6 +157,8 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.records, "records", "", "override keyspace.records and the records of load phases (e.g. 10000)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "override every phase's concurrency (workers)")
 	fs.StringVar(&f.swap, "swap", "", "turn on a swapfile of this size (e.g. 2gb) for the run, and off and delete it at the end, however the run ends (root)")
+	fs.IntVar(&f.repeat, "repeat", 0, "run every steady phase and throughput sweep in N short rounds, the variants (persistence variants, several --target, sweep points) interleaved in each (overrides the scenario's repeat:)")
+	fs.BoolVar(&f.control, "control", false, "with the side-by-side table at the end: also print the A/A control (A's rounds split in two halves against each other), the noise floor")
 	fs.StringVar(&f.seed, "seed", "", "random seed for keys, values and op order (overrides the scenario's seed; each shard and worker derives its own stream from it)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -239,7 +243,7 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 // applyOverrides applies f's overrides (f.target the target) to sc and
 // reports every problem on stderr; false when there were any.
 func (a *App) applyOverrides(sc *scenarios.Scenario, f runFlags, note func(string)) bool {
-	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Records: f.records, Concurrency: f.concurrency, Seed: f.seed, Note: note}
+	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Records: f.records, Concurrency: f.concurrency, Seed: f.seed, Repeat: f.repeat, Note: note}
 	if f.rateSet {
 		ov.Rate = &f.rate
 	}

@@ -34,6 +34,8 @@ type Overrides struct {
 	// Concurrency is every phase's workers (0: unchanged).
 	Concurrency int
 	Seed        string
+	// Repeat is the scenario's repeat: (0: unchanged).
+	Repeat int
 	// Note is told of an adjustment an override made (a warmup not
 	// shorter than the new duration); nil: none.
 	Note func(string)
@@ -131,6 +133,12 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"seed", fmt.Sprintf(": %q is not an integer", o.Seed)}
 		}
 		sc.Seed = seed
+	}
+	if o.Repeat != 0 {
+		if o.Repeat < 1 || o.Repeat > scenarios.MaxRepeat {
+			return nil, &OverrideError{"repeat", fmt.Sprintf(": %d is not in 1..%d", o.Repeat, scenarios.MaxRepeat)}
+		}
+		sc.Repeat = o.Repeat
 	}
 	return sc.Validate(), nil
 }
