@@ -132,25 +132,10 @@ func compactHists(sides ...[][]*hdr.Histogram) (*valueTable, [][][]sparseHist) {
 	return vt, out
 }
 
-// quantileOf reads percentile q (0..100) from dense summed counts the
-// way hdrhistogram-go's ValueAtQuantile does: the value of the first
-// bucket whose cumulative count reaches round(q/100 x total), at least 1.
-func (vt *valueTable) quantileOf(acc []int64, total int64, q float64) int64 {
-	if total == 0 {
-		return 0
-	}
-	rank := hdrRank(q, total)
-	var cum int64
-	for i, c := range acc {
-		cum += c
-		if cum >= rank {
-			return vt.values[i]
-		}
-	}
-	return vt.values[len(vt.values)-1]
-}
-
-// quantilesOf reads several percentiles (ascending) in one scan.
+// quantilesOf reads percentiles qs (ascending) from dense summed
+// counts the way hdrhistogram-go's ValueAtQuantile does: the value of
+// the first bucket whose cumulative count reaches round(q/100 x total),
+// at least 1.
 func (vt *valueTable) quantilesOf(acc []int64, total int64, qs []float64, out []float64) {
 	if total == 0 {
 		for i := range out {
@@ -245,6 +230,14 @@ func QuantileRatio(base, cand [][]*hdr.Histogram, q float64, o BootstrapOptions)
 // QuantileRatios is QuantileRatio for several percentiles at once, from
 // the same resamples (cheaper than one call per percentile).
 func QuantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOptions) []Interval {
+	return quantileRatios(base, cand, qs, o, cumulativeCap)
+}
+
+// cumulativeCap bounds the cells (distinct values x intervals) of the
+// cumulative tables; larger comparisons sum sparse intervals instead.
+const cumulativeCap = 1 << 23
+
+func quantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOptions, cellCap int) []Interval {
 	o = o.withDefaults()
 	out := make([]Interval, len(qs))
 	if len(qs) == 0 {
@@ -263,36 +256,22 @@ func QuantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 	if len(vt.values) == 0 {
 		return out
 	}
-	sides := [2][][]sparseHist{sp[0], sp[1]}
-	var lens [2][]int
-	var totals [2]int64
+	var sides [2]*sideCounts
 	for s := range sides {
-		for _, rep := range sides[s] {
-			lens[s] = append(lens[s], len(rep))
-			for _, h := range rep {
-				totals[s] += h.total
-			}
+		sides[s] = newSideCounts(vt, sp[s], cellCap)
+		if sides[s].total() == 0 {
+			return out
 		}
 	}
-	if totals[0] == 0 || totals[1] == 0 {
-		return out
-	}
-	acc := make([]int64, len(vt.values))
 	var qv [2][]float64
-	point := func(s int) {
-		clear(acc)
-		for _, rep := range sides[s] {
-			for _, h := range rep {
-				for k, ix := range h.idx {
-					acc[ix] += h.cnt[k]
-				}
-			}
-		}
+	for s := range sides {
 		qv[s] = make([]float64, len(sorted))
-		vt.quantilesOf(acc, totals[s], sorted, qv[s])
+		w := sides[s].w
+		for i := range w {
+			w[i] = 1
+		}
+		sides[s].quantiles(sorted, qv[s])
 	}
-	point(0)
-	point(1)
 	rs := &resampler{rng: rand.New(rand.NewPCG(o.Seed, 0x5eedb007)), blockLen: o.BlockLen}
 	logs := make([][]float64, len(sorted))
 	for i := range logs {
@@ -302,17 +281,10 @@ func QuantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 	bq[0] = make([]float64, len(sorted))
 	bq[1] = make([]float64, len(sorted))
 	for b := 0; b < o.Resamples; b++ {
-		for s := range sides {
-			clear(acc)
-			var total int64
-			rs.draw(lens[s], func(r, i int) {
-				h := &sides[s][r][i]
-				for k, ix := range h.idx {
-					acc[ix] += h.cnt[k]
-				}
-				total += h.total
-			})
-			vt.quantilesOf(acc, total, sorted, bq[s])
+		for s, sc := range sides {
+			clear(sc.w)
+			rs.draw(sc.lens, func(r, i int) { sc.w[sc.offset[r]+i]++ })
+			sc.quantiles(sorted, bq[s])
 		}
 		for i := range sorted {
 			if bq[0][i] > 0 && bq[1][i] > 0 {
@@ -327,6 +299,112 @@ func QuantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 		out[k] = percentileInterval(qv[1][i]/qv[0][i], logs[i], o.Level)
 	}
 	return out
+}
+
+// sideCounts holds one side's intervals (all repeats, flattened) and
+// the weights of a resample: how often each interval was drawn. A
+// percentile of the weighted sum is found either by binary search over
+// per-interval cumulative counts stored value-major (cum[j*n+i]: the
+// ops of interval i at or below value j; a probe costs one pass over
+// the drawn intervals) or, when that table would be too large, by
+// summing the sparse intervals into a dense count vector.
+type sideCounts struct {
+	vt     *valueTable
+	lens   []int // intervals per repeat
+	offset []int // first flat index of each repeat
+	ivs    []sparseHist
+	w      []int32
+	cum    []int32 // nil: sparse mode
+	acc    []int64 // sparse mode's dense sum
+	nz     []int32 // drawn intervals (cumulative mode)
+}
+
+func newSideCounts(vt *valueTable, reps [][]sparseHist, cellCap int) *sideCounts {
+	sc := &sideCounts{vt: vt}
+	for _, rep := range reps {
+		sc.lens = append(sc.lens, len(rep))
+		sc.offset = append(sc.offset, len(sc.ivs))
+		sc.ivs = append(sc.ivs, rep...)
+	}
+	n, k := len(sc.ivs), len(vt.values)
+	sc.w = make([]int32, n)
+	if n*k > cellCap {
+		sc.acc = make([]int64, k)
+		return sc
+	}
+	sc.cum = make([]int32, n*k)
+	row := make([]int64, k)
+	for i, h := range sc.ivs {
+		clear(row)
+		for m, ix := range h.idx {
+			row[ix] += h.cnt[m]
+		}
+		var c int64
+		for j := 0; j < k; j++ {
+			c += row[j]
+			sc.cum[j*n+i] = int32(min(c, math.MaxInt32))
+		}
+	}
+	return sc
+}
+
+func (sc *sideCounts) total() int64 {
+	var t int64
+	for _, h := range sc.ivs {
+		t += h.total
+	}
+	return t
+}
+
+// quantiles reads percentiles qs (ascending) of the intervals summed
+// with weights sc.w into out (ns; 0 when the resample holds no ops).
+func (sc *sideCounts) quantiles(qs []float64, out []float64) {
+	var total int64
+	for i, w := range sc.w {
+		total += int64(w) * sc.ivs[i].total
+	}
+	if sc.cum == nil {
+		clear(sc.acc)
+		for i, w := range sc.w {
+			if w == 0 {
+				continue
+			}
+			h := &sc.ivs[i]
+			for m, ix := range h.idx {
+				sc.acc[ix] += int64(w) * h.cnt[m]
+			}
+		}
+		sc.vt.quantilesOf(sc.acc, total, qs, out)
+		return
+	}
+	if total == 0 {
+		clear(out)
+		return
+	}
+	sc.nz = sc.nz[:0]
+	for i, w := range sc.w {
+		if w != 0 {
+			sc.nz = append(sc.nz, int32(i))
+		}
+	}
+	n, k := len(sc.ivs), len(sc.vt.values)
+	below := func(j int) int64 {
+		col := sc.cum[j*n : j*n+n]
+		var c int64
+		for _, i := range sc.nz {
+			c += int64(sc.w[i]) * int64(col[i])
+		}
+		return c
+	}
+	lo := 0
+	for q, p := range qs {
+		rank := hdrRank(p, total)
+		// smallest j in [lo, k) with below(j) >= rank
+		j := lo + sort.Search(k-lo, func(d int) bool { return below(lo+d) >= rank })
+		j = min(j, k-1)
+		out[q] = float64(sc.vt.values[j])
+		lo = j
+	}
 }
 
 // RateRatio estimates the ratio cand/base of the mean per-interval rate

@@ -143,3 +143,34 @@ func BenchmarkQuantileRatios60s(b *testing.B) {
 		QuantileRatios(base, cand, []float64{50, 99, 99.9}, BootstrapOptions{})
 	}
 }
+
+// The cumulative-table path and the sparse-sum path give the same
+// intervals.
+func TestQuantileRatiosBothPathsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	mk := func(scale float64) [][]*hdr.Histogram {
+		var out [][]*hdr.Histogram
+		for r := 0; r < 2; r++ {
+			var ivs []*hdr.Histogram
+			for i := 0; i < 12; i++ {
+				h := metrics.NewHist()
+				for k := 0; k < 80; k++ {
+					h.RecordValue(int64(scale * (1e5 + rng.ExpFloat64()*1e6)))
+				}
+				ivs = append(ivs, h)
+			}
+			out = append(out, ivs)
+		}
+		return out
+	}
+	base, cand := mk(1), mk(1.2)
+	qs := []float64{50, 99, 99.9}
+	o := BootstrapOptions{Seed: 5, Resamples: 300}
+	a := quantileRatios(base, cand, qs, o, cumulativeCap)
+	b := quantileRatios(base, cand, qs, o, 0)
+	for i := range qs {
+		if a[i] != b[i] {
+			t.Errorf("p%g: cumulative %+v, sparse %+v", qs[i], a[i], b[i])
+		}
+	}
+}
