@@ -198,24 +198,20 @@ func (r *runner) openVariants(ctx context.Context) ([]variantState, error) {
 	vs := make([]variantState, 0, len(names))
 	for vi, v := range names {
 		st := variantState{name: v, target: r.currentTarget(), inserted: r.initInserted}
-		m := r.sc.Target.Managed
 		if v != "" {
-			first := m.Persistence
-			if first == "" {
-				first = m.Persistences[0]
+			tg, err := r.openVariant(vi, v)
+			if err != nil {
+				return vs, err
 			}
-			if vi > 0 || v != first {
-				tg, err := r.opts.Reopen(v)
-				if err != nil {
-					return vs, fmt.Errorf("persistence %s: %w", v, err)
-				}
+			if tg != nil {
 				st.target, st.own = tg, true
+				vs = append(vs, st)
 				if p, ok := tg.(targets.Preparer); ok {
 					if err := p.Prepare(ctx, r.sc); err != nil {
-						vs = append(vs, st)
-						return vs, fmt.Errorf("persistence %s: prepare target: %w", v, err)
+						return vs, fmt.Errorf("%s: prepare target: %w", v, err)
 					}
 				}
+				continue
 			}
 		}
 		vs = append(vs, st)

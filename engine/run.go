@@ -48,6 +48,10 @@ type Options struct {
 	// persistence variant: with target.managed.persistences the whole
 	// phase list runs once per variant. nil = no persistence matrix.
 	Reopen func(persistence string) (targets.Target, error)
+	// Targets, when set, makes several targets the run's variants (in
+	// place of persistence variants): the first is Target, every other
+	// is opened by its Open when the run starts its variants.
+	Targets []TargetVariant
 	// RunID names this run across its shards. With Shard.Count > 1, a
 	// run id and a target that implements targets.Barrier, the shards
 	// wait for each other before every phase (see barrier.go); without
@@ -193,6 +197,12 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	}
 	if ml, ok := o.Target.(targets.MemoryLimiter); ok {
 		sum.Target.MemoryLimits = ml.MemoryLimits()
+	}
+	for _, tv := range o.Targets {
+		if sum.Target.Variants == nil {
+			sum.Target.Variants = map[string]string{}
+		}
+		sum.Target.Variants[tv.Name] = scenarios.RedactURL(tv.URL)
 	}
 	if o.TargetKind == scenarios.KindEmbedded {
 		sum.Target.Note = "target: embedded — figures measure soakd itself, not a database"

@@ -62,6 +62,10 @@ type TargetInfo struct {
 	// MemoryLimits is what caps the server's memory (maxmemory, the
 	// managed server's cgroup, host swap), where the target tells.
 	MemoryLimits *targets.MemoryLimits `json:"memory_limits,omitempty"`
+	// Variants names what each variant ran against when the variants
+	// are several targets (run --target A --target B --repeat N): the
+	// variant (target-1, ...) and its URL, redacted.
+	Variants map[string]string `json:"variants,omitempty"`
 }
 
 // Result is what a phase or a stage measured.

@@ -135,6 +135,9 @@ type runFlags struct {
 	swap                string
 	repeat              int
 	control             bool
+	// variantTargets are several --target run as one run's variants
+	// (with repeats: interleaved).
+	variantTargets []scenarios.Target
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -173,7 +176,8 @@ func (a *App) run(ctx context.Context, args []string) int {
 		if len(f.targets) == 1 {
 			f.target = f.targets[0]
 		}
-		code, _, _ := a.runScenario(ctx, pos[0], f, "")
+		code, sum, dir := a.runScenario(ctx, pos[0], f, "")
+		a.printControl(f, dir, sum)
 		return code
 	}
 	return a.runTargets(ctx, pos[0], f)
@@ -199,6 +203,7 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 	}
 	// Every target is checked before the first runs.
 	var name string
+	repeat := f.repeat
 	for _, tg := range f.targets {
 		sc, err := scenarios.LoadFile(path)
 		if err != nil {
@@ -211,7 +216,21 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 			return exitBadUsed
 		}
 		name = sc.Name
+		repeat = sc.Repeats()
+		if repeat > 1 && sc.Target.Managed != nil && len(sc.Target.Managed.Persistences) > 0 {
+			fmt.Fprintf(a.Stderr, "soakd run: several --target values with repeats run as one run's variants; %s also has persistence variants (target.managed.persistences): give one --target\n", path)
+			return exitBadUsed
+		}
+		f.variantTargets = append(f.variantTargets, sc.Target)
 	}
+	if repeat > 1 {
+		// One run, the targets its variants, interleaved round by round.
+		f.target = f.targets[0]
+		code, sum, dir := a.runScenario(ctx, path, f, "")
+		a.printControl(f, dir, sum)
+		return code
+	}
+	f.variantTargets = nil
 	if f.out == "" {
 		// One parent directory for all the targets' runs.
 		f.out = filepath.Join("runs", fmt.Sprintf("%s-%s", name, a.Now().UTC().Format("20060102T150405Z")))
@@ -234,8 +253,8 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
 		}
 	}
-	if t := report.BuildSuite(report.SuiteColumns(dirs, sums)); len(t.Columns) > 1 && len(t.Rows) > 0 {
-		fmt.Fprintf(a.Stdout, "\n%s", t.Text())
+	if t := report.BuildSuite(report.SuiteColumns(dirs, sums)); len(t.Columns) > 1 && (len(t.Rows) > 0 || len(t.Sweeps) > 0) {
+		a.printSuite(&t, f.control)
 	}
 	return worst
 }
@@ -340,7 +359,7 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 	if f.quiet {
 		progress = nil
 	}
-	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: out, Shard: shard, BarrierTimeout: f.barrierTimeout,
+	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, Targets: f.variantTargets, OutDir: out, Shard: shard, BarrierTimeout: f.barrierTimeout,
 		Getenv: a.Getenv, Version: version, OTLPEndpoint: f.otlpEndpoint, Progress: progress,
 		Warn: func(msg string) {
 			warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
@@ -486,7 +505,8 @@ func (a *App) report(args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to FILE")
-	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's")
+	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's and its 95% interval; sweeps as throughput per point, one line per run or variant")
+	control := fs.Bool("control", false, "with --side-by-side: also the A/A control (the first column's rounds split in two halves against each other): the noise floor")
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
@@ -496,7 +516,7 @@ func (a *App) report(args []string) int {
 		return exitBadUsed
 	}
 	if *sideBySide {
-		return a.reportSideBySide(dirs, *htmlOut)
+		return a.reportSideBySide(dirs, *htmlOut, *control)
 	}
 	if len(dirs) > 1 {
 		if code, done := a.reportMerged(dirs, *htmlOut); done {
@@ -548,7 +568,7 @@ func (a *App) report(args []string) int {
 
 // reportSideBySide prints the runs in dirs (one column per run, or per
 // persistence variant of a run) as one table.
-func (a *App) reportSideBySide(dirs []string, htmlOut string) int {
+func (a *App) reportSideBySide(dirs []string, htmlOut string, control bool) int {
 	var sums []*rundir.Summary
 	for _, dir := range dirs {
 		s, err := rundir.ReadSummary(dir)
@@ -559,16 +579,16 @@ func (a *App) reportSideBySide(dirs []string, htmlOut string) int {
 		sums = append(sums, s)
 	}
 	cols := report.SuiteColumns(dirs, sums)
-	if len(cols) < 2 {
-		fmt.Fprintf(a.Stderr, "soakd report --side-by-side: %s is one run without persistence variants: give two or more run directories\n", dirs[0])
+	if len(cols) < 2 && !control {
+		fmt.Fprintf(a.Stderr, "soakd report --side-by-side: %s is one run without persistence variants: give two or more run directories (or --control for its noise floor)\n", dirs[0])
 		return exitBadUsed
 	}
 	t := report.BuildSuite(cols)
-	if len(t.Rows) == 0 {
-		fmt.Fprintln(a.Stderr, "soakd report --side-by-side: the runs have no steady or load phase to compare")
+	if len(t.Rows) == 0 && len(t.Sweeps) == 0 {
+		fmt.Fprintln(a.Stderr, "soakd report --side-by-side: the runs have no steady, load or sweep phase to compare")
 		return exitBadUsed
 	}
-	fmt.Fprint(a.Stdout, t.Text())
+	a.printSuite(&t, control)
 	if htmlOut != "" {
 		if err := rundir.WriteFileAtomic(htmlOut, report.SuiteHTML(t)); err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
@@ -577,6 +597,36 @@ func (a *App) reportSideBySide(dirs []string, htmlOut string) int {
 		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", htmlOut)
 	}
 	return exitOK
+}
+
+// printSuite reads the columns' latency logs, estimates the intervals
+// and prints the side-by-side table and the sweeps' table.
+func (a *App) printSuite(t *report.SuiteTable, control bool) {
+	t.ShowControl = control
+	if err := t.LoadIntervals(func(c report.SuiteColumn) string { return c.Source }); err != nil {
+		fmt.Fprintf(a.Stderr, "soakd: side by side: intervals from the summaries alone (rounds only): %v\n", err)
+	}
+	t.Estimate(verdict.BootstrapOptions{})
+	if len(t.Rows) > 0 {
+		fmt.Fprint(a.Stdout, t.Text())
+	}
+	if len(t.Sweeps) > 0 {
+		fmt.Fprint(a.Stdout, t.SweepText())
+	}
+}
+
+// printControl prints, for run --control, the run's side-by-side table
+// from its run directory with the A/A control column.
+func (a *App) printControl(f runFlags, dir string, sum *rundir.Summary) {
+	if !f.control || sum == nil || dir == "" {
+		return
+	}
+	t := report.BuildSuite(report.SuiteColumns([]string{dir}, []*rundir.Summary{sum}))
+	if len(t.Rows) == 0 && len(t.Sweeps) == 0 {
+		return
+	}
+	fmt.Fprintln(a.Stdout)
+	a.printSuite(&t, true)
 }
 
 func (a *App) serve(ctx context.Context, args []string) int {
