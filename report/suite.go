@@ -306,7 +306,7 @@ func (t SuiteTable) Text() string {
 			case !ok:
 				line = append(line, "-")
 			case iv.Valid():
-				line = append(line, ivText(iv))
+				line = append(line, ratioText(v, iv))
 			default:
 				line = append(line, fmt.Sprintf("%.2f", v))
 			}

@@ -44,6 +44,7 @@ func (t *SuiteTable) LoadIntervals(dirOf func(SuiteColumn) string) error {
 			for k := range cell.Rounds {
 				rd := &cell.Rounds[k]
 				rd.Rates, rd.Latency = nil, nil
+				t.intervals = true
 				for _, h := range windowed(m[rd.Phase+"."+t.Rows[ri].Op+".latency"], rd.start, rd.end) {
 					secs := float64(h.EndTimeMs()-h.StartTimeMs()) / 1000
 					if secs <= 0 {
@@ -57,10 +58,10 @@ func (t *SuiteTable) LoadIntervals(dirOf func(SuiteColumn) string) error {
 					merged.Merge(h)
 				}
 			}
-			if merged != nil && merged.TotalCount() > 0 {
+			// One round keeps summary.json's exact percentiles.
+			if merged != nil && merged.TotalCount() > 0 && len(cell.Rounds) > 1 {
 				cell.P50 = float64(merged.ValueAtQuantile(50)) / 1e9
 				cell.P99 = float64(merged.ValueAtQuantile(99)) / 1e9
-				t.intervals = true
 			}
 		}
 	}
@@ -246,6 +247,12 @@ func ivText(iv verdict.Interval) string {
 	return fmt.Sprintf("%.2f [%.2f-%.2f]", iv.Estimate, iv.Lo, iv.Hi)
 }
 
+// ratioText is a ratio shown as the cells' (B's rps over A's, as
+// summary.json has them) with the bootstrap's interval.
+func ratioText(v float64, iv verdict.Interval) string {
+	return fmt.Sprintf("%.2f [%.2f-%.2f]", v, iv.Lo, iv.Hi)
+}
+
 // noiseWord says what an rps ratio's interval shows: "within noise"
 // when it holds 1, else faster or slower; "no interval" when there was
 // not enough to bootstrap (one round, latency log not read).
@@ -282,5 +289,8 @@ func (t SuiteTable) writeNotes(b *strings.Builder) {
 	}
 	if t.ShowControl {
 		fmt.Fprintf(b, "  %s/%s control: %s against itself (odd rounds over even, or one round's first half over its second): the noise floor; a B/A inside that spread is noise\n", a, a, a)
+		if n := t.Columns[0].rounds(); n > 1 && n < 6 {
+			fmt.Fprintf(b, "  (%d rounds: %d a half, too few for the control's interval to be trusted; use --repeat 6 or more)\n", n, n/2)
+		}
 	}
 }
