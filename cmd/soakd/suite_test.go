@@ -74,7 +74,10 @@ func parseSuite(t *testing.T, out string, ncols int) map[string]suiteRow {
 	return rows
 }
 
-var cellsRE = regexp.MustCompile(`\s{2,}`)
+var (
+	cellsRE    = regexp.MustCompile(`\s{2,}`)
+	intervalRE = regexp.MustCompile(`^\d+\.\d\d \[\d+\.\d\d-\d+\.\d\d\]$`)
+)
 
 func ms(sec float64) string { return fmt.Sprintf("%.3f", sec*1e3) }
 
