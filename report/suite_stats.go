@@ -285,7 +285,11 @@ func (t SuiteTable) writeNotes(b *strings.Builder) {
 		}
 	}
 	if len(t.Geomean) > 1 {
-		b.WriteString("  [lo-hi]: 95% bootstrap interval (resampling rounds and, with latency.hlog read, blocks of seconds within each); within noise = the interval holds 1\n")
+		what := "resampling the rounds' achieved rates"
+		if t.intervals {
+			what = "resampling rounds and blocks of seconds of latency.hlog within each"
+		}
+		fmt.Fprintf(b, "  [lo-hi]: 95%% bootstrap interval (%s); within noise = the interval holds 1; no interval = one round and too few seconds to resample (use --repeat)\n", what)
 	}
 	if t.ShowControl {
 		fmt.Fprintf(b, "  %s/%s control: %s against itself (odd rounds over even, or one round's first half over its second): the noise floor; a B/A inside that spread is noise\n", a, a, a)

@@ -10,6 +10,10 @@ import (
 // of a phase; past a few dozen the slices are too short to measure.
 const MaxRepeat = 100
 
+// MinRoundDuration is the shortest round a timed phase may be split
+// into: below it a round is mostly its workers starting and stopping.
+const MinRoundDuration = 10 * time.Millisecond
+
 // Interleave is the order the variants (persistence variants, sweep
 // points) run in within each round of a repeated phase: the YAML
 // interleave:.
@@ -86,7 +90,7 @@ func (s *Scenario) validateRepeat() []FieldError {
 
 // CheckRepeat checks that the scenario can run its repeated phases in n
 // rounds: every round of a phase bounded by requests gets at least one,
-// a timed round lasts at least a second (one latency interval), and no
+// a timed round lasts at least MinRoundDuration, and no
 // growth phase shares the host with the other variants' servers (with
 // repeats all of a run's persistence variants stay up at once).
 func (s *Scenario) CheckRepeat(n int) []FieldError {
@@ -105,8 +109,8 @@ func (s *Scenario) CheckRepeat(n int) []FieldError {
 		if p.Requests > 0 && p.Requests < int64(n) {
 			errs = append(errs, FieldError{pp + ".requests", fmt.Sprintf("%d requests cannot be split into %d repeats (each repeat runs requests/repeat)", p.Requests, n)})
 		}
-		if p.Duration > 0 && p.Duration.D()/time.Duration(n) < time.Second {
-			errs = append(errs, FieldError{pp + ".duration", fmt.Sprintf("%s split into %d repeats is under 1s a repeat (each repeat runs duration/repeat)", p.Duration.D(), n)})
+		if p.Duration > 0 && p.Duration.D()/time.Duration(n) < MinRoundDuration {
+			errs = append(errs, FieldError{pp + ".duration", fmt.Sprintf("%s split into %d repeats is under %s a repeat (each repeat runs duration/repeat)", p.Duration.D(), n, MinRoundDuration)})
 		}
 	}
 	return errs

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -16,7 +17,7 @@ func TestRepeatRefused(t *testing.T) {
 		{"zero", "repeat: -1\n" + steady, "repeat", "between 1 and 100", 1},
 		{"too many", "repeat: 101\n" + steady, "repeat", "between 1 and 100", 1},
 		{"requests", "repeat: 20\n" + steady, "phases[0].requests", "cannot be split into 20", 4},
-		{"duration", "repeat: 11\n" + steady, "phases[0].duration", "under 1s a repeat", 5},
+		{"duration", "repeat: 10\n" + strings.Replace(steady, "10s", "50ms", 1), "phases[0].duration", "under 10ms a repeat", 5},
 		{"interleave", "interleave: abab\n" + steady, "interleave", `unknown order "abab"`, 1},
 		{"growth with variants", "repeat: 2\ntarget: {kind: redis, managed: {persistences: [none, \"aof:everysec\"]}}\nphases:\n  - kind: growth\n    mix: {read: 100}\n    growth: {batch: 10, measure_for: 1s}\n",
 			"phases[0].kind", "growth phase cannot run with repeat 2", 4},
