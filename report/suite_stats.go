@@ -287,7 +287,7 @@ func (t SuiteTable) writeNotes(b *strings.Builder) {
 	if len(t.Geomean) > 1 {
 		what := "resampling the rounds' achieved rates"
 		if t.intervals {
-			what = "resampling rounds and blocks of seconds of latency.hlog within each"
+			what = "resampling rounds and, within each, blocks of its seconds in latency.hlog"
 		}
 		fmt.Fprintf(b, "  [lo-hi]: 95%% bootstrap interval (%s); within noise = the interval holds 1; no interval = one round and too few seconds to resample (use --repeat)\n", what)
 	}
