@@ -137,3 +137,37 @@ func TestRepeatRandomOrderSeeded(t *testing.T) {
 		t.Error("random order not reproducible")
 	}
 }
+
+// TestRepeatSweep: a throughput sweep with repeat: 2 runs every round's
+// points (in a seeded order) for each variant, each point a half of its
+// requests, and lists them as the scenario does.
+func TestRepeatSweep(t *testing.T) {
+	sc := scenario(t, `
+keyspace: {records: 100}
+repeat: 2
+seed: 3
+phases:
+  - name: sw
+    kind: sweep
+    requests: 200
+    concurrency: 2
+    mix: {read: 100}
+    sweep:
+      over: concurrency
+      points: [{concurrency: 1}, {concurrency: 2}, {concurrency: 3}]
+`)
+	names, sum, _ := runRepeated(t, sc)
+	if len(names) != 4 {
+		t.Fatalf("phases %v, want 2 rounds x 2 variants", names)
+	}
+	for _, p := range sum.Phases {
+		if p.Sweep == nil || len(p.Sweep.Points) != 3 {
+			t.Fatalf("%s: sweep %+v", p.Name, p.Sweep)
+		}
+		for i, pt := range p.Sweep.Points {
+			if pt.Concurrency != i+1 || pt.Completed != 100 {
+				t.Errorf("%s point %d: concurrency %d, %d completed (want %d, 100)", p.Name, i, pt.Concurrency, pt.Completed, i+1)
+			}
+		}
+	}
+}
