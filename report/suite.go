@@ -232,6 +232,18 @@ func (c SuiteColumn) Describe() string {
 		fmt.Fprintf(&b, "%s: ", c.Source)
 	}
 	fmt.Fprintf(&b, "%s, target %s", c.Sum.Scenario, c.Sum.Target.Kind)
+	if u, ok := c.Sum.Target.Variants[c.Variant]; ok {
+		// One of several targets: the run's URL and server are the
+		// first target's.
+		fmt.Fprintf(&b, " %s %s", c.Variant, u)
+		if n := c.rounds(); n > 1 {
+			fmt.Fprintf(&b, ", %d rounds", n)
+		}
+		if c.Sum.Status != rundir.StatusCompleted {
+			fmt.Fprintf(&b, ", status %s", c.Sum.Status)
+		}
+		return b.String()
+	}
 	if c.Sum.Target.URL != "" {
 		fmt.Fprintf(&b, " %s", c.Sum.Target.URL)
 	}
@@ -242,9 +254,7 @@ func (c SuiteColumn) Describe() string {
 		}
 		fmt.Fprintf(&b, " (%s)", srv)
 	}
-	if u, ok := c.Sum.Target.Variants[c.Variant]; ok {
-		fmt.Fprintf(&b, ", %s %s", c.Variant, u)
-	} else if c.Variant != "" {
+	if c.Variant != "" {
 		fmt.Fprintf(&b, ", persistence %s", c.Variant)
 	}
 	if n := c.rounds(); n > 1 {

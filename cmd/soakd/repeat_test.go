@@ -122,7 +122,7 @@ func TestRunRepeatTargets(t *testing.T) {
 		t.Fatalf("%d phases, first %s %s %s", len(s.Phases), s.Phases[0].Name, s.Phases[1].Name, s.Phases[2].Name)
 	}
 	for i, u := range urls {
-		if want := fmt.Sprintf("target-%d %s, 3 rounds", i+1, u); !strings.Contains(stdout.String(), want) {
+		if want := fmt.Sprintf("suite, target redis target-%d %s, 3 rounds", i+1, u); !strings.Contains(stdout.String(), want) {
 			t.Errorf("legend lacks %q:\n%s", want, stdout)
 		}
 	}
