@@ -272,6 +272,13 @@ func quantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 		}
 		sides[s].quantiles(sorted, qv[s])
 	}
+	if o.BlockLen <= 0 {
+		var series [][]float64
+		for s := range sides {
+			series = append(series, sides[s].logMeanSeries()...)
+		}
+		o.BlockLen = commonBlockLen(series)
+	}
 	rs := &resampler{rng: rand.New(rand.NewPCG(o.Seed, 0x5eedb007)), blockLen: o.BlockLen}
 	logs := make([][]float64, len(sorted))
 	for i := range logs {
@@ -346,6 +353,30 @@ func newSideCounts(vt *valueTable, reps [][]sparseHist, cellCap int) *sideCounts
 		}
 	}
 	return sc
+}
+
+// logMeanSeries is each repeat's per-interval log mean latency (an
+// interval without ops repeats its predecessor's), the series the
+// automatic block length is chosen from.
+func (sc *sideCounts) logMeanSeries() [][]float64 {
+	var out [][]float64
+	for r, n := range sc.lens {
+		xs := make([]float64, n)
+		prev := 0.0
+		for i := range xs {
+			h := &sc.ivs[sc.offset[r]+i]
+			if h.total > 0 {
+				var sum float64
+				for m, ix := range h.idx {
+					sum += float64(sc.vt.values[ix]) * float64(h.cnt[m])
+				}
+				prev = math.Log(sum / float64(h.total))
+			}
+			xs[i] = prev
+		}
+		out = append(out, xs)
+	}
+	return out
 }
 
 func (sc *sideCounts) total() int64 {
@@ -431,6 +462,9 @@ func RateRatio(base, cand [][]float64, o BootstrapOptions) Interval {
 	est := (sums[1] / float64(ns[1])) / (sums[0] / float64(ns[0]))
 	if !(est > 0) {
 		return Interval{}
+	}
+	if o.BlockLen <= 0 {
+		o.BlockLen = commonBlockLen(append(append([][]float64{}, base...), cand...))
 	}
 	rs := &resampler{rng: rand.New(rand.NewPCG(o.Seed, 0x5eedb007)), blockLen: o.BlockLen}
 	logs := make([]float64, 0, o.Resamples)
