@@ -238,10 +238,17 @@ func QuantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 const cumulativeCap = 1 << 23
 
 func quantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOptions, cellCap int) []Interval {
+	out, _ := quantileRatiosBlock(base, cand, qs, o, cellCap)
+	return out
+}
+
+// quantileRatiosBlock is quantileRatios also returning the block length
+// used (0 when nothing was resampled).
+func quantileRatiosBlock(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOptions, cellCap int) ([]Interval, int) {
 	o = o.withDefaults()
 	out := make([]Interval, len(qs))
 	if len(qs) == 0 {
-		return out
+		return out, 0
 	}
 	order := make([]int, len(qs))
 	for i := range order {
@@ -254,13 +261,13 @@ func quantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 	}
 	vt, sp := compactHists(base, cand)
 	if len(vt.values) == 0 {
-		return out
+		return out, 0
 	}
 	var sides [2]*sideCounts
 	for s := range sides {
 		sides[s] = newSideCounts(vt, sp[s], cellCap)
 		if sides[s].total() == 0 {
-			return out
+			return out, 0
 		}
 	}
 	var qv [2][]float64
@@ -305,7 +312,7 @@ func quantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 		}
 		out[k] = percentileInterval(qv[1][i]/qv[0][i], logs[i], o.Level)
 	}
-	return out
+	return out, o.BlockLen
 }
 
 // sideCounts holds one side's intervals (all repeats, flattened) and
