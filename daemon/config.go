@@ -23,10 +23,10 @@ import (
 
 // Defaults.
 const (
-	DefaultListen     = "127.0.0.1:9470"
-	DefaultThreshold  = verdict.DefaultRegressThreshold
-	DefaultK          = verdict.DefaultRegressK
-	DefaultHistory    = 10
+	DefaultListen    = "127.0.0.1:9470"
+	DefaultThreshold = verdict.DefaultRegressThreshold
+	DefaultK         = verdict.DefaultRegressK
+	DefaultHistory   = 10
 	// DefaultMinHistory: the history noise model needs this many
 	// comparable runs (fewer when regression.history is smaller).
 	DefaultMinHistory = verdict.DefaultMinHistory
