@@ -238,10 +238,17 @@ func QuantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 const cumulativeCap = 1 << 23
 
 func quantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOptions, cellCap int) []Interval {
+	out, _ := quantileRatiosBlock(base, cand, qs, o, cellCap)
+	return out
+}
+
+// quantileRatiosBlock is quantileRatios also returning the block length
+// used (0 when nothing was resampled).
+func quantileRatiosBlock(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOptions, cellCap int) ([]Interval, int) {
 	o = o.withDefaults()
 	out := make([]Interval, len(qs))
 	if len(qs) == 0 {
-		return out
+		return out, 0
 	}
 	order := make([]int, len(qs))
 	for i := range order {
@@ -254,13 +261,13 @@ func quantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 	}
 	vt, sp := compactHists(base, cand)
 	if len(vt.values) == 0 {
-		return out
+		return out, 0
 	}
 	var sides [2]*sideCounts
 	for s := range sides {
 		sides[s] = newSideCounts(vt, sp[s], cellCap)
 		if sides[s].total() == 0 {
-			return out
+			return out, 0
 		}
 	}
 	var qv [2][]float64
@@ -271,6 +278,13 @@ func quantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 			w[i] = 1
 		}
 		sides[s].quantiles(sorted, qv[s])
+	}
+	if o.BlockLen <= 0 {
+		var series [][]float64
+		for s := range sides {
+			series = append(series, sides[s].logMeanSeries()...)
+		}
+		o.BlockLen = commonBlockLen(series)
 	}
 	rs := &resampler{rng: rand.New(rand.NewPCG(o.Seed, 0x5eedb007)), blockLen: o.BlockLen}
 	logs := make([][]float64, len(sorted))
@@ -298,7 +312,7 @@ func quantileRatios(base, cand [][]*hdr.Histogram, qs []float64, o BootstrapOpti
 		}
 		out[k] = percentileInterval(qv[1][i]/qv[0][i], logs[i], o.Level)
 	}
-	return out
+	return out, o.BlockLen
 }
 
 // sideCounts holds one side's intervals (all repeats, flattened) and
@@ -346,6 +360,30 @@ func newSideCounts(vt *valueTable, reps [][]sparseHist, cellCap int) *sideCounts
 		}
 	}
 	return sc
+}
+
+// logMeanSeries is each repeat's per-interval log mean latency (an
+// interval without ops repeats its predecessor's), the series the
+// automatic block length is chosen from.
+func (sc *sideCounts) logMeanSeries() [][]float64 {
+	var out [][]float64
+	for r, n := range sc.lens {
+		xs := make([]float64, n)
+		prev := 0.0
+		for i := range xs {
+			h := &sc.ivs[sc.offset[r]+i]
+			if h.total > 0 {
+				var sum float64
+				for m, ix := range h.idx {
+					sum += float64(sc.vt.values[ix]) * float64(h.cnt[m])
+				}
+				prev = math.Log(sum / float64(h.total))
+			}
+			xs[i] = prev
+		}
+		out = append(out, xs)
+	}
+	return out
 }
 
 func (sc *sideCounts) total() int64 {
@@ -431,6 +469,9 @@ func RateRatio(base, cand [][]float64, o BootstrapOptions) Interval {
 	est := (sums[1] / float64(ns[1])) / (sums[0] / float64(ns[0]))
 	if !(est > 0) {
 		return Interval{}
+	}
+	if o.BlockLen <= 0 {
+		o.BlockLen = commonBlockLen(append(append([][]float64{}, base...), cand...))
 	}
 	rs := &resampler{rng: rand.New(rand.NewPCG(o.Seed, 0x5eedb007)), blockLen: o.BlockLen}
 	logs := make([]float64, 0, o.Resamples)

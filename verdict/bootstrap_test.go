@@ -174,3 +174,62 @@ func TestQuantileRatiosBothPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// Politis–White: an uncorrelated series gets short blocks, a strongly
+// autocorrelated one long blocks; short series fall back to n^(1/3).
+func TestPolitisWhiteBlockLen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	ar := func(phi float64, n int) []float64 {
+		xs := make([]float64, n)
+		x := 0.0
+		for i := range xs {
+			x = phi*x + rng.NormFloat64()
+			xs[i] = x
+		}
+		return xs
+	}
+	if b := PolitisWhiteBlockLen(ar(0, 1000)); b > 2 {
+		t.Errorf("iid series of 1000: block %d, want 1 or 2", b)
+	}
+	b3, b9 := PolitisWhiteBlockLen(ar(0.3, 1000)), PolitisWhiteBlockLen(ar(0.9, 1000))
+	if !(b9 > b3 && b9 >= 10) {
+		t.Errorf("AR(1) of 1000: phi 0.3 block %d, phi 0.9 block %d; want the latter longer and >= 10", b3, b9)
+	}
+	if b := PolitisWhiteBlockLen([]float64{1, 2, 3, 4, 5}); b != AutoBlockLen(5) {
+		t.Errorf("5 intervals: %d, want n^(1/3) = %d", b, AutoBlockLen(5))
+	}
+	if b := PolitisWhiteBlockLen(make([]float64, 50)); b != AutoBlockLen(50) {
+		t.Errorf("flat series: %d, want n^(1/3) = %d", b, AutoBlockLen(50))
+	}
+	// bounded by n/3 and 3 sqrt(n)
+	if b := PolitisWhiteBlockLen(ar(0.99, 60)); b > 20 {
+		t.Errorf("phi 0.99, 60 intervals: block %d above n/3", b)
+	}
+}
+
+// Against the reference formula: for AR(1) with coefficient phi the
+// optimal circular-block length is (3/2)^(1/3) (2phi/(1-phi²))^(2/3)
+// n^(1/3) (Politis & White 2004, eq. for b_CB with G/g of AR(1)).
+func TestPolitisWhiteMatchesAR1Formula(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	const n = 5000
+	for _, phi := range []float64{0.5, 0.8} {
+		var sum float64
+		const reps = 10
+		for r := 0; r < reps; r++ {
+			xs := make([]float64, n)
+			x := 0.0
+			for i := range xs {
+				x = phi*x + rng.NormFloat64()
+				xs[i] = x
+			}
+			sum += float64(PolitisWhiteBlockLen(xs))
+		}
+		got := sum / reps
+		want := math.Cbrt(1.5) * math.Pow(2*phi/(1-phi*phi), 2.0/3) * math.Cbrt(n)
+		t.Logf("phi %.1f: mean block %.1f, formula %.1f", phi, got, want)
+		if math.Abs(got-want) > 0.25*want {
+			t.Errorf("phi %.1f: mean block %.1f, formula %.1f", phi, got, want)
+		}
+	}
+}

@@ -26,7 +26,6 @@ import (
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
-	"github.com/soakd/soakd/verdict"
 )
 
 // Exit codes.
@@ -65,7 +64,7 @@ usage:
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd report --side-by-side RUN_DIR... [--html FILE]   (redis-benchmark style table of runs or persistence variants, rps ratio against the first)
   soakd serve --config soakd.yaml
-  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2] [--allow-unlike]
+  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2] [--level 0.95] [--json] [--allow-unlike]
   soakd compare --history DATA_DIR [--scenario NAME]   (change points across a daemon's runs)
   run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339,
     --run-id ID (same on every shard; phases wait for all shards), --barrier-timeout D (10m)
@@ -668,54 +667,4 @@ func printProblems(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(w, err)
-}
-
-// compare judges CANDIDATE_DIR against BASELINE_DIR with the daemon's
-// regression code, verdict.Compare (one baseline: the relative
-// threshold only).
-func (a *App) compare(args []string) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(a.Stderr)
-	threshold := fs.Float64("threshold", verdict.DefaultRegressThreshold, "relative slowdown that counts as a regression (0.2 = 20%)")
-	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
-	history := fs.String("history", "", "a daemon's data_dir (or a directory of run directories): report change points across its completed runs")
-	scenario := fs.String("scenario", "", "with --history: only this scenario's runs")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitBadUsed
-	}
-	if *history != "" {
-		return a.compareHistory(*history, *scenario, pos)
-	}
-	if len(pos) != 2 {
-		fmt.Fprintln(a.Stderr, "soakd compare: give BASELINE_DIR and CANDIDATE_DIR")
-		return exitBadUsed
-	}
-	if !(*threshold > 0) {
-		fmt.Fprintln(a.Stderr, "soakd compare: --threshold must be > 0")
-		return exitBadUsed
-	}
-	base, err := rundir.ReadSummary(pos[0])
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
-		return exitBadUsed
-	}
-	cand, err := rundir.ReadSummary(pos[1])
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
-		return exitBadUsed
-	}
-	if why := verdict.Unlike(base, cand); len(why) > 0 {
-		if !*allowUnlike {
-			fmt.Fprintf(a.Stderr, "soakd compare: the runs are not comparable: %s (--allow-unlike compares them anyway)\n", strings.Join(why, "; "))
-			return exitBadUsed
-		}
-		fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s\n", strings.Join(why, "; "))
-	}
-	v := verdict.Compare([]*rundir.Summary{base}, cand, verdict.RegressOptions{Threshold: *threshold, K: verdict.DefaultRegressK, MinHistory: 1, KeepUnlike: *allowUnlike})
-	fmt.Fprint(a.Stdout, v.Table())
-	if v.Regressed {
-		return exitSLO
-	}
-	return exitOK
 }
