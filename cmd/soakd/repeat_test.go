@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -147,3 +149,67 @@ func TestRunRepeatRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSideBySideSweeps: two runs of a mix sweep with --repeat 3 (the
+// embedded store) put side by side give the sweep's table, throughput
+// per point with its interval over the rounds for each run, and an HTML
+// chart with one line per run and an error bar per point.
+func TestSideBySideSweeps(t *testing.T) {
+	dir := t.TempDir()
+	sc := write(t, dir, "sweep.yaml", `name: mixsweep
+keyspace: {records: 200}
+phases:
+  - {name: load, kind: load, concurrency: 2}
+  - name: update-sweep
+    kind: sweep
+    requests: 900
+    concurrency: 2
+    mix: {read: 100}
+    sweep:
+      over: mix
+      measure: closed
+      points: [{update: 0}, {update: 20}, {update: 40}]
+`)
+	var dirs []string
+	for i := range 2 {
+		out := filepath.Join(dir, fmt.Sprintf("run%d", i))
+		a, stdout, errb := newApp()
+		if code := a.Main(context.Background(), []string{"run", sc, "--repeat", "3", "--out", out, "--listen", "", "--quiet"}); code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, errb, stdout)
+		}
+		dirs = append(dirs, out)
+	}
+	page := filepath.Join(dir, "sbs.html")
+	a, stdout, errb := newApp()
+	if code := a.Main(context.Background(), append([]string{"report", "--side-by-side", "--html", page}, dirs...)); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, errb)
+	}
+	t.Logf("\n%s", stdout)
+	if !strings.Contains(stdout.String(), "sweep update-sweep: achieved ops/s against update (% of ops)") {
+		t.Fatalf("no sweep table:\n%s", stdout)
+	}
+	points := 0
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		f := cellsRE.Split(strings.TrimSpace(line), -1)
+		if len(f) == 3 && strings.HasPrefix(f[0], "update") {
+			points++
+			for _, c := range f[1:] {
+				if !sweepCellRE.MatchString(c) {
+					t.Errorf("point %s: %q is not ops/s with its interval", f[0], c)
+				}
+			}
+		}
+	}
+	if points != 3 {
+		t.Errorf("%d points, want 3", points)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(html), `class="errbar"`); n != 6 {
+		t.Errorf("%d error bars, want 6 (3 points x 2 runs)", n)
+	}
+}
+
+var sweepCellRE = regexp.MustCompile(`^\d+\.\d \[\d+\.\d-\d+\.\d\]$`)
