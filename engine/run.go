@@ -46,7 +46,9 @@ type Options struct {
 	Tracer  trace.Tracer // spans for run, phases, stages; nil = none
 	// Reopen opens the scenario's target again with another managed
 	// persistence variant: with target.managed.persistences the whole
-	// phase list runs once per variant. nil = no persistence matrix.
+	// phase list runs once per variant (with repeat: N > 1, phase by
+	// phase in interleaved rounds: rounds.go). nil = no persistence
+	// matrix.
 	Reopen func(persistence string) (targets.Target, error)
 	// Targets, when set, makes several targets the run's variants (in
 	// place of persistence variants): the first is Target, every other
