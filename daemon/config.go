@@ -23,11 +23,14 @@ import (
 
 // Defaults.
 const (
-	DefaultListen     = "127.0.0.1:9470"
-	DefaultThreshold  = verdict.DefaultRegressThreshold
-	DefaultK          = verdict.DefaultRegressK
-	DefaultHistory    = 10
-	DefaultMinHistory = 2
+	DefaultListen    = "127.0.0.1:9470"
+	DefaultThreshold = verdict.DefaultRegressThreshold
+	DefaultK         = verdict.DefaultRegressK
+	DefaultHistory   = 10
+	// DefaultMinHistory: the history noise model needs this many
+	// comparable runs (fewer when regression.history is smaller).
+	DefaultMinHistory = verdict.DefaultMinHistory
+	DefaultLevel      = verdict.DefaultHistoryLevel
 	// DefaultMaxQueued bounds the API runs waiting as "queued"; past it
 	// an API start is refused (HTTP 429). Configured schedules and soaks
 	// never count against it: each holds at most one run going and one
@@ -79,14 +82,23 @@ type Retention struct {
 	MaxAge    scenarios.Duration `yaml:"max_age"`
 }
 
-// RegressionConf tunes the verdict after each run.
+// RegressionConf tunes the verdict after each run: the run against the
+// prediction interval of its scenario's comparable history
+// (verdict.Compare).
 type RegressionConf struct {
-	History   int     `yaml:"history"`   // last N runs of the scenario (default 10)
+	History int `yaml:"history"` // last N runs of the scenario (default 10)
+	// Threshold and K judged against a fixed relative change and K x
+	// MAD before the history noise model; Threshold still applies when
+	// min_history is 1 and only one comparable run exists.
 	Threshold float64 `yaml:"threshold"` // relative change (default 0.20)
-	K         float64 `yaml:"k"`         // times the noise seen in history (default 3)
+	K         float64 `yaml:"k"`         // kept for old configs; unused
 	// MinHistory: the fewest comparable earlier runs a verdict needs
-	// (default 2: one earlier run says nothing about noise).
+	// (default 5, or history when that is smaller: the spread of fewer
+	// runs is too uncertain to vouch for much).
 	MinHistory int `yaml:"min_history"`
+	// Level of the prediction interval a new run must leave to be a
+	// regression (default 0.99).
+	Level float64 `yaml:"level"`
 }
 
 // Schedule runs a scenario on a cron expression.
@@ -113,7 +125,7 @@ func Default(getenv func(string) string) Config {
 	c := Config{Listen: DefaultListen, MaxConcurrent: 1, MaxQueued: DefaultMaxQueued}
 	c.Retention.MaxFailed = DefaultMaxFailed
 	c.DataDir = defaultDataDir(getenv)
-	c.Regression = RegressionConf{History: DefaultHistory, Threshold: DefaultThreshold, K: DefaultK, MinHistory: DefaultMinHistory}
+	c.Regression = RegressionConf{History: DefaultHistory, Threshold: DefaultThreshold, K: DefaultK, Level: DefaultLevel}
 	return c
 }
 
@@ -129,6 +141,9 @@ func defaultDataDir(getenv func(string) string) string {
 
 // ApplyDefaults fills what the file left empty (after decoding over Default).
 func (c *Config) ApplyDefaults() {
+	if c.Regression.MinHistory == 0 {
+		c.Regression.MinHistory = max(1, min(DefaultMinHistory, c.Regression.History))
+	}
 	for i := range c.Schedules {
 		if c.Schedules[i].Overlap == "" {
 			c.Schedules[i].Overlap = OverlapSkip
@@ -302,6 +317,9 @@ func (c *Config) Validate() []scenarios.FieldError {
 	}
 	if c.Regression.K < 0 {
 		add("regression.k", "must be >= 0, got %v", c.Regression.K)
+	}
+	if !(c.Regression.Level > 0 && c.Regression.Level < 1) {
+		add("regression.level", "must be between 0 and 1 (0.99 = 99%%), got %v", c.Regression.Level)
 	}
 	names := map[string]string{}
 	name := func(path, n string) {

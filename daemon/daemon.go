@@ -598,7 +598,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 			rc := d.cfg.Regression
 			d.mu.Unlock()
 			if hist := d.hist.Baselines(sc.Name, id, rc.History); len(hist) > 0 {
-				reg = verdict.Compare(hist, sum, verdict.RegressOptions{Threshold: rc.Threshold, K: rc.K, MinHistory: rc.MinHistory})
+				reg = verdict.Compare(hist, sum, verdict.RegressOptions{Threshold: rc.Threshold, K: rc.K, MinHistory: rc.MinHistory, Level: rc.Level})
 				if reg.NotJudged == "" {
 					d.setRegression(sc.Name, reg)
 				}

@@ -248,7 +248,7 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "long.yaml"), shortScenario("long", 200, "30s"))
 	writeFile(t, filepath.Join(dir, "short.yaml"), shortScenario("short", 500, "1s"))
-	h := startDaemon(t, dir, baseConfig(dir)+"regression: {history: 5, threshold: 0.2, k: 3}\n", nil)
+	h := startDaemon(t, dir, baseConfig(dir)+"regression: {history: 5, threshold: 0.2, k: 3, min_history: 2}\n", nil)
 
 	// The API listens before the daemon is ready (it prunes and loads
 	// its history first): /readyz turns 200 once it is.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
 
@@ -13,6 +14,13 @@ import (
 // (target.managed.persistences, when Options.Reopen can start servers),
 // or [""]: one pass with the target the run was given.
 func (r *runner) variants() []string {
+	if len(r.opts.Targets) > 0 {
+		var out []string
+		for _, tv := range r.opts.Targets {
+			out = append(out, tv.Name)
+		}
+		return out
+	}
 	m := r.sc.Target.Managed
 	if r.opts.Reopen == nil || m == nil || len(m.Persistences) == 0 {
 		return []string{""}
@@ -30,18 +38,10 @@ func (r *runner) enterVariant(ctx context.Context, vi int, v string) (leave func
 		return func() {}, nil
 	}
 	orig := r.currentTarget()
-	m := r.sc.Target.Managed
-	first := m.Persistence
-	if first == "" {
-		first = m.Persistences[0]
-	}
 	r.inserted.Store(r.initInserted)
-	if vi == 0 && v == first {
-		return func() {}, nil
-	}
-	tg, err := r.opts.Reopen(v)
-	if err != nil {
-		return nil, fmt.Errorf("persistence %s: %w", v, err)
+	tg, err := r.openVariant(vi, v)
+	if tg == nil || err != nil {
+		return func() {}, err
 	}
 	if p, ok := tg.(targets.Preparer); ok {
 		if err := p.Prepare(ctx, r.sc); err != nil {
@@ -54,6 +54,43 @@ func (r *runner) enterVariant(ctx context.Context, vi int, v string) (leave func
 		r.setTarget(orig)
 		tg.Close()
 	}, nil
+}
+
+// TargetVariant is one of several targets a run compares (Options.Targets).
+type TargetVariant struct {
+	Name string // target-1, target-2, ...
+	URL  string
+	Open func() (targets.Target, error)
+}
+
+// openVariant opens variant v (the vi-th) a server or target of its
+// own, or returns nil when it runs on the target the run was given (the
+// first target; the first persistence variant when the run's target was
+// started with it).
+func (r *runner) openVariant(vi int, v string) (targets.Target, error) {
+	if len(r.opts.Targets) > 0 {
+		if vi == 0 {
+			return nil, nil
+		}
+		tg, err := r.opts.Targets[vi].Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", v, scenarios.RedactURL(r.opts.Targets[vi].URL), err)
+		}
+		return tg, nil
+	}
+	m := r.sc.Target.Managed
+	first := m.Persistence
+	if first == "" {
+		first = m.Persistences[0]
+	}
+	if vi == 0 && v == first {
+		return nil, nil
+	}
+	tg, err := r.opts.Reopen(v)
+	if err != nil {
+		return nil, fmt.Errorf("persistence %s: %w", v, err)
+	}
+	return tg, nil
 }
 
 func (r *runner) currentTarget() targets.Target {

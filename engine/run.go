@@ -46,8 +46,14 @@ type Options struct {
 	Tracer  trace.Tracer // spans for run, phases, stages; nil = none
 	// Reopen opens the scenario's target again with another managed
 	// persistence variant: with target.managed.persistences the whole
-	// phase list runs once per variant. nil = no persistence matrix.
+	// phase list runs once per variant (with repeat: N > 1, phase by
+	// phase in interleaved rounds: rounds.go). nil = no persistence
+	// matrix.
 	Reopen func(persistence string) (targets.Target, error)
+	// Targets, when set, makes several targets the run's variants (in
+	// place of persistence variants): the first is Target, every other
+	// is opened by its Open when the run starts its variants.
+	Targets []TargetVariant
 	// RunID names this run across its shards. With Shard.Count > 1, a
 	// run id and a target that implements targets.Barrier, the shards
 	// wait for each other before every phase (see barrier.go); without
@@ -110,6 +116,13 @@ type runner struct {
 	lastStats map[string]float64
 	// persist turns the stats samples into BGSAVE / AOF rewrite periods.
 	persist persistTracker
+
+	// round is the 1-based round of a repeated phase being run (0: not
+	// repeated); it gives each round its own random stream, shared by
+	// the variants. sweepOrder is the order of a sweep's points in it
+	// (nil: as listed).
+	round      int
+	sweepOrder []int
 }
 
 // Run executes every phase of the scenario and writes the run directory.
@@ -199,6 +212,12 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if ml, ok := o.Target.(targets.MemoryLimiter); ok {
 		sum.Target.MemoryLimits = ml.MemoryLimits()
 	}
+	for _, tv := range o.Targets {
+		if sum.Target.Variants == nil {
+			sum.Target.Variants = map[string]string{}
+		}
+		sum.Target.Variants[tv.Name] = scenarios.RedactURL(tv.URL)
+	}
 	if o.TargetKind == scenarios.KindEmbedded {
 		sum.Target.Note = "target: embedded — figures measure soakd itself, not a database"
 	}
@@ -215,68 +234,23 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// stopErr ends the run early with what ran so far written: a phase
 	// barrier the other shards never reached, or a variant that could
 	// not start.
-	var stopErr error
-	for vi, v := range r.variants() {
-		if ctx.Err() != nil || stopErr != nil {
-			break
-		}
-		leave, err := r.enterVariant(ctx, vi, v)
-		if err != nil {
-			// The next variant's server did not start: keep what the
-			// earlier variants measured, end the run here and say why.
-			stopErr = err
-			break
-		}
-		stopWatch := watchTarget(r.currentTarget(), cancelRun)
-		for pi := range r.sc.Phases {
-			if ctx.Err() != nil || stopErr != nil {
-				break
-			}
-			if err := r.waitBarrier(ctx, pi, v); err != nil {
-				if ctx.Err() != nil {
-					break // interrupted: marked below, as for a phase
-				}
-				// The other shards are gone or late: end the run here,
-				// write what ran so far and report why.
-				stopErr = err
-				break
-			}
-			ph := &r.sc.Phases[pi]
-			if v != "" {
-				// The variant is part of the phase name everywhere:
-				// progress line, hlog tags, Prometheus phase label, summary.
-				vp := *ph
-				vp.Name = fmt.Sprintf("%s[%s]", ph.Name, v)
-				ph = &vp
-			}
-			pctx, ps := r.tracer.Start(ctx, "soakd.phase", trace.WithAttributes(attribute.String("soakd.phase", ph.Name),
-				attribute.String("soakd.phase.kind", string(ph.Kind)), attribute.Float64("soakd.target_rate", ph.Rate)))
-			pr, err := r.runPhase(pctx, pi, ph)
-			if err != nil {
-				stopWatch()
-				leave()
-				stopStats()
-				ps.SetStatus(codes.Error, err.Error())
-				ps.End()
-				runSpan.SetStatus(codes.Error, err.Error())
-				// The logs stay .partial, as a killed run's; their
-				// files are closed (a daemon runs on).
-				r.hlogMu.Lock()
-				r.hbuf.Close()
-				r.counts.f.Close()
-				r.hlogMu.Unlock()
-				r.note.Close()
-				return nil, err
-			}
-			pr.Variant = v
-			if !pr.Start.IsZero() && !pr.End.IsZero() {
-				pr.PersistenceEvents = r.persist.between(pr.Start, pr.End)
-			}
-			sum.Phases = append(sum.Phases, *pr)
-			phaseSpans = append(phaseSpans, ps)
-		}
-		stopWatch()
-		leave()
+	var stopErr, fatal error
+	if r.sc.Repeats() > 1 {
+		stopErr, fatal = r.runRounds(ctx, sum, &phaseSpans, cancelRun)
+	} else {
+		stopErr, fatal = r.runVariants(ctx, sum, &phaseSpans, cancelRun)
+	}
+	if fatal != nil {
+		stopStats()
+		runSpan.SetStatus(codes.Error, fatal.Error())
+		// The logs stay .partial, as a killed run's; their
+		// files are closed (a daemon runs on).
+		r.hlogMu.Lock()
+		r.hbuf.Close()
+		r.counts.f.Close()
+		r.hlogMu.Unlock()
+		r.note.Close()
+		return nil, fatal
 	}
 	stopStats()
 	var down *targetDownError
@@ -506,7 +480,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 	base := segment{
 		Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(), Mix: mix,
 		Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(),
-		Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi),
+		Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi) + uint64(r.round)*0xd1b54a32d192ed03,
 	}
 	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind}
 	var segs []segment

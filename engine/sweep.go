@@ -46,7 +46,18 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 	if hasAxis {
 		out.Axis = axis
 	}
-	for j, pt := range sw.Points {
+	order := r.sweepOrder
+	if len(order) != len(sw.Points) {
+		order = make([]int, len(sw.Points))
+		for j := range order {
+			order[j] = j
+		}
+	}
+	// Points run in order (a round of a repeated sweep shuffles them)
+	// and are listed as the scenario lists them.
+	byIndex := make([]*rundir.SweepPoint, len(sw.Points))
+	for _, j := range order {
+		pt := sw.Points[j]
 		if ctx.Err() != nil {
 			break
 		}
@@ -87,7 +98,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 				}
 			}
 			rp.AchievedOpsPerSec = held
-			out.Points = append(out.Points, rp)
+			byIndex[j] = &rp
 			continue
 		}
 		segs := []segment{s}
@@ -97,7 +108,12 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 		span.SetAttributes(resultAttrs(&st.Result)...)
 		span.End()
 		rundir.FillSweepPoint(&rp, &st)
-		out.Points = append(out.Points, rp)
+		byIndex[j] = &rp
+	}
+	for _, p := range byIndex {
+		if p != nil {
+			out.Points = append(out.Points, *p)
+		}
 	}
 	pr.Sweep = out
 	pr.End = time.Now().UTC()

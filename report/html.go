@@ -17,6 +17,9 @@ type Point struct {
 	X     float64 `json:"x"`
 	Y     float64 `json:"y"`
 	Label string  `json:"label,omitempty"`
+	// Lo and Hi, when Hi > Lo, are Y's interval: drawn as an error bar.
+	Lo float64 `json:"lo,omitempty"`
+	Hi float64 `json:"hi,omitempty"`
 }
 
 // Series is one line of a plot.
@@ -589,7 +592,7 @@ func SVGPlot(p Plot) string {
 	xmin, xmax, ymax := math.Inf(1), math.Inf(-1), 0.0
 	for _, s := range p.Series {
 		for _, pt := range s.Points {
-			xmin, xmax, ymax = math.Min(xmin, pt.X), math.Max(xmax, pt.X), math.Max(ymax, pt.Y)
+			xmin, xmax, ymax = math.Min(xmin, pt.X), math.Max(xmax, pt.X), math.Max(ymax, math.Max(pt.Y, pt.Hi))
 		}
 	}
 	for _, t := range p.XTicks {
@@ -683,6 +686,11 @@ func SVGPlot(p Plot) string {
 		for _, pt := range s.Points {
 			if len(s.Points) > 60 {
 				break // a time series: the line alone
+			}
+			if pt.Hi > pt.Lo {
+				x := sx(pt.X)
+				fmt.Fprintf(&b, `<path class="errbar" d="M%.1f,%.1fV%.1fM%.1f,%.1fH%.1fM%.1f,%.1fH%.1f" stroke="%s" fill="none"><title>%s %s: %s-%s</title></path>`,
+					x, sy(pt.Lo), sy(pt.Hi), x-4, sy(pt.Lo), x+4, x-4, sy(pt.Hi), x+4, col, html.EscapeString(s.Name), html.EscapeString(pt.Label), axisLabel(p.YLabel, pt.Lo), axisLabel(p.YLabel, pt.Hi))
 			}
 			fill := col
 			if pt.Label == "failed" {

@@ -250,7 +250,7 @@ func (m *Merged) mergePhases() {
 	}
 	same := sameStore(m.Shards)
 	for _, ref := range order {
-		pr := rundir.PhaseResult{Name: ref.Name, Kind: ref.Kind, Start: ref.Start, End: ref.End, WarmupSeconds: ref.WarmupSeconds, Variant: ref.Variant}
+		pr := rundir.PhaseResult{Name: ref.Name, Kind: ref.Kind, Start: ref.Start, End: ref.End, WarmupSeconds: ref.WarmupSeconds, Variant: ref.Variant, Repeat: ref.Repeat}
 		pr.Ops = map[string]rundir.OpResult{}
 		stages := map[string]*rundir.StageResult{}
 		parts := map[string][]*rundir.StageResult{}

@@ -5,9 +5,13 @@ import (
 	"html"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
 )
 
 // SuiteColumn is one server or persistence variant of a side-by-side
@@ -31,6 +35,27 @@ type SuiteCell struct {
 	// Split: the phase ran several ops; RPS is the phase's achieved_rate
 	// times this op's share of the phase's completed ops.
 	Split bool
+	// Rounds are the rounds of a repeated phase (one, unrepeated, else
+	// repeat: N's), in round order. With several, RPS, P50 and P99 are
+	// their means (P50/P99 the merged latency's when the latency log was
+	// read: LoadIntervals).
+	Rounds []SuiteRound
+}
+
+// SuiteRound is one round of a test in one column.
+type SuiteRound struct {
+	Repeat int    // 1..N; 0 unrepeated
+	Phase  string // the phase's name in the run (its hlog tag prefix)
+	RPS    float64
+	P50    float64
+	P99    float64
+	// Rates are the op's completions per second in each interval of
+	// latency.hlog inside the phase's measured window, and Latency its
+	// interval histograms (LoadIntervals; nil until then).
+	Rates   []float64
+	Latency []*hdr.Histogram
+	start   time.Time // the measured window (warmup excluded)
+	end     time.Time
 }
 
 // SuiteRow is one test (a steady or load phase, and one op of it).
@@ -38,6 +63,12 @@ type SuiteRow struct {
 	Test  string // the phase name, without the variant
 	Op    string
 	Cells []SuiteCell // one per column
+	// RPSRatio and P99Ratio are column ci's rps and p99 over the first
+	// column's with their 95% intervals (index 0 unused; zero Intervals
+	// until Estimate, or when there is not enough to bootstrap), Control
+	// the first column against itself (its rounds split in two).
+	RPSRatio, P99Ratio []verdict.Interval
+	Control            verdict.Interval
 }
 
 // SuiteTable is the redis-benchmark style table of several servers or
@@ -45,6 +76,15 @@ type SuiteRow struct {
 type SuiteTable struct {
 	Columns []SuiteColumn
 	Rows    []SuiteRow
+	// Geomean is each column's suite score over the first's (index 0
+	// unused), with its interval: see Estimate.
+	Geomean []verdict.Interval
+	// ShowControl prints the A/A control column (--control).
+	ShowControl bool
+	// Sweeps are the columns' sweep phases side by side.
+	Sweeps []SweepSide
+	// intervals: LoadIntervals read the latency logs.
+	intervals bool
 }
 
 // SuiteColumns makes the columns of a side-by-side table: one per run,
@@ -105,7 +145,7 @@ func BuildSuite(cols []SuiteColumn) SuiteTable {
 			if p.Variant != c.Variant || !suitePhase(p) {
 				continue
 			}
-			test := strings.TrimSuffix(p.Name, "["+p.Variant+"]")
+			test := testName(p)
 			for _, op := range sortedKeys(p.Ops) {
 				o := p.Ops[op]
 				if o.Count == 0 {
@@ -118,19 +158,61 @@ func BuildSuite(cols []SuiteColumn) SuiteTable {
 					at[key] = ri
 					t.Rows = append(t.Rows, SuiteRow{Test: test, Op: op, Cells: make([]SuiteCell, len(cols))})
 				}
-				cell := SuiteCell{Present: true, Requests: o.Count, RPS: p.AchievedRate, P50: o.Latency.P50, P99: o.Latency.P99}
+				rd := SuiteRound{Repeat: p.Repeat, Phase: p.Name, RPS: p.AchievedRate, P50: o.Latency.P50, P99: o.Latency.P99,
+					start: p.Start.Add(time.Duration(p.WarmupSeconds * float64(time.Second))), end: p.End}
+				cell := &t.Rows[ri].Cells[ci]
 				if len(p.Ops) > 1 {
 					cell.Split = true
-					cell.RPS = 0
+					rd.RPS = 0
 					if p.Completed > 0 {
-						cell.RPS = p.AchievedRate * float64(o.Count) / float64(p.Completed)
+						rd.RPS = p.AchievedRate * float64(o.Count) / float64(p.Completed)
 					}
 				}
-				t.Rows[ri].Cells[ci] = cell
+				cell.Present = true
+				cell.Requests += o.Count
+				cell.Rounds = append(cell.Rounds, rd)
+				cell.summarize()
 			}
 		}
 	}
+	t.Sweeps = buildSweeps(cols)
 	return t
+}
+
+// testName is a phase's test: its name without the variant and round.
+func testName(p *rundir.PhaseResult) string {
+	n := p.Name
+	if p.Repeat > 0 {
+		n = strings.TrimSuffix(n, fmt.Sprintf("#%d", p.Repeat))
+	}
+	return strings.TrimSuffix(n, "["+p.Variant+"]")
+}
+
+// summarize sets the cell's RPS, P50 and P99 from its rounds: their
+// means.
+func (c *SuiteCell) summarize() {
+	var rps, p50, p99 float64
+	for _, r := range c.Rounds {
+		rps += r.RPS
+		p50 += r.P50
+		p99 += r.P99
+	}
+	n := float64(len(c.Rounds))
+	c.RPS, c.P50, c.P99 = rps/n, p50/n, p99/n
+}
+
+// rounds is the most rounds any of the column's tests ran.
+func (c SuiteColumn) rounds() int {
+	n := 0
+	seen := map[string]int{}
+	for _, p := range c.Sum.Phases {
+		if p.Variant == c.Variant && p.Repeat > 0 {
+			k := testName(&p)
+			seen[k]++
+			n = max(n, seen[k])
+		}
+	}
+	return n
 }
 
 // Ratio is column ci's rps against the first column's in row r, false
@@ -150,6 +232,18 @@ func (c SuiteColumn) Describe() string {
 		fmt.Fprintf(&b, "%s: ", c.Source)
 	}
 	fmt.Fprintf(&b, "%s, target %s", c.Sum.Scenario, c.Sum.Target.Kind)
+	if u, ok := c.Sum.Target.Variants[c.Variant]; ok {
+		// One of several targets: the run's URL and server are the
+		// first target's.
+		fmt.Fprintf(&b, " %s %s", c.Variant, u)
+		if n := c.rounds(); n > 1 {
+			fmt.Fprintf(&b, ", %d rounds", n)
+		}
+		if c.Sum.Status != rundir.StatusCompleted {
+			fmt.Fprintf(&b, ", status %s", c.Sum.Status)
+		}
+		return b.String()
+	}
 	if c.Sum.Target.URL != "" {
 		fmt.Fprintf(&b, " %s", c.Sum.Target.URL)
 	}
@@ -163,6 +257,9 @@ func (c SuiteColumn) Describe() string {
 	if c.Variant != "" {
 		fmt.Fprintf(&b, ", persistence %s", c.Variant)
 	}
+	if n := c.rounds(); n > 1 {
+		fmt.Fprintf(&b, ", %d rounds", n)
+	}
 	if c.Sum.Status != rundir.StatusCompleted {
 		fmt.Fprintf(&b, ", status %s", c.Sum.Status)
 	}
@@ -171,7 +268,9 @@ func (c SuiteColumn) Describe() string {
 
 // Text renders the table the way redis-benchmark users read it: per
 // test, the requests, then rps, p50 and p99 (milliseconds, from intended
-// start) per column, then each column's rps against the first column's.
+// start) per column, then each column's rps (and, with the latency log
+// read, p99) against the first column's with its 95% interval, and
+// whether that difference is within noise (the interval holds 1).
 func (t SuiteTable) Text() string {
 	var b strings.Builder
 	b.WriteString("side by side (rps = achieved_rate over the phase's measured window; p50/p99 latency from intended start, ms; B/A = B's rps / A's rps):\n")
@@ -184,8 +283,16 @@ func (t SuiteTable) Text() string {
 	for _, c := range t.Columns {
 		hdr = append(hdr, c.Label+" rps", c.Label+" p50", c.Label+" p99")
 	}
+	a := t.Columns[0].Label
 	for _, c := range t.Columns[1:] {
-		hdr = append(hdr, c.Label+"/"+t.Columns[0].Label)
+		hdr = append(hdr, c.Label+"/"+a)
+		if t.intervals {
+			hdr = append(hdr, c.Label+"/"+a+" p99")
+		}
+		hdr = append(hdr, c.Label+" vs "+a)
+	}
+	if t.ShowControl {
+		hdr = append(hdr, a+"/"+a+" control")
 	}
 	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
 	for _, r := range t.Rows {
@@ -203,8 +310,28 @@ func (t SuiteTable) Text() string {
 			line = append(line, rps, fmt.Sprintf("%.3f", c.P50*1e3), fmt.Sprintf("%.3f", c.P99*1e3))
 		}
 		for ci := 1; ci < len(r.Cells); ci++ {
-			if v, ok := r.Ratio(ci); ok {
+			v, ok := r.Ratio(ci)
+			iv := r.ratio(ci)
+			switch {
+			case !ok:
+				line = append(line, "-")
+			case iv.Valid():
+				line = append(line, ratioText(v, iv))
+			default:
 				line = append(line, fmt.Sprintf("%.2f", v))
+			}
+			if t.intervals {
+				if p := r.p99Ratio(ci); p.Valid() {
+					line = append(line, ivText(p))
+				} else {
+					line = append(line, "-")
+				}
+			}
+			line = append(line, noiseWord(ok, iv))
+		}
+		if t.ShowControl {
+			if r.Control.Valid() {
+				line = append(line, ivText(r.Control))
 			} else {
 				line = append(line, "-")
 			}
@@ -215,6 +342,7 @@ func (t SuiteTable) Text() string {
 	if split {
 		b.WriteString("  * a phase of several ops: its achieved_rate split by each op's share of the completed ops\n")
 	}
+	t.writeNotes(&b)
 	return b.String()
 }
 
@@ -253,6 +381,9 @@ func variantSuite(s *rundir.Summary) *SuiteTable {
 	if len(t.Rows) == 0 {
 		return nil
 	}
+	// Intervals from the rounds in the summary (report --side-by-side
+	// also resamples the seconds of latency.hlog).
+	t.Estimate(verdict.BootstrapOptions{})
 	return &t
 }
 
@@ -363,6 +494,7 @@ func SuiteHTML(t SuiteTable) []byte {
 	}
 	b.WriteString("</ul>")
 	writeSuiteSection(&b, t)
+	writeSweepSection(&b, t)
 	b.WriteString("</body></html>\n")
 	return []byte(b.String())
 }

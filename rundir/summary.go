@@ -66,6 +66,10 @@ type TargetInfo struct {
 	// MemoryLimits is what caps the server's memory (maxmemory, the
 	// managed server's cgroup, host swap), where the target tells.
 	MemoryLimits *targets.MemoryLimits `json:"memory_limits,omitempty"`
+	// Variants names what each variant ran against when the variants
+	// are several targets (run --target A --target B --repeat N): the
+	// variant (target-1, ...) and its URL, redacted.
+	Variants map[string]string `json:"variants,omitempty"`
 }
 
 // Result is what a phase or a stage measured.
@@ -141,7 +145,10 @@ type PhaseResult struct {
 	SLO    *Verdict           `json:"slo,omitempty"`
 	// Growth phases: the persistence variant and the first cliff.
 	Variant string `json:"variant,omitempty"`
-	Cliff   *Cliff `json:"cliff,omitempty"`
+	// Repeat is the round (1..N) of a phase run with repeat: N > 1, in
+	// which the variants ran interleaved; 0 = not repeated.
+	Repeat int    `json:"repeat,omitempty"`
+	Cliff  *Cliff `json:"cliff,omitempty"`
 	// Capacity phases: the search's outcome.
 	Capacity *CapacityResult `json:"capacity,omitempty"`
 	// Sweep phases: one figure per point.

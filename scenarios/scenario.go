@@ -25,6 +25,12 @@ type Scenario struct {
 	SLO         SLO      `yaml:"slo"`
 	// Seed makes key choice and values reproducible; 0 means a fixed default.
 	Seed int64 `yaml:"seed"`
+	// Repeat splits every steady phase and throughput sweep into this
+	// many short rounds, each running the variants (persistence
+	// variants, sweep points) in the Interleave order, so the host's
+	// drift hits all of them alike; 0 = 1.
+	Repeat     int        `yaml:"repeat"`
+	Interleave Interleave `yaml:"interleave"`
 
 	// File is the path the scenario was read from (not part of the YAML).
 	File string `yaml:"-"`

@@ -546,6 +546,7 @@ func (s *Scenario) Validate() []FieldError {
 	if r := s.SLO.MaxDroppedRatio; r != nil && (*r < 0 || *r > 1) {
 		add("slo.max_dropped_ratio", "must be between 0 and 1")
 	}
+	errs = append(errs, s.validateRepeat()...)
 	return errs
 }
 

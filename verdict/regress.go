@@ -16,6 +16,29 @@ import (
 const (
 	DefaultRegressThreshold = 0.20
 	DefaultRegressK         = 3.0
+	// DefaultHistoryLevel is the prediction interval a new run must
+	// leave to be called a regression against history.
+	DefaultHistoryLevel = 0.99
+	// DefaultMinHistory is the fewest comparable runs the history noise
+	// model needs (the daemon's default min_history).
+	DefaultMinHistory = 5
+	// minLogSpread floors the history's spread of log(percentile): runs
+	// that agree more closely than 2% (HDR's 0.1% buckets, a fake
+	// target's fixed service time) would otherwise flag any change.
+	minLogSpread = 0.02
+)
+
+// Verdict methods (Regression.Method).
+const (
+	// MethodHistory: the candidate against the prediction interval of
+	// its scenario's history (two or more comparable runs).
+	MethodHistory = "history"
+	// MethodThreshold: one baseline run and no interval logs; the
+	// relative threshold alone (no estimate of noise).
+	MethodThreshold = "threshold"
+	// MethodBootstrap: cand/base ratios with block-bootstrap intervals
+	// over the runs' latency.hlog intervals (CompareIntervals).
+	MethodBootstrap = "bootstrap"
 )
 
 // RegressOptions tune Compare.
@@ -31,6 +54,8 @@ type RegressOptions struct {
 	// KeepUnlike compares unlike history runs too (listed in Unlike all
 	// the same): `soakd compare --allow-unlike`.
 	KeepUnlike bool
+	// Level of the history's prediction interval (0 = 0.99).
+	Level float64
 }
 
 // Quantiles compared, by their summary names.
@@ -43,6 +68,17 @@ type Regression struct {
 	Threshold float64        `json:"threshold"`
 	K         float64        `json:"k"`
 	Ops       []OpRegression `json:"ops"`
+	// Method says how the verdict was made: MethodHistory,
+	// MethodThreshold or MethodBootstrap.
+	Method string `json:"method,omitempty"`
+	// Level is the confidence (bootstrap) or prediction (history)
+	// level of the intervals.
+	Level float64 `json:"level,omitempty"`
+	// Resamples and Repeats (base, candidate runs) of a bootstrap.
+	Resamples int    `json:"resamples,omitempty"`
+	Repeats   [2]int `json:"repeats,omitzero"`
+	// Notes qualify the verdict (what the intervals do not cover).
+	Notes []string `json:"notes,omitempty"`
 	// Unlike lists the history runs left out because they are not
 	// comparable with the candidate (another target kind or rate).
 	Unlike     []string `json:"unlike,omitempty"`
@@ -57,23 +93,49 @@ type OpRegression struct {
 	Op        string       `json:"op"`
 	Regressed bool         `json:"regressed"`
 	Checks    []QuantCheck `json:"checks"`
+	// Intervals (base, candidate, all repeats) and the bootstrap's
+	// block length, in intervals (MethodBootstrap).
+	Intervals [2]int `json:"intervals,omitzero"`
+	BlockLen  int    `json:"block_len,omitempty"`
 }
 
-// QuantCheck compares one percentile (seconds).
+// QuantCheck compares one percentile (seconds) or, as "throughput",
+// the closed-loop rate (ops/s).
 type QuantCheck struct {
 	Quantile  string  `json:"quantile"`
 	Candidate float64 `json:"candidate"`
-	Baseline  float64 `json:"baseline"` // median of history
-	Noise     float64 `json:"noise"`    // 1.4826 x MAD of history
-	Change    float64 `json:"change"`   // (candidate-baseline)/baseline
+	// Baseline: the base runs' merged percentile (bootstrap), the
+	// history's geometric mean (history) or the one baseline's value.
+	Baseline float64 `json:"baseline"`
+	// Noise: the interval's half-width in seconds (bootstrap), the
+	// history's spread (history: the standard deviation of the log
+	// percentile, as a fraction), 0 with one baseline.
+	Noise     float64 `json:"noise"`
+	Change    float64 `json:"change"` // (candidate-baseline)/baseline
 	Regressed bool    `json:"regressed"`
+	// Ratio is candidate/baseline with its confidence interval
+	// (MethodBootstrap).
+	Ratio *Interval `json:"ratio,omitempty"`
+	// Prediction is where a new run like the history would fall, in
+	// seconds (MethodHistory): Estimate the history's geometric mean,
+	// [Lo, Hi] the prediction interval at Level; a regression is a
+	// candidate above Hi.
+	Prediction *Interval `json:"prediction,omitempty"`
+	// Call is the verdict in words (Decide's).
+	Call Call `json:"call,omitempty"`
 }
 
 // Compare judges cand against history (earlier runs of the same
-// scenario). A percentile regresses when it is slower than the history
-// median by more than Threshold (relative) AND by more than K x the
-// noise in history. With one history run the noise is 0, so only the
-// relative threshold applies. Latency is from intended start. Only
+// scenario), with the history as the noise model: for each percentile,
+// the history's log values give a mean m and standard deviation s
+// (at least 2%), and a new run of the same thing falls within
+// m ± t(n-1) s sqrt(1+1/n) with probability Level (the normal-theory
+// prediction interval; t is Student's quantile at (1+Level)/2). The
+// candidate regresses when it lies above that interval. Threshold and
+// K are not used then. With one history run (soakd compare of two runs
+// without interval logs) there is no spread to know: the percentile
+// regresses when slower by more than Threshold. Latency is from
+// intended start. Only
 // steady phases are judged (a load phase is as fast as allowed, ramps
 // and searches change rate); ops or phases missing from history are
 // not. History runs unlike cand (Unlike) are left out; with fewer than
@@ -84,6 +146,9 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 	}
 	if o.K < 0 {
 		o.K = 0
+	}
+	if !(o.Level > 0 && o.Level < 1) {
+		o.Level = DefaultHistoryLevel
 	}
 	v := &Regression{Threshold: o.Threshold, K: o.K, KeptUnlike: o.KeepUnlike}
 	var like []*rundir.Summary
@@ -102,6 +167,13 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 		v.NotJudged = fmt.Sprintf("%d comparable run(s) in history, %d needed for a verdict", len(history), min)
 		return v
 	}
+	if len(history) == 1 {
+		v.Method = MethodThreshold
+		v.Notes = append(v.Notes, "one baseline run: no estimate of noise, the relative threshold alone")
+	} else {
+		v.Method, v.Level = MethodHistory, o.Level
+	}
+	tq := tQuantiles{}
 	for _, ph := range cand.Phases {
 		if ph.Kind != scenarios.PhaseSteady {
 			continue
@@ -129,7 +201,7 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 				if len(hist) == 0 {
 					continue
 				}
-				qc := judge(q, quant(c, q), hist, o)
+				qc := judge(q, quant(c, q), hist, o, tq)
 				ov.Checks = append(ov.Checks, qc)
 				ov.Regressed = ov.Regressed || qc.Regressed
 			}
@@ -173,20 +245,78 @@ func rateText(r float64) string {
 	return fmt.Sprintf("%g ops/s", r)
 }
 
-func judge(q string, cand float64, hist []float64, o RegressOptions) QuantCheck {
-	med := median(hist)
-	dev := make([]float64, len(hist))
-	for i, x := range hist {
-		dev[i] = math.Abs(x - med)
+// tQuantiles memoises Student's t quantiles by degrees of freedom for
+// one verdict (one level).
+type tQuantiles map[int]float64
+
+func (tq tQuantiles) at(p float64, df int) float64 {
+	t, ok := tq[df]
+	if !ok {
+		t = studentTQuantile(p, df)
+		tq[df] = t
 	}
-	noise := 1.4826 * median(dev)
-	qc := QuantCheck{Quantile: q, Candidate: cand, Baseline: med, Noise: noise}
-	if med > 0 {
-		qc.Change = (cand - med) / med
+	return t
+}
+
+func judge(q string, cand float64, hist []float64, o RegressOptions, tq tQuantiles) QuantCheck {
+	if len(hist) >= 2 {
+		return judgeHistory(q, cand, hist, o.Level, tq)
+	}
+	qc := QuantCheck{Quantile: q, Candidate: cand, Baseline: hist[0]}
+	if hist[0] > 0 {
+		qc.Change = (cand - hist[0]) / hist[0]
 	} else if cand > 0 {
 		qc.Change = math.Inf(1)
 	}
-	qc.Regressed = qc.Change > o.Threshold && cand-med > o.K*noise
+	qc.Regressed = qc.Change > o.Threshold
+	qc.Call = CallWithinNoise
+	switch {
+	case qc.Regressed:
+		qc.Call = CallRegression
+	case qc.Change < 0:
+		qc.Call = CallFaster
+	}
+	return qc
+}
+
+// judgeHistory places cand against the prediction interval of the
+// history's log percentiles (see Compare).
+func judgeHistory(q string, cand float64, hist []float64, level float64, tq tQuantiles) QuantCheck {
+	var logs []float64
+	for _, x := range hist {
+		if x > 0 {
+			logs = append(logs, math.Log(x))
+		}
+	}
+	qc := QuantCheck{Quantile: q, Candidate: cand}
+	if len(logs) < 2 {
+		qc.Call = CallNoData
+		return qc
+	}
+	n := float64(len(logs))
+	var m, ss float64
+	for _, l := range logs {
+		m += l
+	}
+	m /= n
+	for _, l := range logs {
+		ss += (l - m) * (l - m)
+	}
+	sd := math.Max(math.Sqrt(ss/(n-1)), minLogSpread)
+	w := tq.at((1+level)/2, len(logs)-1) * sd * math.Sqrt(1+1/n)
+	qc.Baseline = math.Exp(m)
+	qc.Noise = sd
+	qc.Prediction = &Interval{Estimate: qc.Baseline, Lo: math.Exp(m - w), Hi: math.Exp(m + w), Level: level}
+	qc.Change = (cand - qc.Baseline) / qc.Baseline
+	qc.Regressed = cand > qc.Prediction.Hi
+	switch {
+	case qc.Regressed:
+		qc.Call = CallRegression
+	case cand < qc.Prediction.Lo:
+		qc.Call = CallFaster
+	default:
+		qc.Call = CallWithinNoise
+	}
 	return qc
 }
 
@@ -215,23 +345,56 @@ func (v *Regression) OpRegressed() map[string]bool {
 // Table renders the verdict as a per-op table.
 func (v *Regression) Table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "regression check against %d run(s): slower by > %.0f%%", v.History, v.Threshold*100)
-	if v.History > 1 {
-		fmt.Fprintf(&b, " and > %.1f x noise", v.K)
+	switch v.Method {
+	case MethodBootstrap:
+		fmt.Fprintf(&b, "comparison of %d candidate run(s) against %d baseline run(s): candidate/baseline with %.0f%% intervals (block bootstrap over the runs' intervals, %d resamples); REGRESSION when the whole interval lies above x%.2f (latency from intended start)\n",
+			v.Repeats[1], v.Repeats[0], v.Level*100, v.Resamples, 1+v.Threshold)
+	case MethodHistory:
+		fmt.Fprintf(&b, "regression check against %d comparable run(s) of history: REGRESSION when above the %.0f%% prediction interval of a new run (latency from intended start)\n", v.History, v.Level*100)
+	default:
+		fmt.Fprintf(&b, "regression check against %d run(s): slower by > %.0f%%", v.History, v.Threshold*100)
+		if v.History > 1 {
+			fmt.Fprintf(&b, " and > %.1f x noise", v.K)
+		}
+		b.WriteString(" (latency from intended start)\n")
 	}
-	b.WriteString(" (latency from intended start)\n")
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PHASE\tOP\tQUANTILE\tBASELINE\tCANDIDATE\tCHANGE\tNOISE\tVERDICT")
+	switch v.Method {
+	case MethodBootstrap:
+		fmt.Fprintf(tw, "PHASE\tOP\tQUANTILE\tBASELINE\tCANDIDATE\tRATIO [%.0f%% CI]\tVERDICT\n", v.Level*100)
+	case MethodHistory:
+		fmt.Fprintf(tw, "PHASE\tOP\tQUANTILE\tHISTORY\tCANDIDATE\tCHANGE\t%.0f%% PREDICTION\tVERDICT\n", v.Level*100)
+	default:
+		fmt.Fprintln(tw, "PHASE\tOP\tQUANTILE\tBASELINE\tCANDIDATE\tCHANGE\tNOISE\tVERDICT")
+	}
 	for _, o := range v.Ops {
 		for _, c := range o.Checks {
-			verdict := "ok"
-			if c.Regressed {
-				verdict = "REGRESSION"
+			call := c.Call
+			if call == "" {
+				call = CallWithinNoise
+				if c.Regressed {
+					call = CallRegression
+				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%+.1f%%\t%s\t%s\n", o.Phase, o.Op, c.Quantile, FormatSeconds(c.Baseline), FormatSeconds(c.Candidate), c.Change*100, FormatSeconds(c.Noise), verdict)
+			val := FormatSeconds
+			if c.Quantile == QuantThroughput {
+				val = func(r float64) string { return fmt.Sprintf("%.1f ops/s", r) }
+			}
+			switch {
+			case v.Method == MethodBootstrap && c.Ratio != nil:
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o.Phase, o.Op, c.Quantile, val(c.Baseline), val(c.Candidate), c.Ratio, call)
+			case v.Method == MethodHistory && c.Prediction != nil:
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%+.1f%%\t[%s, %s]\t%s\n", o.Phase, o.Op, c.Quantile, val(c.Baseline), val(c.Candidate), c.Change*100,
+					val(c.Prediction.Lo), val(c.Prediction.Hi), call)
+			default:
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%+.1f%%\t%s\t%s\n", o.Phase, o.Op, c.Quantile, val(c.Baseline), val(c.Candidate), c.Change*100, FormatSeconds(c.Noise), call)
+			}
 		}
 	}
 	tw.Flush()
+	for _, n := range v.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	for _, u := range v.Unlike {
 		if v.KeptUnlike {
 			fmt.Fprintf(&b, "warning: compared although not comparable: %s\n", u)
@@ -247,6 +410,8 @@ func (v *Regression) Table() string {
 		b.WriteString("no steady-phase op appears in both runs: nothing to compare\n")
 	} else if v.Regressed {
 		b.WriteString("verdict: REGRESSION\n")
+	} else if v.Method == MethodBootstrap {
+		b.WriteString("verdict: no regression (every difference within noise or below the threshold)\n")
 	} else {
 		b.WriteString("verdict: ok\n")
 	}

@@ -130,13 +130,17 @@ func TestCompareRules(t *testing.T) {
 		judged    bool
 		unlike    int
 	}{
-		{"two runs of history", []*rundir.Summary{base(nil), base(nil)}, cand(nil), 2, true, true, 0},
+		{"five runs of history", []*rundir.Summary{base(nil), base(nil), base(nil), base(nil), base(nil)}, cand(nil), 5, true, true, 0},
+		// two runs tell little about the spread: the 99% prediction
+		// interval of a new run, t(1) = 63.7 times the 2% floor, holds 2x
+		{"two runs cannot tell 2x from noise", []*rundir.Summary{base(nil), base(nil)}, cand(nil), 2, false, true, 0},
+		{"four runs are too few by default", []*rundir.Summary{base(nil), base(nil), base(nil), base(nil)}, cand(nil), DefaultMinHistory, false, false, 0},
 		{"one run is too little", []*rundir.Summary{base(nil)}, cand(nil), 2, false, false, 0},
 		{"compare: one baseline", []*rundir.Summary{base(nil)}, cand(nil), 1, true, true, 0},
 		{"load phases not judged", []*rundir.Summary{base(load), base(load)}, cand(load), 2, false, true, 0},
 		{"other target kind left out", []*rundir.Summary{base(embedded), base(nil)}, cand(nil), 2, false, false, 1},
 		{"other rate left out", []*rundir.Summary{base(rate), base(rate), base(nil)}, cand(nil), 2, false, false, 2},
-		{"like runs kept", []*rundir.Summary{base(rate), base(nil), base(nil)}, cand(nil), 2, true, true, 1},
+		{"like runs kept", []*rundir.Summary{base(rate), base(nil), base(nil), base(nil)}, cand(nil), 3, true, true, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := Compare(tc.history, tc.cand, RegressOptions{Threshold: 0.2, K: 3, MinHistory: tc.min})

@@ -26,7 +26,6 @@ import (
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
-	"github.com/soakd/soakd/verdict"
 )
 
 // Exit codes.
@@ -65,7 +64,7 @@ usage:
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd report --side-by-side RUN_DIR... [--html FILE]   (redis-benchmark style table of runs or persistence variants, rps ratio against the first)
   soakd serve --config soakd.yaml
-  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2] [--allow-unlike]
+  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2] [--level 0.95] [--json] [--allow-unlike]
   soakd compare --history DATA_DIR [--scenario NAME]   (change points across a daemon's runs)
   run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339,
     --run-id ID (same on every shard; phases wait for all shards), --barrier-timeout D (10m)
@@ -133,6 +132,11 @@ type runFlags struct {
 	warmup, records     string
 	concurrency         int
 	swap                string
+	repeat              int
+	control             bool
+	// variantTargets are several --target run as one run's variants
+	// (with repeats: interleaved).
+	variantTargets []scenarios.Target
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -155,6 +159,8 @@ func (a *App) run(ctx context.Context, args []string) int {
 	fs.StringVar(&f.records, "records", "", "override keyspace.records and the records of load phases (e.g. 10000)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "override every phase's concurrency (workers)")
 	fs.StringVar(&f.swap, "swap", "", "turn on a swapfile of this size (e.g. 2gb) for the run, and off and delete it at the end, however the run ends (root)")
+	fs.IntVar(&f.repeat, "repeat", 0, "run every steady phase and throughput sweep in N short rounds, the variants (persistence variants, several --target, sweep points) interleaved in each (overrides the scenario's repeat:)")
+	fs.BoolVar(&f.control, "control", false, "with the side-by-side table at the end: also print the A/A control (A's rounds split in two halves against each other), the noise floor")
 	fs.StringVar(&f.seed, "seed", "", "random seed for keys, values and op order (overrides the scenario's seed; each shard and worker derives its own stream from it)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -173,7 +179,8 @@ func (a *App) run(ctx context.Context, args []string) int {
 		if len(f.targets) == 1 {
 			f.target = f.targets[0]
 		}
-		code, _, _ := a.runScenario(ctx, pos[0], f, "")
+		code, sum, dir := a.runScenario(ctx, pos[0], f, "")
+		a.printControl(f, dir, sum)
 		return code
 	}
 	return a.runTargets(ctx, pos[0], f)
@@ -199,6 +206,7 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 	}
 	// Every target is checked before the first runs.
 	var name string
+	repeat := f.repeat
 	for _, tg := range f.targets {
 		sc, err := scenarios.LoadFile(path)
 		if err != nil {
@@ -215,7 +223,21 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 			return exitBadUsed
 		}
 		name = sc.Name
+		repeat = sc.Repeats()
+		if repeat > 1 && sc.Target.Managed != nil && len(sc.Target.Managed.Persistences) > 0 {
+			fmt.Fprintf(a.Stderr, "soakd run: several --target values with repeats run as one run's variants; %s also has persistence variants (target.managed.persistences): give one --target\n", path)
+			return exitBadUsed
+		}
+		f.variantTargets = append(f.variantTargets, sc.Target)
 	}
+	if repeat > 1 {
+		// One run, the targets its variants, interleaved round by round.
+		f.target = f.targets[0]
+		code, sum, dir := a.runScenario(ctx, path, f, "")
+		a.printControl(f, dir, sum)
+		return code
+	}
+	f.variantTargets = nil
 	if f.out == "" {
 		// One parent directory for all the targets' runs.
 		f.out = filepath.Join("runs", fmt.Sprintf("%s-%s", name, a.Now().UTC().Format("20060102T150405Z")))
@@ -238,8 +260,8 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
 		}
 	}
-	if t := report.BuildSuite(report.SuiteColumns(dirs, sums)); len(t.Columns) > 1 && len(t.Rows) > 0 {
-		fmt.Fprintf(a.Stdout, "\n%s", t.Text())
+	if t := report.BuildSuite(report.SuiteColumns(dirs, sums)); len(t.Columns) > 1 && (len(t.Rows) > 0 || len(t.Sweeps) > 0) {
+		a.printSuite(&t, f.control)
 	}
 	return worst
 }
@@ -247,7 +269,7 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 // applyOverrides applies f's overrides (f.target the target) to sc and
 // reports every problem on stderr; false when there were any.
 func (a *App) applyOverrides(sc *scenarios.Scenario, f runFlags, note func(string)) bool {
-	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Records: f.records, Concurrency: f.concurrency, Seed: f.seed, Note: note}
+	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Records: f.records, Concurrency: f.concurrency, Seed: f.seed, Repeat: f.repeat, Note: note}
 	if f.rateSet {
 		ov.Rate = &f.rate
 	}
@@ -344,7 +366,7 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 	if f.quiet {
 		progress = nil
 	}
-	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: out, Shard: shard, BarrierTimeout: f.barrierTimeout,
+	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, Targets: f.variantTargets, OutDir: out, Shard: shard, BarrierTimeout: f.barrierTimeout,
 		Getenv: a.Getenv, Version: version, OTLPEndpoint: f.otlpEndpoint, Progress: progress,
 		Warn: func(msg string) {
 			warnOnce.Do(func() { fmt.Fprintf(a.Stderr, "soakd: warning: %s\n", msg) })
@@ -490,7 +512,8 @@ func (a *App) report(args []string) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(a.Stderr)
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to FILE")
-	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's")
+	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's and its 95% interval; sweeps as throughput per point, one line per run or variant")
+	control := fs.Bool("control", false, "with --side-by-side: also the A/A control (the first column's rounds split in two halves against each other): the noise floor")
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitBadUsed
@@ -500,7 +523,7 @@ func (a *App) report(args []string) int {
 		return exitBadUsed
 	}
 	if *sideBySide {
-		return a.reportSideBySide(dirs, *htmlOut)
+		return a.reportSideBySide(dirs, *htmlOut, *control)
 	}
 	if len(dirs) > 1 {
 		if code, done := a.reportMerged(dirs, *htmlOut); done {
@@ -556,7 +579,7 @@ func (a *App) report(args []string) int {
 
 // reportSideBySide prints the runs in dirs (one column per run, or per
 // persistence variant of a run) as one table.
-func (a *App) reportSideBySide(dirs []string, htmlOut string) int {
+func (a *App) reportSideBySide(dirs []string, htmlOut string, control bool) int {
 	var sums []*rundir.Summary
 	for _, dir := range dirs {
 		s, err := rundir.ReadSummary(dir)
@@ -567,16 +590,16 @@ func (a *App) reportSideBySide(dirs []string, htmlOut string) int {
 		sums = append(sums, s)
 	}
 	cols := report.SuiteColumns(dirs, sums)
-	if len(cols) < 2 {
-		fmt.Fprintf(a.Stderr, "soakd report --side-by-side: %s is one run without persistence variants: give two or more run directories\n", dirs[0])
+	if len(cols) < 2 && !control {
+		fmt.Fprintf(a.Stderr, "soakd report --side-by-side: %s is one run without persistence variants: give two or more run directories (or --control for its noise floor)\n", dirs[0])
 		return exitBadUsed
 	}
 	t := report.BuildSuite(cols)
-	if len(t.Rows) == 0 {
-		fmt.Fprintln(a.Stderr, "soakd report --side-by-side: the runs have no steady or load phase to compare")
+	if len(t.Rows) == 0 && len(t.Sweeps) == 0 {
+		fmt.Fprintln(a.Stderr, "soakd report --side-by-side: the runs have no steady, load or sweep phase to compare")
 		return exitBadUsed
 	}
-	fmt.Fprint(a.Stdout, t.Text())
+	a.printSuite(&t, control)
 	if htmlOut != "" {
 		if err := rundir.WriteFileAtomic(htmlOut, report.SuiteHTML(t)); err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
@@ -626,54 +649,4 @@ func printProblems(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(w, err)
-}
-
-// compare judges CANDIDATE_DIR against BASELINE_DIR with the daemon's
-// regression code, verdict.Compare (one baseline: the relative
-// threshold only).
-func (a *App) compare(args []string) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(a.Stderr)
-	threshold := fs.Float64("threshold", verdict.DefaultRegressThreshold, "relative slowdown that counts as a regression (0.2 = 20%)")
-	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
-	history := fs.String("history", "", "a daemon's data_dir (or a directory of run directories): report change points across its completed runs")
-	scenario := fs.String("scenario", "", "with --history: only this scenario's runs")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitBadUsed
-	}
-	if *history != "" {
-		return a.compareHistory(*history, *scenario, pos)
-	}
-	if len(pos) != 2 {
-		fmt.Fprintln(a.Stderr, "soakd compare: give BASELINE_DIR and CANDIDATE_DIR")
-		return exitBadUsed
-	}
-	if !(*threshold > 0) {
-		fmt.Fprintln(a.Stderr, "soakd compare: --threshold must be > 0")
-		return exitBadUsed
-	}
-	base, err := rundir.ReadSummary(pos[0])
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
-		return exitBadUsed
-	}
-	cand, err := rundir.ReadSummary(pos[1])
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
-		return exitBadUsed
-	}
-	if why := verdict.Unlike(base, cand); len(why) > 0 {
-		if !*allowUnlike {
-			fmt.Fprintf(a.Stderr, "soakd compare: the runs are not comparable: %s (--allow-unlike compares them anyway)\n", strings.Join(why, "; "))
-			return exitBadUsed
-		}
-		fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s\n", strings.Join(why, "; "))
-	}
-	v := verdict.Compare([]*rundir.Summary{base}, cand, verdict.RegressOptions{Threshold: *threshold, K: verdict.DefaultRegressK, MinHistory: 1, KeepUnlike: *allowUnlike})
-	fmt.Fprint(a.Stdout, v.Table())
-	if v.Regressed {
-		return exitSLO
-	}
-	return exitOK
 }

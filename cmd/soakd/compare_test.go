@@ -46,3 +46,18 @@ func TestCompareRefusesUnlikeRuns(t *testing.T) {
 		}
 	}
 }
+
+// Runs without latency.hlog are compared by their summaries' figures,
+// and the output says there is no interval; a bad flag is refused.
+func TestCompareWithoutIntervalLogSaysSo(t *testing.T) {
+	base, cand := runDir(t, 0.005), runDir(t, 0.0052)
+	a, out, _ := testApp(nil)
+	if code := a.Main(context.Background(), []string{"compare", base, cand}); code != 0 ||
+		!strings.Contains(out.String(), "no latency.hlog in") || !strings.Contains(out.String(), "without an interval") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	a, _, errb := testApp(nil)
+	if code := a.Main(context.Background(), []string{"compare", base, cand, "--level", "95"}); code != 2 || !strings.Contains(errb.String(), "--level") {
+		t.Errorf("--level 95: exit %d, %s", code, errb)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,35 +39,45 @@ type suiteRow struct {
 }
 
 // parseSuite reads the table rows of `soakd report --side-by-side`
-// output with ncols columns.
+// output with ncols columns: cells are apart by two spaces or more (a
+// ratio with its interval, "within noise", hold one). ratios are the
+// B/A, C/A, ... cells, their estimate only.
 func parseSuite(t *testing.T, out string, ncols int) map[string]suiteRow {
 	t.Helper()
 	rows := map[string]suiteRow{}
-	in := false
+	var head map[string]int
 	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
+		f := cellsRE.Split(strings.TrimSpace(line), -1)
 		if len(f) > 0 && f[0] == "test" {
-			in = true
-			continue
-		}
-		if !in || len(f) == 0 {
-			in = in && len(f) > 0
-			continue
-		}
-		if len(f) != 3+3*ncols+ncols-1 {
-			if strings.HasPrefix(f[0], "*") {
-				continue
+			head = map[string]int{}
+			for i, h := range f {
+				head[h] = i
 			}
-			t.Fatalf("row %q: %d fields, want %d", line, len(f), 3+3*ncols+ncols-1)
+			continue
 		}
-		r := suiteRow{test: f[0], op: f[1], requests: f[2], ratios: f[3+3*ncols:]}
+		if head == nil || len(f) < 3 || strings.TrimSpace(line) == "" {
+			head = nil
+			continue
+		}
+		if len(f) != len(head) {
+			t.Fatalf("row %q: %d cells, want %d", line, len(f), len(head))
+		}
+		r := suiteRow{test: f[0], op: f[1], requests: f[2]}
 		for c := 0; c < ncols; c++ {
 			r.cols = append(r.cols, [3]string{f[3+3*c], f[4+3*c], f[5+3*c]})
+			if c > 0 {
+				r.ratios = append(r.ratios, strings.Fields(f[head[colName(c)+"/A"]])[0])
+			}
 		}
 		rows[r.test+" "+r.op] = r
 	}
 	return rows
 }
+
+var (
+	cellsRE    = regexp.MustCompile(`\s{2,}`)
+	intervalRE = regexp.MustCompile(`^\d+\.\d\d \[\d+\.\d\d-\d+\.\d\d\]$`)
+)
 
 func ms(sec float64) string { return fmt.Sprintf("%.3f", sec*1e3) }
 

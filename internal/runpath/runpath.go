@@ -34,6 +34,8 @@ type Overrides struct {
 	// Concurrency is every phase's workers (0: unchanged).
 	Concurrency int
 	Seed        string
+	// Repeat is the scenario's repeat: (0: unchanged).
+	Repeat int
 	// Note is told of an adjustment an override made (a warmup not
 	// shorter than the new duration); nil: none.
 	Note func(string)
@@ -132,6 +134,12 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 		}
 		sc.Seed = seed
 	}
+	if o.Repeat != 0 {
+		if o.Repeat < 1 || o.Repeat > scenarios.MaxRepeat {
+			return nil, &OverrideError{"repeat", fmt.Sprintf(": %d is not in 1..%d", o.Repeat, scenarios.MaxRepeat)}
+		}
+		sc.Repeat = o.Repeat
+	}
 	return sc.Validate(), nil
 }
 
@@ -184,6 +192,10 @@ type Options struct {
 	Exporter *metrics.Exporter
 	Progress io.Writer       // live progress line; nil = none
 	Control  *engine.Control // live rate changes (daemon API)
+	// Targets, two or more, are the targets the run compares as its
+	// variants (target-1 = Scenario.Target, already overridden to the
+	// first): run --target A --target B with repeats, interleaved.
+	Targets []scenarios.Target
 }
 
 // Run is an opened run: its target, exporter and tracer are ready.
@@ -228,7 +240,14 @@ func Open(ctx context.Context, o Options) (*Run, error) {
 // directory: engine.Run's summary and error.
 func (r *Run) Start(ctx context.Context, runID string) (*rundir.Summary, error) {
 	sc := r.o.Scenario
-	return engine.Run(ctx, engine.Options{
+	var tvs []engine.TargetVariant
+	if len(r.o.Targets) > 1 {
+		for i, t := range r.o.Targets {
+			tvs = append(tvs, engine.TargetVariant{Name: fmt.Sprintf("target-%d", i+1), URL: t.URL,
+				Open: func() (targets.Target, error) { return targets.Open(ctx, t, r.topts) }})
+		}
+	}
+	return engine.Run(ctx, engine.Options{Targets: tvs,
 		Scenario: sc, Target: r.Target, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
 		OutDir: r.o.OutDir, Progress: r.o.Progress, Exporter: r.Exporter, Tracer: r.tracer, Shard: r.o.Shard,
 		Control: r.o.Control, Reopen: targets.Reopener(ctx, sc.Target, r.topts), RunID: runID, BarrierTimeout: r.o.BarrierTimeout,

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+	redistarget "github.com/soakd/soakd/targets/redis"
+	"github.com/soakd/soakd/verdict"
+)
+
+// Through real runs on real redis-servers, as a duet (Bulej et al.,
+// "Duet benchmarking", 2020): the baseline and the candidate run at the
+// same time in one process, each against its own server (2.5 s at 600
+// ops/s, 100 ms intervals), so that the stalls of a busy shared host hit
+// both alike. Two servers of the same build are "no regression" with
+// p99 intervals holding 1; a server that stalls (DEBUG SLEEP 0.25 s,
+// then 50 ms awake, over and over) is a REGRESSION whose p99 interval
+// lies wholly above 1.2.
+func TestCompareRealRedisAAandSlowdown(t *testing.T) {
+	testutil.NeedTool(t, "redis-server")
+	start := func() *redistarget.Server {
+		srv, err := redistarget.StartServer(context.Background(), redistarget.ServerConfig{Persistence: "none", Args: []string{"--enable-debug-command", "yes"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Stop() })
+		return srv
+	}
+	srvs := [2]*redistarget.Server{start(), start()}
+	root := t.TempDir()
+	if keep := os.Getenv("SOAKD_KEEP_RUNS"); keep != "" {
+		t.Cleanup(func() { _ = os.CopyFS(keep, os.DirFS(root)) })
+	}
+	run := func(name string, srv *redistarget.Server, stall bool) error {
+		sc, err := scenarios.Parse(name+".yaml", []byte(fmt.Sprintf(`
+name: duet
+target: {kind: redis, url: %q}
+keyspace: {records: 1000}
+phases:
+  - {name: steady, kind: steady, rate: 600, duration: 2500ms, warmup: 500ms, concurrency: 8, mix: {get: 50, set: 50}}
+`, srv.URL())))
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		tg, err := targets.Open(ctx, sc.Target, targets.Options{})
+		if err != nil {
+			return err
+		}
+		defer tg.Close()
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		if stall {
+			cl := goredis.NewClient(&goredis.Options{Addr: srv.Addr()})
+			defer cl.Close()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(50 * time.Millisecond):
+					}
+					if err := cl.Do(ctx, "DEBUG", "SLEEP", "0.25").Err(); err != nil {
+						t.Errorf("DEBUG SLEEP: %v", err)
+						return
+					}
+				}
+			}()
+		}
+		_, err = engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: "redis", TargetURL: srv.URL(),
+			OutDir: filepath.Join(root, name), Interval: 100 * time.Millisecond})
+		close(stop)
+		wg.Wait()
+		return err
+	}
+	duet := func(base, cand string, stall bool) (string, string) {
+		var errs [2]error
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); errs[0] = run(base, srvs[0], false) }()
+		go func() { defer wg.Done(); errs[1] = run(cand, srvs[1], stall) }()
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return filepath.Join(root, base), filepath.Join(root, cand)
+	}
+	a, b := duet("a", "b", false)
+	a2, slow := duet("a2", "slow", true)
+	compare := func(base, cand string) (int, *verdict.Regression, string) {
+		app, out, errb := testApp(nil)
+		code := app.Main(context.Background(), []string{"compare", base, cand, "--json"})
+		var v verdict.Regression
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("compare --json: %v\n%s\n%s", err, out, errb)
+		}
+		app, table, _ := testApp(nil)
+		app.Main(context.Background(), []string{"compare", base, cand})
+		return code, &v, table.String()
+	}
+	p99 := func(v *verdict.Regression, op string) *verdict.Interval {
+		for _, o := range v.Ops {
+			for _, c := range o.Checks {
+				if o.Op == op && c.Quantile == "p99" {
+					return c.Ratio
+				}
+			}
+		}
+		return nil
+	}
+
+	code, v, table := compare(a, b)
+	t.Logf("A/A:\n%s", table)
+	if code != 0 || v.Regressed || v.Method != verdict.MethodBootstrap || strings.Contains(table, "verdict: REGRESSION") {
+		t.Errorf("A/A: exit %d, method %q, want 0 and no regression:\n%s", code, v.Method, table)
+	}
+	for _, op := range []string{"get", "set"} {
+		iv := p99(v, op)
+		if iv == nil || !(iv.Lo <= iv.Estimate && iv.Estimate <= iv.Hi) || iv.Level != 0.95 || iv.Excludes(1) {
+			t.Errorf("A/A %s p99: interval %+v, want a 95%% interval holding its estimate and 1", op, iv)
+		}
+	}
+	if o := v.Ops[0]; o.Intervals[0] < 15 || o.Intervals[1] < 15 || o.BlockLen < 1 {
+		t.Errorf("A/A: %d and %d intervals after warmup, block %d; want >= 15 each (2 s of 100 ms)", o.Intervals[0], o.Intervals[1], o.BlockLen)
+	}
+
+	code, v, table = compare(a2, slow)
+	t.Logf("slowed:\n%s", table)
+	if code != 1 || !v.Regressed {
+		t.Errorf("DEBUG SLEEP: exit %d regressed %v, want 1 and a regression:\n%s", code, v.Regressed, table)
+	}
+	for _, op := range []string{"get", "set"} {
+		if iv := p99(v, op); iv == nil || !(iv.Lo > 1.2) {
+			t.Errorf("DEBUG SLEEP %s p99: interval %+v, want it wholly above 1.2", op, iv)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
+)
+
+// noise is a fixed ±4% jitter, one factor per round (odd and even
+// rounds alike on average, as interleaved rounds on a drifting host).
+var noise = []float64{1.00, 1.03, 0.97, 0.96, 1.04, 1.01}
+
+// roundsSummary is a run with persistence variants none and aof, each
+// test's rounds interleaved as the engine runs them, aof's rps in each
+// round factor[test] times none's (with its own jitter).
+func roundsSummary(factor map[string]float64) *rundir.Summary {
+	s := &rundir.Summary{Scenario: "aof", Status: rundir.StatusCompleted, Target: rundir.TargetInfo{Kind: "redis"}}
+	for _, test := range []string{"same", "double", "half"} {
+		for r := range noise {
+			for _, v := range []string{"none", "aof"} {
+				rate := 40000 * noise[r]
+				if v == "aof" {
+					rate = 40000 * factor[test] * noise[(r+2)%len(noise)]
+				}
+				p := suitePhaseResult(fmt.Sprintf("%s[%s]#%d", test, v, r+1), v, rate, 10000, map[string]int64{"set": 10000})
+				p.Repeat = r + 1
+				s.Phases = append(s.Phases, p)
+			}
+		}
+	}
+	return s
+}
+
+// TestSuiteIntervals: with six rounds a side, a test whose variants
+// differ only by the rounds' jitter is "within noise" (its interval
+// holds 1), a 2x and a 0.5x difference are flagged faster and slower
+// with intervals that exclude 1; the geomean gets an interval from the
+// rounds' suite scores; the A/A control holds 1.
+func TestSuiteIntervals(t *testing.T) {
+	s := roundsSummary(map[string]float64{"same": 1, "double": 2, "half": 0.5})
+	tb := BuildSuite(SuiteColumns([]string{"runs/aof"}, []*rundir.Summary{s}))
+	tb.ShowControl = true
+	tb.Estimate(verdict.BootstrapOptions{Seed: 1})
+	txt := tb.Text()
+	t.Log("\n" + txt)
+	want := map[string]string{"same": "within noise", "double": "faster", "half": "slower"}
+	for _, r := range tb.Rows {
+		iv := r.RPSRatio[1]
+		if !iv.Valid() {
+			t.Fatalf("%s: no interval", r.Test)
+		}
+		if got := noiseWord(true, iv); got != want[r.Test] {
+			t.Errorf("%s: %s (interval %.3f-%.3f), want %s", r.Test, got, iv.Lo, iv.Hi, want[r.Test])
+		}
+		if r.Cells[0].RPS < 39000 || r.Cells[0].RPS > 41000 || len(r.Cells[0].Rounds) != 6 || r.Cells[0].Requests != 60000 {
+			t.Errorf("%s: A is the mean of its 6 rounds: rps %.0f, %d rounds, %d requests", r.Test, r.Cells[0].RPS, len(r.Cells[0].Rounds), r.Cells[0].Requests)
+		}
+		if !r.Control.Valid() || r.Control.Excludes(1) {
+			t.Errorf("%s: A/A control %+v should hold 1", r.Test, r.Control)
+		}
+		var line string
+		for _, l := range strings.Split(txt, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == r.Test {
+				line = l
+			}
+		}
+		if !strings.Contains(line, want[r.Test]) || !strings.Contains(line, fmt.Sprintf("[%.2f-%.2f]", iv.Lo, iv.Hi)) {
+			t.Errorf("%s: line %q lacks %q and the interval", r.Test, line, want[r.Test])
+		}
+	}
+	// Geomean of 1, 2 and 0.5 is 1: within noise, with an interval.
+	if g := tb.Geomean[1]; !g.Valid() || g.Excludes(1) || g.Estimate < 0.9 || g.Estimate > 1.1 {
+		t.Errorf("geomean %+v, want about 1 with an interval holding it", g)
+	}
+	for _, w := range []string{"geomean B/A: ", "A/A control", "6 rounds"} {
+		if !strings.Contains(txt, w) {
+			t.Errorf("text lacks %q", w)
+		}
+	}
+	// A real difference on every test moves the geomean out of noise.
+	s = roundsSummary(map[string]float64{"same": 2, "double": 2, "half": 2})
+	tb = BuildSuite(SuiteColumns(nil, []*rundir.Summary{s}))
+	tb.Estimate(verdict.BootstrapOptions{Seed: 1})
+	if g := tb.Geomean[1]; !g.Valid() || !g.Excludes(1) || g.Lo < 1.5 {
+		t.Errorf("geomean of a 2x difference %+v, want an interval above 1.5", g)
+	}
+}
+
+// TestSuiteSweeps: the sweeps of two stores' runs with three rounds each
+// line up by point; each point is the mean of its rounds with an
+// interval around it; the chart has one line per store with an error
+// bar per point.
+func TestSuiteSweeps(t *testing.T) {
+	mk := func(kind string, base float64) *rundir.Summary {
+		s := &rundir.Summary{Scenario: "study", Status: rundir.StatusCompleted, Target: rundir.TargetInfo{Kind: kind}}
+		for r := 1; r <= 3; r++ {
+			sw := &rundir.SweepResult{Over: scenarios.SweepMix, Axis: "update (% of ops)"}
+			for i, u := range []float64{0, 10, 20} {
+				sw.Points = append(sw.Points, rundir.SweepPoint{Label: fmt.Sprintf("update=%g", u), X: u,
+					AchievedOpsPerSec: base * (1 - float64(i)*0.2) * noise[r]})
+			}
+			s.Phases = append(s.Phases, rundir.PhaseResult{Name: fmt.Sprintf("update-sweep#%d", r), Kind: scenarios.PhaseSweep, Repeat: r,
+				Start: time.Unix(int64(r), 0), Sweep: sw})
+		}
+		return s
+	}
+	tb := BuildSuite(SuiteColumns([]string{"redis", "mongo"}, []*rundir.Summary{mk("redis", 6000), mk("mongo", 1000)}))
+	tb.Estimate(verdict.BootstrapOptions{Seed: 1})
+	if len(tb.Sweeps) != 1 || len(tb.Sweeps[0].Lines) != 2 || len(tb.Sweeps[0].Labels) != 3 {
+		t.Fatalf("sweeps %+v", tb.Sweeps)
+	}
+	for li, base := range []float64{6000, 1000} {
+		for i, sp := range tb.Sweeps[0].Lines[li].Points {
+			mean := base * (1 - float64(i)*0.2) * (noise[1] + noise[2] + noise[3]) / 3
+			if d := sp.Mean - mean; d > 1e-6 || d < -1e-6 || !sp.CI.Valid() || sp.CI.Lo > sp.Mean || sp.CI.Hi < sp.Mean {
+				t.Errorf("line %d point %d: %+v, want mean %.1f inside its interval", li, i, sp, mean)
+			}
+		}
+	}
+	txt := tb.SweepText()
+	t.Log("\n" + txt)
+	if !strings.Contains(txt, "sweep update-sweep: achieved ops/s against update (% of ops)") || !strings.Contains(txt, "A redis") || !strings.Contains(txt, "B mongo") {
+		t.Errorf("sweep table:\n%s", txt)
+	}
+	page := string(SuiteHTML(tb))
+	if n := strings.Count(page, `class="errbar"`); n != 6 {
+		t.Errorf("%d error bars, want 6 (3 points x 2 stores)", n)
+	}
+}

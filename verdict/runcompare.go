@@ -1,0 +1,230 @@
+package verdict
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// QuantThroughput is the QuantCheck of a closed-loop phase's rate.
+const QuantThroughput = "throughput"
+
+// regressPercentiles are the percentiles (0..100) behind regressQuantiles.
+var regressPercentiles = []float64{50, 99, 99.9}
+
+// RunIntervals is one run's latency intervals after warmup, per steady
+// phase and op.
+type RunIntervals map[string]map[string][]*hdr.Histogram
+
+// SteadyIntervals picks from a run's interval log (tag -> intervals, as
+// rundir.ReadIntervals returns it) each steady phase's .latency
+// intervals that start at or after the warmup's end: the ops the
+// summary's figures hold.
+func SteadyIntervals(s *rundir.Summary, tags map[string][]*hdr.Histogram) RunIntervals {
+	out := RunIntervals{}
+	for _, ph := range s.Phases {
+		if ph.Kind != scenarios.PhaseSteady {
+			continue
+		}
+		warmEnd := ph.Start.Add(time.Duration(ph.WarmupSeconds * float64(time.Second))).UnixMilli()
+		for op := range ph.Ops {
+			var ivs []*hdr.Histogram
+			for _, h := range tags[ph.Name+"."+op+".latency"] {
+				if h.StartTimeMs() >= warmEnd {
+					ivs = append(ivs, h)
+				}
+			}
+			if len(ivs) == 0 {
+				continue
+			}
+			if out[ph.Name] == nil {
+				out[ph.Name] = map[string][]*hdr.Histogram{}
+			}
+			out[ph.Name][op] = ivs
+		}
+	}
+	return out
+}
+
+// IntervalOptions tune CompareIntervals.
+type IntervalOptions struct {
+	// Threshold: a regression is called when the whole interval of a
+	// latency ratio lies above 1+Threshold (0 = DefaultRegressThreshold).
+	Threshold float64
+	Bootstrap BootstrapOptions
+}
+
+// CompareIntervals judges the candidate runs against the baseline runs
+// (each side one or more repeats of a scenario; ivs[i] belongs to
+// runs[i]). For each steady phase and op present on both sides, p50,
+// p99 and p99.9 are compared as the ratio candidate/baseline with a
+// block-bootstrap confidence interval (QuantileRatios), and a
+// closed-loop phase's per-interval throughput likewise (RateRatio).
+// Decide calls each: a regression only when the whole interval lies
+// above 1+Threshold (for throughput: below 1/(1+Threshold)).
+func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunIntervals, o IntervalOptions) *Regression {
+	if o.Threshold <= 0 {
+		o.Threshold = DefaultRegressThreshold
+	}
+	bo := o.Bootstrap.withDefaults()
+	v := &Regression{Method: MethodBootstrap, Threshold: o.Threshold, History: len(base), Level: bo.Level, Resamples: bo.Resamples,
+		Repeats: [2]int{len(base), len(cand)}}
+	if len(base) == 0 || len(cand) == 0 {
+		v.NotJudged = "no run on one side"
+		return v
+	}
+	for _, b := range append(append([]*rundir.Summary{}, base...), cand[1:]...) {
+		if why := Unlike(b, cand[0]); len(why) > 0 {
+			v.Unlike = append(v.Unlike, fmt.Sprintf("run of %s: %s", b.Start.UTC().Format(time.RFC3339), strings.Join(why, "; ")))
+			v.KeptUnlike = true
+		}
+	}
+	if len(base) == 1 || len(cand) == 1 {
+		v.Notes = append(v.Notes, "one run on a side: the intervals hold the noise within a run (second to second), not a host's drift between runs; repeats cover that")
+	}
+	for _, ph := range cand[0].Phases {
+		if ph.Kind != scenarios.PhaseSteady {
+			continue
+		}
+		ops := make([]string, 0, len(ph.Ops))
+		for op := range ph.Ops {
+			ops = append(ops, op)
+		}
+		sort.Strings(ops)
+		for _, op := range ops {
+			bs, cs := gather(baseIv, ph.Name, op), gather(candIv, ph.Name, op)
+			if len(bs) == 0 || len(cs) == 0 {
+				continue
+			}
+			ov := OpRegression{Phase: ph.Name, Op: op, Intervals: [2]int{count(bs), count(cs)}}
+			h := fnv.New64a()
+			h.Write([]byte(ph.Name + "\x00" + op))
+			opo := bo
+			opo.Seed = bo.Seed ^ h.Sum64()
+			ivs, blockLen := quantileRatiosBlock(bs, cs, regressPercentiles, opo, cumulativeCap)
+			ov.BlockLen = blockLen
+			bq, cq := mergedQuantiles(bs), mergedQuantiles(cs)
+			for i, q := range regressQuantiles {
+				iv := ivs[i]
+				if !iv.Valid() {
+					continue
+				}
+				qc := QuantCheck{Quantile: q, Baseline: bq[i], Candidate: cq[i], Ratio: &iv, Change: iv.Estimate - 1,
+					Noise: bq[i] * (iv.Hi - iv.Lo) / 2, Call: Decide(iv, o.Threshold)}
+				qc.Regressed = qc.Call == CallRegression
+				ov.Checks = append(ov.Checks, qc)
+				ov.Regressed = ov.Regressed || qc.Regressed
+			}
+			if ph.TargetRate == 0 {
+				if qc, ok := throughputCheck(bs, cs, opo, o.Threshold); ok {
+					ov.Checks = append(ov.Checks, qc)
+					ov.Regressed = ov.Regressed || qc.Regressed
+				}
+			}
+			if len(ov.Checks) == 0 {
+				continue
+			}
+			v.Regressed = v.Regressed || ov.Regressed
+			v.Ops = append(v.Ops, ov)
+		}
+	}
+	return v
+}
+
+// throughputCheck compares a closed-loop op's ops/s per interval: the
+// candidate regresses when the whole interval of its ratio lies below
+// 1/(1+threshold).
+func throughputCheck(bs, cs [][]*hdr.Histogram, o BootstrapOptions, threshold float64) (QuantCheck, bool) {
+	br, cr := rates(bs), rates(cs)
+	iv := RateRatio(br, cr, o)
+	if !iv.Valid() {
+		return QuantCheck{}, false
+	}
+	inv := Interval{Estimate: 1 / iv.Estimate, Lo: 1 / iv.Hi, Hi: 1 / iv.Lo, Level: iv.Level}
+	qc := QuantCheck{Quantile: QuantThroughput, Baseline: meanOf(br), Candidate: meanOf(cr), Ratio: &iv, Change: iv.Estimate - 1,
+		Call: Decide(inv, threshold)}
+	qc.Noise = qc.Baseline * (iv.Hi - iv.Lo) / 2
+	switch qc.Call { // the words are about speed, not latency
+	case CallSlower:
+		qc.Call = "lower, below threshold"
+	case CallFaster:
+		qc.Call = "higher"
+	}
+	qc.Regressed = qc.Call == CallRegression
+	return qc, true
+}
+
+// rates is each repeat's ops/s per interval (intervals without a
+// duration left out).
+func rates(reps [][]*hdr.Histogram) [][]float64 {
+	out := make([][]float64, len(reps))
+	for r, ivs := range reps {
+		for _, h := range ivs {
+			if d := h.EndTimeMs() - h.StartTimeMs(); d > 0 {
+				out[r] = append(out[r], float64(h.TotalCount())*1000/float64(d))
+			}
+		}
+	}
+	return out
+}
+
+func meanOf(reps [][]float64) float64 {
+	var s float64
+	n := 0
+	for _, r := range reps {
+		for _, x := range r {
+			s += x
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return s / float64(n)
+}
+
+func gather(runs []RunIntervals, phase, op string) [][]*hdr.Histogram {
+	var out [][]*hdr.Histogram
+	for _, r := range runs {
+		if ivs := r[phase][op]; len(ivs) > 0 {
+			out = append(out, ivs)
+		}
+	}
+	return out
+}
+
+func count(reps [][]*hdr.Histogram) int {
+	n := 0
+	for _, r := range reps {
+		n += len(r)
+	}
+	return n
+}
+
+// mergedQuantiles is p50, p99, p99.9 (seconds) of all intervals merged.
+func mergedQuantiles(reps [][]*hdr.Histogram) []float64 {
+	var all *hdr.Histogram
+	for _, r := range reps {
+		for _, h := range r {
+			if all == nil {
+				all = hdr.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+			}
+			all.Merge(h)
+		}
+	}
+	out := make([]float64, len(regressPercentiles))
+	if all == nil {
+		return out
+	}
+	for i, p := range regressPercentiles {
+		out[i] = float64(all.ValueAtQuantile(p)) / 1e9
+	}
+	return out
+}

@@ -1,0 +1,81 @@
+package verdict
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// steadyRun is a summary of one closed-loop steady phase (2 s warmup)
+// and its interval log: 20 one-second intervals of get, each with
+// perSec ops of about 1 ms x slow.
+func steadyRun(rng *rand.Rand, start time.Time, perSec int, slow float64) (*rundir.Summary, map[string][]*hdr.Histogram) {
+	s := &rundir.Summary{Scenario: "s", Start: start, Phases: []rundir.PhaseResult{{Name: "steady", Kind: scenarios.PhaseSteady, Start: start,
+		WarmupSeconds: 2, Result: rundir.Result{Ops: map[string]rundir.OpResult{"get": {Count: 1}}}}}}
+	var ivs []*hdr.Histogram
+	for i, h := range ar1Run(rng, 20, perSec, slow) {
+		h.SetStartTimeMs(start.Add(time.Duration(i) * time.Second).UnixMilli())
+		h.SetEndTimeMs(start.Add(time.Duration(i+1) * time.Second).UnixMilli())
+		ivs = append(ivs, h)
+	}
+	return s, map[string][]*hdr.Histogram{"steady.get.latency": ivs}
+}
+
+func TestSteadyIntervalsDropsWarmup(t *testing.T) {
+	s, tags := steadyRun(rand.New(rand.NewPCG(1, 1)), time.Unix(1_800_000_000, 0), 50, 1)
+	got := SteadyIntervals(s, tags)["steady"]["get"]
+	if len(got) != 18 || got[0].StartTimeMs() != s.Phases[0].Start.Add(2*time.Second).UnixMilli() {
+		t.Errorf("%d intervals after a 2 s warmup, want 18 from +2s", len(got))
+	}
+}
+
+// CompareIntervals: a 2x slower candidate is a REGRESSION at every
+// percentile; a closed-loop throughput at half the baseline's is one
+// too; the JSON-facing fields carry the interval and the counts.
+func TestCompareIntervals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	t0 := time.Unix(1_800_000_000, 0)
+	bs, bt := steadyRun(rng, t0, 300, 1)
+	cs, ct := steadyRun(rng, t0.Add(time.Minute), 150, 2)
+	v := CompareIntervals([]*rundir.Summary{bs}, []*rundir.Summary{cs}, []RunIntervals{SteadyIntervals(bs, bt)}, []RunIntervals{SteadyIntervals(cs, ct)}, IntervalOptions{})
+	if !v.Regressed || v.Method != MethodBootstrap || v.Level != 0.95 || v.Resamples != DefaultResamples || len(v.Ops) != 1 {
+		t.Fatalf("verdict:\n%s", v.Table())
+	}
+	o := v.Ops[0]
+	if o.Intervals != [2]int{18, 18} || o.BlockLen < 1 || len(o.Checks) != 4 {
+		t.Fatalf("op %+v", o)
+	}
+	for _, c := range o.Checks {
+		if c.Ratio == nil || !c.Regressed || c.Call != CallRegression {
+			t.Errorf("%s: %+v, want a REGRESSION with its interval", c.Quantile, c)
+		}
+	}
+	if c := o.Checks[3]; c.Quantile != QuantThroughput || !(c.Ratio.Hi < 1/1.2) || c.Baseline < 290 || c.Baseline > 310 {
+		t.Errorf("throughput %+v %v", c, c.Ratio)
+	}
+	tab := v.Table()
+	for _, want := range []string{"RATIO [95% CI]", "x2", "ops/s", "verdict: REGRESSION", "one run on a side"} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+	// Two runs of the same thing, with repeats on each side.
+	var base, cand []*rundir.Summary
+	var bi, ci []RunIntervals
+	for r := 0; r < 3; r++ {
+		s, tags := steadyRun(rng, t0, 300, 1)
+		base, bi = append(base, s), append(bi, SteadyIntervals(s, tags))
+		s, tags = steadyRun(rng, t0, 300, 1)
+		cand, ci = append(cand, s), append(ci, SteadyIntervals(s, tags))
+	}
+	v = CompareIntervals(base, cand, bi, ci, IntervalOptions{})
+	if v.Regressed || v.Repeats != [2]int{3, 3} || v.Ops[0].Intervals != [2]int{54, 54} || len(v.Notes) != 0 {
+		t.Errorf("A/A with repeats:\n%s", v.Table())
+	}
+}
