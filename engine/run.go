@@ -532,7 +532,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
 	var elapsed, drain time.Duration
-	var tail int64
+	var tail, tailErrs int64
 	for i := range segs {
 		if ctx.Err() != nil {
 			break
@@ -553,6 +553,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		elapsed += res.Elapsed
 		drain = max(drain, res.Drain)
 		tail += res.WarmTail
+		tailErrs += res.WarmTailErrors
 		if s.Stage != "" {
 			st := stageResult(s, res, r.stats())
 			pr.Stages = append(pr.Stages, st)
@@ -568,7 +569,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		}
 	}
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, tail, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, tail, tailErrs, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	if len(segs) > 1 {
 		pr.TargetRate = 0
@@ -584,7 +585,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 
 func stageResult(s *segment, res *segResult, stats map[string]float64) rundir.StageResult {
 	st := rundir.StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
-	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, nil)
+	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, nil)
 	st.TargetRate = s.Rate
 	if res.Retimed {
 		st.TargetRate = retimedRate(s, res)

@@ -101,7 +101,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 	}
 	pr.Sweep = out
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, acc.tail, r.classes)
+	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, acc.tail, acc.tailErrs, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
 	for _, st := range pr.Stages {
 		pr.TargetRate = max(pr.TargetRate, st.TargetRate)

@@ -335,6 +335,7 @@ func findPhase(s *rundir.Summary, name string) *rundir.PhaseResult {
 func addResult(a, b *rundir.Result) {
 	a.TargetRate += b.TargetRate
 	a.AchievedRate += b.AchievedRate
+	a.GoodputRate += b.Goodput()
 	if b.DurationSeconds > a.DurationSeconds {
 		a.DurationSeconds = b.DurationSeconds
 	}
@@ -357,6 +358,7 @@ func addResult(a, b *rundir.Result) {
 		acc.Count += o.Count
 		acc.Dropped += o.Dropped
 		acc.Misses += o.Misses
+		acc.GoodputRate += o.GoodputRate
 		if acc.Errors == nil {
 			acc.Errors = map[string]int64{}
 		}
@@ -407,7 +409,7 @@ func (m *Merged) evaluate() {
 				held += lowestHeld(sp.Sweep)
 			}
 		}
-		in := verdict.Phase{Name: p.Name, TargetRate: p.TargetRate, AchievedRate: p.AchievedRate, Scheduled: p.Scheduled,
+		in := verdict.Phase{Name: p.Name, TargetRate: p.TargetRate, AchievedRate: p.AchievedRate, GoodputRate: p.Goodput(), Scheduled: p.Scheduled,
 			Completed: p.Completed, Errors: p.Errors, Dropped: p.Dropped, Staged: len(p.Stages) > 0,
 			Latency: func(op string) *hdr.Histogram { return m.Hists[p.Name+"."+op+".latency"] }}
 		p.SLO = verdict.Rejudge(ref.SLO.Checks, in, held)

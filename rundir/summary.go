@@ -72,6 +72,12 @@ type Result struct {
 	// that finished in the drain after it do not count; warmup ops that
 	// finished inside it do.
 	AchievedRate float64 `json:"achieved_rate"`
+	// GoodputRate is the successful ops per second of the same window:
+	// the ops AchievedRate counts less those that failed (an error
+	// class; a miss is a successful read that found nothing). It is what
+	// min_achieved_ratio judges. Summaries written before it have 0: read
+	// it with Goodput.
+	GoodputRate float64 `json:"goodput_rate"`
 	// DurationSeconds is the measured window (warmup excluded).
 	DurationSeconds float64 `json:"duration_seconds"`
 	// Scheduled is how many ops the schedule called for in the measured
@@ -104,8 +110,11 @@ type OpResult struct {
 	Errors  map[string]int64 `json:"errors"`
 	Misses  int64            `json:"misses,omitempty"`
 	Dropped int64            `json:"dropped"`
-	Latency metrics.Summary  `json:"latency"`
-	Service metrics.Summary  `json:"service"`
+	// GoodputRate is this op's measured ops that completed inside the
+	// window without an error, per second of the window.
+	GoodputRate float64         `json:"goodput_rate"`
+	Latency     metrics.Summary `json:"latency"`
+	Service     metrics.Summary `json:"service"`
 	// OverTime is the op's p99 over the run (steady phases): the mean of
 	// its latency-over-time buckets' p99s after the warmup.
 	OverTime *OverTime `json:"over_time,omitempty"`
@@ -312,6 +321,10 @@ func ReadSummary(dir string) (*Summary, error) {
 type CapacityResult struct {
 	HighestRateHeld float64         `json:"highest_rate_held"`
 	Curve           []CapacityPoint `json:"curve"`
+	// Confirmation is the search's final answer probed again: the rate
+	// held and the first rate above it that failed, with what every
+	// probe of each saw.
+	Confirmation *CapacityConfirmation `json:"confirmation,omitempty"`
 }
 
 // CapacityPoint is one probe.
@@ -320,7 +333,10 @@ type CapacityPoint struct {
 	Achieved float64            `json:"achieved"`
 	P99      map[string]float64 `json:"p99"`
 	Passed   bool               `json:"passed"`
-	Failed   []string           `json:"failed,omitempty"` // which SLO checks failed
+	// Goodput is the probe's successful ops/s (what the SLO's
+	// min_achieved_ratio judges).
+	Goodput float64  `json:"goodput"`
+	Failed  []string `json:"failed,omitempty"` // which SLO checks failed
 	// SettledSeconds is how long the store was given to settle (low
 	// rate, until it held the SLO again) after the previous probe
 	// failed, before this one started.
@@ -328,6 +344,8 @@ type CapacityPoint struct {
 	// Drain is the probe's drain time: how long after its window its
 	// last op completed.
 	DrainSeconds float64 `json:"drain_seconds,omitempty"`
+	// Recheck: a probe of the confirmation, not of the search.
+	Recheck bool `json:"recheck,omitempty"`
 }
 
 // SweepResult is a sweep phase's outcome: what it varied and each
@@ -410,6 +428,9 @@ type Cliff struct {
 	// Unconfirmed: a p99 jump in the last stage measured, not yet seen in
 	// a following stage (one noisy stage is not a cliff).
 	Unconfirmed bool `json:"unconfirmed,omitempty"`
+	// Evidence is every rule that fired at the cliff stage, the one
+	// above first, each with the values it compared.
+	Evidence []CliffEvidence `json:"evidence,omitempty"`
 }
 
 // Write writes summary.json and summary.txt (text, the summary as a
