@@ -217,22 +217,18 @@ func stageExtra(st rundir.StageResult) string {
 func writeGrowthCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 	if p.Kind == scenarios.PhaseGrowth {
 		if c := p.Cliff; c != nil {
-			what := c.Reason
-			switch c.Reason {
-			case "p99":
-				what = fmt.Sprintf("%s p99 %s vs median %s", c.Op, fmtDur(c.Value), fmtDur(c.Baseline))
-			case "rate":
-				what = fmt.Sprintf("achieved/target %.3f", c.Value)
-			case "errors":
-				what = fmt.Sprintf("error ratio %.3f vs median %.3f", c.Value, c.Baseline)
-			case "misses":
-				what = fmt.Sprintf("%s miss ratio %.3f vs median %.3f", c.Op, c.Value, c.Baseline)
+			what := CliffText(rundir.CliffEvidence{Reason: c.Reason, Op: c.Op, Value: c.Value, Baseline: c.Baseline})
+			if len(c.Evidence) > 0 {
+				what = CliffText(c.Evidence[0])
 			}
 			un := ""
 			if c.Unconfirmed {
 				un = " (unconfirmed: last stage)"
 			}
 			fmt.Fprintf(b, "  CLIFF at %s (%d records, used_memory %.1f MB): %s%s\n", c.Stage, c.Records, c.UsedMemoryBytes/1e6, what, un)
+			for _, e := range c.Evidence[min(1, len(c.Evidence)):] {
+				fmt.Fprintf(b, "    also: %s\n", CliffText(e))
+			}
 			if len(c.Signals) > 0 {
 				fmt.Fprintf(b, "    server: %s\n", strings.Join(c.Signals, "; "))
 			}
