@@ -95,7 +95,7 @@ func (a *phaseAcc) add(res *segResult) {
 func (r *runner) capacitySearch(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix, prefix string, pr *rundir.PhaseResult, acc *phaseAcc) *rundir.CapacityResult {
 	c := *ph.Capacity
 	cr := &rundir.CapacityResult{}
-	failedLast := false
+	failedLast, recheck := false, false
 	lastHeld := 0.0
 	probe := func(rate float64) bool {
 		var settled time.Duration
@@ -124,8 +124,8 @@ func (r *runner) capacitySearch(ctx context.Context, ph *scenarios.Phase, base s
 		if ok && s.Rate > lastHeld {
 			lastHeld = s.Rate
 		}
-		pt := rundir.CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, P99: map[string]float64{}, Passed: ok, Failed: failed,
-			SettledSeconds: settled.Seconds(), DrainSeconds: res.Drain.Seconds()}
+		pt := rundir.CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, Goodput: st.GoodputRate, P99: map[string]float64{}, Passed: ok, Failed: failed,
+			SettledSeconds: settled.Seconds(), DrainSeconds: res.Drain.Seconds(), Recheck: recheck}
 		for op, o := range st.Ops {
 			pt.P99[op] = o.Latency.P99
 		}
@@ -135,6 +135,18 @@ func (r *runner) capacitySearch(ctx context.Context, ph *scenarios.Phase, base s
 	cr.HighestRateHeld = verdict.SearchCapacity(c, func(rate float64) bool {
 		return ctx.Err() == nil && probe(rate)
 	})
+	// Confirm the answer: the rate held and the first that failed, probed
+	// again. A run stopped meanwhile keeps the search's answer.
+	if ctx.Err() == nil && cr.HighestRateHeld > 0 {
+		recheck = true
+		held := verdict.ConfirmCapacity(cr.Curve, func(rate float64) bool {
+			return ctx.Err() == nil && probe(rate)
+		})
+		if ctx.Err() == nil {
+			cr.HighestRateHeld = held
+		}
+		cr.Confirmation = verdict.Confirmation(cr.Curve, cr.HighestRateHeld)
+	}
 	return cr
 }
 

@@ -208,7 +208,11 @@ func stageExtra(st rundir.StageResult) string {
 	if len(st.PerOp) > 0 {
 		b.WriteString("; alone")
 		for _, op := range sortedKeys(st.PerOp) {
-			fmt.Fprintf(&b, " %s %.0f ops/s", op, st.PerOp[op].AchievedRate)
+			r := st.PerOp[op]
+			fmt.Fprintf(&b, " %s %.0f ops/s", op, r.AchievedRate)
+			if r.Errors > 0 {
+				fmt.Fprintf(&b, " (%.0f ok)", r.Goodput())
+			}
 		}
 	}
 	return b.String()

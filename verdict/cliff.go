@@ -85,8 +85,9 @@ func stageErrorRatio(st rundir.StageResult) float64 {
 //     median of the previous throughputWindow stages (at least 2, each
 //     with at least 100 ops), and below that median by at least zMin
 //     times their robust spread (1.4826 x MAD), so a run whose stages
-//     scatter is not called; the next stage must fall below the same
-//     threshold (the last stage's is unconfirmed).
+//     scatter is not called — or, where they scatter that widely, to
+//     below half the lowest of them; the next stage must fall below the
+//     same threshold (the last stage's is unconfirmed).
 //   - p99: per op, the p99 exceeds factor x the median p99 of the
 //     earlier stages (at least 2, each op with at least 100 samples) and
 //     that median plus zMin times their spread, in this stage and the

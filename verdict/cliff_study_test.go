@@ -205,7 +205,7 @@ func TestCliffOOM(t *testing.T) {
 	stages := named(st(200, 200, 0, map[string]float64{"set": 1}), st(200, 200, 0, map[string]float64{"set": 1}), st(200, 200, 100, map[string]float64{"set": 1}))
 	stages[2].Ops["set"] = rundir.OpResult{Count: 500, Errors: map[string]int64{"oom": 100}, Latency: metrics.Summary{P99: 1e-3}}
 	c := DetectCliff(stages, 3)
-	if c == nil || c.Stage != "stage-3" || c.Reason != rundir.CliffOOM || c.Value != 100 || len(c.Evidence) != 2 || c.Evidence[1].Reason != rundir.CliffErrors {
+	if c == nil || c.Stage != "stage-3" || c.Reason != rundir.CliffOOM || c.Op != "set" || c.Value != 100 || len(c.Evidence) != 2 || c.Evidence[1].Reason != rundir.CliffErrors {
 		t.Fatalf("cliff %+v, want oom then errors evidence at stage-3", c)
 	}
 	k := named(st(200, 200, 0, map[string]float64{"set": 1}), st(200, 200, 0, map[string]float64{"set": 1}))

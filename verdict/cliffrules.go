@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/soakd/soakd/rundir"
@@ -77,7 +78,7 @@ func (d *cliffJudge) oom(k int) []rundir.CliffEvidence {
 			}
 		}
 		if first {
-			out = append(out, rundir.CliffEvidence{Reason: rundir.CliffOOM, Op: targets.ClassOOM, Value: float64(n)})
+			out = append(out, rundir.CliffEvidence{Reason: rundir.CliffOOM, Op: oomOp(st), Value: float64(n)})
 		}
 	}
 	if c, ok := st.Server["cgroup_oom_kills_total"]; ok && k > 0 {
@@ -86,6 +87,27 @@ func (d *cliffJudge) oom(k int) []rundir.CliffEvidence {
 		}
 	}
 	return out
+}
+
+// oomOp is the op with the most ops refused for memory in st (load and
+// measure together).
+func oomOp(st *rundir.StageResult) string {
+	by := map[string]int64{}
+	for op, o := range st.Ops {
+		by[op] += o.Errors[targets.ClassOOM]
+	}
+	if st.Load != nil {
+		for op, o := range st.Load.Ops {
+			by[op] += o.Errors[targets.ClassOOM]
+		}
+	}
+	best := ""
+	for op, n := range by {
+		if n > by[best] || (n == by[best] && n > 0 && op < best) {
+			best = op
+		}
+	}
+	return best
 }
 
 // heldRatio is a stage's achieved/target rate; ok is false for stages
@@ -223,7 +245,10 @@ func (d *cliffJudge) throughput(k int) []rundir.CliffEvidence {
 			continue
 		}
 		base, sp := median(prev), spread(prev)
-		thr := math.Min(throughputDrop*base, base-zMin*sp)
+		// Below half the median and zMin spreads under it; where the
+		// earlier stages scatter that widely, below half the lowest of
+		// them is still a fall no earlier stage came near.
+		thr := math.Max(math.Min(throughputDrop*base, base-zMin*sp), throughputDrop*slices.Min(prev))
 		v := cur[op].rate
 		if thr <= 0 || v > thr {
 			continue
