@@ -632,6 +632,7 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 	}
 	if r.opts.Exporter != nil {
 		r.opts.Exporter.Update(seg.Phase, rate, achieved, w)
+		r.opts.Exporter.SetGoodput(seg.Phase, intervalGoodput(achieved, w, r.classes))
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
 	if r.opts.Progress != nil {
@@ -665,6 +666,7 @@ func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved fl
 	} else {
 		fmt.Fprintf(&b, " closed-loop achieved %.0f/s", achieved)
 	}
+	fmt.Fprintf(&b, " goodput %.0f/s", intervalGoodput(achieved, w, classes))
 	var errs, misses, dropped int64
 	ops := make([]int, 0)
 	for op, os := range w.Ops {

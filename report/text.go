@@ -48,14 +48,15 @@ func Text(s *rundir.Summary) string {
 		fmt.Fprintf(&b, "memory limits: %s\n", ml)
 	}
 	for _, p := range s.Phases {
-		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
+		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
+		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
 		if l := overTimeLine(&p); l != "" {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 		for _, st := range p.Stages {
-			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
+			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors%s, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, stageGoodput(&st.Result), st.Dropped, stageExtra(st))
 		}
 		writeGrowthCapacity(&b, &p)
 		writeSweep(&b, &p)
@@ -142,7 +143,7 @@ func sloVal(what string, v float64) string {
 
 func writeOpTable(b *strings.Builder, r rundir.Result) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  op\ttiming\tcount\terrors\tp0\tp50\tp90\tp99\tp99.9\tp99.99\tmax\tmean\t")
+	fmt.Fprintln(tw, "  op\ttiming\tcount\terrors\tmisses\tok ops/s\tp0\tp50\tp90\tp99\tp99.9\tp99.99\tmax\tmean\t")
 	ops := make([]string, 0, len(r.Ops))
 	for op := range r.Ops {
 		ops = append(ops, op)
@@ -158,7 +159,7 @@ func writeOpTable(b *strings.Builder, r rundir.Result) {
 			name string
 			s    metrics.Summary
 		}{{"latency", o.Latency}, {"service", o.Service}} {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op, t.name, o.Count, errs,
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op, t.name, o.Count, errs, o.Misses, o.GoodputRate,
 				fmtDur(t.s.Min), fmtDur(t.s.P50), fmtDur(t.s.P90), fmtDur(t.s.P99), fmtDur(t.s.P999), fmtDur(t.s.P9999), fmtDur(t.s.Max), fmtDur(t.s.Mean))
 		}
 	}
@@ -242,12 +243,16 @@ func writeGrowthCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 	}
 	if c := p.Capacity; c != nil {
 		fmt.Fprintf(b, "  capacity: highest rate held %.0f ops/s (%d probes)\n", c.HighestRateHeld, len(c.Curve))
+		writeConfirmation(b, c.Confirmation)
 		for _, pt := range c.Curve {
 			mark := "held"
 			if !pt.Passed {
 				mark = "FAIL"
 			}
-			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f", mark, pt.Rate, pt.Achieved)
+			if pt.Recheck {
+				mark += " (recheck)"
+			}
+			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f goodput %.0f", mark, pt.Rate, pt.Achieved, pt.Goodput)
 			for _, op := range sortedKeys(pt.P99) {
 				fmt.Fprintf(b, " %s p99 %s", op, fmtDur(pt.P99[op]))
 			}
