@@ -95,3 +95,23 @@ func writeConfirmation(b *strings.Builder, c *rundir.CapacityConfirmation) {
 	}
 	b.WriteString("\n")
 }
+
+// goodputNote is a phase's achieved rate next to its goodput, with its
+// errors by class and misses (report.html's phase notes).
+func goodputNote(r rundir.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "achieved %.1f ops/s, goodput %.1f ops/s (successful ops), %d errors, %d misses", r.AchievedRate, r.Goodput(), r.Errors, r.Misses)
+	var o strings.Builder
+	writeOutcomes(&o, r)
+	if s := strings.TrimSpace(o.String()); s != "" {
+		b.WriteString(": " + s)
+	}
+	return b.String()
+}
+
+// confirmationNote is writeConfirmation's line without its indent.
+func confirmationNote(c *rundir.CapacityConfirmation) string {
+	var b strings.Builder
+	writeConfirmation(&b, c)
+	return strings.TrimSpace(b.String())
+}
