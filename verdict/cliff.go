@@ -88,10 +88,11 @@ func stageErrorRatio(st rundir.StageResult) float64 {
 //     scatter is not called — or, where they scatter that widely, to
 //     below half the lowest of them; the next stage must fall below the
 //     same threshold (the last stage's is unconfirmed).
-//   - p99: per op, the p99 exceeds factor x the median p99 of the
-//     earlier stages (at least 2, each op with at least 100 samples) and
-//     that median plus zMin times their spread, in this stage and the
-//     next (the last stage's is unconfirmed).
+//   - p99: per op, in an open-loop stage, the p99 exceeds factor x the
+//     median p99 of the earlier open-loop stages (at least 2, each op
+//     with at least 100 samples) and that median plus zMin times their
+//     spread, in this stage and the next (the last stage's is
+//     unconfirmed). Closed-loop stages are judged by throughput.
 //
 // The cliff's Reason, Op, Value and Baseline are its first confirmed
 // evidence in the order above (ops in name order).
