@@ -357,10 +357,9 @@ phases:
     kind: growth
     concurrency: 4
     mix: {get: 80, set: 20}
-    # A closed-loop p99 of a 200 ms slice jumps 10x when the shared
-    # host stalls (137us -> 2ms seen under -race): a high factor leaves
-    # the cap to the oom and throughput rules this test is about.
-    growth: {batch: 2000, measure: per_op, measure_for: 400ms, after_cliff: 1, max_stages: 8, cliff_factor: 50}
+    # Closed loop: no p99 rule (a 200 ms slice's p99 went 137us -> 2ms
+    # when the shared host stalled under -race); throughput and oom judge.
+    growth: {batch: 2000, measure: per_op, measure_for: 400ms, after_cliff: 1, max_stages: 8}
 `)
 	sum, _ := runOpts(t, sc, false)
 	p := sum.Phases[0]
