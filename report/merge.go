@@ -448,8 +448,9 @@ func (m *Merged) Text() string {
 			s.Start.Format("2006-01-02T15:04:05.000Z07:00"), s.End.Format("2006-01-02T15:04:05.000Z07:00"), s.Status, m.Source[i])
 	}
 	for _, p := range m.Phases {
-		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
+		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
+		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped)
