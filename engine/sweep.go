@@ -78,6 +78,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 			cr := r.capacitySearch(ctx, ph, s, s.Mix, label+"-", pr, acc)
 			held := cr.HighestRateHeld
 			rp.HighestRateHeld = &held
+			rp.Confirmation = cr.Confirmation
 			// The point shows the held rate's probe (the last one that
 			// ran at it and passed).
 			for k := len(cr.Curve) - 1; k >= 0; k-- {

@@ -376,12 +376,15 @@ type SweepPoint struct {
 	// AchievedOpsPerSec is the point's achieved rate (a capacity point:
 	// the highest rate held, HighestRateHeld, whose probe's figures
 	// the point shows).
-	AchievedOpsPerSec float64            `json:"achieved_ops_per_sec"`
-	HighestRateHeld   *float64           `json:"highest_rate_held,omitempty"`
-	Completed         int64              `json:"completed"`
-	Errors            int64              `json:"errors"`
-	Dropped           int64              `json:"dropped"`
-	Ops               map[string]SweepOp `json:"ops"`
+	AchievedOpsPerSec float64  `json:"achieved_ops_per_sec"`
+	HighestRateHeld   *float64 `json:"highest_rate_held,omitempty"`
+	// Confirmation is a capacity point's search answer probed again
+	// (CapacityResult.Confirmation).
+	Confirmation *CapacityConfirmation `json:"confirmation,omitempty"`
+	Completed    int64                 `json:"completed"`
+	Errors       int64                 `json:"errors"`
+	Dropped      int64                 `json:"dropped"`
+	Ops          map[string]SweepOp    `json:"ops"`
 }
 
 // SweepOp is one op's figures at a sweep point: latency from intended
