@@ -408,21 +408,25 @@ func FillSweepPoint(pt *SweepPoint, st *StageResult) {
 	}
 }
 
-// Cliff is the first growth stage where the store stopped keeping up:
-// p99 jumped, the rate was not held, or errors appeared. Signals say what
-// the server was doing then, from the stats snapshot against the
-// previous stage's.
+// Cliff is the first growth stage where the store stopped keeping up
+// (verdict.DetectCliff): writes refused for memory, the rate not held,
+// errors or misses jumping, closed-loop throughput falling, or p99
+// jumping. Signals say what the server was doing then, from the stats
+// snapshot against the previous stage's.
 type Cliff struct {
 	Stage      string `json:"stage"`
 	StageIndex int    `json:"stage_index"`
 	Op         string `json:"op,omitempty"`
-	// Reason is p99 (p99 > factor x median of earlier stages' p99), rate
-	// (achieved/target < MinHeldRatio), errors (error ratio jumped) or
-	// misses (an op's cache-miss ratio jumped: the dataset no longer
-	// fits and the server evicts).
+	// Reason is the first rule of Evidence (the Cliff* constants): oom,
+	// rate (achieved/target < MinHeldRatio), errors (error ratio
+	// jumped), misses (an op's cache-miss ratio jumped: the dataset no
+	// longer fits and the server evicts), throughput (closed-loop
+	// successful ops/s fell) or p99 (p99 > factor x median of earlier
+	// stages' p99).
 	Reason string `json:"reason"`
-	// Value is what tripped: the p99 in seconds, the achieved/target
-	// ratio or the error ratio; Baseline the earlier stages' median.
+	// Value is what tripped: the ops refused for memory, the
+	// achieved/target ratio, the error or miss ratio, the successful
+	// ops/s or the p99 in seconds; Baseline the earlier stages' median.
 	Value           float64  `json:"value"`
 	Baseline        float64  `json:"baseline"`
 	Records         int64    `json:"records"`

@@ -157,16 +157,13 @@ func (d *cliffJudge) errors(k int) []rundir.CliffEvidence {
 }
 
 // earlier returns f of op in the stages before upto that have enough
-// samples to judge (the last window of them when window > 0).
-func (d *cliffJudge) earlier(op string, upto, window int, f func(rundir.OpResult) float64) []float64 {
+// samples to judge.
+func (d *cliffJudge) earlier(op string, upto int, f func(rundir.OpResult) float64) []float64 {
 	var xs []float64
 	for _, st := range d.stages[:upto] {
 		if o, ok := st.Ops[op]; ok && o.Count >= minCliffSamples {
 			xs = append(xs, f(o))
 		}
-	}
-	if window > 0 && len(xs) > window {
-		xs = xs[len(xs)-window:]
 	}
 	return xs
 }
@@ -182,7 +179,7 @@ func (d *cliffJudge) misses(k int) []rundir.CliffEvidence {
 		if !ok || o.Count < minCliffSamples || o.Misses == 0 {
 			continue
 		}
-		prev := d.earlier(op, k, 0, missRatio)
+		prev := d.earlier(op, k, missRatio)
 		if len(prev) == 0 {
 			continue
 		}
