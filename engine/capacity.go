@@ -49,7 +49,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	cr := r.capacitySearch(ctx, ph, base, mix, "", pr, acc)
 	pr.Capacity = cr
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, 0, r.classes)
+	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, 0, 0, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
 	pr.TargetRate = cr.HighestRateHeld
 	pr.Server = r.stats()
@@ -61,7 +61,7 @@ type phaseAcc struct {
 	total          *metrics.Set
 	scheduled      uint64
 	elapsed, drain time.Duration
-	tail           int64
+	tail, tailErrs int64
 }
 
 func newPhaseAcc(ops []scenarios.Op) *phaseAcc { return &phaseAcc{total: metrics.NewSet(ops)} }
@@ -86,6 +86,7 @@ func (a *phaseAcc) add(res *segResult) {
 	a.elapsed += res.Elapsed
 	a.drain = max(a.drain, res.Drain)
 	a.tail += res.WarmTail
+	a.tailErrs += res.WarmTailErrors
 }
 
 // capacitySearch runs one capacity search with ph's capacity: block and
@@ -94,7 +95,7 @@ func (a *phaseAcc) add(res *segResult) {
 func (r *runner) capacitySearch(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix, prefix string, pr *rundir.PhaseResult, acc *phaseAcc) *rundir.CapacityResult {
 	c := *ph.Capacity
 	cr := &rundir.CapacityResult{}
-	failedLast := false
+	failedLast, recheck := false, false
 	lastHeld := 0.0
 	probe := func(rate float64) bool {
 		var settled time.Duration
@@ -123,8 +124,8 @@ func (r *runner) capacitySearch(ctx context.Context, ph *scenarios.Phase, base s
 		if ok && s.Rate > lastHeld {
 			lastHeld = s.Rate
 		}
-		pt := rundir.CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, P99: map[string]float64{}, Passed: ok, Failed: failed,
-			SettledSeconds: settled.Seconds(), DrainSeconds: res.Drain.Seconds()}
+		pt := rundir.CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, Goodput: st.GoodputRate, P99: map[string]float64{}, Passed: ok, Failed: failed,
+			SettledSeconds: settled.Seconds(), DrainSeconds: res.Drain.Seconds(), Recheck: recheck}
 		for op, o := range st.Ops {
 			pt.P99[op] = o.Latency.P99
 		}
@@ -134,6 +135,18 @@ func (r *runner) capacitySearch(ctx context.Context, ph *scenarios.Phase, base s
 	cr.HighestRateHeld = verdict.SearchCapacity(c, func(rate float64) bool {
 		return ctx.Err() == nil && probe(rate)
 	})
+	// Confirm the answer: the rate held and the first that failed, probed
+	// again. A run stopped meanwhile keeps the search's answer.
+	if ctx.Err() == nil && cr.HighestRateHeld > 0 {
+		recheck = true
+		held := verdict.ConfirmCapacity(cr.Curve, func(rate float64) bool {
+			return ctx.Err() == nil && probe(rate)
+		})
+		if ctx.Err() == nil {
+			cr.HighestRateHeld = held
+		}
+		cr.Confirmation = verdict.Confirmation(cr.Curve, cr.HighestRateHeld)
+	}
 	return cr
 }
 
@@ -161,7 +174,7 @@ func (r *runner) settle(ctx context.Context, base segment, mix *scenarios.Mix, r
 		s.Seed = base.Seed ^ uint64(i+1)*0x7f4a7c159e3779b9
 		res := r.runSegment(ctx, &s, progressOnly{r})
 		var st rundir.Result
-		fillResult(&st, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, r.classes)
+		fillResult(&st, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, r.classes)
 		if st.Dropped == 0 && st.AchievedRate >= verdict.MinHeldRatio*s.Rate && st.Lag.P99 <= settleLag.Seconds() {
 			break
 		}

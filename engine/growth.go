@@ -92,7 +92,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		st.Records = r.inserted.Load()
 		st.Memory = rundir.StageMemoryOf(st.Server)
 		load := &rundir.Result{}
-		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, r.classes)
+		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, lres.WarmTailErrors, r.classes)
 		load.TargetRate = g.LoadRate
 		st.Load = load
 		pr.Stages = append(pr.Stages, st)
@@ -109,7 +109,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		}
 	}
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, 0, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, 0, 0, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = g.MeasureRate
 	pr.Server = r.stats()
@@ -168,9 +168,10 @@ func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenari
 		all.Elapsed += res.Elapsed
 		all.Drain = max(all.Drain, res.Drain)
 		all.WarmTail += res.WarmTail
+		all.WarmTailErrors += res.WarmTailErrors
 		all.Canceled = all.Canceled || res.Canceled
 		pr := &rundir.Result{}
-		fillResult(pr, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, r.classes)
+		fillResult(pr, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, r.classes)
 		per[op.String()] = pr
 	}
 	return all, per

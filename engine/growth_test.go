@@ -110,6 +110,22 @@ slo:
 	if failed == 0 {
 		t.Errorf("no probe failed above 200 ops/s: %+v", c.Curve)
 	}
+	// The answer is probed again: the rate held passed every probe of it
+	// (at least two), and the confirmation keeps what they saw.
+	cf := c.Confirmation
+	if cf == nil || cf.Held == nil || cf.Held.Rate != c.HighestRateHeld || cf.Held.Probes < 2 || cf.Held.Passed != cf.Held.Probes ||
+		cf.Held.AchievedMin <= 0 || cf.Held.AchievedMin > cf.Held.AchievedMax || cf.Held.GoodputMax <= 0 || cf.Held.P99Max["get"] < cf.Held.P99Min["get"] {
+		t.Errorf("confirmation %+v held %+v", cf, cf.Held)
+	}
+	rechecks := 0
+	for _, pt := range c.Curve {
+		if pt.Recheck {
+			rechecks++
+		}
+	}
+	if rechecks < 1 || rechecks > 4 || len(p.Stages) != len(c.Curve) {
+		t.Errorf("%d rechecks, %d stages, %d probes", rechecks, len(p.Stages), len(c.Curve))
+	}
 	if !sum.SLO.Passed {
 		t.Errorf("capacity run failed its SLO: %+v", sum.SLO)
 	}

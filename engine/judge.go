@@ -15,12 +15,15 @@ import (
 // fillResult fills res from a measured set. tail is the number of
 // warmup ops that completed inside the window: they count toward
 // completed_in_window and the achieved rate (which go by completion
-// time) but not toward the measured ops' figures.
-func fillResult(res *rundir.Result, s *metrics.Set, scheduled uint64, elapsed, drain time.Duration, tail int64, classes []string) {
+// time) but not toward the measured ops' figures. tailErrs of them
+// failed: the goodput leaves them out with the measured ops that failed
+// inside the window.
+func fillResult(res *rundir.Result, s *metrics.Set, scheduled uint64, elapsed, drain time.Duration, tail, tailErrs int64, classes []string) {
 	if classes == nil {
 		classes = targets.Classes()
 	}
 	res.Ops = map[string]rundir.OpResult{}
+	good := tail - tailErrs // ops that succeeded inside the window
 	res.Scheduled = scheduled
 	res.DurationSeconds = elapsed.Seconds()
 	for op, os := range s.Ops {
@@ -29,7 +32,13 @@ func fillResult(res *rundir.Result, s *metrics.Set, scheduled uint64, elapsed, d
 		}
 		or := rundir.OpResult{Count: os.Count, Late: os.Late, Dropped: os.Dropped, Errors: map[string]int64{},
 			Latency: metrics.Summarize(os.Latency), Service: metrics.Summarize(os.Service)}
+		// The op's successes inside the window: completed in it, less
+		// those of an error class.
+		okIn := os.Count - os.Late
 		for ci, n := range os.Classes {
+			if ci < len(classes) && targets.IsError(classes[ci]) {
+				okIn -= n - os.LateClasses[ci]
+			}
 			if ci == 0 || n == 0 || ci >= len(classes) {
 				continue
 			}
@@ -44,12 +53,17 @@ func fillResult(res *rundir.Result, s *metrics.Set, scheduled uint64, elapsed, d
 		res.Dropped += os.Dropped
 		res.Completed += os.Count
 		res.CompletedInWindow += os.Count - os.Late
+		if elapsed > 0 {
+			or.GoodputRate = float64(okIn) / elapsed.Seconds()
+		}
+		good += okIn
 		res.Ops[scenarios.Op(op).String()] = or
 	}
 	res.CompletedInWindow += tail
 	res.DrainSeconds = drain.Seconds()
 	if elapsed > 0 {
 		res.AchievedRate = float64(res.CompletedInWindow) / elapsed.Seconds()
+		res.GoodputRate = float64(good) / elapsed.Seconds()
 	}
 	res.Lag = metrics.Summarize(s.Lag)
 	res.MaxLag = res.Lag.Max
@@ -88,7 +102,7 @@ func evaluate(s *rundir.Summary, l *verdict.Limits, hist func(phase string) *met
 // judged is a phase's (or probe's) figures as the verdict package
 // takes them, with its latency histograms from set.
 func judged(name string, r *rundir.Result, staged bool, set *metrics.Set) verdict.Phase {
-	p := verdict.Phase{Name: name, TargetRate: r.TargetRate, AchievedRate: r.AchievedRate, Scheduled: r.Scheduled,
+	p := verdict.Phase{Name: name, TargetRate: r.TargetRate, AchievedRate: r.AchievedRate, GoodputRate: r.Goodput(), Scheduled: r.Scheduled,
 		Completed: r.Completed, Errors: r.Errors, Dropped: r.Dropped, Staged: staged, Ops: sortedKeys(r.Ops)}
 	p.Latency = func(op string) *hdr.Histogram {
 		o, ok := scenarios.ParseOp(op)

@@ -524,7 +524,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
 	var elapsed, drain time.Duration
-	var tail int64
+	var tail, tailErrs int64
 	for i := range segs {
 		if ctx.Err() != nil {
 			break
@@ -545,6 +545,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		elapsed += res.Elapsed
 		drain = max(drain, res.Drain)
 		tail += res.WarmTail
+		tailErrs += res.WarmTailErrors
 		if s.Stage != "" {
 			st := stageResult(s, res, r.stats())
 			pr.Stages = append(pr.Stages, st)
@@ -560,7 +561,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		}
 	}
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, tail, r.classes)
+	fillResult(&pr.Result, total, scheduled, elapsed, drain, tail, tailErrs, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	if len(segs) > 1 {
 		pr.TargetRate = 0
@@ -576,7 +577,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 
 func stageResult(s *segment, res *segResult, stats map[string]float64) rundir.StageResult {
 	st := rundir.StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
-	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, nil)
+	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, nil)
 	st.TargetRate = s.Rate
 	if res.Retimed {
 		st.TargetRate = retimedRate(s, res)
@@ -623,6 +624,7 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 	}
 	if r.opts.Exporter != nil {
 		r.opts.Exporter.Update(seg.Phase, rate, achieved, w)
+		r.opts.Exporter.SetGoodput(seg.Phase, intervalGoodput(achieved, w, r.classes))
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
 	if r.opts.Progress != nil {
@@ -656,6 +658,7 @@ func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved fl
 	} else {
 		fmt.Fprintf(&b, " closed-loop achieved %.0f/s", achieved)
 	}
+	fmt.Fprintf(&b, " goodput %.0f/s", intervalGoodput(achieved, w, classes))
 	var errs, misses, dropped int64
 	ops := make([]int, 0)
 	for op, os := range w.Ops {

@@ -64,8 +64,10 @@ type segResult struct {
 	Drain time.Duration
 	// WarmTail counts warmup ops that completed inside the window.
 	WarmTail int64
-	Stats    map[string]float64
-	MaxLag   time.Duration
+	// WarmTailErrors are the WarmTail ops that failed (an error class).
+	WarmTailErrors int64
+	Stats          map[string]float64
+	MaxLag         time.Duration
 	// Canceled: the run's context ended the segment early.
 	Canceled bool
 	// Retimed: the rate was changed live (Control.SetRate); the target
@@ -112,6 +114,7 @@ type clock struct {
 	// inside the measured window: they count toward the achieved rate,
 	// which goes by completion time, not toward the measured figures.
 	warmTail  atomic.Int64
+	warmErrs  atomic.Int64 // warmTail ops that failed
 	completed atomic.Int64
 }
 
@@ -336,6 +339,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		res.Drain = time.Duration(last - winEnd)
 	}
 	res.WarmTail = clk.warmTail.Load()
+	res.WarmTailErrors = clk.warmErrs.Load()
 	res.MaxLag = time.Duration(res.Total.Lag.Max())
 	res.Canceled = ctx.Err() != nil
 	return res
@@ -692,6 +696,9 @@ func (w *worker) send(ctx context.Context, n int) {
 			clk.completedAt(endNs)
 		} else if endNs > clk.warmEnd && endNs <= clk.winEnd.Load() {
 			clk.warmTail.Add(1)
+			if w.errs[j] != nil && targets.IsError(targets.Classify(w.r.target, w.errs[j])) {
+				clk.warmErrs.Add(1)
+			}
 		}
 		w.rec.RecordIn(win, req.Op, int64(lat), int64(svc), int64(lag), w.class(w.errs[j]))
 		w.errs[j] = nil

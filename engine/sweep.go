@@ -89,6 +89,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 			cr := r.capacitySearch(ctx, ph, s, s.Mix, label+"-", pr, acc)
 			held := cr.HighestRateHeld
 			rp.HighestRateHeld = &held
+			rp.Confirmation = cr.Confirmation
 			// The point shows the held rate's probe (the last one that
 			// ran at it and passed).
 			for k := len(cr.Curve) - 1; k >= 0; k-- {
@@ -117,7 +118,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 	}
 	pr.Sweep = out
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, acc.tail, r.classes)
+	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, acc.tail, acc.tailErrs, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
 	for _, st := range pr.Stages {
 		pr.TargetRate = max(pr.TargetRate, st.TargetRate)

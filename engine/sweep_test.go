@@ -256,6 +256,11 @@ slo: {max_error_ratio: 0.1, min_achieved_ratio: 0.01, max_dropped_ratio: 1}
 	if *pts[0].HighestRateHeld != 100 || *pts[1].HighestRateHeld != 0 {
 		t.Errorf("held %v and %v, want 100 (reads only) and 0 (every op fails)", *pts[0].HighestRateHeld, *pts[1].HighestRateHeld)
 	}
+	// The point that held max probed it again; the one that held nothing
+	// has no confirmation.
+	if c := pts[0].Confirmation; c == nil || c.Held == nil || c.Held.Rate != 100 || c.Held.Probes != 2 || c.FirstFailed != nil || pts[1].Confirmation != nil {
+		t.Errorf("confirmations %+v / %+v", pts[0].Confirmation, pts[1].Confirmation)
+	}
 	if !strings.HasPrefix(p.Stages[0].Name, "update-0-probe-1") {
 		t.Errorf("first stage %q, want update-0-probe-1", p.Stages[0].Name)
 	}

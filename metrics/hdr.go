@@ -41,6 +41,9 @@ type OpCounts struct {
 	// their segment's measured window ended: scheduled in the window,
 	// finished in the drain. Count-Late completed in the window.
 	Late int64
+	// LateClasses are the Late ops by outcome class: Classes less these
+	// completed in the window (goodput counts the window's successes).
+	LateClasses [NumClasses]int64
 }
 
 // add adds o into c.
@@ -51,6 +54,9 @@ func (c *OpCounts) add(o *OpCounts) {
 	}
 	c.Dropped += o.Dropped
 	c.Late += o.Late
+	for i := range c.LateClasses {
+		c.LateClasses[i] += o.LateClasses[i]
+	}
 }
 
 func newOpStats() *OpStats { return &OpStats{Latency: NewHist(), Service: NewHist()} }
@@ -324,6 +330,7 @@ func (r *Recorder) RecordIn(w Window, op scenarios.Op, latencyNs, serviceNs, lag
 		s.Classes[class&(NumClasses-1)]++
 		if w == InDrain {
 			s.Late++
+			s.LateClasses[class&(NumClasses-1)]++
 		}
 	}
 	set.lag.record(lagNs, 1)

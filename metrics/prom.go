@@ -72,6 +72,7 @@ type Exporter struct {
 	changes     map[changeKey]float64
 
 	opsTotal, dropped, quantile, targetRate, achieved, info *prometheus.Desc
+	goodput                                                 *prometheus.Desc
 	latency, latencyClassic                                 *prometheus.Desc
 	service, serviceClassic                                 *prometheus.Desc
 	lag, lagClassic                                         *prometheus.Desc
@@ -95,6 +96,7 @@ type phaseState struct {
 	window     *Set
 	targetRate float64
 	achieved   float64
+	goodput    float64
 }
 
 // NewExporter builds an exporter; classes names the outcome labels by
@@ -121,6 +123,7 @@ func NewExporter(scenario, shard string, classes []string, info map[string]strin
 		quantile:       prometheus.NewDesc("soakd_op_latency_quantile_seconds", "Latency from intended start at a quantile over the last interval (HDR, 3 digits); current phase only.", append(l, "quantile"), nil),
 		targetRate:     prometheus.NewDesc("soakd_target_rate_ops", "Target rate of the running phase or stage in ops/s (0 = closed loop or as fast as allowed).", p, nil),
 		achieved:       prometheus.NewDesc("soakd_achieved_rate_ops", "Achieved rate of the running phase over the last interval in ops/s.", p, nil),
+		goodput:        prometheus.NewDesc("soakd_goodput_rate_ops", "Successful ops/s of the running phase over the last interval: the achieved rate less the ops that failed (an error class; misses succeed).", p, nil),
 		lag:            prometheus.NewDesc("soakd_schedule_lag_seconds", "Lag from intended start to actual send (native histogram).", p, nil),
 		lagClassic:     prometheus.NewDesc("soakd_schedule_lag_classic_seconds", "Lag from intended start to actual send."+classicNote+"soakd_schedule_lag_seconds.", p, nil),
 		info:           prometheus.NewDesc("soakd_run_info", "Run description; value is 1.", append([]string{"scenario", "shard"}, infoKeys...), nil),
@@ -168,7 +171,7 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 // by the separate collector Register adds.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{e.opsTotal, e.dropped, e.latency, e.latencyClassic, e.service, e.serviceClassic,
-		e.quantile, e.targetRate, e.achieved, e.lag, e.lagClassic, e.info, e.datasetRecords, e.growthStage, e.targetUp,
+		e.quantile, e.targetRate, e.achieved, e.goodput, e.lag, e.lagClassic, e.info, e.datasetRecords, e.growthStage, e.targetUp,
 		e.statsDuration, e.statsSuccess, e.sloLatency, e.changePoints} {
 		ch <- d
 	}
@@ -212,6 +215,17 @@ func (e *Exporter) Update(phase string, targetRate, achieved float64, window *Se
 	if all > 0 {
 		e.opsUp = !(ok == 0 && conn > 0)
 	}
+}
+
+// SetGoodput records the successful ops/s of phase's last interval
+// (soakd_goodput_rate_ops, next to soakd_achieved_rate_ops); call it
+// after that interval's Update.
+func (e *Exporter) SetGoodput(phase string, goodput float64) {
+	e.mu.Lock()
+	if ps := e.phases[phase]; ps != nil {
+		ps.goodput = goodput
+	}
+	e.mu.Unlock()
 }
 
 // SetProgress records the running stage (1-based, 0 outside staged
@@ -316,6 +330,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		if cur {
 			gauge(e.targetRate, ps.targetRate, e.scenario, e.shard, name)
 			gauge(e.achieved, ps.achieved, e.scenario, e.shard, name)
+			gauge(e.goodput, ps.goodput, e.scenario, e.shard, name)
 			gauge(e.growthStage, float64(e.stage), e.scenario, e.shard, name)
 		}
 		e.histograms(ch, e.lag, e.lagClassic, ps.total.Lag, e.scenario, e.shard, name)

@@ -144,16 +144,17 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 				return o.Latency.P50, o.Latency.P99, ok && o.Count > 0
 			}, func(i int) Point { return Point{X: x(i, p.Stages[i]), Label: p.Stages[i].Name} })
 			rate := Plot{Title: "achieved rate per stage", XLabel: xl, YLabel: "ops/s"}
-			tr, ar := Series{Name: "target"}, Series{Name: "achieved"}
+			tr, ar, gr := Series{Name: "target"}, Series{Name: "achieved"}, Series{Name: "goodput"}
 			lr := Series{Name: "batch insert"}
 			for i, st := range p.Stages {
 				tr.Points = append(tr.Points, Point{X: x(i, st), Y: st.TargetRate, Label: st.Name})
 				ar.Points = append(ar.Points, Point{X: x(i, st), Y: round6(st.AchievedRate), Label: st.Name})
+				gr.Points = append(gr.Points, Point{X: x(i, st), Y: round6(st.Goodput()), Label: st.Name})
 				if st.Load != nil {
 					lr.Points = append(lr.Points, Point{X: x(i, st), Y: round6(st.Load.AchievedRate), Label: st.Name})
 				}
 			}
-			rate.Series = append(rate.Series, tr, ar)
+			rate.Series = append(rate.Series, tr, ar, gr)
 			pp.Plots = append(pp.Plots, lat, rate)
 			if len(lr.Points) > 0 {
 				pp.Plots = append(pp.Plots, Plot{Title: "batch insert rate per stage", XLabel: xl, YLabel: "ops/s", Series: []Series{lr}})
@@ -177,18 +178,30 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 		}
 		if c := p.Capacity; c != nil {
 			pp.Notes = append(pp.Notes, fmt.Sprintf("highest rate held: %.0f ops/s", c.HighestRateHeld))
+			if n := confirmationNote(c.Confirmation); n != "" {
+				pp.Notes = append(pp.Notes, n)
+			}
 			curve := append([]rundir.CapacityPoint(nil), c.Curve...)
 			sort.SliceStable(curve, func(i, j int) bool { return curve[i].Rate < curve[j].Rate })
 			ach := Plot{Title: "capacity curve: achieved vs target rate", XLabel: "target rate (ops/s)", YLabel: "achieved (ops/s)"}
-			sa := Series{Name: "achieved"}
+			sa, sg := Series{Name: "achieved"}, Series{Name: "goodput"}
+			hasGood := false // summaries written before goodput have none
 			for _, pt := range curve {
+				hasGood = hasGood || pt.Goodput > 0
 				lbl := "held"
 				if !pt.Passed {
 					lbl = "failed"
 				}
+				if pt.Recheck {
+					lbl += " (recheck)"
+				}
 				sa.Points = append(sa.Points, Point{X: pt.Rate, Y: round6(pt.Achieved), Label: lbl})
+				sg.Points = append(sg.Points, Point{X: pt.Rate, Y: round6(pt.Goodput), Label: lbl})
 			}
 			ach.Series = append(ach.Series, sa)
+			if hasGood {
+				ach.Series = append(ach.Series, sg)
+			}
 			lat := Plot{Title: "capacity curve: p99 vs target rate", XLabel: "target rate (ops/s)", YLabel: "p99 (s)"}
 			curveOps := map[string]bool{}
 			for _, pt := range curve {
@@ -212,6 +225,9 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			if c.Op != "" {
 				n += " " + c.Op
 			}
+			for _, e := range c.Evidence {
+				n += "; " + CliffText(e)
+			}
 			if len(c.Signals) > 0 {
 				n += "; server: " + strings.Join(c.Signals, "; ")
 			}
@@ -222,6 +238,7 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 		if len(spec.Series) > 0 {
 			pp.Plots = append(pp.Plots, spec)
 		}
+		pp.Notes = append(pp.Notes, goodputNote(p.Result))
 		rd.Phases = append(rd.Phases, pp)
 	}
 	rd.Phases = withVariantComparison(s, rd.Phases)

@@ -356,6 +356,7 @@ func findPhase(s *rundir.Summary, name string) *rundir.PhaseResult {
 func addResult(a, b *rundir.Result) {
 	a.TargetRate += b.TargetRate
 	a.AchievedRate += b.AchievedRate
+	a.GoodputRate += b.Goodput()
 	if b.DurationSeconds > a.DurationSeconds {
 		a.DurationSeconds = b.DurationSeconds
 	}
@@ -378,6 +379,7 @@ func addResult(a, b *rundir.Result) {
 		acc.Count += o.Count
 		acc.Dropped += o.Dropped
 		acc.Misses += o.Misses
+		acc.GoodputRate += o.GoodputRate
 		if acc.Errors == nil {
 			acc.Errors = map[string]int64{}
 		}
@@ -428,7 +430,7 @@ func (m *Merged) evaluate() {
 				held += lowestHeld(sp.Sweep)
 			}
 		}
-		in := verdict.Phase{Name: p.Name, TargetRate: p.TargetRate, AchievedRate: p.AchievedRate, Scheduled: p.Scheduled,
+		in := verdict.Phase{Name: p.Name, TargetRate: p.TargetRate, AchievedRate: p.AchievedRate, GoodputRate: p.Goodput(), Scheduled: p.Scheduled,
 			Completed: p.Completed, Errors: p.Errors, Dropped: p.Dropped, Staged: len(p.Stages) > 0,
 			Latency: func(op string) *hdr.Histogram { return m.Hists[p.Name+"."+op+".latency"] }}
 		p.SLO = verdict.Rejudge(ref.SLO.Checks, in, held)
@@ -467,8 +469,9 @@ func (m *Merged) Text() string {
 			s.Start.Format("2006-01-02T15:04:05.000Z07:00"), s.End.Format("2006-01-02T15:04:05.000Z07:00"), s.Status, m.Source[i])
 	}
 	for _, p := range m.Phases {
-		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
+		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
+		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))

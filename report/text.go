@@ -55,8 +55,9 @@ func Text(s *rundir.Summary) string {
 			writePartialPhase(&b, &p)
 			continue
 		}
-		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
+		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
+		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
 		if l := overTimeLine(&p); l != "" {
 			fmt.Fprintf(&b, "  %s\n", l)
@@ -65,7 +66,7 @@ func Text(s *rundir.Summary) string {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 		for _, st := range p.Stages {
-			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
+			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors%s, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, stageGoodput(&st.Result), st.Dropped, stageExtra(st))
 		}
 		writeGrowthCapacity(&b, &p)
 		writeSweep(&b, &p)
@@ -145,7 +146,7 @@ func sloVal(what string, v float64) string {
 
 func writeOpTable(b *strings.Builder, r rundir.Result) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  op\ttiming\tcount\terrors\tp0\tp50\tp90\tp99\tp99.9\tp99.99\tmax\tmean\t")
+	fmt.Fprintln(tw, "  op\ttiming\tcount\terrors\tmisses\tok ops/s\tp0\tp50\tp90\tp99\tp99.9\tp99.99\tmax\tmean\t")
 	ops := make([]string, 0, len(r.Ops))
 	for op := range r.Ops {
 		ops = append(ops, op)
@@ -161,7 +162,7 @@ func writeOpTable(b *strings.Builder, r rundir.Result) {
 			name string
 			s    metrics.Summary
 		}{{"latency", o.Latency}, {"service", o.Service}} {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op, t.name, o.Count, errs,
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op, t.name, o.Count, errs, o.Misses, o.GoodputRate,
 				fmtDur(t.s.Min), fmtDur(t.s.P50), fmtDur(t.s.P90), fmtDur(t.s.P99), fmtDur(t.s.P999), fmtDur(t.s.P9999), fmtDur(t.s.Max), fmtDur(t.s.Mean))
 		}
 	}
@@ -211,7 +212,11 @@ func stageExtra(st rundir.StageResult) string {
 	if len(st.PerOp) > 0 {
 		b.WriteString("; alone")
 		for _, op := range sortedKeys(st.PerOp) {
-			fmt.Fprintf(&b, " %s %.0f ops/s", op, st.PerOp[op].AchievedRate)
+			r := st.PerOp[op]
+			fmt.Fprintf(&b, " %s %.0f ops/s", op, r.AchievedRate)
+			if r.Errors > 0 {
+				fmt.Fprintf(&b, " (%.0f ok)", r.Goodput())
+			}
 		}
 	}
 	return b.String()
@@ -240,22 +245,18 @@ func writePersistence(b *strings.Builder, p *rundir.PhaseResult) {
 func writeGrowthCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 	if p.Kind == scenarios.PhaseGrowth {
 		if c := p.Cliff; c != nil {
-			what := c.Reason
-			switch c.Reason {
-			case "p99":
-				what = fmt.Sprintf("%s p99 %s vs median %s", c.Op, fmtDur(c.Value), fmtDur(c.Baseline))
-			case "rate":
-				what = fmt.Sprintf("achieved/target %.3f", c.Value)
-			case "errors":
-				what = fmt.Sprintf("error ratio %.3f vs median %.3f", c.Value, c.Baseline)
-			case "misses":
-				what = fmt.Sprintf("%s miss ratio %.3f vs median %.3f", c.Op, c.Value, c.Baseline)
+			what := CliffText(rundir.CliffEvidence{Reason: c.Reason, Op: c.Op, Value: c.Value, Baseline: c.Baseline})
+			if len(c.Evidence) > 0 {
+				what = CliffText(c.Evidence[0])
 			}
 			un := ""
 			if c.Unconfirmed {
 				un = " (unconfirmed: last stage)"
 			}
 			fmt.Fprintf(b, "  CLIFF at %s (%d records, used_memory %.1f MB): %s%s\n", c.Stage, c.Records, c.UsedMemoryBytes/1e6, what, un)
+			for _, e := range c.Evidence[min(1, len(c.Evidence)):] {
+				fmt.Fprintf(b, "    also: %s\n", CliffText(e))
+			}
 			if len(c.Signals) > 0 {
 				fmt.Fprintf(b, "    server: %s\n", strings.Join(c.Signals, "; "))
 			}
@@ -265,12 +266,16 @@ func writeGrowthCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 	}
 	if c := p.Capacity; c != nil {
 		fmt.Fprintf(b, "  capacity: highest rate held %.0f ops/s (%d probes)\n", c.HighestRateHeld, len(c.Curve))
+		writeConfirmation(b, c.Confirmation)
 		for _, pt := range c.Curve {
 			mark := "held"
 			if !pt.Passed {
 				mark = "FAIL"
 			}
-			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f", mark, pt.Rate, pt.Achieved)
+			if pt.Recheck {
+				mark += " (recheck)"
+			}
+			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f goodput %.0f", mark, pt.Rate, pt.Achieved, pt.Goodput)
 			if pt.Shard != "" {
 				fmt.Fprintf(b, " (shard %s)", pt.Shard)
 			}

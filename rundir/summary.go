@@ -80,6 +80,12 @@ type Result struct {
 	// that finished in the drain after it do not count; warmup ops that
 	// finished inside it do.
 	AchievedRate float64 `json:"achieved_rate"`
+	// GoodputRate is the successful ops per second of the same window:
+	// the ops AchievedRate counts less those that failed (an error
+	// class; a miss is a successful read that found nothing). It is what
+	// min_achieved_ratio judges. Summaries written before it have 0: read
+	// it with Goodput.
+	GoodputRate float64 `json:"goodput_rate"`
 	// DurationSeconds is the measured window (warmup excluded).
 	DurationSeconds float64 `json:"duration_seconds"`
 	// Scheduled is how many ops the schedule called for in the measured
@@ -112,8 +118,11 @@ type OpResult struct {
 	Errors  map[string]int64 `json:"errors"`
 	Misses  int64            `json:"misses,omitempty"`
 	Dropped int64            `json:"dropped"`
-	Latency metrics.Summary  `json:"latency"`
-	Service metrics.Summary  `json:"service"`
+	// GoodputRate is this op's measured ops that completed inside the
+	// window without an error, per second of the window.
+	GoodputRate float64         `json:"goodput_rate"`
+	Latency     metrics.Summary `json:"latency"`
+	Service     metrics.Summary `json:"service"`
 	// OverTime is the op's p99 over the run (steady phases): the mean of
 	// its latency-over-time buckets' p99s after the warmup.
 	OverTime *OverTime `json:"over_time,omitempty"`
@@ -338,6 +347,10 @@ func ReadSummary(dir string) (*Summary, error) {
 type CapacityResult struct {
 	HighestRateHeld float64         `json:"highest_rate_held"`
 	Curve           []CapacityPoint `json:"curve"`
+	// Confirmation is the search's final answer probed again: the rate
+	// held and the first rate above it that failed, with what every
+	// probe of each saw.
+	Confirmation *CapacityConfirmation `json:"confirmation,omitempty"`
 }
 
 // CapacityPoint is one probe.
@@ -346,7 +359,10 @@ type CapacityPoint struct {
 	Achieved float64            `json:"achieved"`
 	P99      map[string]float64 `json:"p99"`
 	Passed   bool               `json:"passed"`
-	Failed   []string           `json:"failed,omitempty"` // which SLO checks failed
+	// Goodput is the probe's successful ops/s (what the SLO's
+	// min_achieved_ratio judges).
+	Goodput float64  `json:"goodput"`
+	Failed  []string `json:"failed,omitempty"` // which SLO checks failed
 	// SettledSeconds is how long the store was given to settle (low
 	// rate, until it held the SLO again) after the previous probe
 	// failed, before this one started.
@@ -357,6 +373,8 @@ type CapacityPoint struct {
 	// Shard is the shard whose search ran the probe ("1/3"), in a
 	// merged run only.
 	Shard string `json:"shard,omitempty"`
+	// Recheck: a probe of the confirmation, not of the search.
+	Recheck bool `json:"recheck,omitempty"`
 }
 
 // SweepResult is a sweep phase's outcome: what it varied and each
@@ -387,12 +405,15 @@ type SweepPoint struct {
 	// AchievedOpsPerSec is the point's achieved rate (a capacity point:
 	// the highest rate held, HighestRateHeld, whose probe's figures
 	// the point shows).
-	AchievedOpsPerSec float64            `json:"achieved_ops_per_sec"`
-	HighestRateHeld   *float64           `json:"highest_rate_held,omitempty"`
-	Completed         int64              `json:"completed"`
-	Errors            int64              `json:"errors"`
-	Dropped           int64              `json:"dropped"`
-	Ops               map[string]SweepOp `json:"ops"`
+	AchievedOpsPerSec float64  `json:"achieved_ops_per_sec"`
+	HighestRateHeld   *float64 `json:"highest_rate_held,omitempty"`
+	// Confirmation is a capacity point's search answer probed again
+	// (CapacityResult.Confirmation).
+	Confirmation *CapacityConfirmation `json:"confirmation,omitempty"`
+	Completed    int64                 `json:"completed"`
+	Errors       int64                 `json:"errors"`
+	Dropped      int64                 `json:"dropped"`
+	Ops          map[string]SweepOp    `json:"ops"`
 }
 
 // SweepOp is one op's figures at a sweep point: latency from intended
@@ -416,21 +437,25 @@ func FillSweepPoint(pt *SweepPoint, st *StageResult) {
 	}
 }
 
-// Cliff is the first growth stage where the store stopped keeping up:
-// p99 jumped, the rate was not held, or errors appeared. Signals say what
-// the server was doing then, from the stats snapshot against the
-// previous stage's.
+// Cliff is the first growth stage where the store stopped keeping up
+// (verdict.DetectCliff): writes refused for memory, the rate not held,
+// errors or misses jumping, closed-loop throughput falling, or p99
+// jumping. Signals say what the server was doing then, from the stats
+// snapshot against the previous stage's.
 type Cliff struct {
 	Stage      string `json:"stage"`
 	StageIndex int    `json:"stage_index"`
 	Op         string `json:"op,omitempty"`
-	// Reason is p99 (p99 > factor x median of earlier stages' p99), rate
-	// (achieved/target < MinHeldRatio), errors (error ratio jumped) or
-	// misses (an op's cache-miss ratio jumped: the dataset no longer
-	// fits and the server evicts).
+	// Reason is the first rule of Evidence (the Cliff* constants): oom,
+	// rate (achieved/target < MinHeldRatio), errors (error ratio
+	// jumped), misses (an op's cache-miss ratio jumped: the dataset no
+	// longer fits and the server evicts), throughput (closed-loop
+	// successful ops/s fell) or p99 (p99 > factor x median of earlier
+	// stages' p99).
 	Reason string `json:"reason"`
-	// Value is what tripped: the p99 in seconds, the achieved/target
-	// ratio or the error ratio; Baseline the earlier stages' median.
+	// Value is what tripped: the ops refused for memory, the
+	// achieved/target ratio, the error or miss ratio, the successful
+	// ops/s or the p99 in seconds; Baseline the earlier stages' median.
 	Value           float64  `json:"value"`
 	Baseline        float64  `json:"baseline"`
 	Records         int64    `json:"records"`
@@ -439,6 +464,9 @@ type Cliff struct {
 	// Unconfirmed: a p99 jump in the last stage measured, not yet seen in
 	// a following stage (one noisy stage is not a cliff).
 	Unconfirmed bool `json:"unconfirmed,omitempty"`
+	// Evidence is every rule that fired at the cliff stage, the one
+	// above first, each with the values it compared.
+	Evidence []CliffEvidence `json:"evidence,omitempty"`
 }
 
 // Write writes summary.json and summary.txt (text, the summary as a

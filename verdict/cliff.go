@@ -66,129 +66,54 @@ func stageErrorRatio(st rundir.StageResult) float64 {
 
 // DetectCliff returns the first cliff in stages, or nil. It is a pure
 // function of the stage results. factor <= 0 means DefaultCliffFactor.
+// Each rule below is judged at every stage; the first stage where one
+// fires is the cliff, and every rule that fired there is kept as its
+// evidence, with the values it compared.
 //
-//   - p99: per op, the first stage whose latency p99 exceeds factor x the
-//     median p99 of the earlier stages (at least 2 earlier stages, each op with at least 100 samples). The
-//     median keeps one noisy earlier stage from hiding or faking a cliff,
-//     and a jump must also show in the next stage to count (a jump in the
-//     last stage is reported Unconfirmed).
-//   - rate: achieved/target < MinHeldRatio in an open-loop stage.
+//   - oom: the stage's ops (load or measure) were refused for memory
+//     (error class oom) and no earlier stage's were, or the cgroup's OOM
+//     killer ran since the previous stage.
+//   - rate: achieved/target < MinHeldRatio in an open-loop stage, and in
+//     the next stage too (the last stage's is unconfirmed).
 //   - errors: the stage's error ratio (load + measure) rose by errorJump
-//     over the earlier stages' median (at least 1 earlier stage).
-//   - misses: per op, the stage's miss ratio (cache reads that found no
-//     value) rose by missJump over the earlier stages' median and at
-//     least doubled: with an evicting maxmemory policy this is where the
-//     dataset outgrew the cap.
+//     over the earlier stages' median and at least doubled it.
+//   - misses: per op, the stage's miss ratio rose by missJump over the
+//     earlier stages' median and at least doubled: with an evicting
+//     maxmemory policy this is where the dataset outgrew the cap.
+//   - throughput: closed-loop successful ops/s (each op alone under
+//     measure: per_op, else the stage's mix) fell to at most half the
+//     median of the previous throughputWindow stages (at least 2, each
+//     with at least 100 ops), and below that median by at least zMin
+//     times their robust spread (1.4826 x MAD), so a run whose stages
+//     scatter is not called — or, where they scatter that widely, to
+//     below half the lowest of them; the next stage must fall below the
+//     same threshold (the last stage's is unconfirmed).
+//   - p99: per op, in an open-loop stage, the p99 exceeds factor x the
+//     median p99 of the earlier open-loop stages (at least 2, each op
+//     with at least 100 samples) and that median plus zMin times their
+//     spread, in this stage and the next (the last stage's is
+//     unconfirmed). Closed-loop stages are judged by throughput.
 //
-// The earliest stage wins; within a stage rate beats errors beats misses
-// beats p99, and ops go in name order.
+// The cliff's Reason, Op, Value and Baseline are its first confirmed
+// evidence in the order above (ops in name order).
 func DetectCliff(stages []rundir.StageResult, factor float64) *rundir.Cliff {
 	if factor <= 0 {
 		factor = DefaultCliffFactor
 	}
-	opsSet := map[string]bool{}
-	for _, st := range stages {
-		for op := range st.Ops {
-			opsSet[op] = true
-		}
-	}
-	ops := make([]string, 0, len(opsSet))
-	for op := range opsSet {
-		ops = append(ops, op)
-	}
-	sort.Strings(ops)
-	// earlier returns f of op in the stages before upto that have enough
-	// samples to judge.
-	earlier := func(op string, upto int, f func(rundir.OpResult) float64) []float64 {
-		var xs []float64
-		for _, st := range stages[:upto] {
-			if o, ok := st.Ops[op]; ok && o.Count >= minCliffSamples {
-				xs = append(xs, f(o))
-			}
-		}
-		return xs
-	}
-	p99 := func(o rundir.OpResult) float64 { return o.Latency.P99 }
-	for k, st := range stages {
-		// The achieved rate counts only ops completed inside the stage's
-		// window, so one stall at its end can cost a short stage its
-		// rate: like p99, a rate cliff needs the next stage to fall short
-		// too (the last stage's is unconfirmed).
-		if ratio, ok := heldRatio(st); ok && ratio < MinHeldRatio {
-			if k == len(stages)-1 {
-				return newCliff(stages, k, "", "rate", ratio, MinHeldRatio, true)
-			}
-			if next, ok := heldRatio(stages[k+1]); ok && next < MinHeldRatio {
-				return newCliff(stages, k, "", "rate", ratio, MinHeldRatio, false)
-			}
-		}
-		if k >= 1 {
-			prev := make([]float64, k)
-			for j := 0; j < k; j++ {
-				prev[j] = stageErrorRatio(stages[j])
-			}
-			base := median(prev)
-			if er := stageErrorRatio(st); er >= base+errorJump && er >= 2*base {
-				return newCliff(stages, k, "", "errors", er, base, false)
-			}
-		}
-		for _, op := range ops {
-			o, ok := st.Ops[op]
-			if !ok || o.Count < minCliffSamples || o.Misses == 0 || k < 1 {
-				continue
-			}
-			prev := earlier(op, k, missRatio)
-			if len(prev) == 0 {
-				continue
-			}
-			base := median(prev)
-			if mr := missRatio(o); mr >= base+missJump && mr >= 2*base {
-				return newCliff(stages, k, op, "misses", mr, base, false)
-			}
-		}
-		for _, op := range ops {
-			o, ok := st.Ops[op]
-			if !ok || o.Count < minCliffSamples {
-				continue
-			}
-			prev := earlier(op, k, p99)
-			if len(prev) < 2 {
-				continue
-			}
-			base := median(prev)
-			if base <= 0 || o.Latency.P99 <= factor*base {
-				continue
-			}
-			if k == len(stages)-1 {
-				return newCliff(stages, k, op, "p99", o.Latency.P99, base, true)
-			}
-			if n, ok := stages[k+1].Ops[op]; ok && n.Latency.P99 > factor*base {
-				return newCliff(stages, k, op, "p99", o.Latency.P99, base, false)
-			}
+	d := cliffJudge{stages: stages, factor: factor, ops: stageOps(stages)}
+	for k := range stages {
+		var ev []rundir.CliffEvidence
+		ev = append(ev, d.oom(k)...)
+		ev = append(ev, d.rate(k)...)
+		ev = append(ev, d.errors(k)...)
+		ev = append(ev, d.misses(k)...)
+		ev = append(ev, d.throughput(k)...)
+		ev = append(ev, d.p99(k)...)
+		if len(ev) > 0 {
+			return newCliff(stages, k, ev)
 		}
 	}
 	return nil
-}
-
-// heldRatio is a stage's achieved/target rate; ok is false for stages
-// that ran closed-loop or measured nothing.
-func heldRatio(st rundir.StageResult) (float64, bool) {
-	if st.TargetRate <= 0 || st.Completed+st.Dropped == 0 {
-		return 0, false
-	}
-	return st.AchievedRate / st.TargetRate, true
-}
-
-func newCliff(stages []rundir.StageResult, k int, op, reason string, value, base float64, unconfirmed bool) *rundir.Cliff {
-	st := stages[k]
-	c := &rundir.Cliff{Stage: st.Name, StageIndex: k, Op: op, Reason: reason, Value: value, Baseline: base,
-		Records: st.Records, UsedMemoryBytes: st.Server["used_memory_bytes"], Unconfirmed: unconfirmed}
-	var prev *rundir.StageResult
-	if k > 0 {
-		prev = &stages[k-1]
-	}
-	c.Signals = Signals(prev, &st)
-	return c
 }
 
 // Signals names what the server was doing in stage cur compared with

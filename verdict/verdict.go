@@ -161,8 +161,11 @@ func (l *Limits) Series(ops []string) []Series {
 type Phase struct {
 	Name string
 	// TargetRate and AchievedRate in ops/s; AchievedRate counts the ops
-	// completed inside the measured window.
+	// completed inside the measured window, GoodputRate those of them
+	// that did not fail: min_achieved_ratio judges GoodputRate/TargetRate,
+	// so a phase whose ops time out does not pass it.
 	TargetRate, AchievedRate   float64
+	GoodputRate                float64
 	Scheduled                  uint64
 	Completed, Errors, Dropped int64
 	// Staged phases (ramp, growth) judge rate per stage, not here.
@@ -218,7 +221,7 @@ func (l *Limits) judge(p Phase, minAchieved float64, rate bool) *rundir.Verdict 
 		}
 	}
 	if rate && minAchieved > 0 && p.TargetRate > 0 {
-		add(rundir.Check{What: string(AchievedRatio), Metric: AchievedRatio, Limit: minAchieved}, p.AchievedRate/p.TargetRate)
+		add(rundir.Check{What: string(AchievedRatio), Metric: AchievedRatio, Limit: minAchieved}, p.GoodputRate/p.TargetRate)
 	}
 	if l.MaxErrorRatio != nil && p.Completed > 0 {
 		add(rundir.Check{What: string(ErrorRatio), Metric: ErrorRatio, Limit: *l.MaxErrorRatio}, float64(p.Errors)/float64(p.Completed))
@@ -269,7 +272,7 @@ func Rejudge(checks []rundir.Check, p Phase, held float64) *rundir.Verdict {
 			actual = metrics.Quantile(h, c.Percentile)
 		case AchievedRatio:
 			if p.TargetRate > 0 {
-				actual = p.AchievedRate / p.TargetRate
+				actual = p.GoodputRate / p.TargetRate
 			}
 		case ErrorRatio:
 			if p.Completed > 0 {

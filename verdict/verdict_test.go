@@ -159,7 +159,7 @@ func TestRejudge(t *testing.T) {
 		{Phase: "steady", What: "dropped_ratio", Metric: DroppedRatio, Cmp: AtMost, Limit: 0.01},
 	}
 	p := phaseOf("read")
-	p.TargetRate, p.AchievedRate = 1000, 950
+	p.TargetRate, p.AchievedRate, p.GoodputRate = 1000, 990, 950
 	p.Completed, p.Errors = 1000, 5
 	p.Scheduled, p.Dropped = 1000, 20
 	v := Rejudge(checks, p, 0)
@@ -179,7 +179,7 @@ func TestRejudge(t *testing.T) {
 // achieved ratio; Probe checks it against MinHeldRatio by default.
 func TestJudgeRatios(t *testing.T) {
 	l := MustNew(scenarios.SLO{MinAchievedRatio: 0.9, MaxErrorRatio: ptr(0.01), MaxDroppedRatio: ptr(0)})
-	p := Phase{Name: "s", TargetRate: 100, AchievedRate: 85, Scheduled: 100, Completed: 100, Errors: 1, Dropped: 1}
+	p := Phase{Name: "s", TargetRate: 100, AchievedRate: 85, GoodputRate: 84, Scheduled: 100, Completed: 100, Errors: 1, Dropped: 1}
 	v := l.Judge(p)
 	var whats []string
 	for _, c := range v.Checks {
@@ -192,12 +192,34 @@ func TestJudgeRatios(t *testing.T) {
 	if v := l.Judge(p); len(v.Checks) != 2 {
 		t.Errorf("staged: %+v", v.Checks)
 	}
-	ok, failed := MustNew(scenarios.SLO{}).Probe(Phase{Name: "probe", TargetRate: 100, AchievedRate: 94})
+	ok, failed := MustNew(scenarios.SLO{}).Probe(Phase{Name: "probe", TargetRate: 100, AchievedRate: 94, GoodputRate: 94})
 	if ok || len(failed) != 1 || failed[0].Limit != MinHeldRatio {
 		t.Errorf("probe: %v %+v", ok, failed)
 	}
 	if s := failed[0].String(); s != "achieved_ratio 0.94 < 0.95" {
 		t.Errorf("probe failure %q", s)
+	}
+}
+
+// TestAchievedRatioJudgesGoodput: min_achieved_ratio judges the
+// successful ops, so a phase that completed every op it was asked for
+// but had 47% of them time out fails it, in Judge, Probe and Rejudge.
+func TestAchievedRatioJudgesGoodput(t *testing.T) {
+	l := MustNew(scenarios.SLO{MinAchievedRatio: 0.9})
+	p := Phase{Name: "s", TargetRate: 1000, AchievedRate: 1000, GoodputRate: 530, Scheduled: 1000, Completed: 1000, Errors: 470}
+	v := l.Judge(p)
+	if v.Passed || len(v.Checks) != 1 || v.Checks[0].Actual != 0.53 {
+		t.Fatalf("judge %+v, want achieved_ratio 0.53 failing", v.Checks)
+	}
+	if ok, _ := l.Probe(p); ok {
+		t.Error("probe passed with 47% of its ops failed")
+	}
+	if rv := Rejudge(v.Checks, p, 0); rv.Passed || rv.Checks[0].Actual != 0.53 {
+		t.Errorf("rejudge %+v", rv.Checks)
+	}
+	p.GoodputRate = 950
+	if v := l.Judge(p); !v.Passed {
+		t.Errorf("5%% errors failed a 0.9 ratio: %+v", v.Checks)
 	}
 }
 
