@@ -25,6 +25,12 @@ type Scenario struct {
 	SLO         SLO      `yaml:"slo"`
 	// Seed makes key choice and values reproducible; 0 means a fixed default.
 	Seed int64 `yaml:"seed"`
+	// Bindings and Ops declare custom operations (custom.go).
+	Bindings map[string]Binding   `yaml:"bindings"`
+	Ops      map[string]*CustomOp `yaml:"ops"`
+	// AllowDestructive lets custom ops send commands that destroy data or
+	// stop a server to a target other than the embedded store.
+	AllowDestructive bool `yaml:"allow_destructive"`
 
 	// File is the path the scenario was read from (not part of the YAML).
 	File string `yaml:"-"`
@@ -399,7 +405,10 @@ const (
 	OpPingInline
 	OpZAdd
 	OpZPopMin
-	NumOps
+	numBuiltinOps
+	// NumOps bounds every Op: the built-ins, then MaxCustomOps custom
+	// ops (opnames.go).
+	NumOps = numBuiltinOps + MaxCustomOps
 )
 
 func (o Op) String() string {
@@ -459,12 +468,25 @@ func (o Op) String() string {
 	case OpZPopMin:
 		return "zpopmin"
 	}
+	if o.IsCustom() {
+		if n := customName(o); n != "" {
+			return n
+		}
+	}
 	return "op" + strconv.Itoa(int(o))
 }
 
-// ParseOp maps an op name to its Op.
+// ParseOp maps an op name to its Op: a built-in op, or a custom op
+// some scenario of this process declared (InternOp).
 func ParseOp(name string) (Op, bool) {
-	for o := Op(0); o < NumOps; o++ {
+	if o, ok := parseBuiltinOp(name); ok {
+		return o, true
+	}
+	return parseCustomOp(name)
+}
+
+func parseBuiltinOp(name string) (Op, bool) {
+	for o := Op(0); o < numBuiltinOps; o++ {
 		if o.String() == name {
 			return o, true
 		}
@@ -472,10 +494,10 @@ func ParseOp(name string) (Op, bool) {
 	return 0, false
 }
 
-// OpNames returns the known op names, sorted.
+// OpNames returns the built-in op names, sorted.
 func OpNames() []string {
-	out := make([]string, 0, NumOps)
-	for o := Op(0); o < NumOps; o++ {
+	out := make([]string, 0, numBuiltinOps)
+	for o := Op(0); o < numBuiltinOps; o++ {
 		out = append(out, o.String())
 	}
 	sort.Strings(out)
