@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +113,205 @@ slo:
 				t.Errorf("%s does not name %s", f, op)
 			}
 		}
+	}
+}
+
+// Every redis template form on both client paths: a command, a Lua
+// script (EVALSHA), MULTI/EXEC; the miss rules; and error replies (of a
+// command, of a script, inside EXEC) counted as errors, never success.
+func TestCustomRedisForms(t *testing.T) {
+	for _, proto := range []string{"fast", "goredis"} {
+		t.Run(proto, func(t *testing.T) {
+			sc := scenario(t, `
+name: forms
+target: {kind: redis, managed: {persistence: none}, client: {protocol: `+proto+`}}
+keyspace: {records: 100}
+bindings:
+  user: {key: uniform, records: 5, prefix: "u"}
+ops:
+  cmd_set: {redis: [SET, "s:{key}", "{bytes:16}"]}
+  lua_incr:
+    redis:
+      script: "return redis.call('INCRBY', KEYS[1], ARGV[1])"
+      keys: ["lua:{user}"]
+      args: ["{int:2:2}"]
+  tx: {redis: {multi: [[SET, "tx:{seq}", "{uuid}"], [EXPIRE, "tx:{seq}", "600"]]}}
+  miss_nil: {redis: [GET, "absent:{key}"], miss_when: nil}
+  miss_zero: {redis: [EXISTS, "absent:{key}"], miss_when: zero}
+  miss_empty: {redis: [SMEMBERS, "absent:{key}"], miss_when: empty}
+  no_rule: {redis: [GET, "absent:{key}"]}
+  bad_cmd: {redis: [HINCRBY, "h:{key}", "f", "notanumber"]}
+  bad_lua: {redis: {script: "return redis.error_reply('boom')"}}
+  bad_tx: {redis: {multi: [[SET, "str:{seq}", "abc"], [INCR, "str:{seq}"]]}}
+phases:
+  - {name: all, kind: steady, requests: 2000, concurrency: 4,
+     mix: {cmd_set: 10, lua_incr: 10, tx: 10, miss_nil: 10, miss_zero: 10, miss_empty: 10, no_rule: 10, bad_cmd: 10, bad_lua: 10, bad_tx: 10}}
+`)
+			sum, _, cl := runRedis(t, sc, rundir.Shard{})
+			ops := sum.Phases[0].Result.Ops
+			for _, name := range []string{"cmd_set", "lua_incr", "tx", "miss_nil", "miss_zero", "miss_empty", "no_rule", "bad_cmd", "bad_lua", "bad_tx"} {
+				o := ops[name]
+				var errs int64
+				for _, n := range o.Errors {
+					errs += n
+				}
+				want := "ok"
+				switch {
+				case strings.HasPrefix(name, "miss_"):
+					want = "miss"
+				case strings.HasPrefix(name, "bad_"):
+					want = "error"
+				}
+				got := map[bool]string{true: "ok"}[errs == 0 && o.Misses == 0]
+				if errs == o.Count && o.Count > 0 {
+					got = "error"
+				}
+				if o.Misses == o.Count && errs == 0 && o.Count > 0 {
+					got = "miss"
+				}
+				if o.Count < 100 || got != want {
+					t.Errorf("%s: %d ops, %d misses, errors %v; want every one %s", name, o.Count, o.Misses, o.Errors, want)
+				}
+			}
+			ctx := context.Background()
+			// The script ran: the five counters add up to 2 per lua_incr.
+			var sum2 int64
+			for i := 0; i < 5; i++ {
+				n, _ := cl.Get(ctx, "lua:u"+string(rune('0'+i))).Int64()
+				sum2 += n
+			}
+			if sum2 != 2*ops["lua_incr"].Count {
+				t.Errorf("lua counters hold %d, want 2 × %d", sum2, ops["lua_incr"].Count)
+			}
+			// The transaction ran whole: every tx key has its TTL.
+			keys, _ := cl.Keys(ctx, "tx:*").Result()
+			if int64(len(keys)) != ops["tx"].Count {
+				t.Errorf("%d tx keys, %d tx ops", len(keys), ops["tx"].Count)
+			}
+			for _, k := range keys[:min(len(keys), 20)] {
+				if ttl, _ := cl.TTL(ctx, k).Result(); ttl <= 0 {
+					t.Errorf("%s has no TTL (%v)", k, ttl)
+				}
+				if v, _ := cl.Get(ctx, k).Result(); len(v) != 36 || v[14] != '4' {
+					t.Errorf("%s = %q, not a v4 UUID", k, v)
+				}
+			}
+			set, _ := cl.Keys(ctx, "s:*").Result()
+			for _, k := range set[:min(len(set), 20)] {
+				if v, _ := cl.Get(ctx, k).Result(); len(v) != 16 {
+					t.Errorf("%s = %q, want 16 bytes", k, v)
+				}
+			}
+		})
+	}
+}
+
+// batchSizes wraps the redis target and keeps the largest batch of
+// custom ops the engine sent in one DoBatch.
+type batchSizes struct {
+	*redistarget.Target
+	mu       sync.Mutex
+	maxBatch int
+}
+
+func (b *batchSizes) DoBatch(ctx context.Context, reqs []*targets.Request, errs []error) {
+	n := 0
+	for _, r := range reqs {
+		if r.Op.IsCustom() {
+			n++
+		}
+	}
+	b.mu.Lock()
+	b.maxBatch = max(b.maxBatch, n)
+	b.mu.Unlock()
+	b.Target.DoBatch(ctx, reqs, errs)
+}
+
+// Custom ops are pipelined like the built-ins: due ops go to the server
+// in one round trip, several custom ops (and built-ins) per batch, and
+// every one of them succeeds.
+func TestCustomRedisPipelined(t *testing.T) {
+	needRedis(t)
+	sc := scenario(t, `
+name: pipelined
+target: {kind: redis, managed: {persistence: none}}
+keyspace: {records: 1000}
+ops:
+  bump: {redis: [INCR, "c:{key}"]}
+  peek: {redis: [GET, "c:{key}"]}
+phases:
+  - {name: fast, kind: steady, rate: 20000, duration: 1s, concurrency: 1, mix: {bump: 40, peek: 40, get: 20}}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	bs := &batchSizes{Target: tg.(*redistarget.Target)}
+	sum, err := Run(ctx, Options{Scenario: sc, Target: bs, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sum.Phases[0].Result
+	if r.Errors > 0 {
+		t.Fatalf("%d errors: %+v", r.Errors, r.Ops)
+	}
+	if bs.maxBatch < 2 {
+		t.Fatalf("the largest batch held %d custom ops; due custom ops are not pipelined", bs.maxBatch)
+	}
+	var n int64
+	keys, _ := bs.Client().Keys(ctx, "c:*").Result()
+	for _, k := range keys {
+		v, _ := bs.Client().Get(ctx, k).Int64()
+		n += v
+	}
+	if n != r.Ops["bump"].Count {
+		t.Errorf("counters hold %d, bump completed %d", n, r.Ops["bump"].Count)
+	}
+}
+
+// Values are a function of (seed, shard, worker): the same seed gives
+// the same values on two runs, another shard other values.
+func TestCustomRedisShardDeterminism(t *testing.T) {
+	src := `
+name: det
+seed: 42
+target: {kind: redis, managed: {persistence: none}}
+keyspace: {records: 1000, distribution: zipfian}
+bindings:
+  who: {key: hotspot, records: 50}
+  color: {gen: "choice:red=3,green,blue"}
+ops:
+  log: {redis: [RPUSH, "log", "{key}|{who}|{color}|{int:0:1000000}|{float:-5:5}|{bytes:6}|{text:2}|{uuid}|{seq}"]}
+phases:
+  - {name: p, kind: steady, requests: 60, concurrency: 1, mix: {log: 100}}
+`
+	values := func(sh rundir.Shard) []string {
+		_, _, cl := runRedis(t, scenario(t, src), sh)
+		v, err := cl.LRange(context.Background(), "log", 0, -1).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	a, b := values(rundir.Shard{}), values(rundir.Shard{})
+	if len(a) != 60 || strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Fatalf("two runs with one seed differ:\n%v\n%v", a[:min(3, len(a))], b[:min(3, len(b))])
+	}
+	c := values(rundir.Shard{Index: 1, Count: 2})
+	if len(c) != 30 {
+		t.Fatalf("shard 1 of 2 sent %d values, want 30", len(c))
+	}
+	same := 0
+	for i := range c {
+		ca, aa := strings.Split(c[i], "|"), strings.Split(a[i], "|")
+		if ca[3] == aa[3] && ca[7] == aa[7] {
+			same++
+		}
+	}
+	if same > 0 {
+		t.Errorf("shard 1 drew %d of shard 0's values", same)
 	}
 }
