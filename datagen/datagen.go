@@ -180,6 +180,7 @@ type Renderer struct {
 	p        *Program
 	choosers []scenarios.Chooser
 	vals     [][]byte // each binding's value for the op being rendered
+	ends     []int    // where each part ends in buf (-1: static)
 }
 
 // NewRenderer returns a worker's renderer for p.
@@ -214,11 +215,7 @@ func (r *Renderer) Render(op scenarios.Op, key []byte, seq uint64, rng *rand.Ran
 	}
 	// Parts are appended to buf first and sliced after, since buf may
 	// move while it grows.
-	var ends [64]int
-	endsS := ends[:0]
-	if len(o.parts) > len(ends) {
-		endsS = make([]int, 0, len(o.parts))
-	}
+	endsS := r.ends[:0]
 	for i := range o.parts {
 		pt := &o.parts[i]
 		if pt.static != nil {
@@ -239,6 +236,7 @@ func (r *Renderer) Render(op scenarios.Op, key []byte, seq uint64, rng *rand.Ran
 		parts = append(parts, buf[start:endsS[i]:endsS[i]])
 		start = endsS[i]
 	}
+	r.ends = endsS
 	return buf, parts
 }
 
