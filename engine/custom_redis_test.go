@@ -315,3 +315,36 @@ phases:
 		t.Errorf("shard 1 drew %d of shard 0's values", same)
 	}
 }
+
+// The shipped custom scenarios run against a redis-server, shortened:
+// every op of every phase runs and none fails.
+func TestCustomShippedRedisScenarios(t *testing.T) {
+	for _, f := range []string{"custom-leaderboard-redis.yaml", "custom-session-redis.yaml"} {
+		t.Run(f, func(t *testing.T) {
+			sc, err := scenarios.LoadFile(filepath.Join("..", "scenarios", f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.Target = scenarios.Target{Kind: scenarios.KindRedis, Managed: &scenarios.Managed{Persistence: "none"}}
+			for i := range sc.Phases {
+				p := &sc.Phases[i]
+				if p.Requests > 0 {
+					p.Requests = 2000
+				} else {
+					p.Duration, p.Warmup, p.Rate = scenarios.Duration(time.Second), 0, 2000
+				}
+			}
+			sum, _, _ := runRedis(t, sc, rundir.Shard{})
+			for i, p := range sum.Phases {
+				if p.Result.Errors > 0 {
+					t.Errorf("phase %s: %d errors: %+v", p.Name, p.Result.Errors, p.Result.Ops)
+				}
+				for name := range sc.Phases[i].Mix {
+					if p.Result.Ops[name].Count == 0 {
+						t.Errorf("phase %s: op %s never ran", p.Name, name)
+					}
+				}
+			}
+		})
+	}
+}
