@@ -48,6 +48,7 @@ const (
 // template for each store kind it supports.
 type CustomOp struct {
 	Redis    *RedisTemplate `yaml:"redis"`
+	Mongo    *MongoTemplate `yaml:"mongo"`
 	MissWhen MissRule       `yaml:"miss_when"`
 	// MaxBytes caps one rendered value (an argument, a key); a template
 	// that could render more is refused at validate (default 1mb).
@@ -188,6 +189,10 @@ func (c *CustomOp) Templates(k TargetKind) ([]string, bool) {
 		if c.Redis != nil {
 			return c.Redis.Templates(), true
 		}
+	case KindMongo:
+		if c.Mongo != nil {
+			return []string{c.Mongo.Command}, true
+		}
 	}
 	return nil, false
 }
@@ -197,6 +202,9 @@ func (c *CustomOp) Kinds() []string {
 	var out []string
 	if c.Redis != nil {
 		out = append(out, "redis")
+	}
+	if c.Mongo != nil {
+		out = append(out, "mongo")
 	}
 	return out
 }

@@ -91,6 +91,13 @@ func TestCustomValidateErrors(t *testing.T) {
 		{"script flush", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [SCRIPT, FLUSH]}`, "a: 100", 9, "SCRIPT FLUSH"},
 		{"lua flushdb", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis.call('flushdb')"}}`, "a: 100", 9, "calls FLUSHDB"},
 		{"no form for kind", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {redis: [GET, "{key}"]}`, "a: 100", 11, "no template for target kind mongo"},
+		{"mongo bad json", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"find": "c", "filter": {"_id": "{key}"}'}}`, "a: 100", 9, "not valid JSON"},
+		{"mongo unknown command", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"eval": "1"}'}}`, "a: 100", 9, `command "eval" is not one`},
+		{"mongo drop", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"drop": "c"}'}}`, "a: 100", 9, "drop destroys data"},
+		{"mongo placeholder", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"find": "{who}"}'}}`, "a: 100", 9, "unknown placeholder {who}"},
+		{"mongo no command", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {}}`, "a: 100", 9, "needs command:"},
+		{"redis op on mongo", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {redis: [GET, "{key}"]}
+  b: {mongo: {command: '{"count": "c"}'}}`, "a: 50, b: 50", 12, "op a has no template for target kind mongo"},
 		{"unknown mix op", "", `  a: {redis: [GET, "{key}"]}`, "b: 100", 11, `unknown op "b"`},
 		{"slo unknown op", "", `  a: {redis: [GET, "{key}"]}`, "a: 100\nslo: {latency: {zz: {p99: 5ms}}}", 12, `unknown op "zz"`},
 		{"binding both", "bindings: {u: {key: uniform, gen: \"int:1:2\"}}\n", `  a: {redis: [GET, "{u}"]}`, "a: 100", 2, "not both"},

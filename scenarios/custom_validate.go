@@ -137,14 +137,18 @@ func (s *Scenario) validateCustom() []FieldError {
 		if c.MaxBytes < 1 || c.MaxBytes > MaxGenBytes {
 			add(op+".max_bytes", "must be between 1 and %d", MaxGenBytes)
 		}
+		maxLen := func(segs []Segment) int64 {
+			var n int64
+			for _, g := range segs {
+				n += g.MaxLen(keyLen, bindingLen)
+			}
+			return n
+		}
 		if c.Redis != nil {
-			errs = append(errs, s.validateRedisTemplate(name, op+".redis", c, isBinding, func(segs []Segment) int64 {
-				var n int64
-				for _, g := range segs {
-					n += g.MaxLen(keyLen, bindingLen)
-				}
-				return n
-			})...)
+			errs = append(errs, s.validateRedisTemplate(name, op+".redis", c, isBinding, maxLen)...)
+		}
+		if c.Mongo != nil {
+			errs = append(errs, s.validateMongoTemplate(name, op+".mongo", c, isBinding, maxLen)...)
 		}
 	}
 	for i, p := range s.Phases {
