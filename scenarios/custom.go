@@ -47,9 +47,10 @@ const (
 // CustomOp is one entry of a scenario's ops: a named operation with a
 // template for each store kind it supports.
 type CustomOp struct {
-	Redis    *RedisTemplate `yaml:"redis"`
-	Mongo    *MongoTemplate `yaml:"mongo"`
-	MissWhen MissRule       `yaml:"miss_when"`
+	Redis    *RedisTemplate   `yaml:"redis"`
+	Mongo    *MongoTemplate   `yaml:"mongo"`
+	Elastic  *ElasticTemplate `yaml:"elastic"`
+	MissWhen MissRule         `yaml:"miss_when"`
 	// MaxBytes caps one rendered value (an argument, a key); a template
 	// that could render more is refused at validate (default 1mb).
 	MaxBytes Bytes `yaml:"max_bytes"`
@@ -193,6 +194,10 @@ func (c *CustomOp) Templates(k TargetKind) ([]string, bool) {
 		if c.Mongo != nil {
 			return []string{c.Mongo.Command}, true
 		}
+	case KindElastic:
+		if c.Elastic != nil {
+			return []string{c.Elastic.Path, c.Elastic.Body}, true
+		}
 	}
 	return nil, false
 }
@@ -205,6 +210,9 @@ func (c *CustomOp) Kinds() []string {
 	}
 	if c.Mongo != nil {
 		out = append(out, "mongo")
+	}
+	if c.Elastic != nil {
+		out = append(out, "elastic")
 	}
 	return out
 }

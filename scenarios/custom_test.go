@@ -98,6 +98,13 @@ func TestCustomValidateErrors(t *testing.T) {
 		{"mongo no command", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {}}`, "a: 100", 9, "needs command:"},
 		{"redis op on mongo", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {redis: [GET, "{key}"]}
   b: {mongo: {command: '{"count": "c"}'}}`, "a: 50, b: 50", 12, "op a has no template for target kind mongo"},
+		{"elastic bad body", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "/i/_search", body: '{"query": '}}`, "a: 100", 9, "body is not valid JSON"},
+		{"elastic bad bulk", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", "  a: {elastic: {path: /_bulk, body: \"{}\\n[1\"}}", "a: 100", 9, "body is not valid JSON"},
+		{"elastic path", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "i/_search"}}`, "a: 100", 9, "must start with /"},
+		{"elastic method", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {method: PATCH, path: "/i/_doc/{key}"}}`, "a: 100", 9, `method "PATCH"`},
+		{"elastic delete index", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {method: DELETE, path: "/products"}}`, "a: 100", 9, "deletes more than a document"},
+		{"elastic delete by query", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "/i/_delete_by_query", body: "{}"}}`, "a: 100", 9, "_delete_by_query destroys data"},
+		{"elastic placeholder", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "/i/_doc/{id}"}}`, "a: 100", 9, "unknown placeholder {id}"},
 		{"unknown mix op", "", `  a: {redis: [GET, "{key}"]}`, "b: 100", 11, `unknown op "b"`},
 		{"slo unknown op", "", `  a: {redis: [GET, "{key}"]}`, "a: 100\nslo: {latency: {zz: {p99: 5ms}}}", 12, `unknown op "zz"`},
 		{"binding both", "bindings: {u: {key: uniform, gen: \"int:1:2\"}}\n", `  a: {redis: [GET, "{u}"]}`, "a: 100", 2, "not both"},

@@ -150,6 +150,9 @@ func (s *Scenario) validateCustom() []FieldError {
 		if c.Mongo != nil {
 			errs = append(errs, s.validateMongoTemplate(name, op+".mongo", c, isBinding, maxLen)...)
 		}
+		if c.Elastic != nil {
+			errs = append(errs, s.validateElasticTemplate(name, op+".elastic", c, isBinding, maxLen)...)
+		}
 	}
 	for i, p := range s.Phases {
 		for _, name := range sortedMixKeys(p.Mix) {
