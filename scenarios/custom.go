@@ -50,6 +50,7 @@ type CustomOp struct {
 	Redis    *RedisTemplate   `yaml:"redis"`
 	Mongo    *MongoTemplate   `yaml:"mongo"`
 	Elastic  *ElasticTemplate `yaml:"elastic"`
+	CQL      *CQLTemplate     `yaml:"cql"`
 	MissWhen MissRule         `yaml:"miss_when"`
 	// MaxBytes caps one rendered value (an argument, a key); a template
 	// that could render more is refused at validate (default 1mb).
@@ -198,6 +199,10 @@ func (c *CustomOp) Templates(k TargetKind) ([]string, bool) {
 		if c.Elastic != nil {
 			return []string{c.Elastic.Path, c.Elastic.Body}, true
 		}
+	case KindCQL:
+		if c.CQL != nil {
+			return c.CQL.Args, true
+		}
 	}
 	return nil, false
 }
@@ -213,6 +218,9 @@ func (c *CustomOp) Kinds() []string {
 	}
 	if c.Elastic != nil {
 		out = append(out, "elastic")
+	}
+	if c.CQL != nil {
+		out = append(out, "cql")
 	}
 	return out
 }

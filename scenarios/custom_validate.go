@@ -153,6 +153,9 @@ func (s *Scenario) validateCustom() []FieldError {
 		if c.Elastic != nil {
 			errs = append(errs, s.validateElasticTemplate(name, op+".elastic", c, isBinding, maxLen)...)
 		}
+		if c.CQL != nil {
+			errs = append(errs, s.validateCQLTemplate(name, op+".cql", c, isBinding, maxLen)...)
+		}
 	}
 	for i, p := range s.Phases {
 		for _, name := range sortedMixKeys(p.Mix) {
