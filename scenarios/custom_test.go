@@ -157,3 +157,22 @@ phases:
 		t.Errorf("got %v", ps)
 	}
 }
+
+// A sweep over the mix may weigh the phase's custom ops at each point.
+func TestCustomOpsInSweepMix(t *testing.T) {
+	_, err := Parse("s.yaml", []byte(`name: t
+ops:
+  a: {redis: [GET, "{key}"]}
+  b: {redis: [SET, "{key}", "{bytes:8}"]}
+phases:
+  - name: sw
+    kind: sweep
+    duration: 1s
+    rate: 100
+    mix: {a: 100}
+    sweep: {over: mix, points: [{b: 10}, {b: 50}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+}

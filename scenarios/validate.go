@@ -462,7 +462,7 @@ func (s *Scenario) Validate() []FieldError {
 			}
 			errs = append(errs, validateCapacity(pp, p.Capacity)...)
 		case PhaseSweep:
-			errs = append(errs, validateSweep(pp, &p)...)
+			errs = append(errs, validateSweep(pp, &p, s.knownOp)...)
 			if p.Warmup > 0 && p.Duration <= 0 && p.Requests > 0 {
 				add(pp+".warmup", "a warmup needs a point duration; points bounded by requests alone have none")
 			}
