@@ -348,3 +348,25 @@ func TestCustomShippedRedisScenarios(t *testing.T) {
 		})
 	}
 }
+
+// The issue's cart scenario runs on the embedded store too (its default
+// target): both ops, no error.
+func TestCustomEmbeddedCart(t *testing.T) {
+	sc := scenario(t, strings.Replace(`name: cart
+keyspace: {records: 10000, distribution: zipfian}
+bindings:
+  user: {key: zipfian}
+ops:
+  cart_add: {redis: [HINCRBY, "cart:{user}", "sku{int:1:50}", "1"]}
+  cart_get: {redis: [HGETALL, "cart:{user}"], miss_when: empty}
+phases:
+  - {name: steady, kind: steady, rate: 1000, duration: 10s, concurrency: 8, mix: {cart_add: 50, cart_get: 50}}
+slo:
+  latency: {cart_get: {p99: 50ms}}
+`, "duration: 10s", "duration: 1s", 1))
+	sum, _ := runEmbedded(t, sc)
+	r := sum.Phases[0].Result
+	if r.Errors != 0 || r.Ops["cart_add"].Count == 0 || r.Ops["cart_get"].Count == 0 {
+		t.Fatalf("errors %d, ops %+v", r.Errors, r.Ops)
+	}
+}
