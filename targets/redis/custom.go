@@ -29,13 +29,11 @@ const (
 
 // customOp is one custom op compiled for this target.
 type customOp struct {
-	form    customForm
-	sha     []byte // formScript: the script's SHA1, from SCRIPT LOAD
-	src     string // formScript: the source, for go-redis's EvalSha
-	nkeys   int    // formScript: how many of Parts are keys
-	argc    []int  // formMulti: each command's argument count
-	miss    scenarios.MissRule
-	evalsha string // "EVALSHA"
+	form  customForm
+	sha   []byte // formScript: the script's SHA1, from SCRIPT LOAD
+	nkeys int    // formScript: how many of Parts are keys
+	argc  []int  // formMulti: each command's argument count
+	miss  scenarios.MissRule
 }
 
 // customOps holds the compiled custom ops by op - OpCustomBase.
@@ -56,11 +54,10 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 		if rt == nil {
 			continue
 		}
-		co := &customOp{miss: c.MissWhen, evalsha: "EVALSHA"}
+		co := &customOp{miss: c.MissWhen}
 		switch {
 		case rt.Script != "":
 			co.form = formScript
-			co.src = rt.Script
 			co.nkeys = len(rt.Keys)
 			sha, err := t.c.ScriptLoad(ctx, rt.Script).Result()
 			if err != nil {
@@ -91,7 +88,7 @@ func (t *Target) customOf(op scenarios.Op) *customOp {
 // (Validate keeps such mixes out).
 var errNoCustom = errors.New("custom op has no redis form")
 
-// customCommands is how many commands appendCustom sends for op.
+// commands is how many commands appendCustom sends for the op.
 func (co *customOp) commands() int {
 	if co.form == formMulti {
 		return len(co.argc) + 2
@@ -104,7 +101,7 @@ func appendCustom(b []byte, co *customOp, r *targets.Request) []byte {
 	switch co.form {
 	case formScript:
 		b = appendHeader(b, 3+len(r.Parts))
-		b = appendBulkString(b, co.evalsha)
+		b = appendBulkString(b, "EVALSHA")
 		b = appendBulk(b, co.sha)
 		b = appendBulkInt(b, int64(co.nkeys))
 		for _, p := range r.Parts {
@@ -143,12 +140,12 @@ func customOutcome(co *customOp, c *conn, first, later error) error {
 	if co.form == formMulti && c.kind == kindNil {
 		return errors.New("EXEC returned nil: the transaction was aborted")
 	}
-	return missBy(co.miss, c.kind, c.n, len(c.vals))
+	return missBy(co.miss, c.kind, c.n)
 }
 
-// missBy applies miss rule m to a reply of kind (and size n: array
-// length, bulk length or integer value; vals: its payload bytes).
-func missBy(m scenarios.MissRule, kind int, n int64, vals int) error {
+// missBy applies miss rule m to a reply of kind and size n (array
+// length, bulk length or integer value).
+func missBy(m scenarios.MissRule, kind int, n int64) error {
 	switch m {
 	case scenarios.MissNil:
 		if kind == kindNil {
