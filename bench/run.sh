@@ -16,6 +16,8 @@
 #   CLOSED=1 bash bench/run.sh   # also closed-loop GET c=50 on one core vs redis-benchmark and memtier_benchmark
 #   CLOSED=only bash bench/run.sh    # just that section (CLOSED_N requests per run, CLOSED_ROUNDS rounds)
 #   RSS=only bash bench/run.sh   # just the 10-minute memory-slope run (RSS_RATE, default 100000 ops/s)
+#   CUSTOM=1 / CUSTOM=only bash bench/run.sh  # custom op [GET, "{key}"] vs built-in get: soakd CPU per op at
+#                                             # CUSTOM_RATE (default 50000) ops/s, and the Go render/op benchmarks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DUR=${DUR:-30s}
@@ -531,6 +533,58 @@ PY
   CPID= CDIR=
 }
 
+# custom: the cost of a custom op against the built-in it mirrors. The
+# same open-loop GET run at CUSTOM_RATE ops/s for DUR, once with the
+# built-in get and once with the custom op [GET, "{key}"] (miss_when: nil,
+# like get: the keys are absent, so both count misses), against one
+# redis-server; soakd's CPU (user+system of the process, from getrusage)
+# per completed op, and the ratio custom/built-in (goal <= 1.2). Then the
+# Go benchmarks: rendering the compiled template (0 allocs/op) and
+# BenchmarkCustomGet next to BenchmarkGet/fast (cpu-ns/op).
+custom() {
+  command -v redis-server >/dev/null || { echo "custom: no redis-server"; return; }
+  echo "## custom op vs built-in get (${CUSTOM_RATE:-50000} ops/s, $DUR each)"
+  start_redis
+  local kind
+  for kind in builtin custom; do
+    local mix='{get: 100}' ops=''
+    if [ "$kind" = custom ]; then mix='{cget: 100}'; ops='ops: {cget: {redis: [GET, "{key}"], miss_when: nil}}'; fi
+    cat > "$OUT/custom-$kind.yaml" <<YAML
+name: bench-custom-$kind
+keyspace: {records: 10000}
+$ops
+phases:
+  - {name: steady, kind: steady, rate: ${CUSTOM_RATE:-50000}, duration: $DUR, concurrency: 64, max_lag: 1s, mix: $mix}
+YAML
+    rm -rf "$OUT/custom-$kind"
+    python3 - "$OUT/soakd" run "$OUT/custom-$kind.yaml" --target "redis://127.0.0.1:$PORT" --out "$OUT/custom-$kind" --listen "" --quiet <<'PY' > "$OUT/custom-$kind.cpu"
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(r.ru_utime + r.ru_stime)
+PY
+  done
+  stop_redis
+  python3 - "$OUT" <<'PY'
+import json, sys
+out = sys.argv[1]
+per = {}
+for kind in ("builtin", "custom"):
+    cpu = float(open(f"{out}/custom-{kind}.cpu").read())
+    s = json.load(open(f"{out}/custom-{kind}/summary.json"))
+    p = s["phases"][0]
+    per[kind] = cpu / max(p["completed"], 1) * 1e6
+    print(f'{kind}: achieved={p["achieved_rate"]:.1f} completed={p["completed"]} errors={p["errors"]} cpu={cpu:.2f}s cpu_per_op={per[kind]:.2f}us')
+print(f'custom/builtin cpu per op = {per["custom"] / per["builtin"]:.3f} (goal <= 1.2)')
+PY
+  go test -run XXX -bench Render -benchmem ./datagen/ | grep -E '^Benchmark'
+  go test -run XXX -bench 'BenchmarkGet$/fast|BenchmarkCustomGet' -benchmem -benchtime 100000x ./targets/redis/ | grep -E '^Benchmark'
+}
+
+if [ "${CUSTOM:-0}" = only ]; then
+  custom
+  exit 0
+fi
 if [ "${CLOSED:-0}" = only ]; then
   closed
   exit 0
@@ -598,6 +652,9 @@ YAML
   stop_redis
 fi
 
+if [ "${CUSTOM:-0}" = 1 ]; then
+  custom
+fi
 if [ "${CLOSED:-0}" = 1 ]; then
   closed
 fi

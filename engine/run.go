@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/soakd/soakd/datagen"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
@@ -75,6 +76,7 @@ type runner struct {
 	inserted *scenarios.Inserted
 	shard    *shardState
 	values   *scenarios.Values // read-only value bytes shared by all workers
+	custom   *datagen.Program  // the scenario's custom ops; nil when it has none
 	choosers func() scenarios.Chooser
 	classIdx map[string]uint8
 	// initInserted is the record count a run (and each persistence
@@ -143,6 +145,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	r.classes = targets.Classes()
 	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
+	if err := r.compileCustom(); err != nil {
+		return nil, err
+	}
 	if r.limits, err = verdict.New(r.sc.SLO); err != nil {
 		return nil, err
 	}

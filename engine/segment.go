@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/soakd/soakd/datagen"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -550,6 +551,7 @@ type worker struct {
 	fieldName []string
 	clk       *clock
 	classIdx  map[string]uint8
+	render    *datagen.Renderer // custom ops; nil when the scenario has none
 }
 
 func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets.Batcher, chunkMax int, clk *clock) *worker {
@@ -567,6 +569,9 @@ func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets
 		fieldName: make([]string, r.sc.Record.Fields),
 		clk:       clk,
 		classIdx:  r.classIdx,
+	}
+	if r.custom != nil {
+		wk.render = datagen.NewRenderer(r.custom)
 	}
 	for i := range wk.fieldName {
 		wk.fieldName[i] = scenarios.FieldName(i)
@@ -595,6 +600,10 @@ func (w *worker) fill(j int, i uint64) scenarios.Op {
 	}
 	req.KeyNum = keyNum
 	req.Key = scenarios.AppendKey(req.Key[:0], sc.Keyspace.Prefix, keyNum, sc.Keyspace.Ordered)
+	if op.IsCustom() {
+		w.fillCustom(req, i)
+		return op
+	}
 	fs := w.fields[j]
 	switch op {
 	case scenarios.OpInsert, scenarios.OpSet, scenarios.OpHSet, scenarios.OpMSet, scenarios.OpLPush, scenarios.OpRPush:

@@ -31,6 +31,12 @@ type Scenario struct {
 	// drift hits all of them alike; 0 = 1.
 	Repeat     int        `yaml:"repeat"`
 	Interleave Interleave `yaml:"interleave"`
+	// Bindings and Ops declare custom operations (custom.go).
+	Bindings map[string]Binding   `yaml:"bindings"`
+	Ops      map[string]*CustomOp `yaml:"ops"`
+	// AllowDestructive lets custom ops send commands that destroy data or
+	// stop a server to a target other than the embedded store.
+	AllowDestructive bool `yaml:"allow_destructive"`
 
 	// File is the path the scenario was read from (not part of the YAML).
 	File string `yaml:"-"`
@@ -405,7 +411,10 @@ const (
 	OpPingInline
 	OpZAdd
 	OpZPopMin
-	NumOps
+	numBuiltinOps
+	// NumOps bounds every Op: the built-ins, then MaxCustomOps custom
+	// ops (opnames.go).
+	NumOps = numBuiltinOps + MaxCustomOps
 )
 
 func (o Op) String() string {
@@ -465,12 +474,25 @@ func (o Op) String() string {
 	case OpZPopMin:
 		return "zpopmin"
 	}
+	if o.IsCustom() {
+		if n := customName(o); n != "" {
+			return n
+		}
+	}
 	return "op" + strconv.Itoa(int(o))
 }
 
-// ParseOp maps an op name to its Op.
+// ParseOp maps an op name to its Op: a built-in op, or a custom op
+// some scenario of this process declared (InternOp).
 func ParseOp(name string) (Op, bool) {
-	for o := Op(0); o < NumOps; o++ {
+	if o, ok := parseBuiltinOp(name); ok {
+		return o, true
+	}
+	return parseCustomOp(name)
+}
+
+func parseBuiltinOp(name string) (Op, bool) {
+	for o := Op(0); o < numBuiltinOps; o++ {
 		if o.String() == name {
 			return o, true
 		}
@@ -478,10 +500,10 @@ func ParseOp(name string) (Op, bool) {
 	return 0, false
 }
 
-// OpNames returns the known op names, sorted.
+// OpNames returns the built-in op names, sorted.
 func OpNames() []string {
-	out := make([]string, 0, NumOps)
-	for o := Op(0); o < NumOps; o++ {
+	out := make([]string, 0, numBuiltinOps)
+	for o := Op(0); o < numBuiltinOps; o++ {
 		out = append(out, o.String())
 	}
 	sort.Strings(out)

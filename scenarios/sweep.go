@@ -180,7 +180,7 @@ func (sw *SweepSpec) applyDefaults(rate float64) {
 
 // validateSweep checks a sweep phase's sweep: block and what it needs
 // of the phase template.
-func validateSweep(pp string, p *Phase) []FieldError {
+func validateSweep(pp string, p *Phase, known func(op string) bool) []FieldError {
 	var errs []FieldError
 	add := func(path, format string, args ...any) {
 		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
@@ -261,7 +261,7 @@ func validateSweep(pp string, p *Phase) []FieldError {
 			only("field_bytes", sw.Over != SweepValueSize && pt.FieldBytes != 0)
 			if sw.Over != SweepMix {
 				for _, op := range sortedMixKeys(pt.Mix) {
-					if KnownOpName(op) {
+					if known(op) {
 						add(ptp+"."+op, "a %s sweep's point gives only %s", sw.Over, overKey(sw.Over))
 					} else {
 						add(ptp+"."+op, "unknown key %q in a %s sweep's point (it gives %s and optionally label)", op, sw.Over, overKey(sw.Over))
@@ -270,7 +270,7 @@ func validateSweep(pp string, p *Phase) []FieldError {
 			}
 			switch sw.Over {
 			case SweepMix:
-				errs = append(errs, validatePointMix(ptp, p.Mix, pt.Mix)...)
+				errs = append(errs, validatePointMix(ptp, p.Mix, pt.Mix, known)...)
 			case SweepRate:
 				if msg := badRate(pt.Rate, false); msg != "" {
 					add(ptp+".rate", "%s", msg)
@@ -317,7 +317,7 @@ func overKey(o SweepOver) string {
 	return string(o)
 }
 
-func validatePointMix(ptp string, base, point map[string]float64) []FieldError {
+func validatePointMix(ptp string, base, point map[string]float64, known func(op string) bool) []FieldError {
 	var errs []FieldError
 	if len(point) == 0 {
 		return []FieldError{{ptp, "a mix point gives op percentages such as {update: 10}"}}
@@ -325,7 +325,7 @@ func validatePointMix(ptp string, base, point map[string]float64) []FieldError {
 	bad := false
 	for _, op := range sortedMixKeys(point) {
 		w := point[op]
-		if !KnownOpName(op) {
+		if !known(op) {
 			errs = append(errs, FieldError{ptp + "." + op, fmt.Sprintf("unknown op %q (known: %s)", op, strings.Join(OpNames(), ", "))})
 			bad = true
 		}

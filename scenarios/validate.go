@@ -136,6 +136,7 @@ func (s *Scenario) ApplyDefaults() {
 	if s.Keyspace.Distribution == "" {
 		s.Keyspace.Distribution = DistUniform
 	}
+	defer s.applyCustomDefaults()
 	if s.Keyspace.Distribution == DistHotspot {
 		if s.Keyspace.HotFraction == 0 {
 			s.Keyspace.HotFraction = 0.2
@@ -404,7 +405,7 @@ func (s *Scenario) Validate() []FieldError {
 		} else if p.Requests > 0 && p.Kind != PhaseSteady && p.Kind != PhaseSweep {
 			add(pp+".requests", "only a steady or sweep phase takes a request count (this is a %s phase)", p.Kind)
 		}
-		errs = append(errs, validateMix(pp, p.Mix)...)
+		errs = append(errs, s.validateMix(pp, p.Mix)...)
 		errs = append(errs, foreignKeys(pp, &p)...)
 		switch p.Kind {
 		case PhaseLoad:
@@ -473,7 +474,7 @@ func (s *Scenario) Validate() []FieldError {
 			}
 			errs = append(errs, validateCapacity(pp, p.Capacity)...)
 		case PhaseSweep:
-			errs = append(errs, validateSweep(pp, &p)...)
+			errs = append(errs, validateSweep(pp, &p, s.knownOp)...)
 			if p.Warmup > 0 && p.Duration <= 0 && p.Requests > 0 {
 				add(pp+".warmup", "a warmup needs a point duration; points bounded by requests alone have none")
 			}
@@ -525,7 +526,7 @@ func (s *Scenario) Validate() []FieldError {
 		}
 	}
 	for op, lim := range s.SLO.Latency {
-		if op != "*" && !KnownOpName(op) {
+		if op != "*" && !s.knownOp(op) {
 			add("slo.latency."+op, "unknown op %q", op)
 		}
 		for pct, d := range lim {
@@ -547,6 +548,7 @@ func (s *Scenario) Validate() []FieldError {
 		add("slo.max_dropped_ratio", "must be between 0 and 1")
 	}
 	errs = append(errs, s.validateRepeat()...)
+	errs = append(errs, s.validateCustom()...)
 	return errs
 }
 
@@ -585,7 +587,7 @@ func KnownOpName(name string) bool {
 	return ok
 }
 
-func validateMix(pp string, mix map[string]float64) []FieldError {
+func (s *Scenario) validateMix(pp string, mix map[string]float64) []FieldError {
 	var errs []FieldError
 	total := 0.0
 	keys := make([]string, 0, len(mix))
@@ -595,8 +597,8 @@ func validateMix(pp string, mix map[string]float64) []FieldError {
 	sort.Strings(keys)
 	for _, op := range keys {
 		w := mix[op]
-		if !KnownOpName(op) {
-			errs = append(errs, FieldError{pp + ".mix." + op, fmt.Sprintf("unknown op %q (known: %s)", op, strings.Join(OpNames(), ", "))})
+		if !s.knownOp(op) {
+			errs = append(errs, FieldError{pp + ".mix." + op, fmt.Sprintf("unknown op %q (known: %s)", op, s.knownOpsText())})
 		}
 		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
 			errs = append(errs, FieldError{pp + ".mix." + op, "a percentage must be a non-negative number"})

@@ -34,6 +34,11 @@ type Request struct {
 	Query    string
 	Page     int
 	PageSize int
+	// Parts holds a custom op's rendered template strings, in the order
+	// its spec lists them (scenarios.CustomOp.Templates); they alias Buf
+	// and the compiled templates, and are reused like the request.
+	Parts [][]byte
+	Buf   []byte
 	// End is when this op's reply arrived, set by a Batcher that can
 	// tell the ops of one batch apart; zero means the batch's end.
 	End time.Time

@@ -67,6 +67,7 @@ type Target struct {
 	viewPools    viewQuery // system_views.thread_pools (views.go)
 	viewClients  viewQuery // system_views.clients
 	errCounts    [numErrKinds]atomic.Int64
+	custom       *customOps // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -337,6 +338,9 @@ func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 }
 
 func (t *Target) do(ctx context.Context, r *targets.Request) error {
+	if r.Op.IsCustom() {
+		return t.doCustom(ctx, r)
+	}
 	switch r.Op {
 	case scenarios.OpRead:
 		return t.read(ctx, r.Key)
@@ -578,6 +582,9 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 		fields = sc.Record.Fields
 	}
 	t.setStatements(fields)
+	if err := t.prepareCustom(sc); err != nil {
+		return err
+	}
 	// DDL waits for schema agreement across the nodes (up to the
 	// driver's 60 s).
 	pctx, cancel := context.WithTimeout(ctx, max(t.cfg.Timeout, 90*time.Second))

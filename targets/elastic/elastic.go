@@ -67,6 +67,7 @@ type Target struct {
 	// searchDocs: inserts carry the search document (title, body); set by
 	// Prepare when the scenario searches, before any op runs.
 	searchDocs bool
+	custom     *customOps // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -294,6 +295,9 @@ func (t *Target) refreshQuery() string {
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 	ctx, cancel := t.opCtx(ctx, r.Op.IsWrite())
 	defer cancel()
+	if r.Op.IsCustom() {
+		return t.doCustom(ctx, r)
+	}
 	key := url.PathEscape(string(r.Key))
 	switch r.Op {
 	case scenarios.OpInsert:
@@ -552,6 +556,9 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 		d += " (cluster " + info.ClusterName + ")"
 	}
 	t.desc.Store(&d)
+	if err := t.prepareCustom(sc); err != nil {
+		return err
+	}
 	t.searchDocs = sc != nil && sc.Uses(scenarios.OpSearch)
 	st, err := t.call(pctx, http.MethodHead, "/"+url.PathEscape(t.index), "", nil, "", true, nil)
 	if err != nil {

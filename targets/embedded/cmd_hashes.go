@@ -1,6 +1,9 @@
 package embedded
 
-import "bufio"
+import (
+	"bufio"
+	"strconv"
+)
 
 // Hash commands.
 
@@ -83,4 +86,39 @@ func (s *Server) cmdHGetAll(w *bufio.Writer, args [][]byte) {
 		}
 	}
 	sh.mu.RUnlock()
+}
+
+// cmdHIncrBy adds an integer to a hash field (0 when absent), as the
+// custom ops of a cart or counter scenario send it.
+func (s *Server) cmdHIncrBy(w *bufio.Writer, args [][]byte) {
+	if len(args) != 4 {
+		writeArityError(w, args)
+		return
+	}
+	by, err := strconv.ParseInt(string(args[3]), 10, 64)
+	if err != nil {
+		writeError(w, "ERR value is not an integer or out of range")
+		return
+	}
+	sh := s.shardFor(args[1])
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	v := sh.m[string(args[1])]
+	if v == nil {
+		v = &value{k: kHash, hash: map[string][]byte{}}
+		sh.m[string(args[1])] = v
+	} else if v.k != kHash {
+		writeError(w, wrongType)
+		return
+	}
+	var cur int64
+	if old, ok := v.hash[string(args[2])]; ok {
+		if cur, err = strconv.ParseInt(string(old), 10, 64); err != nil {
+			writeError(w, "ERR hash value is not an integer")
+			return
+		}
+	}
+	cur += by
+	v.hash[string(args[2])] = strconv.AppendInt(nil, cur, 10)
+	writeInt(w, cur)
 }

@@ -59,7 +59,7 @@ func TestEmbeddedRunsRedisAdapterOps(t *testing.T) {
 	if err := tg.(targets.Preparer).Prepare(ctx, &scenarios.Scenario{Phases: []scenarios.Phase{{Mix: map[string]float64{"lrange_600": 100}}}}); err != nil {
 		t.Fatal(err)
 	}
-	for op := scenarios.OpPing; op < scenarios.NumOps; op++ {
+	for op := scenarios.OpPing; op < scenarios.OpCustomBase; op++ {
 		if err := tg.Do(ctx, &targets.Request{Op: op, KeyNum: 1, Key: []byte("key:1"), Fields: []targets.Field{{Name: "f", Value: []byte("xyz")}}}); err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}

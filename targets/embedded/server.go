@@ -354,6 +354,7 @@ var commands = map[string]command{
 	"HMSET":   {4, (*Server).cmdHMSet, false},
 	"HGET":    {3, (*Server).cmdHGet, false},
 	"HGETALL": {2, (*Server).cmdHGetAll, false},
+	"HINCRBY": {4, (*Server).cmdHIncrBy, false},
 
 	"LPUSH":  {3, (*Server).cmdLPush, false},
 	"RPUSH":  {3, (*Server).cmdRPush, false},

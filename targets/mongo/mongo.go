@@ -58,6 +58,7 @@ type Target struct {
 	// searchDocs: inserts carry the search text (title, body); set by
 	// Prepare when the scenario searches, before any op runs.
 	searchDocs bool
+	custom     *customOps // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -247,6 +248,9 @@ func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 }
 
 func (t *Target) do(ctx context.Context, r *targets.Request) error {
+	if r.Op.IsCustom() {
+		return t.doCustom(ctx, r)
+	}
 	key := string(r.Key)
 	switch r.Op {
 	case scenarios.OpRead:
@@ -464,6 +468,9 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 	if err := t.coll.Database().RunCommand(pctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&bi); err == nil && bi.Version != "" {
 		d := "MongoDB " + bi.Version
 		t.desc.Store(&d)
+	}
+	if err := t.prepareCustom(sc); err != nil {
+		return err
 	}
 	if sc == nil || !sc.Uses(scenarios.OpSearch) {
 		return nil

@@ -22,6 +22,9 @@ import (
 
 // fastOp reports whether op goes over the fast path.
 func (t *Target) fastOp(op scenarios.Op) bool {
+	if op.IsCustom() {
+		return t.fast && t.customOf(op) != nil
+	}
 	if !t.fast || t.search.mode != searchNone {
 		return false
 	}
@@ -59,6 +62,10 @@ func (t *Target) fastDo(ctx context.Context, reqs []*targets.Request, errs []err
 	}
 	c.out = c.out[:0]
 	for _, r := range reqs {
+		if co := t.customOf(r.Op); co != nil {
+			c.out = appendCustom(c.out, co, r)
+			continue
+		}
 		c.out = appendOp(c.out, r)
 	}
 	if err := t.own.send(ctx, c); err != nil {
@@ -70,7 +77,12 @@ func (t *Target) fastDo(ctx context.Context, reqs []*targets.Request, errs []err
 	}
 	for i, r := range reqs {
 		var first, second error
-		for k := 0; k < opCommands(r.Op); k++ {
+		co := t.customOf(r.Op)
+		n := opCommands(r.Op)
+		if co != nil {
+			n = co.commands()
+		}
+		for k := 0; k < n; k++ {
 			srvErr, ioErr := c.next()
 			if ioErr != nil {
 				t.own.put(c, true)
@@ -81,11 +93,15 @@ func (t *Target) fastDo(ctx context.Context, reqs []*targets.Request, errs []err
 			}
 			if k == 0 {
 				first = srvErr
-			} else {
+			} else if second == nil {
 				second = srvErr
 			}
 		}
-		errs[i] = outcome(r.Op, c, first, second)
+		if co != nil {
+			errs[i] = customOutcome(co, c, first, second)
+		} else {
+			errs[i] = outcome(r.Op, c, first, second)
+		}
 		if stamp {
 			r.End = time.Now()
 		}

@@ -206,7 +206,7 @@ func TestBenchmarkSuiteCommands(t *testing.T) {
 		scenarios.OpZAdd:       "zadd myzset 42 element:42",
 		scenarios.OpZPopMin:    "zpopmin myzset",
 	}
-	for op := scenarios.OpPing; op < scenarios.NumOps; op++ {
+	for op := scenarios.OpPing; op < scenarios.OpCustomBase; op++ {
 		if op == scenarios.OpMSet {
 			continue
 		}

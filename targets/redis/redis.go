@@ -46,6 +46,7 @@ type Target struct {
 	fast     bool      // hot ops go over own (client.protocol fast, standalone)
 	url      string    // redacted
 	limits   *targets.MemoryLimits
+	custom   *customOps // the scenario's custom ops (custom.go), set by Prepare
 }
 
 // Open connects to the server a scenario's target block names, starting
@@ -390,6 +391,9 @@ func (t *Target) MaxBatch() int { return t.maxBatch }
 // the pipeline. scan and rmw send follow-up commands after their first
 // reply, so they run on their own and never hold a pipeline's other ops.
 func (t *Target) Batchable(op scenarios.Op) bool {
+	if op.IsCustom() {
+		return t.customBatchable(op)
+	}
 	return op != scenarios.OpScan && op != scenarios.OpRMW
 }
 
@@ -405,10 +409,11 @@ type cmdable interface {
 // soakd's own (go-redis's commands still do).
 type post struct {
 	kind postKind
-	cmd  goredis.Cmder   // the op's command
-	cmd2 goredis.Cmder   // a second command, its error checked after cmd's
-	cmds []goredis.Cmder // update over JSON: one command per field
-	err  error           // postFail
+	cmd  goredis.Cmder      // the op's command
+	cmd2 goredis.Cmder      // a second command, its error checked after cmd's
+	cmds []goredis.Cmder    // update over JSON: one command per field
+	err  error              // postFail
+	miss scenarios.MissRule // postCustom
 	fn   func(ctx context.Context) error
 }
 
@@ -423,6 +428,7 @@ const (
 	postReadJSON                 // a nil reply is a record not found (JSON.GET)
 	postFail                     // err without a command
 	postFn                       // fn
+	postCustom                   // a custom op's command, judged by miss
 )
 
 // finish is the op's outcome.
@@ -432,6 +438,8 @@ func (p post) finish(ctx context.Context) error {
 		return p.err
 	case postFn:
 		return p.fn(ctx)
+	case postCustom:
+		return finishCustom(p.cmd, p.miss)
 	case postPop, postGet:
 		// A nil pop means the structure was empty, counted as a miss,
 		// never as a silent success (Prepare pre-fills so that a bounded
@@ -574,6 +582,9 @@ const LRangeFill = 600
 
 // build queues the commands for r on c and returns its post.
 func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post {
+	if r.Op.IsCustom() {
+		return t.buildCustom(ctx, c, r)
+	}
 	key := keyString(r)
 	switch r.Op {
 	case scenarios.OpRead:

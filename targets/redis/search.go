@@ -115,6 +115,9 @@ func versionString(v int) string {
 // creates the index, and pre-fills the structures the redis-benchmark
 // ops read or pop (prefill.go).
 func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
+	if err := t.prepareCustom(ctx, sc); err != nil {
+		return err
+	}
 	if sc.Uses(scenarios.OpSearch) {
 		if err := t.prepareSearch(ctx, sc); err != nil {
 			return err

@@ -1,0 +1,147 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Redis commands a custom op may not send. Blocking commands hold their
+// connection until the server answers, so they would stall every op
+// pipelined behind them and measure the wait, not the server; they are
+// refused rather than sent alone.
+var redisBlocking = []string{
+	"BLPOP", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP",
+	"WAIT", "WAITAOF", "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE",
+	"SUNSUBSCRIBE", "MONITOR", "SYNC", "PSYNC", "XREAD", "XREADGROUP", "MULTI", "EXEC", "DISCARD",
+	"WATCH", "UNWATCH", "QUIT", "RESET", "HELLO", "AUTH", "SELECT", "CLIENT",
+}
+
+// Redis commands (or command and subcommand) that destroy data or stop
+// or reconfigure a server: refused against any target but the embedded
+// store unless the scenario says allow_destructive: true.
+var redisDestructive = []string{
+	"FLUSHALL", "FLUSHDB", "SHUTDOWN", "CONFIG SET", "CONFIG RESETSTAT", "CONFIG REWRITE", "DEBUG",
+	"SCRIPT FLUSH", "SCRIPT KILL", "FUNCTION FLUSH", "FUNCTION DELETE", "FUNCTION RESTORE", "SWAPDB",
+	"REPLICAOF", "SLAVEOF", "FAILOVER", "CLUSTER", "MODULE", "ACL", "BGREWRITEAOF", "BGSAVE", "SAVE",
+	"MIGRATE", "RESTORE", "KEYS",
+}
+
+// RedisBlockingCommands lists the commands a redis custom op may not
+// send (for documentation and messages).
+func RedisBlockingCommands() []string { return append([]string(nil), redisBlocking...) }
+
+// RedisDestructiveCommands lists the commands refused without
+// allow_destructive.
+func RedisDestructiveCommands() []string { return append([]string(nil), redisDestructive...) }
+
+// destructiveRedis returns the destructive command cmd starts with, "".
+func destructiveRedis(cmd []string) string {
+	if len(cmd) == 0 {
+		return ""
+	}
+	name := strings.ToUpper(cmd[0])
+	sub := ""
+	if len(cmd) > 1 {
+		sub = name + " " + strings.ToUpper(cmd[1])
+	}
+	for _, d := range redisDestructive {
+		if d == name || d == sub {
+			return d
+		}
+	}
+	return ""
+}
+
+// destructiveInScript returns a destructive command the Lua source
+// calls by name, "" when none.
+func destructiveInScript(src string) string {
+	up := strings.ToUpper(src)
+	for _, d := range redisDestructive {
+		first, _, _ := strings.Cut(d, " ")
+		for _, q := range []string{"'", "\""} {
+			if strings.Contains(up, q+first+q) || strings.Contains(up, q+d+q) {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+func (s *Scenario) allowsDestructive() bool {
+	return s.AllowDestructive || s.Target.Kind == KindEmbedded
+}
+
+// validateRedisTemplate checks one op's redis form: its shape, its
+// commands and every template string.
+func (s *Scenario) validateRedisTemplate(name, pp string, c *CustomOp, isBinding func(string) bool, maxLen func([]Segment) int64) []FieldError {
+	var errs []FieldError
+	add := func(path, format string, args ...any) {
+		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	t := c.Redis
+	forms := 0
+	for _, set := range []bool{len(t.Command) > 0, t.Script != "", len(t.Multi) > 0} {
+		if set {
+			forms++
+		}
+	}
+	switch {
+	case forms == 0:
+		add(pp, "op %s: a redis template needs a command list, script: or multi:", name)
+		return errs
+	case forms > 1:
+		add(pp, "op %s: give one of a command list, script: or multi:", name)
+		return errs
+	}
+	if t.Script == "" && (t.Keys != nil || t.Args != nil) {
+		add(pp, "op %s: keys: and args: go with script:", name)
+	}
+	if t.Script != "" {
+		if d := destructiveInScript(t.Script); d != "" && !s.allowsDestructive() {
+			add(pp+".script", "op %s: the script calls %s, which destroys data or stops the server; refused against a %s target unless the scenario says allow_destructive: true", name, d, s.Target.Kind)
+		}
+	}
+	for i, cmd := range t.Commands() {
+		cp := pp
+		if len(t.Multi) > 0 {
+			cp = fmt.Sprintf("%s.multi[%d]", pp, i)
+		}
+		if len(cmd) == 0 {
+			add(cp, "op %s: an empty command", name)
+			continue
+		}
+		segs, err := ParseTemplate(cmd[0], isBinding)
+		lit, ok := Literal(segs)
+		if err != nil || !ok || lit == "" {
+			add(cp, "op %s: the command name %q must be plain text, not a placeholder", name, cmd[0])
+			continue
+		}
+		up := strings.ToUpper(lit)
+		for _, b := range redisBlocking {
+			if up == b {
+				add(cp, "op %s: %s is refused: it blocks or changes the connection's state, which would stall the ops pipelined with it (refused: %s)", name, up, strings.Join(redisBlocking, ", "))
+			}
+		}
+		if up == "XREAD" || up == "XREADGROUP" {
+			continue
+		}
+		if d := destructiveRedis(cmd); d != "" && !s.allowsDestructive() {
+			add(cp, "op %s: %s destroys data or stops or reconfigures the server; refused against a %s target unless the scenario says allow_destructive: true", name, d, s.Target.Kind)
+		}
+		if up == "EVAL" || up == "EVALSHA" || up == "FCALL" {
+			add(cp, "op %s: write a script as {script: ..., keys: [...], args: [...]}; soakd loads it and runs it with EVALSHA", name)
+		}
+	}
+	paths := t.templatePaths(pp)
+	for i, tpl := range t.Templates() {
+		segs, err := ParseTemplate(tpl, isBinding)
+		if err != nil {
+			add(paths[i], "op %s: %v", name, err)
+			continue
+		}
+		if n := maxLen(segs); n > int64(c.MaxBytes) {
+			add(paths[i], "op %s: %q can render %d bytes, more than max_bytes (%d)", name, tpl, n, int64(c.MaxBytes))
+		}
+	}
+	return errs
+}

@@ -1,0 +1,178 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+)
+
+const cartYAML = `name: cart
+keyspace: {records: 10000, distribution: zipfian}
+bindings:
+  user: {key: zipfian}
+ops:
+  cart_add: {redis: [HINCRBY, "cart:{user}", "sku{int:1:50}", "1"]}
+  cart_get: {redis: [HGETALL, "cart:{user}"], miss_when: empty}
+phases:
+  - {name: steady, kind: steady, rate: 1000, duration: 10s, concurrency: 8, mix: {cart_add: 50, cart_get: 50}}
+slo:
+  latency: {cart_get: {p99: 50ms}}
+`
+
+func TestCustomCartParses(t *testing.T) {
+	sc, err := Parse("cart.yaml", []byte(cartYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := sc.Bindings["user"]; b.Records != 10000 || b.Key != DistZipfian || b.ZipfTheta != DefaultZipfTheta {
+		t.Errorf("binding defaults: %+v", b)
+	}
+	ops, err := sc.CustomOps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o, c := range ops {
+		if !o.IsCustom() {
+			t.Errorf("%v is not a custom op", o)
+		}
+		back, ok := ParseOp(o.String())
+		if !ok || back != o {
+			t.Errorf("ParseOp(%q) = %v, %v", o.String(), back, ok)
+		}
+		if c.MaxBytes != DefaultCustomMaxBytes {
+			t.Errorf("%s max_bytes %d", o, c.MaxBytes)
+		}
+	}
+	if o, _ := ParseOp("cart_get"); ops[o].MissWhen != MissEmpty {
+		t.Errorf("cart_get: %+v", ops[o])
+	}
+	if got := ops[mustOp(t, "cart_add")].Redis.Templates(); strings.Join(got, " ") != "HINCRBY cart:{user} sku{int:1:50} 1" {
+		t.Errorf("cart_add templates %q", got)
+	}
+}
+
+func mustOp(t *testing.T, name string) Op {
+	o, ok := ParseOp(name)
+	if !ok {
+		t.Fatalf("no op %s", name)
+	}
+	return o
+}
+
+// Every mistake in ops: and bindings: is reported with its file line.
+func TestCustomValidateErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, head, ops string
+		mix             string
+		line            int
+		want            string
+	}{
+		{"unknown placeholder", "", `  a: {redis: [GET, "k:{nope}"]}`, "a: 100", 9, "unknown placeholder {nope}"},
+		{"bad int range", "", `  a: {redis: [GET, "{int:5:1}"]}`, "a: 100", 9, "lo 5 is above hi 1"},
+		{"int not a number", "", `  a: {redis: [GET, "{int:x:1}"]}`, "a: 100", 9, "must be integers"},
+		{"unclosed", "", `  a: {redis: [GET, "k:{int:1:5"]}`, "a: 100", 9, "no closing '}'"},
+		{"bytes zero", "", `  a: {redis: [GET, "{bytes:0}"]}`, "a: 100", 9, "N must be between 1"},
+		{"choice weight", "", `  a: {redis: [GET, "{choice:a=x,b}"]}`, "a: 100", 9, "must be a positive number"},
+		{"args to key", "", `  a: {redis: [GET, "{key:3}"]}`, "a: 100", 9, "takes no arguments"},
+		{"over max_bytes", "", `  a: {redis: [SET, "{key}", "{bytes:2048}"], max_bytes: 1kb}`, "a: 100", 9, "more than max_bytes"},
+		{"miss_when", "", `  a: {redis: [GET, "{key}"], miss_when: never}`, "a: 100", 9, `unknown "never"`},
+		{"shadows built-in", "", `  get: {redis: [GET, "{key}"]}`, "get: 100", 9, "is a built-in op"},
+		{"bad op name", "", `  Big-Op: {redis: [GET, "{key}"]}`, "read: 100", 9, "lower-case letter"},
+		{"no template", "", `  a: {miss_when: nil}`, "a: 100", 9, "needs a template"},
+		{"unknown op key", "", `  a: {redis: [GET, "{key}"], mis_when: nil}`, "a: 100", 9, `unknown key "mis_when"`},
+		{"unknown redis key", "", `  a: {redis: {scrpt: "return 1"}}`, "a: 100", 9, `unknown key "scrpt"`},
+		{"keys without script", "", `  a: {redis: {multi: [[GET, "{key}"]], keys: ["{key}"]}}`, "a: 100", 9, "go with script"},
+		{"script and multi", "", `  a: {redis: {script: "return 1", multi: [[GET, x]]}}`, "a: 100", 9, "give one of"},
+		{"command placeholder", "", `  a: {redis: ["{choice:GET,DEL}", "{key}"]}`, "a: 100", 9, "must be plain text"},
+		{"blocking", "", `  a: {redis: [BLPOP, "{key}", "0"]}`, "a: 100", 9, "BLPOP is refused"},
+		{"blocking in multi", "", "  a:\n    redis:\n      multi:\n        - [SET, k, v]\n        - [WAIT, \"1\", \"0\"]", "a: 100", 13, "WAIT is refused"},
+		{"eval", "", `  a: {redis: [EVAL, "return 1", "0"]}`, "a: 100", 9, "write a script as"},
+		{"flushall", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [FLUSHALL]}`, "a: 100", 9, "FLUSHALL destroys data"},
+		{"config set", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [config, set, maxmemory, "1"]}`, "a: 100", 9, "CONFIG SET destroys data"},
+		{"script flush", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [SCRIPT, FLUSH]}`, "a: 100", 9, "SCRIPT FLUSH"},
+		{"lua flushdb", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis.call('flushdb')"}}`, "a: 100", 9, "calls FLUSHDB"},
+		{"no form for kind", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {redis: [GET, "{key}"]}`, "a: 100", 11, "no template for target kind mongo"},
+		{"mongo bad json", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"find": "c", "filter": {"_id": "{key}"}'}}`, "a: 100", 9, "not valid JSON"},
+		{"mongo unknown command", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"eval": "1"}'}}`, "a: 100", 9, `command "eval" is not one`},
+		{"mongo drop", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"drop": "c"}'}}`, "a: 100", 9, "drop destroys data"},
+		{"mongo placeholder", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"find": "{who}"}'}}`, "a: 100", 9, "unknown placeholder {who}"},
+		{"mongo no command", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {}}`, "a: 100", 9, "needs command:"},
+		{"redis op on mongo", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {redis: [GET, "{key}"]}
+  b: {mongo: {command: '{"count": "c"}'}}`, "a: 50, b: 50", 12, "op a has no template for target kind mongo"},
+		{"elastic bad body", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "/i/_search", body: '{"query": '}}`, "a: 100", 9, "body is not valid JSON"},
+		{"elastic bad bulk", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", "  a: {elastic: {path: /_bulk, body: \"{}\\n[1\"}}", "a: 100", 9, "body is not valid JSON"},
+		{"elastic path", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "i/_search"}}`, "a: 100", 9, "must start with /"},
+		{"elastic method", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {method: PATCH, path: "/i/_doc/{key}"}}`, "a: 100", 9, `method "PATCH"`},
+		{"elastic delete index", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {method: DELETE, path: "/products"}}`, "a: 100", 9, "deletes more than a document"},
+		{"elastic delete by query", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "/i/_delete_by_query", body: "{}"}}`, "a: 100", 9, "_delete_by_query destroys data"},
+		{"elastic placeholder", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "/i/_doc/{id}"}}`, "a: 100", 9, "unknown placeholder {id}"},
+		{"cql markers", "target: {kind: cql, url: \"cql://127.0.0.1/ks\"}\n", `  a: {cql: {statement: "SELECT v FROM ks.t WHERE k = ? AND c = ?", args: ["{key}"]}}`, "a: 100", 9, "2 ? markers and args has 1"},
+		{"cql placeholder in statement", "target: {kind: cql, url: \"cql://127.0.0.1/ks\"}\n", `  a: {cql: {statement: "SELECT v FROM ks.t WHERE k = '{key}'"}}`, "a: 100", 9, "not placeholders"},
+		{"cql drop", "target: {kind: cql, url: \"cql://127.0.0.1/ks\"}\n", `  a: {cql: {statement: "DROP TABLE ks.t"}}`, "a: 100", 9, "DROP destroys data"},
+		{"cql truncate", "target: {kind: cql, url: \"cql://127.0.0.1/ks\"}\n", `  a: {cql: {statement: "truncate ks.t"}}`, "a: 100", 9, "TRUNCATE destroys data"},
+		{"cql consistency", "target: {kind: cql, url: \"cql://127.0.0.1/ks\"}\n", `  a: {cql: {statement: "SELECT v FROM ks.t WHERE k = ?", args: ["{key}"], consistency: MOST}}`, "a: 100", 9, `unknown consistency "MOST"`},
+		{"cql arg", "target: {kind: cql, url: \"cql://127.0.0.1/ks\"}\n", `  a: {cql: {statement: "SELECT v FROM ks.t WHERE k = ?", args: ["{int:9}"]}}`, "a: 100", 9, "write {int:lo:hi}"},
+		{"cql no statement", "target: {kind: cql, url: \"cql://127.0.0.1/ks\"}\n", `  a: {cql: {args: []}}`, "a: 100", 9, "needs statement:"},
+		{"unknown mix op", "", `  a: {redis: [GET, "{key}"]}`, "b: 100", 11, `unknown op "b"`},
+		{"slo unknown op", "", `  a: {redis: [GET, "{key}"]}`, "a: 100\nslo: {latency: {zz: {p99: 5ms}}}", 12, `unknown op "zz"`},
+		{"binding both", "bindings: {u: {key: uniform, gen: \"int:1:2\"}}\n", `  a: {redis: [GET, "{u}"]}`, "a: 100", 2, "not both"},
+		{"binding neither", "bindings: {u: {records: 5}}\n", `  a: {redis: [GET, "{u}"]}`, "a: 100", 2, "needs key:"},
+		{"binding distribution", "bindings: {u: {key: gauss}}\n", `  a: {redis: [GET, "{u}"]}`, "a: 100", 2, `unknown distribution "gauss"`},
+		{"binding gen", "bindings: {u: {gen: \"int:9:1\"}}\n", `  a: {redis: [GET, "{u}"]}`, "a: 100", 2, "above hi"},
+		{"binding name", "bindings: {int: {gen: \"seq\"}}\n", `  a: {redis: [GET, "{key}"]}`, "a: 100", 2, "built-in placeholder"},
+		{"binding records", "bindings: {u: {key: uniform, records: -1}}\n", `  a: {redis: [GET, "{u}"]}`, "a: 100", 2, "must be between 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "name: t\n" + tc.head + "keyspace: {records: 100}\n"
+			for strings.Count(src, "\n") < 7 {
+				src += "# pad\n"
+			}
+			src += "ops:\n" + tc.ops + "\nphases:\n  - {name: s, kind: steady, rate: 10, duration: 1s, mix: {" + strings.SplitN(tc.mix, "\n", 2)[0] + "}}\n"
+			if rest := strings.SplitN(tc.mix, "\n", 2); len(rest) == 2 {
+				src += rest[1] + "\n"
+			}
+			ps := problemsOf(t, src)
+			if !hasProblem(ps, tc.line, "", tc.want) {
+				t.Errorf("want line %d: %q; got:\n%v\nin:\n%s", tc.line, tc.want, ps, src)
+			}
+		})
+	}
+}
+
+// Destructive commands run against the embedded store, or anywhere the
+// scenario allows them.
+func TestCustomDestructiveAllowed(t *testing.T) {
+	for _, head := range []string{"", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\nallow_destructive: true\n"} {
+		src := "name: t\n" + head + `ops:
+  wipe: {redis: [FLUSHDB]}
+  tidy: {redis: {script: "return redis.call('FLUSHALL')"}}
+phases:
+  - {name: s, kind: steady, rate: 10, duration: 1s, mix: {wipe: 50, tidy: 50}}
+`
+		if _, err := Parse("s.yaml", []byte(src)); err != nil {
+			t.Errorf("%s: %v", head, err)
+		}
+	}
+	ps := problemsOf(t, "name: t\ntarget: {kind: redis, url: \"redis://127.0.0.1:6379\"}\nops:\n  wipe: {redis: [FLUSHDB]}\nphases:\n  - {name: s, kind: steady, rate: 10, duration: 1s, mix: {wipe: 100}}\n")
+	if !hasProblem(ps, 4, "ops.wipe.redis", "op wipe: FLUSHDB destroys data") || !strings.Contains(ps.Error(), "allow_destructive: true") {
+		t.Errorf("got %v", ps)
+	}
+}
+
+// A sweep over the mix may weigh the phase's custom ops at each point.
+func TestCustomOpsInSweepMix(t *testing.T) {
+	_, err := Parse("s.yaml", []byte(`name: t
+ops:
+  a: {redis: [GET, "{key}"]}
+  b: {redis: [SET, "{key}", "{bytes:8}"]}
+phases:
+  - name: sw
+    kind: sweep
+    duration: 1s
+    rate: 100
+    mix: {a: 100}
+    sweep: {over: mix, points: [{b: 10}, {b: 50}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+}

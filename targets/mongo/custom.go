@@ -1,0 +1,130 @@
+package mongo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+)
+
+// Custom ops (a scenario's ops: with a mongo form) run one database
+// command, rendered from extended JSON per op, on the scenario's
+// database. A reply with ok 0, writeErrors or a writeConcernError is an
+// error; miss_when judges the rest: nil (no document: findAndModify's
+// value null, or an empty first batch), zero (n is 0: count, update,
+// delete), empty (no document and no count).
+
+type customOp struct {
+	miss scenarios.MissRule
+	find bool // a find: sent with singleBatch so no cursor stays open
+}
+
+type customOps [scenarios.MaxCustomOps]*customOp
+
+// prepareCustom compiles sc's custom ops with a mongo form.
+func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
+	if sc == nil || len(sc.Ops) == 0 {
+		return nil
+	}
+	ops, err := sc.CustomOps()
+	if err != nil {
+		return err
+	}
+	var cs customOps
+	for o, c := range ops {
+		if c.Mongo == nil {
+			continue
+		}
+		cs[o-scenarios.OpCustomBase] = &customOp{miss: c.MissWhen}
+	}
+	t.custom = &cs
+	return nil
+}
+
+var errNoCustom = errors.New("custom op has no mongo form")
+
+// doCustom runs custom op r.
+func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
+	if t.custom == nil || len(r.Parts) != 1 {
+		return errNoCustom
+	}
+	co := t.custom[r.Op-scenarios.OpCustomBase]
+	if co == nil {
+		return errNoCustom
+	}
+	var cmd bson.D
+	if err := bson.UnmarshalExtJSON(r.Parts[0], false, &cmd); err != nil {
+		return fmt.Errorf("op %s: the rendered command is not extended JSON: %w", r.Op, err)
+	}
+	if len(cmd) > 0 && cmd[0].Key == "find" && !hasKey(cmd, "singleBatch") {
+		cmd = append(cmd, bson.E{Key: "singleBatch", Value: true})
+	}
+	raw, err := t.coll.Database().RunCommand(ctx, cmd).Raw()
+	if err != nil {
+		return err
+	}
+	return customOutcome(raw, co.miss)
+}
+
+func hasKey(d bson.D, k string) bool {
+	for _, e := range d {
+		if e.Key == k {
+			return true
+		}
+	}
+	return false
+}
+
+// customOutcome judges a command's reply.
+func customOutcome(raw bson.Raw, miss scenarios.MissRule) error {
+	if we, ok := raw.Lookup("writeErrors").ArrayOK(); ok {
+		if vals, _ := we.Values(); len(vals) > 0 {
+			msg, _ := vals[0].Document().Lookup("errmsg").StringValueOK()
+			return fmt.Errorf("write error: %s", msg)
+		}
+	}
+	if wce, ok := raw.Lookup("writeConcernError").DocumentOK(); ok {
+		msg, _ := wce.Lookup("errmsg").StringValueOK()
+		return fmt.Errorf("write concern error: %s", msg)
+	}
+	if miss == scenarios.MissNever {
+		return nil
+	}
+	docs, hasDocs := -1, false
+	if fb, ok := raw.Lookup("cursor", "firstBatch").ArrayOK(); ok {
+		vals, _ := fb.Values()
+		docs, hasDocs = len(vals), true
+	} else if vs, ok := raw.Lookup("values").ArrayOK(); ok {
+		vals, _ := vs.Values()
+		docs, hasDocs = len(vals), true
+	}
+	if v, err := raw.LookupErr("value"); err == nil {
+		docs, hasDocs = 1, true
+		if v.Type == bson.TypeNull {
+			docs = 0
+		}
+	}
+	n, hasN := int64(-1), false
+	if v, err := raw.LookupErr("n"); err == nil {
+		n, hasN = v.AsInt64OK()
+	}
+	switch miss {
+	case scenarios.MissNil:
+		if hasDocs && docs == 0 {
+			return targets.ErrMiss
+		}
+	case scenarios.MissZero:
+		if hasN && n == 0 {
+			return targets.ErrMiss
+		}
+	case scenarios.MissEmpty:
+		if (hasDocs && docs == 0) || (hasN && n == 0) {
+			return targets.ErrMiss
+		}
+	}
+	return nil
+}
