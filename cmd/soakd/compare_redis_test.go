@@ -142,6 +142,12 @@ phases:
 		t.Errorf("A/A: %d and %d intervals after warmup, block %d; want >= 15 each (2 s of 100 ms)", o.Intervals[0], o.Intervals[1], o.BlockLen)
 	}
 
+	// Repeats: both baseline runs against the A/A candidate.
+	code, v, table = compare(a+","+a2, b)
+	if code != 0 || v.Repeats != [2]int{2, 1} || v.Ops[0].Intervals[0] < 2*v.Ops[0].Intervals[1]-4 {
+		t.Errorf("two baselines against one: exit %d, repeats %v:\n%s", code, v.Repeats, table)
+	}
+
 	code, v, table = compare(a2, slow)
 	t.Logf("slowed:\n%s", table)
 	if code != 1 || !v.Regressed {
