@@ -36,7 +36,7 @@ func (iv Interval) Excludes(v float64) bool { return iv.Valid() && (v < iv.Lo ||
 type BootstrapOptions struct {
 	Level     float64 // 0 = 0.95
 	Resamples int     // 0 = 2000
-	BlockLen  int     // 0 = automatic (AutoBlockLen)
+	BlockLen  int     // 0 = automatic (PolitisWhiteBlockLen on the series, see commonBlockLen)
 	Seed      uint64
 }
 
@@ -50,8 +50,9 @@ func (o BootstrapOptions) withDefaults() BootstrapOptions {
 	return o
 }
 
-// AutoBlockLen is the block length used for a series of n intervals
-// when BlockLen is 0: round(n^(1/3)), at least 1 — the rate that
+// AutoBlockLen is the fallback block length for a series of n
+// intervals too short (or too flat) for PolitisWhiteBlockLen:
+// round(n^(1/3)), at least 1 — the rate that
 // minimises the mean squared error of the block bootstrap's variance
 // estimate (Hall, Horowitz & Jing 1995; Lahiri 2003, ch. 7), with the
 // constant taken as 1. 30 intervals give blocks of 3, 60 give 4, 1000
