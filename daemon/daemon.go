@@ -621,7 +621,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 			attrs = append(attrs, "err", msg)
 		}
 		if reg != nil && reg.NotJudged == "" {
-			attrs = append(attrs, "regressed", reg.Regressed)
+			attrs = append(attrs, "regressed", reg.Regressed, "history_runs", reg.History)
 		} else if reg != nil {
 			attrs = append(attrs, "regression", "not judged: "+reg.NotJudged)
 		}

@@ -36,7 +36,7 @@ func (iv Interval) Excludes(v float64) bool { return iv.Valid() && (v < iv.Lo ||
 type BootstrapOptions struct {
 	Level     float64 // 0 = 0.95
 	Resamples int     // 0 = 2000
-	BlockLen  int     // 0 = automatic (AutoBlockLen)
+	BlockLen  int     // 0 = automatic (PolitisWhiteBlockLen on the series, see commonBlockLen)
 	Seed      uint64
 }
 
@@ -50,8 +50,9 @@ func (o BootstrapOptions) withDefaults() BootstrapOptions {
 	return o
 }
 
-// AutoBlockLen is the block length used for a series of n intervals
-// when BlockLen is 0: round(n^(1/3)), at least 1 — the rate that
+// AutoBlockLen is the fallback block length for a series of n
+// intervals too short (or too flat) for PolitisWhiteBlockLen:
+// round(n^(1/3)), at least 1 — the rate that
 // minimises the mean squared error of the block bootstrap's variance
 // estimate (Hall, Horowitz & Jing 1995; Lahiri 2003, ch. 7), with the
 // constant taken as 1. 30 intervals give blocks of 3, 60 give 4, 1000
@@ -79,6 +80,29 @@ type valueTable struct {
 	index  map[int64]int32
 }
 
+// geometry is an HDR histogram's range and precision.
+type geometry struct {
+	lowest, highest, sigFigs int64
+}
+
+// bucketValues is the value each counts-array index of a histogram of
+// geometry g reports (its highest equivalent value, what
+// ValueAtQuantile returns), read once from the distribution of a
+// histogram holding only its highest trackable value: the distribution
+// walks every index up to it, in counts-array order.
+func bucketValues(g geometry) []int64 {
+	h := hdr.New(g.lowest, g.highest, int(g.sigFigs))
+	if err := h.RecordValue(g.highest); err != nil {
+		return nil
+	}
+	d := h.Distribution()
+	vals := make([]int64, len(d))
+	for i, b := range d {
+		vals[i] = b.To
+	}
+	return vals
+}
+
 // compactHists turns every histogram of every side into a sparse
 // vector over one shared, sorted value table.
 func compactHists(sides ...[][]*hdr.Histogram) (*valueTable, [][][]sparseHist) {
@@ -88,6 +112,7 @@ func compactHists(sides ...[][]*hdr.Histogram) (*valueTable, [][][]sparseHist) {
 	}
 	bars := make([][][][]bar, len(sides))
 	seen := map[int64]bool{}
+	geoms := map[geometry][]int64{}
 	for s, reps := range sides {
 		bars[s] = make([][][]bar, len(reps))
 		for r, ivs := range reps {
@@ -96,12 +121,33 @@ func compactHists(sides ...[][]*hdr.Histogram) (*valueTable, [][][]sparseHist) {
 				if h == nil || h.TotalCount() == 0 {
 					continue
 				}
-				for _, b := range h.Distribution() {
-					if b.Count > 0 {
-						bars[s][r][i] = append(bars[s][r][i], bar{b.To, b.Count})
-						seen[b.To] = true
-					}
+				snap := h.Export()
+				g := geometry{snap.LowestTrackableValue, snap.HighestTrackableValue, snap.SignificantFigures}
+				vals, ok := geoms[g]
+				if !ok {
+					vals = bucketValues(g)
+					geoms[g] = vals
 				}
+				var bs []bar
+				for k, c := range snap.Counts {
+					if c == 0 {
+						continue
+					}
+					if k >= len(vals) { // not expected: read the slow way
+						bs = nil
+						for _, b := range h.Distribution() {
+							if b.Count > 0 {
+								bs = append(bs, bar{b.To, b.Count})
+							}
+						}
+						break
+					}
+					bs = append(bs, bar{vals[k], c})
+				}
+				for _, b := range bs {
+					seen[b.v] = true
+				}
+				bars[s][r][i] = bs
 			}
 		}
 	}

@@ -64,7 +64,7 @@ usage:
   soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
   soakd report --side-by-side RUN_DIR... [--html FILE]   (redis-benchmark style table of runs or persistence variants, rps ratio against the first)
   soakd serve --config soakd.yaml
-  soakd compare BASELINE_DIR CANDIDATE_DIR [--threshold 0.2] [--level 0.95] [--json] [--allow-unlike]
+  soakd compare BASELINE_DIR[,DIR...] CANDIDATE_DIR[,DIR...] [--threshold 0.2] [--level 0.95] [--json] [--allow-unlike]
   soakd compare --history DATA_DIR [--scenario NAME]   (change points across a daemon's runs)
   run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339,
     --run-id ID (same on every shard; phases wait for all shards), --barrier-timeout D (10m)

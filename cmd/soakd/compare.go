@@ -13,7 +13,8 @@ import (
 	"github.com/soakd/soakd/verdict"
 )
 
-// compare judges CANDIDATE_DIR against BASELINE_DIR: each steady
+// compare judges CANDIDATE_DIR against BASELINE_DIR (each may be a
+// comma-separated list of run directories: repeats): each steady
 // phase's ops as candidate/baseline ratios of p50, p99 and p99.9 (and a
 // closed-loop phase's throughput) with block-bootstrap confidence
 // intervals over the runs' latency.hlog intervals
@@ -54,24 +55,43 @@ func (a *App) compare(args []string) int {
 		fmt.Fprintln(a.Stderr, "soakd compare: --resamples must be at least 100")
 		return exitBadUsed
 	}
-	base, err := rundir.ReadSummary(pos[0])
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
-		return exitBadUsed
-	}
-	cand, err := rundir.ReadSummary(pos[1])
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
-		return exitBadUsed
-	}
-	if why := verdict.Unlike(base, cand); len(why) > 0 {
-		if !*allowUnlike {
-			fmt.Fprintf(a.Stderr, "soakd compare: the runs are not comparable: %s (--allow-unlike compares them anyway)\n", strings.Join(why, "; "))
+	var sides [2][]*rundir.Summary
+	var dirs [2][]string
+	for i, arg := range pos {
+		for _, d := range strings.Split(arg, ",") {
+			if d == "" {
+				continue
+			}
+			sum, err := rundir.ReadSummary(d)
+			if err != nil {
+				fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
+				return exitBadUsed
+			}
+			sides[i], dirs[i] = append(sides[i], sum), append(dirs[i], d)
+		}
+		if len(sides[i]) == 0 {
+			fmt.Fprintln(a.Stderr, "soakd compare: give BASELINE_DIR and CANDIDATE_DIR")
 			return exitBadUsed
 		}
-		fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s\n", strings.Join(why, "; "))
 	}
-	v, err := compareRuns(pos[0], pos[1], base, cand, verdict.IntervalOptions{Threshold: *threshold,
+	ref := sides[1][0]
+	for i, side := range sides {
+		for k, s := range side {
+			if i == 1 && k == 0 {
+				continue
+			}
+			why := verdict.Unlike(s, ref)
+			if len(why) == 0 {
+				continue
+			}
+			if !*allowUnlike {
+				fmt.Fprintf(a.Stderr, "soakd compare: the runs are not comparable: %s: %s (--allow-unlike compares them anyway)\n", dirs[i][k], strings.Join(why, "; "))
+				return exitBadUsed
+			}
+			fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s: %s\n", dirs[i][k], strings.Join(why, "; "))
+		}
+	}
+	v, err := compareRuns(dirs, sides, verdict.IntervalOptions{Threshold: *threshold,
 		Bootstrap: verdict.BootstrapOptions{Level: *level, Resamples: *resamples, Seed: *seed}}, *allowUnlike)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
@@ -89,33 +109,40 @@ func (a *App) compare(args []string) int {
 	return exitOK
 }
 
-// compareRuns compares with intervals when both runs have an interval
-// log, else falls back to the summaries' percentiles (noted). A torn
-// or unreadable latency.hlog is an error, not a silent fallback.
-func compareRuns(baseDir, candDir string, base, cand *rundir.Summary, o verdict.IntervalOptions, keepUnlike bool) (*verdict.Regression, error) {
+// compareRuns compares with intervals when every run has an interval
+// log (several runs a side are repeats), else falls back to the first
+// runs' summary percentiles (noted). A torn or unreadable latency.hlog
+// is an error, not a silent fallback.
+func compareRuns(dirs [2][]string, sides [2][]*rundir.Summary, o verdict.IntervalOptions, keepUnlike bool) (*verdict.Regression, error) {
 	latency := func(tag string) bool { return strings.HasSuffix(tag, ".latency") }
 	var missing []string
-	var ivs [2]verdict.RunIntervals
-	for i, d := range []string{baseDir, candDir} {
-		tags, _, err := rundir.ReadRunIntervals(d, latency)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				missing = append(missing, d)
-				continue
+	var ivs [2][]verdict.RunIntervals
+	for i := range dirs {
+		for k, d := range dirs[i] {
+			tags, _, err := rundir.ReadRunIntervals(d, latency)
+			if err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					missing = append(missing, d)
+					continue
+				}
+				return nil, err
 			}
-			return nil, err
+			ivs[i] = append(ivs[i], verdict.SteadyIntervals(sides[i][k], tags))
 		}
-		ivs[i] = verdict.SteadyIntervals([]*rundir.Summary{base, cand}[i], tags)
 	}
 	if len(missing) == 0 {
-		v := verdict.CompareIntervals([]*rundir.Summary{base}, []*rundir.Summary{cand}, []verdict.RunIntervals{ivs[0]}, []verdict.RunIntervals{ivs[1]}, o)
-		if len(v.Ops) > 0 || !hasSteadyOps(cand) {
+		v := verdict.CompareIntervals(sides[0], sides[1], ivs[0], ivs[1], o)
+		if len(v.Ops) > 0 || !hasSteadyOps(sides[1][0]) {
 			return v, nil
 		}
 		missing = append(missing, "(no steady-phase intervals after warmup in the logs)")
 	}
-	v := verdict.Compare([]*rundir.Summary{base}, cand, verdict.RegressOptions{Threshold: o.Threshold, K: verdict.DefaultRegressK, MinHistory: 1, KeepUnlike: keepUnlike})
-	v.Notes = append(v.Notes, fmt.Sprintf("no latency.hlog in %s: the summaries' percentiles compared without an interval; one run each cannot tell a change from noise (a p99.9 from a few thousand ops moves 30%% by chance)", strings.Join(missing, ", ")))
+	v := verdict.Compare(sides[0][:1], sides[1][0], verdict.RegressOptions{Threshold: o.Threshold, K: verdict.DefaultRegressK, MinHistory: 1, KeepUnlike: keepUnlike})
+	note := fmt.Sprintf("no latency.hlog in %s: the summaries' percentiles compared without an interval; one run each cannot tell a change from noise (a p99.9 from a few thousand ops moves 30%% by chance)", strings.Join(missing, ", "))
+	if len(sides[0]) > 1 || len(sides[1]) > 1 {
+		note += "; only the first run of each side was compared"
+	}
+	v.Notes = append(v.Notes, note)
 	return v, nil
 }
 
