@@ -352,13 +352,46 @@ func quantileRatiosBlock(base, cand [][]*hdr.Histogram, qs []float64, o Bootstra
 			}
 		}
 	}
+	per := [2][][]float64{sides[0].repeatQuantiles(sorted), sides[1].repeatQuantiles(sorted)}
 	for i, k := range order {
 		if qv[0][i] <= 0 {
 			continue
 		}
 		out[k] = percentileInterval(qv[1][i]/qv[0][i], logs[i], o.Level)
+		if per[0] != nil && per[1] != nil {
+			if t, ok := roundsInterval(column(per[0], i), column(per[1], i), o.Level); ok {
+				out[k] = widen(out[k], t)
+			}
+		}
 	}
 	return out, o.BlockLen
+}
+
+// repeatQuantiles is each repeat's percentiles qs (sorted ascending)
+// from its own intervals; nil with fewer than two repeats.
+func (sc *sideCounts) repeatQuantiles(qs []float64) [][]float64 {
+	if len(sc.lens) < 2 {
+		return nil
+	}
+	out := make([][]float64, len(sc.lens))
+	for r := range sc.lens {
+		clear(sc.w)
+		for i := 0; i < sc.lens[r]; i++ {
+			sc.w[sc.offset[r]+i] = 1
+		}
+		out[r] = make([]float64, len(qs))
+		sc.quantiles(qs, out[r])
+	}
+	return out
+}
+
+// column is element i of every row.
+func column(rows [][]float64, i int) []float64 {
+	out := make([]float64, len(rows))
+	for r, row := range rows {
+		out[r] = row[i]
+	}
+	return out
 }
 
 // sideCounts holds one side's intervals (all repeats, flattened) and
@@ -538,7 +571,11 @@ func RateRatio(base, cand [][]float64, o BootstrapOptions) Interval {
 			logs = append(logs, math.Log(m[1]/m[0]))
 		}
 	}
-	return percentileInterval(est, logs, o.Level)
+	iv := percentileInterval(est, logs, o.Level)
+	if t, ok := roundsInterval(repeatMeans(base), repeatMeans(cand), o.Level); ok {
+		iv = widen(iv, t)
+	}
+	return iv
 }
 
 // percentileInterval is the percentile bootstrap interval from the
