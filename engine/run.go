@@ -106,6 +106,9 @@ type runner struct {
 	lastStats map[string]float64
 	// persist turns the stats samples into BGSAVE / AOF rewrite periods.
 	persist persistTracker
+	// progress drops the progress line of a segment's short last
+	// interval.
+	progress progressGate
 }
 
 // Run executes every phase of the scenario and writes the run directory.
@@ -633,7 +636,7 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 		r.opts.Exporter.Update(seg.Phase, rate, achieved, w)
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
-	if r.opts.Progress != nil {
+	if r.opts.Progress != nil && r.progress.show(seg, to.Sub(from), r.interval) {
 		fmt.Fprintln(r.opts.Progress, progressLine(seg, rate, elapsed, achieved, done, w, r.classes))
 	}
 }
