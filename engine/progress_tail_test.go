@@ -32,7 +32,7 @@ func TestProgressTailOnce(t *testing.T) {
 	step(a, 0, time.Second, 100)
 	step(a, time.Second, 2*time.Second, 100)
 	step(a, 2*time.Second, 2*time.Second+2*time.Millisecond, 0) // the tail
-	step(b, 0, 10*time.Millisecond, 1)                            // short, but its only one
+	step(b, 0, 10*time.Millisecond, 1)                          // short, but its only one
 	step(c, 0, time.Second, 100)
 	step(c, time.Second, 1600*time.Millisecond, 60) // a real (if short) last interval
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
