@@ -59,6 +59,8 @@ type Options struct {
 	// hlogWrap, when set, wraps the latency log's file (tests inject a
 	// writer that fails part-way, like a disk filling up).
 	hlogWrap func(io.Writer) io.Writer
+	// drainDeadline replaces DrainDeadline (tests).
+	drainDeadline time.Duration
 }
 
 type runner struct {
@@ -109,6 +111,8 @@ type runner struct {
 	// progress drops the progress line of a segment's short last
 	// interval.
 	progress progressGate
+	// drainDeadline bounds the wait for in-flight ops after a cancel.
+	drainDeadline time.Duration
 }
 
 // Run executes every phase of the scenario and writes the run directory.
@@ -125,7 +129,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if err := CheckShard(o.Scenario, o.Shard); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
+	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}, drainDeadline: o.drainDeadline}
 	r.classes = targets.Classes()
 	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
