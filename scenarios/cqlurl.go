@@ -226,6 +226,13 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 				bad("%s %q: want a duration such as 5s", k, v)
 				continue
 			}
+			if k != "write_coalesce" {
+				var msg string
+				if d, msg = cqlTimeout(k, d); msg != "" {
+					bad("%s", msg)
+					continue
+				}
+			}
 			switch k {
 			case "timeout":
 				c.Timeout = d
