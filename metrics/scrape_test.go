@@ -112,6 +112,7 @@ func TestScrapeHandlerCap(t *testing.T) {
 	g.block = make(chan struct{})
 	h := NewScrapeHandler(g, time.Second, 1, nil)
 	h.wait = 20 * time.Millisecond
+	h.spacing = 0 // the concurrency cap alone
 	first := make(chan int, 1)
 	go func() {
 		code, _ := scrape(t, h, false)
@@ -135,5 +136,35 @@ func TestScrapeHandlerCap(t *testing.T) {
 	}
 	if code, _ := scrape(t, h, false); code != 200 {
 		t.Fatalf("after the slot freed: %d", code)
+	}
+}
+
+// TestScrapeHandlerRateCap: scrapes are served at most one per spacing
+// after a burst; one whose turn would come later than the queue wait is
+// refused 503 (the wait is 0 here, so at once).
+func TestScrapeHandlerRateCap(t *testing.T) {
+	g := newCountingGatherer()
+	h := NewScrapeHandler(g, time.Second, 100, nil)
+	h.spacing, h.burst, h.wait = time.Minute, 2, 0
+	var served, refused atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch code, _ := scrape(t, h, false); code {
+			case 200:
+				served.Add(1)
+			case http.StatusServiceUnavailable:
+				refused.Add(1)
+			default:
+				t.Errorf("code %d", code)
+			}
+		}()
+	}
+	wg.Wait()
+	// The burst of 2 past turns, and the turn due now.
+	if served.Load() != 3 || refused.Load() != 7 || h.Refused() != 7 {
+		t.Errorf("served %d, refused %d (handler: %d); want 3 and 7", served.Load(), refused.Load(), h.Refused())
 	}
 }
