@@ -12,6 +12,8 @@
 #   SWAPCLIFF=only bash bench/run.sh # just that section
 #   LAG=1 / LAG=only bash bench/run.sh   # schedule lag at 6000 and 50000 ops/s: soakd on one core
 #                                        # (taskset -c 1, redis-server on CPU 0) and on two shared cores
+#   SCRAPE=1 / SCRAPE=only bash bench/run.sh   # lag at 50000 ops/s on one core, without and with 200
+#                                        # concurrent /metrics scrapers (goal: lag p99 < 2 ms with them)
 #   OPEN500K=1 / OPEN500K=only bash bench/run.sh  # 500k GET/s open loop, then the highest rate held at p99 < 2 ms
 #   CLOSED=1 bash bench/run.sh   # also closed-loop GET c=50 on one core vs redis-benchmark and memtier_benchmark
 #   CLOSED=only bash bench/run.sh    # just that section (CLOSED_N requests per run, CLOSED_ROUNDS rounds)
@@ -320,6 +322,62 @@ lag() {
   stop_redis
 }
 
+# scrape: schedule lag at 50000 ops/s (bench/kv.yaml) with soakd on one
+# core (taskset -c 1) and redis-server on CPU 0, first with nobody
+# scraping, then with 200 scrapers (threads on CPU 0, keep-alive,
+# gzip, each asking again as soon as it has its answer) on --listen.
+# /metrics is rendered once per interval and served from cached bytes,
+# at most 4 scrapes at once: goal lag p99 < 2 ms with the scrapers.
+scrape() {
+  command -v redis-server >/dev/null || { echo "scrape: no redis-server"; return; }
+  echo "## schedule lag with 200 concurrent /metrics scrapers (${SCRAPE_DUR:-20s} per run, soakd on one core)"
+  start_redis 0
+  local d="$OUT/scrape-quiet" mport spid
+  echo "load average $(loadavg)"
+  PIN=1 GOAL_LAG_US=2000 DUR=${SCRAPE_DUR:-20s} rate_run scrape-none-50000 50000 --target "redis://127.0.0.1:$PORT"
+  d="$OUT/scrape-200-50000"
+  rm -rf "$d"
+  mport=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  echo "load average $(loadavg)"
+  taskset -c 1 "$OUT/soakd" run bench/kv.yaml --rate 50000 --duration "${SCRAPE_DUR:-20s}" --out "$d" --listen "127.0.0.1:$mport" --quiet \
+    --target "redis://127.0.0.1:$PORT" >/dev/null 2>"$d.log" &
+  spid=$!
+  taskset -c 0 python3 - "$mport" "$spid" <<'PY'
+import http.client, os, sys, threading, time
+port, pid = int(sys.argv[1]), int(sys.argv[2])
+codes, lock, stop = {}, threading.Lock(), threading.Event()
+def alive():
+    try:
+        os.kill(pid, 0); return True
+    except OSError:
+        return False
+def scraper():
+    c = None
+    while not stop.is_set():
+        try:
+            if c is None:
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            c.request("GET", "/metrics", headers={"Accept-Encoding": "gzip"})
+            r = c.getresponse(); r.read(); code = r.status
+        except OSError:
+            code, c = "error", None
+            time.sleep(0.05)
+        with lock:
+            codes[code] = codes.get(code, 0) + 1
+for _ in range(200):
+    threading.Thread(target=scraper, daemon=True).start()
+t0 = time.monotonic()
+while alive():
+    time.sleep(0.2)
+stop.set()
+el = time.monotonic() - t0
+print("scrape-200: " + " ".join(f"{k}={v}" for k, v in sorted(codes.items(), key=str)) + f" over {el:.0f}s ({codes.get(200, 0) / el:.0f} served/s)")
+PY
+  wait "$spid" || true
+  if [ -f "$d/summary.json" ]; then GOAL_LAG_US=2000 summarize "$d" scrape-200-50000; else echo "scrape-200-50000: no summary: $(tail -1 "$d.log")"; fi
+  stop_redis
+}
+
 # open500k: GET at 500,000 ops/s open loop against a redis-server on the
 # same host (bench/get.yaml), then a capacity search (GET, p99 from
 # intended start < 2 ms, achieved >= 99%, nothing dropped) for the
@@ -594,6 +652,11 @@ if [ "${LAG:-0}" = only ]; then
   exit 0
 fi
 
+if [ "${SCRAPE:-0}" = only ]; then
+  scrape
+  exit 0
+fi
+
 if [ "${OPEN500K:-0}" = only ]; then
   open500k
   exit 0
@@ -660,6 +723,9 @@ if [ "${CLOSED:-0}" = 1 ]; then
 fi
 if [ "${LAG:-0}" = 1 ]; then
   lag
+fi
+if [ "${SCRAPE:-0}" = 1 ]; then
+  scrape
 fi
 
 if [ "${OPEN500K:-0}" = 1 ]; then

@@ -10,8 +10,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
+	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
@@ -37,7 +36,7 @@ func (d *Daemon) Handler() http.Handler {
 	mux.HandleFunc("POST /api/v1/runs", d.auth(d.postRun))
 	mux.HandleFunc("POST /api/v1/runs/{id}/stop", d.auth(d.stopRun))
 	mux.HandleFunc("POST /api/v1/runs/{id}/rate", d.auth(d.rateRun))
-	mux.Handle("GET /metrics", promhttp.HandlerFor(d.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.Handle("GET /metrics", metrics.NewScrapeHandler(d.reg, 0, 0, nil)) // cached per interval, capped
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

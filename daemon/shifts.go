@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -131,6 +132,15 @@ func sortedOps(m map[string]rundir.OpResult) []string {
 // DIR/<id>/summary.json) without writing to it. scenario, when not
 // empty, keeps only that scenario's runs.
 func ReadHistory(dir, scenario string) ([]HistoryRun, error) {
+	return ReadHistoryReporting(dir, scenario, nil)
+}
+
+// ReadHistoryReporting is ReadHistory that tells skipped about each run
+// directory whose summary.json it could not read (corrupt, truncated, a
+// FIFO, another schema): those runs are left out of the history, and
+// the user should know which. A directory without summary.json (a run
+// still going, or killed) is skipped silently. skipped may be nil.
+func ReadHistoryReporting(dir, scenario string, skipped func(path string, err error)) ([]HistoryRun, error) {
 	root := filepath.Join(dir, "runs")
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		root = dir
@@ -145,6 +155,9 @@ func ReadHistory(dir, scenario string) ([]HistoryRun, error) {
 			continue
 		}
 		s, err := rundir.ReadSummary(filepath.Join(root, e.Name()))
+		if err != nil && skipped != nil && !errors.Is(err, os.ErrNotExist) {
+			skipped(filepath.Join(root, e.Name(), rundir.SummaryFile), err)
+		}
 		if err != nil || s.Status != rundir.StatusCompleted || (scenario != "" && s.Scenario != scenario) {
 			continue
 		}

@@ -187,7 +187,7 @@ func (r *runner) settle(ctx context.Context, base segment, mix *scenarios.Mix, r
 type progressOnly struct{ r *runner }
 
 func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64) {
-	if p.r.opts.Progress == nil {
+	if p.r.opts.Progress == nil || !p.r.progress.show(seg, to.Sub(from), p.r.interval) {
 		return
 	}
 	achieved := 0.0

@@ -66,6 +66,8 @@ type Options struct {
 	// hlogWrap, when set, wraps the latency log's file (tests inject a
 	// writer that fails part-way, like a disk filling up).
 	hlogWrap func(io.Writer) io.Writer
+	// drainDeadline replaces DrainDeadline (tests).
+	drainDeadline time.Duration
 }
 
 type runner struct {
@@ -125,6 +127,11 @@ type runner struct {
 	// (nil: as listed).
 	round      int
 	sweepOrder []int
+	// progress drops the progress line of a segment's short last
+	// interval.
+	progress progressGate
+	// drainDeadline bounds the wait for in-flight ops after a cancel.
+	drainDeadline time.Duration
 }
 
 // Run executes every phase of the scenario and writes the run directory.
@@ -141,7 +148,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if err := CheckShard(o.Scenario, o.Shard); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
+	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}, drainDeadline: o.drainDeadline}
 	r.classes = targets.Classes()
 	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
@@ -632,7 +639,7 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 		r.opts.Exporter.SetGoodput(seg.Phase, intervalGoodput(achieved, w, r.classes))
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
-	if r.opts.Progress != nil {
+	if r.opts.Progress != nil && r.progress.show(seg, to.Sub(from), r.interval) {
 		fmt.Fprintln(r.opts.Progress, progressLine(seg, rate, elapsed, achieved, done, w, r.classes))
 	}
 }

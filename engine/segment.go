@@ -194,7 +194,10 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
-	opCtx := context.WithoutCancel(ctx)
+	// In-flight ops finish after a cancel (up to the drain deadline,
+	// waitWorkers), so the run's own context does not reach them.
+	opCtx, cancelOps := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelOps(nil)
 
 	var work chan chunk
 	var next atomic.Uint64 // closed loop: next index to claim
@@ -208,14 +211,24 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	}
 
 	var wg sync.WaitGroup
+	workers := make([]*worker, seg.Concurrency)
+	for w := range workers {
+		workers[w] = r.newWorker(seg, w, stripes[w%nStripes], batcher, chunkMax, clk)
+	}
 	for w := 0; w < seg.Concurrency; w++ {
 		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			wk := r.newWorker(seg, w, stripes[w%nStripes], batcher, chunkMax, clk)
+		go func(wk *worker) {
+			defer func() {
+				// An abandoned worker's Done was taken by waitWorkers.
+				if wk.state.Load() != workerAbandoned {
+					wg.Done()
+				}
+			}()
 			if work != nil {
 				for c := range work {
-					wk.runChunk(opCtx, c)
+					if !wk.runChunk(opCtx, c) {
+						return
+					}
 				}
 				return
 			}
@@ -235,9 +248,11 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 					return
 				}
 				scheduled.Add(1)
-				wk.runClosed(opCtx, i)
+				if !wk.runClosed(opCtx, i) {
+					return
+				}
 			}
-		}(w)
+		}(workers[w])
 	}
 
 	// Collector: merge stripes each interval, feed the sink.
@@ -309,7 +324,11 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		}
 	}
 	r.opts.Control.setCurrent("", 0)
-	wg.Wait()
+	drain := r.drainDeadline
+	if drain <= 0 {
+		drain = DrainDeadline
+	}
+	r.waitWorkers(ctx, &wg, workers, work, cancelOps, drain)
 	res.End = time.Now()
 	if seg.Limit > 0 && scheduled.Load() >= seg.Limit {
 		// The count ended it before its duration: the window is the run
@@ -552,6 +571,11 @@ type worker struct {
 	clk       *clock
 	classIdx  map[string]uint8
 	render    *datagen.Renderer // custom ops; nil when the scenario has none
+	// state says who owns the requests in flight (interrupt.go);
+	// inflight and sendAt describe them for waitWorkers.
+	state    atomic.Int32
+	inflight int
+	sendAt   time.Time
 }
 
 func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets.Batcher, chunkMax int, clk *clock) *worker {
@@ -638,7 +662,11 @@ func (w *worker) class(err error) uint8 {
 
 // runChunk runs schedule indices [c.first, c.first+c.n) of an open-loop
 // segment, as one batch where the target batches.
-func (w *worker) runChunk(ctx context.Context, c chunk) {
+func (w *worker) runChunk(ctx context.Context, c chunk) bool {
+	if w.state.Load() == workerStopped {
+		interruptChunk(w, c, time.Now())
+		return true
+	}
 	n := 0
 	now := time.Now()
 	for k := uint32(0); k < c.n; k++ {
@@ -657,27 +685,33 @@ func (w *worker) runChunk(ctx context.Context, c chunk) {
 		n++
 	}
 	if n == 0 {
-		return
+		return true
 	}
-	w.send(ctx, n)
+	return w.send(ctx, n)
 }
 
 // runClosed runs index i as soon as the worker is free (closed loop):
 // the intended start is the actual start.
-func (w *worker) runClosed(ctx context.Context, i uint64) {
+func (w *worker) runClosed(ctx context.Context, i uint64) bool {
 	w.fill(0, i)
 	w.intended[0] = time.Now()
 	if w.intended[0].UnixNano() < w.clk.warmEnd {
 		w.clk.warmSched.Add(1)
 	}
-	w.send(ctx, 1)
+	return w.send(ctx, 1)
 }
 
 // send runs the n filled requests, as one batch when there are several
 // (dispatch only groups ops the target batches), and records each at
 // its own completion time.
-func (w *worker) send(ctx context.Context, n int) {
+func (w *worker) send(ctx context.Context, n int) bool {
 	sendAt := time.Now()
+	w.inflight, w.sendAt = n, sendAt
+	if !w.claim() {
+		// Stopped at the drain deadline while idle.
+		w.interrupt(n, false, sendAt)
+		return true
+	}
 	var batchEnd time.Time
 	if n > 1 && w.batcher != nil {
 		w.batcher.DoBatch(ctx, w.reqPtrs[:n], w.errs[:n])
@@ -687,6 +721,10 @@ func (w *worker) send(ctx context.Context, n int) {
 			w.errs[j] = w.r.target.Do(ctx, &w.reqs[j])
 			w.reqs[j].End = time.Now()
 		}
+	}
+	if !w.release() {
+		// Abandoned at the drain deadline: counted as interrupted.
+		return false
 	}
 	clk := w.clk
 	for j := 0; j < n; j++ {
@@ -713,4 +751,5 @@ func (w *worker) send(ctx context.Context, n int) {
 		w.errs[j] = nil
 	}
 	clk.completed.Add(int64(n))
+	return true
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -15,6 +14,8 @@ import (
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/verdict"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // ChangeMaxPoints bounds each phase's change-point series: a phase
@@ -53,7 +54,7 @@ func changeWidth(iv time.Duration) func(time.Duration) time.Duration {
 // FindChangePoints reads dir's latency.hlog (written at interval iv) and
 // counts.csv (when the run left one) and sets each phase's ChangePoints.
 func FindChangePoints(dir string, s *rundir.Summary, iv time.Duration) error {
-	f, err := os.Open(filepath.Join(dir, rundir.LatencyLog))
+	f, err := regfile.Open(filepath.Join(dir, rundir.LatencyLog))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/verdict"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // Merged is several shards' run directories of one scenario run merged
@@ -152,7 +154,7 @@ func (m *Merged) openLogs() (rds []io.Reader, names []string, close func(), err 
 		}
 	}
 	for _, d := range m.Dirs {
-		f, err := os.Open(filepath.Join(d, rundir.LatencyLog))
+		f, err := regfile.Open(filepath.Join(d, rundir.LatencyLog))
 		if err != nil {
 			close()
 			return nil, nil, nil, err

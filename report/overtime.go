@@ -2,20 +2,21 @@ package report
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // FillOverTime reads dir's latency.hlog and sets each steady phase's
 // per-op OverTime: the mean of the p99s of the buckets the report's
 // latency-over-time chart draws (timelineWidth wide), after the warmup.
 func FillOverTime(dir string, s *rundir.Summary) error {
-	f, err := os.Open(filepath.Join(dir, rundir.LatencyLog))
+	f, err := regfile.Open(filepath.Join(dir, rundir.LatencyLog))
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // MaxTimelinePoints bounds the points per op and phase in a timeline: a
@@ -44,7 +46,7 @@ type Timeline struct {
 // summary's phase durations. Only .latency tags are read.
 func ReadTimeline(dir string, s *rundir.Summary) (*Timeline, error) {
 	path := dir + string(os.PathSeparator) + "latency.hlog"
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return readPartialTimeline(dir, s)
 	}

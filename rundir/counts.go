@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // CountsFile is the run directory's per-interval outcome counts: one
@@ -46,7 +47,7 @@ func AppendCount(b []byte, c IntervalCount) []byte {
 
 // ReadCounts reads a counts.csv.
 func ReadCounts(path string) ([]IntervalCount, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

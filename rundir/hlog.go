@@ -3,10 +3,11 @@ package rundir
 import (
 	"fmt"
 	"io"
-	"os"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/soakd/soakd/metrics"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // HistogramsFile is the run directory's cumulative histogram log: one
@@ -19,7 +20,7 @@ const HistogramsFile = "histograms.hlog"
 
 // ReadHistogramLog sums every interval of an HdrHistogram log per tag.
 func ReadHistogramLog(path string) (map[string]*hdr.Histogram, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

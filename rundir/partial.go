@@ -3,7 +3,6 @@ package rundir
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/metrics"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // StatusKilled marks a summary read back from a killed run's
@@ -37,7 +38,7 @@ const PartialLog = "latency.hlog.partial"
 // The second value says how the log ended.
 func ReadPartial(dir string) (*Summary, string, error) {
 	p := filepath.Join(dir, PartialLog)
-	f, err := os.Open(p)
+	f, err := regfile.Open(p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -139,7 +140,7 @@ func ReadPartial(dir string) (*Summary, string, error) {
 // logStartTime reads the #[StartTime: <seconds> ...] line of an interval
 // log's header.
 func logStartTime(path string) (time.Time, bool) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return time.Time{}, false
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/targets"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // SchemaVersion of summary.json.
@@ -325,7 +327,7 @@ func WriteFileAtomic(path string, data []byte) error {
 
 // ReadSummary loads a run directory's summary.json.
 func ReadSummary(dir string) (*Summary, error) {
-	data, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	data, err := regfile.ReadFile(filepath.Join(dir, SummaryFile))
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,6 @@ const (
 
 // Bounds on a cql:// URL's options.
 const (
-	CQLMaxTimeout       = 10 * time.Minute
 	CQLMaxWriteCoalesce = time.Second
 )
 
@@ -242,12 +241,14 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 				bad("%s %q: want a duration such as 5s", k, v)
 				continue
 			}
-			// 0 is no timeout at all in gocql: an op or a dial to a node
-			// that accepts and never answers would wait forever.
-			if lim := CQLMaxTimeout; k != "write_coalesce" && (d <= 0 || d > lim) {
-				bad("%s %q: want a duration above 0 and at most %s", k, v, lim)
-				continue
-			} else if k == "write_coalesce" && d > CQLMaxWriteCoalesce {
+			if k != "write_coalesce" {
+				var msg string
+				if d, msg = cqlTimeout(k, d); msg != "" {
+					bad("%s", msg)
+					continue
+				}
+			}
+			if k == "write_coalesce" && d > CQLMaxWriteCoalesce {
 				bad("write_coalesce %q: at most %s (it delays every write by up to that)", v, CQLMaxWriteCoalesce)
 				continue
 			}

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // Problem is one thing wrong with a scenario file, with its position.
@@ -71,7 +72,7 @@ func LoadFile(path string) (*Scenario, error) {
 // ReadFileCapped reads at most MaxFileBytes of path; a longer file is an
 // error (its contents are never quoted).
 func ReadFileCapped(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

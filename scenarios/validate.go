@@ -337,6 +337,9 @@ func (s *Scenario) Validate() []FieldError {
 	if c := s.Target.Client; c.PoolSize < 0 {
 		add("target.client.pool_size", "must not be negative")
 	}
+	for _, p := range s.Target.Client.timeoutProblems() {
+		add(p[0], "%s", p[1])
+	}
 	if p := s.Target.Client.Protocol; p != "" {
 		if _, err := ParseRedisProtocol(string(p)); err != nil {
 			add("target.client.protocol", "must be fast or goredis, got %q", string(p))

@@ -236,11 +236,15 @@ const (
 	// absent key): an outcome, not an error. It is counted apart from
 	// errors, and a growth phase uses its rise to see evictions.
 	ClassMiss = "miss"
+	// ClassInterrupted is an op still in flight (or queued) when a
+	// stopped run passed its drain deadline: never answered, counted
+	// as an error.
+	ClassInterrupted = "interrupted"
 )
 
 // Classes lists every outcome label value, so metrics stay bounded.
 func Classes() []string {
-	return []string{ClassOK, ClassTimeout, ClassConnection, ClassOOM, ClassMoved, ClassRejected, ClassNotFound, ClassOther, ClassMiss}
+	return []string{ClassOK, ClassTimeout, ClassConnection, ClassOOM, ClassMoved, ClassRejected, ClassNotFound, ClassOther, ClassMiss, ClassInterrupted}
 }
 
 // IsError reports whether an outcome class counts as an error: every

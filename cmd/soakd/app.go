@@ -16,12 +16,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/soakd/soakd/daemon"
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/internal/swapfile"
+	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
@@ -414,7 +414,9 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 			return exitBadUsed, nil, out
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		// Rendered once per interval and capped: scrapers cannot take the
+		// schedule's CPU.
+		mux.Handle("/metrics", metrics.NewScrapeHandler(reg, 0, 0, nil))
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(ln)
 		defer srv.Close()

@@ -15,7 +15,11 @@ func (a *App) compareHistory(dir, scenario string, pos []string) int {
 		fmt.Fprintln(a.Stderr, "soakd compare: --history takes no run directories")
 		return exitBadUsed
 	}
-	runs, err := daemon.ReadHistory(dir, scenario)
+	skipped := 0
+	runs, err := daemon.ReadHistoryReporting(dir, scenario, func(path string, err error) {
+		skipped++
+		fmt.Fprintf(a.Stderr, "soakd compare: skipping %s: %v\n", path, err)
+	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
 		return exitBadUsed
@@ -23,6 +27,9 @@ func (a *App) compareHistory(dir, scenario string, pos []string) int {
 	if len(runs) == 0 {
 		fmt.Fprintf(a.Stderr, "soakd compare: no completed runs in %s\n", dir)
 		return exitBadUsed
+	}
+	if skipped > 0 {
+		fmt.Fprintf(a.Stderr, "soakd compare: %d run(s) left out of the history: their summary.json could not be read\n", skipped)
 	}
 	shifts := daemon.HistoryShifts(runs)
 	fmt.Fprintf(a.Stdout, "%d completed runs, %d shifts (E-divisive change points, p <= 0.005)\n", len(runs), len(shifts))

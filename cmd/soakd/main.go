@@ -18,17 +18,27 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cmd := ""
+	if len(os.Args) > 1 {
+		cmd = os.Args[1]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals(cmd)...)
 	defer stop()
+	// Caught, not ignored (an ignored signal would be inherited by a
+	// managed server): a write to a closed stdout or stderr then fails
+	// with EPIPE, which the quiet writers swallow, instead of killing
+	// the run.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	stdout, stderr := newQuietWriter(os.Stdout), newQuietWriter(os.Stderr)
 	// go-redis writes its own log lines (dial failures, topology changes)
 	// through a package global, redis.SetLogger: the one global soakd sets
 	// besides the adapter registry, set here once for the whole process.
 	// The lines go to soakd's stderr with every URL redacted.
-	redistarget.SetLogger(func(msg string) { fmt.Fprintf(os.Stderr, "soakd: go-redis: %s\n", msg) })
-	app := &App{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now}
-	if len(os.Args) > 1 && os.Args[1] == "serve" {
-		// Only the daemon reloads on SIGHUP; a foreground run keeps the
-		// default (a closed terminal ends it).
+	redistarget.SetLogger(func(msg string) { fmt.Fprintf(stderr, "soakd: go-redis: %s\n", msg) })
+	app := &App{Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Now: time.Now}
+	if cmd == "serve" {
+		// Only the daemon reloads on SIGHUP; a foreground run ends on it
+		// (stopSignals).
 		hup := make(chan os.Signal, 1)
 		signal.Notify(hup, syscall.SIGHUP)
 		app.Reload = hup

@@ -24,11 +24,19 @@ func (s *swapRecorder) run(_ context.Context, name string, args ...string) ([]by
 	s.mu.Lock()
 	s.cmds = append(s.cmds, name)
 	s.mu.Unlock()
-	if name == "fallocate" {
-		return nil, os.WriteFile(args[len(args)-1], nil, 0o644)
-	}
 	return nil, nil
 }
+
+// allocate stands in for fallocate(2) and is recorded as "fallocate".
+func (s *swapRecorder) allocate(*os.File, int64) error {
+	s.mu.Lock()
+	s.cmds = append(s.cmds, "fallocate")
+	s.mu.Unlock()
+	return nil
+}
+
+// plenty of free space for any swapfile the tests ask for.
+func plenty(string) (int64, int64, error) { return 100 << 30, 200 << 30, nil }
 
 func (s *swapRecorder) commands() string {
 	s.mu.Lock()
@@ -64,7 +72,7 @@ func TestRunSwapCleanup(t *testing.T) {
 			rec := &swapRecorder{}
 			swapDir := t.TempDir()
 			a, _, errb := newApp()
-			a.Swap = swapfile.Host{Dir: swapDir, Euid: func() int { return tc.euid }, Run: rec.run}
+			a.Swap = swapfile.Host{Dir: swapDir, Euid: func() int { return tc.euid }, Run: rec.run, Allocate: rec.allocate, Space: plenty}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tc.cancelAfter > 0 {

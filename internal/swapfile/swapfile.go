@@ -1,8 +1,11 @@
 // Package swapfile turns on a temporary swapfile for a run (soakd run
-// --swap SIZE) and turns it off and deletes it again: fallocate (dd
-// where the filesystem refuses fallocate), mkswap, swapon; then swapoff
-// and remove. The commands and the file removal are replaceable, so the
-// clean-up on every path is tested without root.
+// --swap SIZE) and turns it off and deletes it again: a check that the
+// filesystem has room for it and a margin, a private 0700 directory,
+// the file created there with O_EXCL|O_NOFOLLOW, fallocate(2) (zeros
+// written only where the filesystem does not support fallocate, never
+// after ENOSPC), mkswap, swapon; then swapoff and remove. The space
+// check, the allocation, the commands and the file removal are
+// replaceable, so every path is tested without root.
 package swapfile
 
 import (
@@ -12,25 +15,42 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // MinSize is the smallest swapfile mkswap makes usable (ten pages, and
 // a page of header); smaller asks are refused before anything is made.
 const MinSize = 1 << 20
 
+// Free-space margin: a swapfile is made only when the filesystem keeps
+// at least MarginMin bytes, and MarginPercent of its size, free after
+// it.
+const (
+	MarginMin     = 1 << 30
+	MarginPercent = 5
+)
+
+// FileName is the swapfile's name inside its private directory.
+const FileName = "swapfile"
+
 // Runner runs a command and returns its combined output.
 type Runner func(ctx context.Context, name string, args ...string) ([]byte, error)
 
 // Host is where and how the swapfile is made. The zero value is this
-// host: a file in /var/tmp, the real commands, os.Remove, os.Geteuid.
+// host: a private directory in /var/tmp, statfs(2), fallocate(2), the
+// real mkswap/swapon/swapoff, os.Remove, os.Geteuid.
 type Host struct {
 	Dir    string
 	Run    Runner
 	Remove func(path string) error
 	Euid   func() int
+	// Space returns the bytes available to root and the filesystem's
+	// size for dir (default: statfs).
+	Space func(dir string) (avail, total int64, err error)
+	// Allocate reserves size bytes for f (default: fallocate(2)).
+	Allocate func(f *os.File, size int64) error
 }
 
 // File is a swapfile soakd turned on.
@@ -38,6 +58,7 @@ type File struct {
 	Path string
 	Size int64
 
+	dir  string // the private directory holding Path
 	h    Host
 	on   bool // swapon succeeded: swapoff before removing
 	once sync.Once
@@ -69,11 +90,18 @@ func (h Host) remove(p string) error {
 	return os.Remove(p)
 }
 
-// On makes a swapfile of size bytes named for this process and turns it
-// on. Without root it refuses before making anything. When a step
-// fails, what was done is undone (the file removed) and the error names
-// the step and the command's output. ctx ending (SIGINT) stops the
-// commands and undoes the same way.
+// Margin is the free space a filesystem of total bytes must keep after
+// the swapfile.
+func Margin(total int64) int64 {
+	return max(MarginMin, total/100*MarginPercent)
+}
+
+// On makes a swapfile of size bytes and turns it on. Without root, or
+// without room for it and the margin, it refuses before making
+// anything. When a step fails, what was done is undone (the file and
+// its directory removed) and the error names the step and the
+// command's output. ctx ending (SIGINT) stops the commands and undoes
+// the same way.
 func (h Host) On(ctx context.Context, size int64) (*File, error) {
 	if size < MinSize {
 		return nil, fmt.Errorf("%d bytes is too small for a swapfile (at least 1mb)", size)
@@ -89,31 +117,43 @@ func (h Host) On(ctx context.Context, size int64) (*File, error) {
 	if dir == "" {
 		dir = "/var/tmp"
 	}
-	f := &File{Path: filepath.Join(dir, fmt.Sprintf("soakd-%d.swap", os.Getpid())), Size: size, h: h}
+	space := h.Space
+	if space == nil {
+		space = statfsSpace
+	}
+	avail, total, err := space(dir)
+	if err != nil {
+		return nil, fmt.Errorf("free space in %s: %w", dir, err)
+	}
+	if need := size + Margin(total); avail < need {
+		return nil, fmt.Errorf("%s has %d MiB free: a %d MiB swapfile must leave %d MiB (%d%% of the filesystem, at least %d MiB) free; give a smaller --swap",
+			dir, avail>>20, size>>20, Margin(total)>>20, MarginPercent, MarginMin>>20)
+	}
+	// A directory only root can enter, with a name no one can guess
+	// (mkdir fails rather than reuse anything): in a world-writable
+	// directory such as /var/tmp no one can put a file or a symlink
+	// where the swapfile goes.
+	priv, err := os.MkdirTemp(dir, "soakd-swap-")
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: filepath.Join(priv, FileName), Size: size, dir: priv, h: h}
 	fail := func(err error) (*File, error) {
 		if oerr := f.Off(); oerr != nil {
 			err = fmt.Errorf("%w; undoing it: %v", err, oerr)
 		}
 		return nil, err
 	}
-	// The file must be new: one left by an earlier soakd with this pid
-	// may be in use as swap.
-	if _, err := os.Lstat(f.Path); err == nil {
-		return nil, fmt.Errorf("%s already exists (left by an earlier run? swapoff and remove it)", f.Path)
-	}
-	if err := h.run(ctx, "fallocate", "-l", strconv.FormatInt(size, 10), f.Path); err != nil {
-		// Some filesystems refuse fallocate, or make files swapon
-		// rejects: write the zeros instead.
-		_ = h.remove(f.Path)
-		mb := (size + 1<<20 - 1) >> 20
-		if derr := h.run(ctx, "dd", "if=/dev/zero", "of="+f.Path, "bs=1M", "count="+strconv.FormatInt(mb, 10)); derr != nil {
-			return fail(fmt.Errorf("make %s: %v; %v", f.Path, err, derr))
-		}
-	}
-	// swapon warns about (and some kernels refuse) a swapfile others
-	// can read.
-	if err := os.Chmod(f.Path, 0o600); err != nil {
+	fd, err := create(f.Path)
+	if err != nil {
 		return fail(err)
+	}
+	err = h.fill(ctx, fd, size)
+	if cerr := fd.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(fmt.Errorf("make %s: %w", f.Path, err))
 	}
 	if err := h.run(ctx, "mkswap", f.Path); err != nil {
 		return fail(err)
@@ -125,9 +165,48 @@ func (h Host) On(ctx context.Context, size int64) (*File, error) {
 	return f, nil
 }
 
-// Off turns the swapfile off (when it was on) and removes it. It runs
-// once; later calls return the first call's error. The pages in the
-// file are read back into memory by swapoff, so it can take a while.
+// create makes path, which must not exist (O_EXCL) and is not followed
+// if it is a symlink (O_NOFOLLOW), readable by its owner only: swapon
+// warns about (and some kernels refuse) a swapfile others can read.
+func create(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+}
+
+// fill reserves size bytes for fd: fallocate, or zeros written where
+// the filesystem does not support fallocate. Running out of space is
+// an error, never a reason to write zeros until the disk is full.
+func (h Host) fill(ctx context.Context, fd *os.File, size int64) error {
+	alloc := h.Allocate
+	if alloc == nil {
+		alloc = fallocate
+	}
+	err := alloc(fd, size)
+	if err == nil || !(errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOSYS)) {
+		return err
+	}
+	// The space was checked before: write exactly size bytes, stopping
+	// at the first error or signal.
+	zeros := make([]byte, 1<<20)
+	for left := size; left > 0; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := int64(len(zeros))
+		if left < n {
+			n = left
+		}
+		if _, err := fd.Write(zeros[:n]); err != nil {
+			return err
+		}
+		left -= n
+	}
+	return fd.Sync()
+}
+
+// Off turns the swapfile off (when it was on) and removes it and its
+// directory. It runs once; later calls return the first call's error.
+// The pages in the file are read back into memory by swapoff, so it can
+// take a while.
 func (f *File) Off() error {
 	f.once.Do(func() {
 		if f.on {
@@ -140,6 +219,10 @@ func (f *File) Off() error {
 			}
 		}
 		if err := f.h.remove(f.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			f.err = err
+			return
+		}
+		if err := os.Remove(f.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 			f.err = err
 		}
 	})

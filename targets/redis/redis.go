@@ -191,7 +191,7 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		cl = goredis.NewClient(&goredis.Options{
 			Addr: opt.Addr, Network: opt.Network, Username: opt.Username, Password: opt.Password, DB: opt.DB,
 			TLSConfig: tlsCfg, PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout,
-			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true,
+			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true, ContextTimeoutEnabled: true,
 		})
 	case scenarios.ModeCluster:
 		addrs := c.Addrs
@@ -201,7 +201,7 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		cl = goredis.NewClusterClient(&goredis.ClusterOptions{
 			Addrs: addrs, Username: opt.Username, Password: opt.Password, TLSConfig: tlsCfg,
 			PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout, WriteTimeout: opt.WriteTimeout,
-			MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true,
+			MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true, ContextTimeoutEnabled: true,
 		})
 	case scenarios.ModeSentinel:
 		if c.MasterName == "" {
@@ -214,12 +214,15 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		cl = goredis.NewFailoverClient(&goredis.FailoverOptions{
 			MasterName: c.MasterName, SentinelAddrs: addrs, Username: opt.Username, Password: opt.Password, DB: opt.DB,
 			TLSConfig: tlsCfg, PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout,
-			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true,
+			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true, ContextTimeoutEnabled: true,
 		})
 	default:
 		_, err := scenarios.ParseRedisMode(string(c.Mode))
 		return nil, err
 	}
+	// ContextTimeoutEnabled (above): this deadline, not a read timeout
+	// of minutes, bounds the ping of a store that accepts and never
+	// answers. The ops' context has no deadline: they keep ReadTimeout.
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := cl.Ping(pctx).Err(); err != nil {

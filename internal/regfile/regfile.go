@@ -1,0 +1,80 @@
+// Package regfile opens files soakd reads as input (scenarios, configs,
+// summaries, latency logs) and refuses anything that is not a regular
+// file. A FIFO named as input would otherwise block open(2) or read(2)
+// until a writer comes, in a system call no signal interrupts: `soakd
+// report` on a FIFO ignored SIGINT.
+package regfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ErrNotRegular is wrapped by the error for a path that is a FIFO,
+// socket, device or directory.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens path for reading if it is a regular file. It looks before
+// it opens (Stat), opens without blocking (O_NONBLOCK: a FIFO swapped in
+// between does not wait for a writer) and looks again at what it
+// opened. Errors name the path and, for a special file, its kind.
+func Open(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(path, st); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err = f.Stat()
+	if err == nil {
+		err = check(path, st)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadFile reads the regular file path whole (see Open).
+func ReadFile(path string) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func check(path string, st fs.FileInfo) error {
+	m := st.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s): soakd reads only regular files", ErrNotRegular, kind(m))}
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "type " + m.Type().String()
+}
