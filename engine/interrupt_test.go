@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 
 // silentRedis accepts connections and answers the handshake (so the
 // target opens) but never a GET: a store that hangs.
-func silentRedis(t *testing.T) string {
+func silentRedis(t *testing.T) (string, *atomic.Int64) {
+	var gets atomic.Int64
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -62,8 +64,9 @@ func silentRedis(t *testing.T) string {
 						parts = append(parts, strings.TrimSpace(v))
 					}
 					switch {
-					case len(parts) == 0, strings.EqualFold(parts[0], "GET"):
-						// The op: never answered.
+					case len(parts) == 0:
+					case strings.EqualFold(parts[0], "GET"):
+						gets.Add(1) // the op: never answered
 					case strings.EqualFold(parts[0], "HELLO"):
 						c.Write([]byte("-ERR unknown command 'HELLO'\r\n"))
 					case strings.EqualFold(parts[0], "PING"):
@@ -75,7 +78,7 @@ func silentRedis(t *testing.T) string {
 			}()
 		}
 	}()
-	return ln.Addr().String()
+	return ln.Addr().String(), &gets
 }
 
 // TestCancelDrainDeadline: with a store that accepts and never answers
@@ -84,9 +87,10 @@ func silentRedis(t *testing.T) string {
 // and every op queued is counted as interrupted, an error class, none
 // as a success, and the summary is written with status interrupted.
 func TestCancelDrainDeadline(t *testing.T) {
-	addr := silentRedis(t)
+	addr, gets := silentRedis(t)
 	for _, loop := range []string{"open", "closed"} {
 		t.Run(loop, func(t *testing.T) {
+			gets.Store(0)
 			rate := "rate: 200, "
 			if loop == "closed" {
 				rate = ""
@@ -113,7 +117,13 @@ phases:
 				sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: t.TempDir(), drainDeadline: 300 * time.Millisecond})
 				done <- result{sum, err}
 			}()
-			time.Sleep(500 * time.Millisecond) // every worker is stuck by now
+			// Cancel once the phase runs and its workers are stuck.
+			for deadline := time.Now().Add(30 * time.Second); gets.Load() == 0; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("no GET reached the store")
+				}
+			}
+			time.Sleep(300 * time.Millisecond)
 			cancel()
 			var res result
 			select {
