@@ -19,6 +19,12 @@ const (
 	// slow decline as the dataset grows is not a cliff, a fall from the
 	// stages just before is.
 	throughputWindow = 5
+	// throughputMinEarlier earlier stages are the fewest a throughput
+	// fall is judged against: two give a median but no spread worth the
+	// name, and one short stage slowed by a host stall (seen in CI: both
+	// ops of a 400 ms closed-loop slice at a quarter of the stage before)
+	// would pass for a cliff.
+	throughputMinEarlier = 3
 	// zMin is how many robust spreads (1.4826 x MAD, the standard
 	// deviation of normal data) a throughput fall or a p99 rise must
 	// also clear: where the earlier stages themselves scatter, a bigger
@@ -238,7 +244,7 @@ func (d *cliffJudge) throughput(k int) []rundir.CliffEvidence {
 		if len(prev) > throughputWindow {
 			prev = prev[len(prev)-throughputWindow:]
 		}
-		if len(prev) < 2 {
+		if len(prev) < throughputMinEarlier {
 			continue
 		}
 		base, sp := median(prev), spread(prev)
