@@ -6,6 +6,7 @@
 package datagen
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -61,6 +62,15 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 		return nil, err
 	}
 	p := &Program{}
+	// Mongo and elastic templates are JSON: a value the user wrote (a
+	// choice, a binding's prefix) lands inside a JSON string, so its
+	// quotes, backslashes and control bytes are escaped once here. The
+	// generated values (digits, [A-Za-z0-9] bytes, words, UUIDs) never
+	// need it.
+	esc := func(b []byte) []byte { return b }
+	if k == scenarios.KindMongo || k == scenarios.KindElastic {
+		esc = jsonEscape
+	}
 	names := make([]string, 0, len(sc.Bindings))
 	for n := range sc.Bindings {
 		names = append(names, n)
@@ -76,7 +86,7 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 			if err != nil {
 				return nil, fmt.Errorf("binding %s: %w", n, err)
 			}
-			g := compileSegment(seg, nil)
+			g := compileSegment(seg, nil, esc)
 			maxBytes = max(maxBytes, seg.Lo)
 			p.bindings = append(p.bindings, binding{gen: &g})
 			continue
@@ -85,7 +95,7 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 		if err != nil {
 			return nil, fmt.Errorf("binding %s: %w", n, err)
 		}
-		p.bindings = append(p.bindings, binding{chooser: newChooser, prefix: []byte(b.Prefix)})
+		p.bindings = append(p.bindings, binding{chooser: newChooser, prefix: esc([]byte(b.Prefix))})
 	}
 	isBinding := func(n string) bool { _, ok := index[n]; return ok }
 	for o, c := range ops {
@@ -111,7 +121,7 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 					if s.Kind == scenarios.GenBytes {
 						maxBytes = max(maxBytes, s.Lo)
 					}
-					pt.gens = append(pt.gens, compileSegment(s, index))
+					pt.gens = append(pt.gens, compileSegment(s, index, esc))
 				}
 			}
 			op.parts = append(op.parts, pt)
@@ -133,7 +143,14 @@ func (p *Program) Has(op scenarios.Op) bool {
 	return op.IsCustom() && p.ops[op-scenarios.OpCustomBase] != nil
 }
 
-func compileSegment(s scenarios.Segment, index map[string]int) gen {
+// jsonEscape returns b escaped for the inside of a JSON string
+// (encoding/json's rules, without the quotes).
+func jsonEscape(b []byte) []byte {
+	q, _ := json.Marshal(string(b))
+	return q[1 : len(q)-1]
+}
+
+func compileSegment(s scenarios.Segment, index map[string]int, esc func([]byte) []byte) gen {
 	g := gen{kind: s.Kind, lit: []byte(s.Text), lo: s.Lo}
 	switch s.Kind {
 	case scenarios.GenInt:
@@ -144,7 +161,7 @@ func compileSegment(s scenarios.Segment, index map[string]int) gen {
 		acc := 0.0
 		for i, c := range s.Choices {
 			acc += s.Weights[i]
-			g.choices = append(g.choices, []byte(c))
+			g.choices = append(g.choices, esc([]byte(c)))
 			g.cum = append(g.cum, acc)
 		}
 	case scenarios.GenBinding:

@@ -1,6 +1,7 @@
 package datagen
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -167,5 +168,55 @@ phases:
 	b.ReportAllocs()
 	for b.Loop() {
 		buf, parts = r.Render(op, nil, 1, rng, buf[:0], parts[:0])
+	}
+}
+
+// A choice or a binding prefix with quotes and backslashes renders as
+// valid JSON in a mongo template (escaped once at compile), and as
+// written in a redis one.
+func TestJSONTemplatesEscapeUserValues(t *testing.T) {
+	src := `name: t
+bindings:
+  u: {key: uniform, records: 10, prefix: "a\"b\\"}
+ops:
+  c:
+    redis: [SET, "{u}", "{choice:x\"y}"]
+    mongo: {command: '{"find": "c", "filter": {"_id": "{u}", "v": "{choice:x"y}"}}'}
+phases:
+  - {name: s, kind: steady, rate: 10, duration: 1s, mix: {c: 100}}
+`
+	sc, err := scenarios.Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := opOf(t, "c")
+	rng := rand.New(rand.NewPCG(1, 2))
+	pm, err := Compile(sc, scenarios.KindMongo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, parts := NewRenderer(pm).Render(op, []byte("k"), 0, rng, nil, nil)
+	doc := strings.Join(func() []string {
+		var ss []string
+		for _, p := range parts {
+			ss = append(ss, string(p))
+		}
+		return ss
+	}(), "")
+	var v map[string]any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatalf("mongo command %s: %v", doc, err)
+	}
+	f := v["filter"].(map[string]any)
+	if id, _ := f["_id"].(string); !strings.HasPrefix(id, `a"b\`) || f["v"] != `x"y` {
+		t.Errorf("filter %v: want _id a\"b\\N and v x\"y", f)
+	}
+	pr, err := Compile(sc, scenarios.KindRedis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, parts = NewRenderer(pr).Render(op, []byte("k"), 0, rng, nil, nil)
+	if !strings.HasPrefix(string(parts[1]), `a"b\`) || string(parts[2]) != `x"y` {
+		t.Errorf("redis args %q: want the values as written", parts)
 	}
 }
