@@ -594,7 +594,9 @@ func TestScheduleOverlap(t *testing.T) {
 // they are queued and running (their series would otherwise collide).
 func TestSameScenarioRunsOneAtATime(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "same.yaml"), shortScenario("same", 200, "1500ms"))
+	// 3 s: /metrics is gathered at most once a second (metrics/scrape.go),
+	// so a run must outlast a gather or two for a scrape to see its ops.
+	writeFile(t, filepath.Join(dir, "same.yaml"), shortScenario("same", 200, "3s"))
 	h := startDaemon(t, dir, baseConfig(dir), nil)
 	var a, b Entry
 	if code := h.do("POST", "/api/v1/runs", testToken, StartRequest{Scenario: "same.yaml"}, &a); code != 202 {
@@ -612,7 +614,7 @@ func TestSameScenarioRunsOneAtATime(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(body)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	sawBoth := false
 	for time.Now().Before(deadline) {
 		var va, vb RunView

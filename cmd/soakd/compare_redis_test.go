@@ -119,16 +119,17 @@ phases:
 		app.Main(context.Background(), []string{"compare", base, cand})
 		return code, &v, table.String()
 	}
-	p99 := func(v *verdict.Regression, op string) *verdict.Interval {
+	ratio := func(v *verdict.Regression, op, q string) *verdict.Interval {
 		for _, o := range v.Ops {
 			for _, c := range o.Checks {
-				if o.Op == op && c.Quantile == "p99" {
+				if o.Op == op && c.Quantile == q {
 					return c.Ratio
 				}
 			}
 		}
 		return nil
 	}
+	p99 := func(v *verdict.Regression, op string) *verdict.Interval { return ratio(v, op, "p99") }
 
 	code, v, table := compare(a, b)
 	t.Logf("A/A:\n%s", table)
@@ -137,8 +138,11 @@ phases:
 	}
 	for _, op := range []string{"get", "set"} {
 		iv := p99(v, op)
-		if iv == nil || !(iv.Lo <= iv.Estimate && iv.Estimate <= iv.Hi) || iv.Level != 0.95 || iv.Excludes(1) {
-			t.Errorf("A/A %s p99: interval %+v, want a 95%% interval holding its estimate and 1", op, iv)
+		// One run a side: the interval holds 1 about 3 times in 4 (see
+		// How verdicts are made), so what must hold is the call: never
+		// wholly above the threshold.
+		if iv == nil || !(iv.Lo <= iv.Estimate && iv.Estimate <= iv.Hi) || iv.Level != 0.95 || iv.Lo > 1.2 {
+			t.Errorf("A/A %s p99: interval %+v, want a 95%% interval holding its estimate, not wholly above 1.2", op, iv)
 		}
 	}
 	if o := v.Ops[0]; o.Intervals[0] < 15 || o.Intervals[1] < 15 || o.BlockLen < 1 {
@@ -156,9 +160,15 @@ phases:
 	if code != 1 || !v.Regressed {
 		t.Errorf("DEBUG SLEEP: exit %d regressed %v, want 1 and a regression:\n%s", code, v.Regressed, table)
 	}
+	// The stall (0.25 s of every 0.3 s) moves the median most; p99 on a
+	// host whose own stalls reach 200 ms moves less, but its interval
+	// must still exclude 1.
 	for _, op := range []string{"get", "set"} {
-		if iv := p99(v, op); iv == nil || !(iv.Lo > 1.2) {
-			t.Errorf("DEBUG SLEEP %s p99: interval %+v, want it wholly above 1.2", op, iv)
+		if iv := ratio(v, op, "p50"); iv == nil || !(iv.Lo > 1.2) {
+			t.Errorf("DEBUG SLEEP %s p50: interval %+v, want it wholly above 1.2", op, iv)
+		}
+		if iv := p99(v, op); iv == nil || !(iv.Lo > 1) {
+			t.Errorf("DEBUG SLEEP %s p99: interval %+v, want it to exclude 1", op, iv)
 		}
 	}
 }
