@@ -86,8 +86,8 @@ func MergeTargetURL(scenarioURL, flagURL string) string {
 	if !f.hasUser {
 		out.userinfo, out.hasUser = s.userinfo, s.hasUser
 	}
-	if strings.Trim(f.path, "/") == "" {
-		out.path = s.path
+	if strings.Trim(f.path, "/") == "" && s.path != "" {
+		out.path = s.path // else keep the flag's "/": mongodb:// wants it before a "?"
 	}
 	set := map[string]bool{}
 	for _, kv := range f.query {

@@ -24,6 +24,8 @@ func TestMergeTargetURL(t *testing.T) {
 		{"mongo option removed", "mongodb://localhost:27017/?replicaSet=rs0&w=majority", "mongodb://m1:27017/?replicaSet=",
 			"mongodb://m1:27017/?w=majority"},
 		{"elastic", "http://localhost:9200/prefix?sniff=false", "https://es.example:9243", "https://es.example:9243/prefix?sniff=false"},
+		{"mongo flag's / kept before its options", "mongodb://127.0.0.1:27017", "mongodb://127.0.0.1:41887/?serverSelectionTimeoutMS=1500",
+			"mongodb://127.0.0.1:41887/?serverSelectionTimeoutMS=1500"},
 		{"another kind replaces", "redis://127.0.0.1:6379/2?protocol=3", "mongodb://m1:27017/db", "mongodb://m1:27017/db"},
 		{"no scenario url", "", "redis://db:6379", "redis://db:6379"},
 		{"unix socket replaces", "unix:///tmp/redis.sock?db=1", "redis://db:6379", "redis://db:6379"},
