@@ -604,6 +604,12 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 				}
 			}
 		}
+		// Out of the active set first: once the index says the run
+		// ended, a stop must not find it still there (it answered 202
+		// to a stop of a finished run).
+		d.mu.Lock()
+		delete(d.active, id)
+		d.mu.Unlock()
 		d.indexErr(d.hist.Update(id, func(e *Entry) {
 			e.State, e.Error, e.End = state, msg, &now
 			if sum != nil {
@@ -612,9 +618,6 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 			}
 			e.Regression = reg
 		}))
-		d.mu.Lock()
-		delete(d.active, id)
-		d.mu.Unlock()
 		d.runsTotal.WithLabelValues(state).Inc()
 		attrs := []any{"id", id, "scenario", sc.Name, "source", req.source, "state", state}
 		if msg != "" {
