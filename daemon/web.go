@@ -1,0 +1,213 @@
+package daemon
+
+import (
+	"embed"
+	"io/fs"
+	"math"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
+)
+
+// webFiles is the daemon's page: plain HTML, CSS and JS, no build step
+// and nothing fetched from elsewhere.
+//
+//go:embed web
+var webFiles embed.FS
+
+// Content-Security-Policy of the page (its own files only) and of a run's
+// report (inline SVG and styles, no scripts, nothing fetched).
+const (
+	pageCSP   = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+	reportCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'; base-uri 'none'; form-action 'none'"
+)
+
+// webRoutes adds the page and the two read-only calls it needs beyond
+// the JSON API:
+//
+//	GET /                          the page (runs, a run, a scenario's history)
+//	GET /ui/{file}                 its script and style sheet
+//	GET /api/v1/runs/{id}/live     a running run's phase, target and achieved rate, p99 over the last interval
+//	GET /api/v1/runs/{id}/report   a finished run's HTML report
+//
+// Reads need no token, as the rest of the API; the page sends the token
+// the user types in for starts, stops and rate changes.
+func (d *Daemon) webRoutes(mux *http.ServeMux) {
+	static, err := fs.Sub(webFiles, "web")
+	if err != nil {
+		panic(err) // the embedded tree always has web/
+	}
+	files := http.FileServerFS(static)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		pageHeaders(w, pageCSP)
+		http.ServeFileFS(w, r, static, "index.html")
+	})
+	mux.Handle("GET /ui/", http.StripPrefix("/ui/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") || r.URL.Path == "index.html" {
+			writeErr(w, http.StatusNotFound, "no such file")
+			return
+		}
+		pageHeaders(w, pageCSP)
+		files.ServeHTTP(w, r)
+	})))
+	mux.HandleFunc("GET /api/v1/runs/{id}/live", d.liveRun)
+	mux.HandleFunc("GET /api/v1/runs/{id}/report", d.runReport)
+}
+
+func pageHeaders(w http.ResponseWriter, csp string) {
+	w.Header().Set("Content-Security-Policy", csp)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Cache-Control", "no-store")
+}
+
+// LiveView is GET /api/v1/runs/{id}/live: one sample of a run's running
+// phase, for the page's live charts (it keeps the series itself).
+// Achieved and P99 are those of the engine's last interval; P99 is
+// the largest over the phase's ops (PerOp has each), in seconds.
+type LiveView struct {
+	ID       string             `json:"id"`
+	State    string             `json:"state"`
+	At       time.Time          `json:"at"`
+	Phase    string             `json:"phase,omitempty"`
+	Rate     float64            `json:"rate,omitempty"`     // the phase's target rate (after live changes)
+	Achieved *float64           `json:"achieved,omitempty"` // ops/s over the last interval
+	P99      *float64           `json:"p99,omitempty"`
+	PerOp    map[string]float64 `json:"p99_per_op,omitempty"`
+}
+
+func (d *Daemon) liveRun(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	e, ok := d.entry(w, id)
+	if !ok {
+		return
+	}
+	v := LiveView{ID: id, State: e.State, At: d.o.Now().UTC()}
+	d.mu.Lock()
+	ar := d.active[id]
+	running := ar != nil && ar.running
+	d.mu.Unlock()
+	if ar != nil {
+		v.Phase, v.Rate = ar.ctl.Current()
+	}
+	if running && ar.exp != nil {
+		fillLive(&v, ar.exp)
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// fillLive reads the exporter's current-phase gauges: the achieved rate
+// (soakd_achieved_rate_ops) and the per-op p99 of the last interval
+// (soakd_op_latency_quantile_seconds, quantile 0.99). It gathers through
+// a registry of its own, so it sees exactly what /metrics would.
+func fillLive(v *LiveView, c prometheus.Collector) {
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(c); err != nil {
+		return
+	}
+	fams, err := reg.Gather()
+	if err != nil && len(fams) == 0 {
+		return
+	}
+	for _, f := range fams {
+		switch f.GetName() {
+		case "soakd_achieved_rate_ops":
+			for _, m := range f.GetMetric() {
+				a := m.GetGauge().GetValue()
+				v.Achieved = &a
+			}
+		case "soakd_op_latency_quantile_seconds":
+			for _, m := range f.GetMetric() {
+				if label(m, "quantile") != "0.99" {
+					continue
+				}
+				q := m.GetGauge().GetValue()
+				if math.IsNaN(q) || math.IsInf(q, 0) {
+					continue
+				}
+				if v.PerOp == nil {
+					v.PerOp = map[string]float64{}
+				}
+				v.PerOp[label(m, "op")] = q
+				if v.P99 == nil || q > *v.P99 {
+					v.P99 = &q
+				}
+			}
+		}
+	}
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// runReport serves a finished run's HTML report (report.ReportHTML over
+// its summary.json, or a killed run's partial log, and latency.hlog).
+// Only a run directory that resolves inside the data dir is read, and a
+// read error is logged, not echoed: the answer is the report or a short
+// JSON error.
+func (d *Daemon) runReport(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	e, ok := d.entry(w, id)
+	if !ok {
+		return
+	}
+	if !e.Finished() {
+		writeErr(w, http.StatusConflict, "run "+id+" has not finished (state "+e.State+"): its report is written at the end")
+		return
+	}
+	dir, ok := d.runDirInside(id)
+	if !ok {
+		writeErr(w, http.StatusNotFound, "no run directory for "+id)
+		return
+	}
+	s, err := rundir.ReadSummary(dir)
+	if err != nil && (e.State == StateKilled || e.State == StateWriteFailed) {
+		s, _, err = rundir.ReadPartial(dir)
+	}
+	if err != nil {
+		d.log.Warn("report: run summary unreadable", "run", id, "err", err)
+		writeErr(w, http.StatusNotFound, "run "+id+" has no readable summary")
+		return
+	}
+	tl, err := report.ReadTimeline(dir, s)
+	if err != nil {
+		d.log.Info("report: no latency over time", "run", id, "err", err)
+		tl = nil
+	}
+	pageHeaders(w, reportCSP)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(report.ReportHTML([]*rundir.Summary{s}, []*report.Timeline{tl}))
+}
+
+// runDirInside returns run id's directory when it resolves (symlinks
+// followed) to a directory inside the data dir's runs/.
+func (d *Daemon) runDirInside(id string) (string, bool) {
+	dir := d.hist.RunDir(id)
+	base, err := filepath.EvalSymlinks(filepath.Dir(dir))
+	if err != nil {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(base, real)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || strings.Contains(rel, string(filepath.Separator)) {
+		return "", false
+	}
+	return real, true
+}
