@@ -44,19 +44,19 @@ func (d *Daemon) webRoutes(mux *http.ServeMux) {
 	if err != nil {
 		panic(err) // the embedded tree always has web/
 	}
-	files := http.FileServerFS(static)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		pageHeaders(w, pageCSP)
 		http.ServeFileFS(w, r, static, "index.html")
 	})
-	mux.Handle("GET /ui/", http.StripPrefix("/ui/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") || r.URL.Path == "index.html" {
-			writeErr(w, http.StatusNotFound, "no such file")
+	mux.HandleFunc("GET /ui/{file}", func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("file")
+		if st, err := fs.Stat(static, name); err != nil || st.IsDir() || name == "index.html" {
+			writeErr(w, http.StatusNotFound, "no such file: /ui/"+name)
 			return
 		}
 		pageHeaders(w, pageCSP)
-		files.ServeHTTP(w, r)
-	})))
+		http.ServeFileFS(w, r, static, name)
+	})
 	mux.HandleFunc("GET /api/v1/runs/{id}/live", d.liveRun)
 	mux.HandleFunc("GET /api/v1/runs/{id}/report", d.runReport)
 }

@@ -105,10 +105,14 @@ function scenarioLink(n) { return el("a", { href: "#/scenario/" + encodeURICompo
 
 // ---- chart -----------------------------------------------------------
 
-// drawChart draws series [{name, color, dash, points: [[t, v], ...]}]
-// into svg element s with a time x axis and a y axis from 0; fmt labels
-// the y ticks. s.dataset.points is the longest series' length.
-function drawChart(s, series, fmt) {
+// drawChart draws series [{name, color, dash, step, points: [[t, v], ...]}]
+// into svg element s, x being time in ms and y starting at 0; fmt labels
+// the y ticks. opts.xfmt(t, t0, t1) labels the x ticks (default: seconds
+// since the first point); opts.marks [{t, label, color}] are vertical
+// lines (change points, verdicts). A step series holds each value until
+// the next (a target rate). s.dataset.points is the longest series' length.
+function drawChart(s, series, fmt, opts) {
+  opts = opts || {};
   const W = 900, H = 240, L = 70, R = 12, T = 12, B = 28;
   s.setAttribute("viewBox", `0 0 ${W} ${H}`);
   s.setAttribute("preserveAspectRatio", "none");
@@ -122,39 +126,55 @@ function drawChart(s, series, fmt) {
   }
   s.dataset.points = String(n);
   if (n === 0) {
-    s.append(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle" }, "waiting for the first interval…"));
+    s.append(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle" }, opts.empty || "waiting for the first interval…"));
     return;
   }
-  if (t1 - t0 < 10000) t1 = t0 + 10000;
+  const minSpan = opts.minSpan === undefined ? 10000 : opts.minSpan;
+  if (t1 - t0 < minSpan) t1 = t0 + minSpan;
+  if (t1 === t0) { t0 -= 1; t1 += 1; }
   ymax = ymax > 0 ? ymax * 1.1 : 1;
   const x = t => L + (t - t0) / (t1 - t0) * (W - L - R);
   const y = v => H - B - v / ymax * (H - T - B);
+  const xfmt = opts.xfmt || ((t, a) => Math.round((t - a) / 1000) + "s");
   for (let i = 0; i <= 4; i++) {
     const v = ymax * i / 4;
     s.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: y(v), y2: y(v) }));
     s.append(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, fmt(v)));
   }
-  const secs = (t1 - t0) / 1000;
   for (let i = 0; i <= 5; i++) {
     const t = t0 + (t1 - t0) * i / 5;
-    s.append(svg("text", { x: x(t), y: H - 8, "text-anchor": "middle" }, Math.round(secs * i / 5) + "s"));
+    s.append(svg("text", { x: x(t), y: H - 8, "text-anchor": i === 0 ? "start" : i === 5 ? "end" : "middle" }, xfmt(t, t0, t1)));
   }
   s.append(svg("line", { class: "axis", x1: L, x2: L, y1: T, y2: H - B }));
   s.append(svg("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B }));
+  for (const m of opts.marks || []) {
+    const g = svg("g", { class: "mark", "data-mark": m.label });
+    g.append(svg("line", { x1: x(m.t), x2: x(m.t), y1: T, y2: H - B, stroke: m.color, "stroke-width": 1.5, "stroke-dasharray": "3 3" }));
+    g.append(svg("title", {}, m.label));
+    s.append(g);
+  }
   let lx = L + 10;
   for (const se of series) {
     if (se.points.length === 0) continue;
-    const pts = se.points.map(([t, v]) => x(t).toFixed(1) + "," + y(v).toFixed(1)).join(" ");
-    const attrs = { points: pts, fill: "none", stroke: se.color, "stroke-width": 2, "data-series": se.name };
+    const xy = [];
+    se.points.forEach(([t, v], i) => {
+      if (se.step && i > 0) xy.push([x(t), y(se.points[i - 1][1])]);
+      xy.push([x(t), y(v)]);
+    });
+    const attrs = { points: xy.map(([a, b]) => a.toFixed(1) + "," + b.toFixed(1)).join(" "), fill: "none",
+      stroke: se.color, "stroke-width": 2, "data-series": se.name };
     if (se.dash) attrs["stroke-dasharray"] = se.dash;
     s.append(svg("polyline", attrs));
-    const [lt, lv] = se.points[se.points.length - 1];
-    s.append(svg("circle", { cx: x(lt), cy: y(lv), r: 3, fill: se.color }));
+    const dots = se.dots ? se.points : [se.points[se.points.length - 1]];
+    for (const [pt, pv] of dots) s.append(svg("circle", { cx: x(pt), cy: y(pv), r: 3, fill: se.color }));
     s.append(svg("line", { x1: lx, x2: lx + 22, y1: T + 6, y2: T + 6, stroke: se.color, "stroke-width": 2, "stroke-dasharray": se.dash || "" }));
     s.append(svg("text", { x: lx + 26, y: T + 10 }, se.name));
     lx += 40 + se.name.length * 7;
   }
 }
+
+const PALETTE = ["#0b5cad", "#7b1fa2", "#d2691e", "#1b6e20", "#b00020", "#00838f", "#5d4037", "#c2185b"];
+const DASHES = ["", "6 4", "2 3", "10 3 2 3"];
 
 // ---- views -----------------------------------------------------------
 
@@ -274,23 +294,28 @@ async function runView(id) {
     }
     drawChart(tput, [
       { name: "achieved", color: "#0b5cad", points: live.achieved },
-      { name: "target", color: "#d2691e", dash: "6 4", points: live.target }], fmtRate);
+      { name: "target", color: "#d2691e", dash: "6 4", step: true, points: live.target }], fmtRate);
     drawChart(p99, [{ name: "p99", color: "#7b1fa2", points: live.p99 }], fmtSec);
     if (!running && !reportShown) {
       reportShown = true;
       charts.hidden = live.achieved.length === 0;
       reportBox.replaceChildren(el("h3", {}, "report"),
-        el("iframe", { id: "report", class: "report", sandbox: "", title: "run report", src: path + "/report" }));
+        el("iframe", { id: "report", class: "report", sandbox: "allow-same-origin", title: "run report", src: path + "/report" }));
     }
   });
 }
+
+// HISTORY_CHART_RUNS bounds the summaries the history chart reads.
+const HISTORY_CHART_RUNS = 60;
 
 async function scenarioView(name) {
   const q = "?scenario=" + encodeURIComponent(name);
   const runsBody = el("tbody");
   const shiftsBody = el("tbody");
   const sum = el("p", { id: "history-summary", class: "muted" });
+  const chart = svg("svg", { id: "chart-history", role: "img", "aria-label": "p99 per run" });
   setView(el("h2", {}, "scenario " + name), sum,
+    el("div", { class: "chart" }, el("h3", {}, "p99 per completed run, steady phases (dashed verticals: change points, red: regressions)"), chart),
     el("h3", {}, "change points across runs"),
     el("table", { id: "shifts" }, el("thead", {}, el("tr", {},
       ...["from run", "at", "phase", "op", "metric", "before", "after", "p"].map(h => el("th", {}, h)))), shiftsBody),
@@ -298,6 +323,9 @@ async function scenarioView(name) {
     el("table", { id: "history" }, el("thead", {}, el("tr", {},
       ...["run", "state", "SLO", "regression", "started", "source"].map(h => el("th", {}, h)))), runsBody));
   const metricFmt = (m, v) => m === "rate" ? fmtRate(v) : m === "error_ratio" ? (100 * v).toFixed(2) + "%" : fmtSec(v);
+  const summaries = new Map(); // run id -> summary (finished runs do not change)
+  const dateFmt = t => new Date(t).toLocaleDateString(undefined, { month: "short", day: "numeric" }) + " " +
+    new Date(t).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
   every(async () => {
     let runs, sh;
     try {
@@ -313,9 +341,38 @@ async function scenarioView(name) {
       el("td", {}, s.metric), el("td", { class: "num" }, metricFmt(s.metric, s.before)),
       el("td", { class: "num" }, metricFmt(s.metric, s.after)), el("td", { class: "num" }, s.p_value.toPrecision(2)))));
     if (shifts.length === 0) shiftsBody.append(el("tr", {}, el("td", { colspan: 8, class: "muted" }, "none")));
-    runsBody.replaceChildren(...runs.map(r => el("tr", { class: at.has(r.id) ? "shift" : "" },
+    runsBody.replaceChildren(...runs.map(r => el("tr", { class: at.has(r.id) ? "shift" : "", "data-id": r.id },
       el("td", {}, runLink(r.id)), el("td", {}, stateCell(r.state)), el("td", {}, slo(r)),
       el("td", {}, verdictText(r.regression)), el("td", {}, fmtTime(r.start)), el("td", {}, r.source))));
+
+    const done = runs.filter(r => r.state === "completed").slice(0, HISTORY_CHART_RUNS);
+    await Promise.all(done.filter(r => !summaries.has(r.id)).map(async r => {
+      try { summaries.set(r.id, (await getJSON("/api/v1/runs/" + encodeURIComponent(r.id))).summary || null); }
+      catch (e) { summaries.set(r.id, null); }
+    }));
+    const series = new Map();
+    for (const r of done.slice().reverse()) {
+      const s = summaries.get(r.id);
+      if (!s) continue;
+      const t = Date.parse(r.start || s.start);
+      for (const ph of s.phases || []) {
+        if (ph.kind !== "steady") continue;
+        for (const [op, o] of Object.entries(ph.ops || {})) {
+          if (!o.latency || !o.latency.count) continue;
+          const key = ph.name + "/" + op + (ph.variant ? " (" + ph.variant + ")" : "");
+          if (!series.has(key)) series.set(key, []);
+          series.get(key).push([t, o.latency.p99]);
+        }
+      }
+    }
+    const marks = shifts.filter(s => s.metric !== "rate").map(s => ({ t: Date.parse(s.at), color: "#d2691e",
+      label: "change point: " + s.phase + " " + (s.op || "") + " " + s.metric + " " + metricFmt(s.metric, s.before) + " → " + metricFmt(s.metric, s.after) }));
+    for (const r of done) {
+      if (r.regression && r.regression.regressed) marks.push({ t: Date.parse(r.start), color: "#b00020", label: "regression in " + r.id });
+    }
+    const list = [...series.entries()].map(([k, pts], i) => ({ name: k + " p99", color: PALETTE[i % PALETTE.length],
+      dash: DASHES[Math.floor(i / PALETTE.length) % DASHES.length], dots: true, points: pts }));
+    drawChart(chart, list, fmtSec, { xfmt: dateFmt, marks, minSpan: 0, empty: "no completed runs yet" });
   });
 }
 
