@@ -119,12 +119,14 @@ func TestWebPageDrivesARun(t *testing.T) {
 	page(t, ctx, 5*time.Second, "set rate",
 		chromedp.SetValue(chromedp.CSS("#rate-input"), "350"), chromedp.Click(chromedp.CSS("#set-rate")))
 	waitPage(t, ctx, 5*time.Second, "rate confirmed", `document.getElementById("msg").textContent.includes("set to 350")`)
+	// The dispatcher applies the change at its next op; the page shows
+	// the rate the run reports.
+	waitPage(t, ctx, 5*time.Second, "new rate shown", `document.getElementById("run-phase").textContent.includes("350")`)
 	var v RunView
 	h.do("GET", "/api/v1/runs/"+id, "", nil, &v)
 	if v.Rate != 350 {
 		t.Errorf("rate after the page's change: %v, want 350", v.Rate)
 	}
-	waitPage(t, ctx, 5*time.Second, "new rate shown", `document.getElementById("run-phase").textContent.includes("350")`)
 
 	// Stop: the state changes, the report replaces the live view.
 	page(t, ctx, 5*time.Second, "stop", chromedp.Click(chromedp.CSS("#stop")))
