@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,6 +82,19 @@ type LiveView struct {
 	Achieved *float64           `json:"achieved,omitempty"` // ops/s over the last interval
 	P99      *float64           `json:"p99,omitempty"`
 	PerOp    map[string]float64 `json:"p99_per_op,omitempty"`
+	// History (with ?history=1) is the run so far, from its interval
+	// log, so a page opened mid-run draws from the start: per time
+	// bucket (At is its end) the ops completed per second and the
+	// slowest op's p99; the bucket still filling is left out.
+	History []LivePoint `json:"history,omitempty"`
+}
+
+// LivePoint is one time bucket of a running run's interval log.
+type LivePoint struct {
+	At       time.Time `json:"at"`
+	Phase    string    `json:"phase"`
+	Achieved float64   `json:"achieved"`
+	P99      float64   `json:"p99"`
 }
 
 func (d *Daemon) liveRun(w http.ResponseWriter, r *http.Request) {
@@ -99,6 +113,11 @@ func (d *Daemon) liveRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if running && ar.exp != nil {
 		fillLive(&v, ar.exp)
+	}
+	if running && r.URL.Query().Get("history") == "1" {
+		if dir, ok := d.runDirInside(id); ok {
+			v.History = liveHistory(dir)
+		}
 	}
 	writeJSON(w, http.StatusOK, v)
 }
@@ -142,6 +161,48 @@ func fillLive(v *LiveView, c prometheus.Collector) {
 			}
 		}
 	}
+}
+
+// liveHistory reads a running run's latency.hlog.partial (its whole
+// lines) into time buckets: completed ops per second over all ops and
+// the largest op p99. Nil when there is no log yet.
+func liveHistory(dir string) []LivePoint {
+	s, _, err := rundir.ReadPartial(dir)
+	if err != nil {
+		return nil
+	}
+	tl, err := report.ReadTimeline(dir, s)
+	if err != nil || tl == nil {
+		return nil
+	}
+	var out []LivePoint
+	for _, ph := range s.Phases {
+		width := tl.Width[ph.Name].Seconds()
+		if width <= 0 {
+			continue
+		}
+		byAt := map[time.Time]*LivePoint{}
+		for _, pts := range tl.Phases[ph.Name] {
+			for _, tp := range pts {
+				lp := byAt[tp.At]
+				if lp == nil {
+					lp = &LivePoint{At: tp.At.Add(tl.Width[ph.Name]).UTC(), Phase: ph.Name}
+					byAt[tp.At] = lp
+				}
+				lp.Achieved += float64(tp.Count) / width
+				lp.P99 = max(lp.P99, tp.P99)
+			}
+		}
+		start := len(out)
+		for _, lp := range byAt {
+			out = append(out, *lp)
+		}
+		slices.SortFunc(out[start:], func(a, b LivePoint) int { return a.At.Compare(b.At) })
+	}
+	if len(out) > 0 {
+		out = out[:len(out)-1] // the bucket still filling
+	}
+	return out
 }
 
 func label(m *dto.Metric, name string) string {

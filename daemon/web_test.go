@@ -111,6 +111,14 @@ func TestWebPageDrivesARun(t *testing.T) {
 	before := eval[string](t, ctx, line)
 	waitPage(t, ctx, 10*time.Second, "achieved line moves", line+" !== "+jsString(before))
 	shot(t, ctx, "run-live")
+	// Opened again mid-run, the page draws the run so far from its
+	// interval log before its own first sample.
+	waitPage(t, ctx, 10*time.Second, "four seconds of samples", `Number(document.getElementById("chart-tput").dataset.points) >= 4`)
+	page(t, ctx, 10*time.Second, "reload", chromedp.Reload())
+	waitPage(t, ctx, 10*time.Second, "run page again", `document.getElementById("chart-tput")?.dataset.seeded !== undefined`)
+	if n := eval[int](t, ctx, `Number(document.getElementById("chart-tput").dataset.seeded)`); n < 2 {
+		t.Errorf("reopened mid-run: %d buckets of history, want at least 2", n)
+	}
 	if got := eval[string](t, ctx, `document.getElementById("run-state").textContent`); got != StateRunning {
 		t.Errorf("run state on the page: %q", got)
 	}

@@ -281,7 +281,18 @@ async function runView(id) {
     rateIn.disabled = setRate.disabled = stop.disabled = !running;
     if (v.state === "running") {
       let lv = null;
-      try { lv = await getJSON(path + "/live"); } catch (e) { /* next poll */ }
+      // The first sample also brings the run so far, from its interval log.
+      const first = !live.seeded;
+      try { lv = await getJSON(path + "/live" + (first ? "?history=1" : "")); } catch (e) { /* next poll */ }
+      if (lv && first) {
+        live.seeded = true;
+        tput.dataset.seeded = String((lv.history || []).length);
+        for (const hp of lv.history || []) {
+          const t = Date.parse(hp.at);
+          live.achieved.push([t, hp.achieved]);
+          live.p99.push([t, hp.p99]);
+        }
+      }
       if (lv) {
         document.getElementById("run-phase").textContent = lv.phase ? "phase " + lv.phase + " at " + fmtRate(lv.rate) : "";
         const t = Date.parse(lv.at);
