@@ -15,6 +15,7 @@ import (
 
 	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 )
 
 // webFiles is the daemon's page: plain HTML, CSS and JS, no build step
@@ -35,6 +36,7 @@ const (
 //
 //	GET /                          the page (runs, a run, a scenario's history)
 //	GET /ui/{file}                 its script and style sheet
+//	GET /api/v1/scenarios          the scenario files a start may name (names only)
 //	GET /api/v1/runs/{id}/live     a running run's phase, target and achieved rate, p99 over the last interval
 //	GET /api/v1/runs/{id}/report   a finished run's HTML report
 //
@@ -58,6 +60,7 @@ func (d *Daemon) webRoutes(mux *http.ServeMux) {
 		pageHeaders(w, pageCSP)
 		http.ServeFileFS(w, r, static, name)
 	})
+	mux.HandleFunc("GET /api/v1/scenarios", d.listScenarios)
 	mux.HandleFunc("GET /api/v1/runs/{id}/live", d.liveRun)
 	mux.HandleFunc("GET /api/v1/runs/{id}/report", d.runReport)
 }
@@ -271,4 +274,64 @@ func (d *Daemon) runDirInside(id string) (string, bool) {
 		return "", false
 	}
 	return real, true
+}
+
+// maxListedScenarios bounds GET /api/v1/scenarios.
+const maxListedScenarios = 500
+
+// listScenarios serves GET /api/v1/scenarios: the .yaml and .yml files
+// under the scenario directories, for the page's start form. Names only,
+// never contents; the daemon's own config file and the data dir are left
+// out, and so are files too large to be a scenario. A name is relative
+// to the config file's directory when inside it (as POST takes it).
+func (d *Daemon) listScenarios(w http.ResponseWriter, _ *http.Request) {
+	d.mu.Lock()
+	cfg := d.cfg
+	d.mu.Unlock()
+	real := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			p = a
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		return p
+	}
+	self, data, base := real(cfg.File), real(cfg.DataDir), real(filepath.Dir(cfg.File))
+	seen := map[string]bool{}
+	files := []string{}
+	for _, dir := range cfg.Dirs() {
+		_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			switch {
+			case len(files) >= maxListedScenarios:
+				return fs.SkipAll
+			case err != nil && e != nil && e.IsDir():
+				return fs.SkipDir
+			case err != nil:
+				return nil
+			}
+			if e.IsDir() {
+				if p == data || (p != dir && strings.HasPrefix(e.Name(), ".")) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			ext := filepath.Ext(p)
+			if ext != ".yaml" && ext != ".yml" || p == self || seen[p] || !e.Type().IsRegular() {
+				return nil
+			}
+			if info, err := e.Info(); err != nil || info.Size() > scenarios.MaxFileBytes {
+				return nil
+			}
+			seen[p] = true
+			name := p
+			if rel, err := filepath.Rel(base, p); err == nil && !strings.HasPrefix(rel, "..") {
+				name = rel
+			}
+			files = append(files, name)
+			return nil
+		})
+	}
+	slices.Sort(files)
+	writeJSON(w, http.StatusOK, map[string]any{"files": files})
 }

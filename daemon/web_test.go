@@ -74,11 +74,24 @@ func waitPage(t *testing.T, ctx context.Context, within time.Duration, what, exp
 func TestWebPageDrivesARun(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "web.yaml"), shortScenario("web", 200, "60s"))
+	writeFile(t, filepath.Join(dir, "notes.txt"), "not a scenario")
+	for _, sub := range []string{"more", ".hidden", "data"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, sub, "x.yml"), shortScenario("x", 100, "1s"))
+	}
 	h := startDaemon(t, dir, baseConfig(dir), nil)
+	var listed struct{ Files []string }
+	h.do("GET", "/api/v1/scenarios", "", nil, &listed)
+	if strings.Join(listed.Files, ",") != "more/x.yml,web.yaml" {
+		t.Errorf("scenario files offered: %q, want more/x.yml and web.yaml (not the config, the data dir or hidden ones)", listed.Files)
+	}
 	ctx := browser(t)
 
 	page(t, ctx, 10*time.Second, "load /",
 		chromedp.Navigate(h.base+"/"), chromedp.WaitVisible(chromedp.CSS("#runs")))
+	waitPage(t, ctx, 5*time.Second, "scenario choices", `document.querySelectorAll("#scenario-files option").length === 2`)
 	if got := eval[string](t, ctx, `document.getElementById("token-state").textContent`); !strings.Contains(got, "no token") {
 		t.Errorf("token state before any token: %q", got)
 	}

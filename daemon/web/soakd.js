@@ -211,8 +211,6 @@ async function listView() {
       msg("cannot list runs: " + e.message, "error");
       return;
     }
-    const files = new Set(runs.map(r => r.scenario_file).filter(Boolean));
-    document.getElementById("scenario-files").replaceChildren(...[...files].sort().map(f => el("option", { value: f })));
     const lives = await Promise.all(runs.map(r => r.state === "running"
       ? getJSON("/api/v1/runs/" + encodeURIComponent(r.id) + "/live").catch(() => null) : null));
     body.replaceChildren(...runs.map((r, i) => {
@@ -420,6 +418,11 @@ document.getElementById("start-form").addEventListener("submit", async ev => {
     msg("start: " + e.message, "error");
   }
 });
+
+// The start form offers the scenario files the daemon may run.
+getJSON("/api/v1/scenarios").then(r => {
+  document.getElementById("scenario-files").replaceChildren(...(r.files || []).map(f => el("option", { value: f })));
+}).catch(() => { /* the field still takes a path */ });
 
 window.addEventListener("hashchange", route);
 showTokenState();
