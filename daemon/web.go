@@ -31,7 +31,7 @@ const (
 	reportCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'; base-uri 'none'; form-action 'none'"
 )
 
-// webRoutes adds the page and the two read-only calls it needs beyond
+// webRoutes adds the page and the read-only calls it needs beyond
 // the JSON API:
 //
 //	GET /                          the page (runs, a run, a scenario's history)
