@@ -21,6 +21,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"gopkg.in/yaml.v3"
 
+	"github.com/soakd/soakd/grafana"
 	"github.com/soakd/soakd/internal/testutil"
 )
 
@@ -40,9 +41,10 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	redisPort, soakdPort, promPort := freePort(t), freePort(t), freePort(t)
 
-	// Store.
-	start(t, dir, "redis", redisBin, "--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--enable-debug-command", "yes", "--dir", dir)
+	// Store. AOF is on so its figures (delayed fsyncs) have series for
+	// the server dashboard.
+	start(t, dir, "redis", redisBin, "--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "yes", "--appendfsync", "everysec", "--enable-debug-command", "yes", "--dir", dir)
 	rc := goredis.NewClient(&goredis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", redisPort)})
 	defer rc.Close()
 	waitFor(t, 5*time.Second, func() bool { return rc.Ping(context.Background()).Err() == nil })
@@ -183,6 +185,13 @@ slo:
 		}
 		subs, ok := normallyEmpty[e.expr]
 		if !ok {
+			// Prometheus parsed it (query fails the test otherwise); a
+			// server row of another store has no data in a Redis run.
+			// grafana.TestStoreRowsMatchAdapters checks its metric names.
+			if store := otherStore(e.expr); store != "" {
+				t.Logf("%s: parsed; no data expected (%s server stats, this run is redis)", e.where, store)
+				continue
+			}
 			t.Errorf("%s: no data for %s", e.where, q)
 			continue
 		}
@@ -216,9 +225,33 @@ var normallyEmpty = map[string][]string{
 	// metrics.TestExporterValues checks the series itself.
 	"max by (scenario, phase, op, metric) (\n  soakd_change_points{direction=\"up\", metric=~\"p99|p99.9\"}\n) > 0\n": nil,
 	"max by (scenario, phase, op) (\n  soakd_change_points{direction=\"up\", metric=\"error_ratio\"}\n) > 0\n":        nil,
-	// server dashboard annotation: a BGSAVE of 2000 keys lasts a few ms, between scrapes
+	// dashboard annotations: change points (set when the run ends, as
+	// above; metrics.TestExporterEvents checks the series), cliffs (no
+	// growth phase here), live rate changes (none without the daemon: the
+	// counter is there at 0).
+	`max by (phase, op, metric, direction, n) (soakd_change_point_time_seconds{scenario=~"$scenario",shard=~"$shard"}) * 1000`: nil,
+	`max by (phase, stage, reason) (soakd_cliff_time_seconds{scenario=~"$scenario",shard=~"$shard"}) * 1000`:                   nil,
+	`sum by (phase) (increase(soakd_rate_changes_total{scenario=~"$scenario",shard=~"$shard"}[$__rate_interval])) > 0`: {
+		`sum by (phase) (increase(soakd_rate_changes_total{scenario=~"$scenario",shard=~"$shard"}[$__rate_interval]))`},
+	// a BGSAVE of 2000 keys lasts a few ms, between scrapes
 	`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"}) > 0`: {
 		`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"})`},
+}
+
+// otherStore names the store whose server dashboard row expr belongs
+// to when that store is not Redis, else "".
+func otherStore(expr string) string {
+	for store, ms := range grafana.StoreMetrics() {
+		if store == "redis" {
+			continue
+		}
+		for _, m := range ms {
+			if regexp.MustCompile(`\b` + m + `\b`).MatchString(expr) {
+				return store
+			}
+		}
+	}
+	return ""
 }
 
 type shipped struct{ where, expr string }
