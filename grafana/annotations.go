@@ -23,10 +23,10 @@ func eventAnnotations() []*dashboard.AnnotationQueryBuilder {
 		annotation("Rate changes", "blue",
 			"sum by (phase) (increase("+sel("soakd_rate_changes_total")+"[$__rate_interval])) > 0",
 			"live rate change", "phase {{phase}}", false),
-		annotation("Persistence done (BGSAVE / AOF rewrite)", "orange",
+		annotation("Persistence (BGSAVE / AOF rewrite started)", "orange",
 			"sum(increase("+sel("soakd_server_rdb_saves_total")+"[$__rate_interval]))"+
 				" + sum(increase("+sel("soakd_server_aof_rewrites_total")+"[$__rate_interval])) > 0",
-			"BGSAVE / AOF rewrite finished", "persistence", false),
+			"BGSAVE / AOF rewrite started", "persistence: fork and snapshot or rewrite", false),
 		annotation("Persistence running", "yellow",
 			"max("+sel("soakd_server_rdb_bgsave_in_progress")+" + "+sel("soakd_server_aof_rewrite_in_progress")+") > 0",
 			"BGSAVE / AOF rewrite", "persistence in progress", false),

@@ -151,7 +151,7 @@ func TestDashboards(t *testing.T) {
 			}
 			exprs = append(exprs, a.Expr)
 		}
-		for _, n := range []string{"Change points", "Cliffs", "Rate changes", "Persistence done (BGSAVE / AOF rewrite)"} {
+		for _, n := range []string{"Change points", "Cliffs", "Rate changes", "Persistence (BGSAVE / AOF rewrite started)"} {
 			if !names[n] {
 				t.Errorf("%s: no %q annotation", f, n)
 			}

@@ -44,7 +44,7 @@ func storeRows() []storeRow {
 			{"Evictions", "ops", "", []target{perSecond("evicted_keys_total", "evicted/s {{shard}}")}},
 			{"Commands processed", "ops", "INFO total_commands_processed as a rate: the server's own count of what it served.",
 				[]target{perSecond("commands_processed_total", "commands/s {{shard}}")}},
-			{"Persistence", "short", "BGSAVEs and AOF rewrites finished per second, and fsyncs the AOF had to delay.",
+			{"Persistence", "short", "BGSAVEs and AOF rewrites started per second, and fsyncs the AOF had to delay (AOF on only).",
 				[]target{perSecond("rdb_saves_total", "BGSAVE {{shard}}"), perSecond("aof_rewrites_total", "AOF rewrite {{shard}}"),
 					perSecond("aof_delayed_fsync_total", "delayed fsync {{shard}}")}},
 			{"Swap of the server process", "bytes", "VmSwap of the server process; only when the server runs on the soakd host.",
