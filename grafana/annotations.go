@@ -21,11 +21,11 @@ func eventAnnotations() []*dashboard.AnnotationQueryBuilder {
 			"max by (phase, stage, reason) ("+sel("soakd_cliff_time_seconds")+") * 1000",
 			"cliff at stage {{stage}} ({{reason}})", "phase {{phase}}", true),
 		annotation("Rate changes", "blue",
-			"sum by (phase) (increase("+sel("soakd_rate_changes_total")+"[$__rate_interval])) > 0",
+			"ceil(sum by (phase) (increase("+sel("soakd_rate_changes_total")+"[$__rate_interval])) > 0)",
 			"live rate change", "phase {{phase}}", false),
 		annotation("Persistence (BGSAVE / AOF rewrite started)", "orange",
-			"sum(increase("+sel("soakd_server_rdb_saves_total")+"[$__rate_interval]))"+
-				" + sum(increase("+sel("soakd_server_aof_rewrites_total")+"[$__rate_interval])) > 0",
+			"ceil(sum(increase("+sel("soakd_server_rdb_saves_total")+"[$__rate_interval]))"+
+				" + sum(increase("+sel("soakd_server_aof_rewrites_total")+"[$__rate_interval])) > 0)",
 			"BGSAVE / AOF rewrite started", "persistence: fork and snapshot or rewrite", false),
 		annotation("Persistence running", "yellow",
 			"max("+sel("soakd_server_rdb_bgsave_in_progress")+" + "+sel("soakd_server_aof_rewrite_in_progress")+") > 0",
@@ -38,7 +38,8 @@ func eventAnnotations() []*dashboard.AnnotationQueryBuilder {
 
 // annotation is a Prometheus annotation query. With valueIsTime the
 // series' value (ms) is the event's time; otherwise every step where the
-// expression has a value is marked.
+// expression's value is at least 1 is marked (Grafana before 10 ignores
+// values below 1: increase() of a counter is rounded up).
 func annotation(name, color, expr, title, text string, valueIsTime bool) *dashboard.AnnotationQueryBuilder {
 	return dashboard.NewAnnotationQueryBuilder().Name(name).Datasource(ds()).Enable(true).IconColor(color).
 		Expr(expr).Step("5s").TitleFormat(title).TextFormat(text).UseValueForTime(valueIsTime)

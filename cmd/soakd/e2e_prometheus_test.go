@@ -231,7 +231,7 @@ var normallyEmpty = map[string][]string{
 	// counter is there at 0).
 	`max by (phase, op, metric, direction, n) (soakd_change_point_time_seconds{scenario=~"$scenario",shard=~"$shard"}) * 1000`: nil,
 	`max by (phase, stage, reason) (soakd_cliff_time_seconds{scenario=~"$scenario",shard=~"$shard"}) * 1000`:                   nil,
-	`sum by (phase) (increase(soakd_rate_changes_total{scenario=~"$scenario",shard=~"$shard"}[$__rate_interval])) > 0`: {
+	`ceil(sum by (phase) (increase(soakd_rate_changes_total{scenario=~"$scenario",shard=~"$shard"}[$__rate_interval])) > 0)`: {
 		`sum by (phase) (increase(soakd_rate_changes_total{scenario=~"$scenario",shard=~"$shard"}[$__rate_interval]))`},
 	// a BGSAVE of 2000 keys lasts a few ms, between scrapes
 	`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"}) > 0`: {
