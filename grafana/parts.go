@@ -78,9 +78,15 @@ func single(title, unit string, ts ...target) *stat.PanelBuilder {
 	return p
 }
 
-// scatter is an xy chart of two instant-per-step series.
+// scatter is an xy chart of two series joined on time: the first
+// query's values are x (auto mapping takes the first number field), the
+// second's y.
 func scatter(title, unit string, ts ...target) *xychart.PanelBuilder {
-	p := xychart.NewPanelBuilder().Title(title).Datasource(ds()).Unit(unit).Height(8).Span(12)
+	p := xychart.NewPanelBuilder().Title(title).Datasource(ds()).Unit(unit).Height(8).Span(12).
+		Mapping(xychart.SeriesMappingAuto).Show(xychart.XYShowModePoints).
+		Legend(common.NewVizLegendOptionsBuilder().DisplayMode(common.LegendDisplayModeList).Placement(common.LegendPlacementBottom).ShowLegend(true)).
+		Tooltip(common.NewVizTooltipOptionsBuilder().Mode(common.TooltipDisplayModeSingle).Sort(common.SortOrderNone)).
+		WithTransformation(dashboard.DataTransformerConfig{Id: "joinByField", Options: map[string]any{"byField": "Time", "mode": "inner"}})
 	for _, q := range queries(ts, false) {
 		p = p.WithTarget(q)
 	}
