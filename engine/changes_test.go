@@ -207,6 +207,18 @@ phases:
 		t.Errorf(`soakd_change_points{metric="error_ratio",direction="up"} = %v, want 1`, gauge)
 	}
 	p := sum.Phases[0]
+	// soakd_change_point_time_seconds{n="1"} is that change point's time
+	// (the dashboards' annotation).
+	for _, c := range p.ChangePoints {
+		if c.Metric != rundir.MetricErrorRatio || !c.Up() {
+			continue
+		}
+		at, ok := metricValue(t, fams, "soakd_change_point_time_seconds", map[string]string{
+			"phase": "steady", "op": "get", "metric": c.Metric, "direction": "up", "n": "1"})
+		if !ok || at != float64(c.At.UnixNano())/1e9 {
+			t.Errorf("soakd_change_point_time_seconds = %v (%v), want %v", at, ok, c.At)
+		}
+	}
 	counts, err := rundir.ReadCounts(filepath.Join(dir, rundir.CountsFile))
 	if err != nil {
 		t.Fatal(err)

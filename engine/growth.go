@@ -101,6 +101,9 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		span.End()
 
 		pr.Cliff = verdict.DetectCliff(pr.Stages, g.CliffFactor)
+		if c := pr.Cliff; c != nil && !c.Unconfirmed && r.opts.Exporter != nil {
+			r.opts.Exporter.SetCliff(ph.Name, c.Stage, c.Reason, pr.Stages[c.StageIndex].Start)
+		}
 		if c := pr.Cliff; c != nil && !c.Unconfirmed && g.AfterCliff >= 0 && len(pr.Stages)-1-c.StageIndex >= g.AfterCliff {
 			break
 		}

@@ -313,6 +313,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 			for _, p := range sum.Phases {
 				for _, c := range p.ChangePoints {
 					o.Exporter.AddChangePoint(p.Name, c.Op, c.Metric, c.Up())
+					o.Exporter.AddChangePointTime(p.Name, c.Op, c.Metric, c.Up(), c.At)
 				}
 			}
 		}

@@ -426,6 +426,9 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 				retimed = true
 				r.opts.Control.setCurrent(currentName(seg), rate)
 				r.opts.Control.applied(seg.Phase, seg.Stage, rate, ep.t0)
+				if r.opts.Exporter != nil {
+					r.opts.Exporter.RateChanged(seg.Phase)
+				}
 			}
 			continue
 		}

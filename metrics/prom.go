@@ -79,6 +79,8 @@ type Exporter struct {
 	datasetRecords, growthStage, targetUp                   *prometheus.Desc
 	statsDuration, statsSuccess, sloLatency                 *prometheus.Desc
 	changePoints                                            *prometheus.Desc
+
+	ev *events // events.go
 }
 
 // changeKey labels soakd_change_points: all values from fixed sets
@@ -135,6 +137,7 @@ func NewExporter(scenario, shard string, classes []string, info map[string]strin
 		sloLatency:     prometheus.NewDesc("soakd_slo_latency_seconds", "The scenario's latency SLO (from intended start) per op and quantile.", []string{"scenario", "shard", "op", "quantile"}, nil),
 		changePoints:   prometheus.NewDesc("soakd_change_points", "Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate, error_ratio) and direction (up, down).", append(l, "metric", "direction"), nil),
 		changes:        map[changeKey]float64{},
+		ev:             newEvents(),
 	}
 }
 
@@ -175,6 +178,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 		e.statsDuration, e.statsSuccess, e.sloLatency, e.changePoints} {
 		ch <- d
 	}
+	e.ev.describe(ch)
 }
 
 // Update folds one interval into the phase's totals. It takes ownership
@@ -324,6 +328,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	for k, n := range e.changes {
 		gauge(e.changePoints, n, e.scenario, e.shard, k.phase, k.op, k.metric, k.direction)
 	}
+	e.ev.collect(ch, e.scenario, e.shard, e.order)
 	for _, name := range e.order {
 		ps := e.phases[name]
 		cur := name == e.current
