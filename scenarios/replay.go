@@ -136,5 +136,15 @@ func foreignReplayKeys(pp string, p *Phase) []FieldError {
 	if p.Kind == PhaseReplay || !p.Replay.set() {
 		return nil
 	}
-	return []FieldError{{Path: pp + ".source", Msg: fmt.Sprintf("only a replay phase takes source, format, speed, loop, order, group and key_prefix (this is a %s phase)", p.Kind)}}
+	r := &p.Replay
+	var errs []FieldError
+	for _, f := range []struct {
+		key string
+		set bool
+	}{{"source", r.Source != ""}, {"format", r.Format != ""}, {"speed", r.Speed != 0}, {"loop", r.Loop}, {"order", r.Order != ""}, {"group", r.Group != ""}, {"key_prefix", r.KeyPrefix != ""}} {
+		if f.set {
+			errs = append(errs, FieldError{Path: pp + "." + f.key, Msg: fmt.Sprintf("only a replay phase takes %s (this is a %s phase)", f.key, p.Kind)})
+		}
+	}
+	return errs
 }
