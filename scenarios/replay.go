@@ -125,8 +125,8 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	if len(p.Mix) > 0 {
 		add("mix", "a replay sends the capture's commands; it takes no mix")
 	}
-	if k := CanonicalKind(s.Target.Kind); k != KindRedis && k != "" {
-		add("kind", "replay sends Redis commands; a %s target is not supported yet (use a redis target)", s.Target.Kind)
+	if k := CanonicalKind(s.Target.Kind); k != KindRedis && k != KindEmbedded && k != "" {
+		add("kind", "replay sends Redis commands; a %s target is not supported yet (use a redis or the embedded target)", s.Target.Kind)
 	}
 	return errs
 }
