@@ -51,6 +51,9 @@ type Options struct {
 	Refuse func(args []string) string
 }
 
+// OtherGroup is the latency group of the commands past MaxGroups.
+const OtherGroup = "other"
+
 // MaxLine is the longest line a capture may have.
 const MaxLine = 64 << 20
 
@@ -179,7 +182,7 @@ func (ix *Index) fold(counts []int64, max int) {
 			ix.Folded = append(ix.Folded, ix.Groups[g])
 		}
 	}
-	groups = append(groups, "other")
+	groups = append(groups, OtherGroup)
 	sort.Strings(ix.Folded)
 	for i := range ix.Entries {
 		ix.Entries[i].Group = remap[ix.Entries[i].Group]

@@ -102,11 +102,20 @@ func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
 	for g, name := range ix.Groups {
 		op, err := scenarios.InternOp(name)
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("latency group %s: %w", name, err)
+			// The process's op table is full (a daemon that replayed
+			// many other commands): this group's latency goes under
+			// "other", and the summary says so.
+			if op, err = scenarios.InternOp(capture.OtherGroup); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("latency group %s: %w", name, err)
+			}
+			if name != capture.OtherGroup {
+				ix.Folded = append(ix.Folded, name)
+			}
+			name = capture.OtherGroup
 		}
 		p.ops = append(p.ops, op)
-		weights[name] = float64(counts[g])
+		weights[name] += float64(counts[g])
 	}
 	if p.mix, err = scenarios.NewMix(weights); err != nil {
 		f.Close()
