@@ -219,3 +219,51 @@ func TestReplayRefusals(t *testing.T) {
 		}
 	}
 }
+
+// appendTarget appends to the capture when the replay sends its first
+// op, and rewrites the capture's last line in place.
+type appendTarget struct {
+	cmdTarget
+	path string
+	once sync.Once
+}
+
+func (a *appendTarget) Do(ctx context.Context, r *targets.Request) error {
+	a.once.Do(func() {
+		b, err := os.ReadFile(a.path)
+		if err != nil {
+			panic(err)
+		}
+		// Overwrite op 3's key in place (a quote lost: the line no longer
+		// parses) and append a line.
+		i := strings.Index(string(b), `"k3"`)
+		copy(b[i:], `"k3 `)
+		b = append(b, `{"ts": 100.5, "op": "SET", "args": ["late", "v"]}`+"\n"...)
+		f, err := os.OpenFile(a.path, os.O_WRONLY, 0)
+		if err != nil {
+			panic(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt(b, 0); err != nil {
+			panic(err)
+		}
+	})
+	return a.cmdTarget.Do(ctx, r)
+}
+
+// A capture changed during the run is not read past its size at the
+// start, and a line rewritten under the run fails its op with an error
+// instead of sending other bytes.
+func TestReplayFileChangedDuringRun(t *testing.T) {
+	src := ndjsonCapture(t, 5, 50*time.Millisecond)
+	tg := &appendTarget{path: src}
+	sum := runReplay(t, tg, replayTarget+"phases:\n  - {name: r, kind: replay, source: "+src+", format: ndjson, concurrency: 1}\n")
+	got := tg.sent()
+	want := []string{"SET k0 v", "SET k1 v", "SET k2 v", "SOAKD.REPLAY.UNREADABLE", "SET k4 v"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sent %q, want %q", got, want)
+	}
+	if n := sum.Phases[0].Result.Scheduled; n != 5 {
+		t.Fatalf("scheduled %d; the appended line was replayed", n)
+	}
+}
