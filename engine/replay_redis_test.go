@@ -83,7 +83,7 @@ phases:
 		}
 	}
 
-	for _, c := range []struct{ name, path string }{{"recorded", capPath}, {"shipped", shippedCapture}} {
+	for _, c := range []struct{ name, path, client string }{{"recorded", capPath, ""}, {"shipped", shippedCapture, ""}, {"shipped-goredis", shippedCapture, ", client: {protocol: goredis}"}} {
 		t.Run(c.name, func(t *testing.T) {
 			abs, _ := filepath.Abs(c.path)
 			data, err := os.ReadFile(abs)
@@ -94,7 +94,7 @@ phases:
 				t.Fatalf("%s is %d bytes; keep the capture under 100 KB", c.path, len(data))
 			}
 			rp := scenario(t, `
-target: {kind: redis, managed: {persistence: none}}
+target: {kind: redis, managed: {persistence: none}`+c.client+`}
 phases:
   - {name: replay, kind: replay, source: `+abs+`, format: monitor, speed: 4, concurrency: 1}
 `)
