@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -67,6 +68,7 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 	p := NewParser(o.Format)
 	ix := &Index{Skipped: map[string]int64{}, Size: size}
 	byName := map[string]uint16{}
+	upper := map[string]string{} // command as captured -> upper case
 	var counts []int64
 	var first, last int64
 	var off int64
@@ -97,7 +99,7 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 		if len(body) > 0 && body[len(body)-1] == '\n' {
 			body = body[:len(body)-1]
 		}
-		if len(strings.TrimSpace(string(body))) == 0 {
+		if len(bytes.TrimSpace(body)) == 0 {
 			continue
 		}
 		op, perr := p.Parse(body)
@@ -110,7 +112,11 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 			}
 			return nil, fmt.Errorf("line %d: %w", ix.Lines, perr)
 		}
-		cmd := strings.ToUpper(string(op.Args[0]))
+		cmd, ok := upper[string(op.Args[0])] // no allocation once seen
+		if !ok {
+			cmd = strings.ToUpper(string(op.Args[0]))
+			upper[string(op.Args[0])] = cmd
+		}
 		if o.Skip != nil && o.Skip(cmd) {
 			ix.Skipped[cmd]++
 			continue
