@@ -109,7 +109,7 @@ func (c *Control) requested() float64 { return math.Float64frombits(c.rate.Load(
 type epoch struct {
 	t0    time.Time
 	base  uint64
-	sched Schedule
+	sched pacing
 }
 
 // intended returns op i's intended start.

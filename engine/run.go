@@ -77,8 +77,9 @@ type runner struct {
 	interval time.Duration
 	inserted *scenarios.Inserted
 	shard    *shardState
-	values   *scenarios.Values // read-only value bytes shared by all workers
-	custom   *datagen.Program  // the scenario's custom ops; nil when it has none
+	values   *scenarios.Values      // read-only value bytes shared by all workers
+	custom   *datagen.Program       // the scenario's custom ops; nil when it has none
+	replays  map[string]*replayPlan // replay phases' indexed captures, by phase name
 	choosers func() scenarios.Chooser
 	classIdx map[string]uint8
 	// initInserted is the record count a run (and each persistence
@@ -155,6 +156,10 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if err := r.compileCustom(); err != nil {
 		return nil, err
 	}
+	if err := r.prepareReplays(); err != nil {
+		return nil, err
+	}
+	defer r.closeReplays()
 	if r.limits, err = verdict.New(r.sc.SLO); err != nil {
 		return nil, err
 	}
@@ -486,8 +491,11 @@ func (r *runner) stats() map[string]float64 {
 }
 
 func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*rundir.PhaseResult, error) {
-	mix, err := scenarios.NewMix(ph.Mix)
-	if err != nil {
+	var mix *scenarios.Mix
+	var err error
+	if p := r.replays[ph.Name]; p != nil && ph.Kind == scenarios.PhaseReplay {
+		mix = p.mix
+	} else if mix, err = scenarios.NewMix(ph.Mix); err != nil {
 		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
 	}
 	base := segment{
@@ -526,6 +534,13 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		return r.runCapacity(ctx, ph, base, mix)
 	case scenarios.PhaseSweep:
 		return r.runSweep(ctx, ph, base)
+	case scenarios.PhaseReplay:
+		s, err := r.replaySegment(ph, base)
+		if err != nil {
+			return nil, err
+		}
+		pr.Replay = s.Replay.result()
+		segs = append(segs, s)
 	default:
 		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
 	}

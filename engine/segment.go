@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/soakd/soakd/capture"
 	"github.com/soakd/soakd/datagen"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
@@ -38,6 +39,9 @@ type segment struct {
 	// Values, when set, gives this segment's field values (a value-size
 	// sweep point); nil = the run's (record.field_bytes).
 	Values *scenarios.Values
+	// Replay, when set, is the capture a replay phase sends: it gives
+	// each index its op, its command and its intended start.
+	Replay *replayPlan
 }
 
 // chunk is a run of consecutive schedule indices handed to one worker.
@@ -383,7 +387,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 	t0 := clk.t0
 	ctl := r.opts.Control
 	gen := ctl.generation()
-	ep := &epoch{t0: t0.Add(seg.Offset), sched: Schedule{Rate: seg.Rate}}
+	ep := &epoch{t0: t0.Add(seg.Offset), sched: seg.pacing()}
 	limitFor := func(ep *epoch) uint64 {
 		limit := seg.Limit
 		if seg.Duration > 0 {
@@ -495,6 +499,15 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 	return retimed
 }
 
+// pacing is seg's open-loop schedule: its capture's for a replay, else
+// its fixed rate.
+func (seg *segment) pacing() pacing {
+	if seg.Replay != nil {
+		return seg.Replay.sched
+	}
+	return Schedule{Rate: seg.Rate}
+}
+
 // batchRun returns how many of the n ops from index first go to the
 // store as one batch: the run of consecutive ops the target batches,
 // or 1 when the first is one it does not.
@@ -545,6 +558,9 @@ func currentName(seg *segment) string {
 // opFor returns the op kind of schedule index i: a pure function of the
 // index, so the dispatcher (counting drops) and a worker agree.
 func (r *runner) opFor(seg *segment, i uint64) scenarios.Op {
+	if seg.Replay != nil {
+		return seg.Replay.op(i)
+	}
 	return seg.Mix.Pick(scenarios.Mix64(seg.Seed ^ i))
 }
 
@@ -574,6 +590,7 @@ type worker struct {
 	clk       *clock
 	classIdx  map[string]uint8
 	render    *datagen.Renderer // custom ops; nil when the scenario has none
+	replay    *capture.Reader   // replay phases: reads ops back from the capture
 	// state says who owns the requests in flight (interrupt.go);
 	// inflight and sendAt describe them for waitWorkers.
 	state    atomic.Int32
@@ -613,6 +630,9 @@ func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets
 // fill prepares request slot j for schedule index i.
 func (w *worker) fill(j int, i uint64) scenarios.Op {
 	seg, sc := w.seg, w.r.sc
+	if seg.Replay != nil {
+		return w.fillReplay(&w.reqs[j], i)
+	}
 	op := w.r.opFor(seg, i)
 	req := &w.reqs[j]
 	req.Op = op

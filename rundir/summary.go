@@ -164,6 +164,8 @@ type PhaseResult struct {
 	Capacity *CapacityResult `json:"capacity,omitempty"`
 	// Sweep phases: one figure per point.
 	Sweep *SweepResult `json:"sweep,omitempty"`
+	// Replay phases: the capture sent (replay.go).
+	Replay *ReplayResult `json:"replay,omitempty"`
 	// PersistenceEvents are the periods in the phase when the server ran
 	// a background persistence job, from its stats sampled at the
 	// collector's interval and at each stage's end.

@@ -16,7 +16,7 @@ func TestEnumsParse(t *testing.T) {
 			t.Errorf("ParseDistribution(%q) = %q, %v", d, got, err)
 		}
 	}
-	if _, err := ParsePhaseKind("Steady"); err == nil || err.Error() != `unknown phase kind "Steady" (use load, steady, ramp, capacity, growth or sweep)` {
+	if _, err := ParsePhaseKind("Steady"); err == nil || err.Error() != `unknown phase kind "Steady" (use load, steady, ramp, capacity, growth, sweep or replay)` {
 		t.Errorf("ParsePhaseKind(Steady): %v", err)
 	}
 	if _, err := ParseDistribution(""); err == nil {
@@ -39,7 +39,7 @@ phases:
 	}
 	for _, want := range []string{
 		`unknown distribution "zipf" (use uniform, zipfian, hotspot or latest)`,
-		`unknown phase kind "soak" (use load, steady, ramp, capacity, growth or sweep)`,
+		`unknown phase kind "soak" (use load, steady, ramp, capacity, growth, sweep or replay)`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)

@@ -155,10 +155,11 @@ const (
 	PhaseCapacity PhaseKind = "capacity"
 	PhaseGrowth   PhaseKind = "growth"
 	PhaseSweep    PhaseKind = "sweep"
+	PhaseReplay   PhaseKind = "replay"
 )
 
 // PhaseKinds lists the phase kinds in the order messages name them.
-var PhaseKinds = []PhaseKind{PhaseLoad, PhaseSteady, PhaseRamp, PhaseCapacity, PhaseGrowth, PhaseSweep}
+var PhaseKinds = []PhaseKind{PhaseLoad, PhaseSteady, PhaseRamp, PhaseCapacity, PhaseGrowth, PhaseSweep, PhaseReplay}
 
 // Valid reports whether k is one of the phase kinds.
 func (k PhaseKind) Valid() bool {
@@ -171,7 +172,7 @@ func ParsePhaseKind(s string) (PhaseKind, error) {
 	if k := PhaseKind(s); k.Valid() {
 		return k, nil
 	}
-	return "", fmt.Errorf("unknown phase kind %q (use load, steady, ramp, capacity, growth or sweep)", s)
+	return "", fmt.Errorf("unknown phase kind %q (use load, steady, ramp, capacity, growth, sweep or replay)", s)
 }
 
 // Distribution is how ops choose keys: the YAML keyspace.distribution.
@@ -234,6 +235,8 @@ type Phase struct {
 	// Sweep points: one measurement per point of the phase's template
 	// (its mix, rate, duration, warmup, requests and concurrency).
 	Sweep *SweepSpec `yaml:"sweep"`
+	// Replay: a captured stream to send (replay.go).
+	Replay ReplaySpec `yaml:",inline"`
 }
 
 // Step is one rate step of a ramp.

@@ -170,6 +170,9 @@ func (s *Scenario) ApplyDefaults() {
 				p.Mix = map[string]float64{"insert": 100}
 			}
 		}
+		if p.Kind == PhaseReplay {
+			p.Replay.applyDefaults()
+		}
 		if p.Kind == PhaseCapacity {
 			if p.Capacity == nil {
 				p.Capacity = &CapacitySpec{}
@@ -410,6 +413,7 @@ func (s *Scenario) Validate() []FieldError {
 		}
 		errs = append(errs, s.validateMix(pp, p.Mix)...)
 		errs = append(errs, foreignKeys(pp, &p)...)
+		errs = append(errs, foreignReplayKeys(pp, &p)...)
 		switch p.Kind {
 		case PhaseLoad:
 			if p.Records < 1 {
@@ -520,8 +524,10 @@ func (s *Scenario) Validate() []FieldError {
 					add(pp+".growth.measure", "unknown %q (use mix or per_op)", g.Measure)
 				}
 			}
+		case PhaseReplay:
+			errs = append(errs, s.validateReplay(pp, &p)...)
 		case "":
-			add(pp+".kind", "every phase needs a kind (load, steady, ramp, capacity, growth or sweep)")
+			add(pp+".kind", "every phase needs a kind (load, steady, ramp, capacity, growth, sweep or replay)")
 		default:
 			if _, err := ParsePhaseKind(string(p.Kind)); err != nil {
 				add(pp+".kind", "%s", err)

@@ -76,13 +76,24 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 	return nil
 }
 
-// customOf returns op's compiled form, nil when it has none.
+// customOf returns op's compiled form, nil for a built-in op. A custom
+// op the scenario's ops: did not compile (a replay phase's command
+// group) is sent as the plain command its Parts spell.
 func (t *Target) customOf(op scenarios.Op) *customOp {
-	if t.custom == nil || !op.IsCustom() {
+	if !op.IsCustom() {
 		return nil
 	}
-	return t.custom[op-scenarios.OpCustomBase]
+	if t.custom != nil {
+		if co := t.custom[op-scenarios.OpCustomBase]; co != nil {
+			return co
+		}
+	}
+	return &plainCommand
 }
+
+// plainCommand is the form of a request whose Parts are one whole
+// command (name and arguments), sent as they are.
+var plainCommand = customOp{form: formCommand}
 
 // errNoCustom is the outcome of a custom op this target has no form for
 // (Validate keeps such mixes out).

@@ -1,0 +1,269 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sort"
+	"strings"
+)
+
+// Entry locates one op of a capture: where its line is in the file,
+// when it was captured (ns after the first op) and its latency group.
+type Entry struct {
+	Off   int64
+	TS    int64
+	Len   uint32
+	Group uint16
+}
+
+// Index is a capture indexed for replay.
+type Index struct {
+	Entries []Entry
+	// Groups names the latency groups by Entry.Group.
+	Groups []string
+	// Folded lists the command names grouped under "other" because the
+	// process's op table could not name them all (most frequent kept).
+	Folded []string
+	// Skipped counts the ops not replayable, by command name.
+	Skipped map[string]int64
+	// Lines is how many lines the capture has (within Size).
+	Lines int64
+	// Size is the capture's size when it was indexed: the replay reads
+	// no byte past it.
+	Size int64
+}
+
+// Options says how to index a capture.
+type Options struct {
+	Format Format
+	// ByLine groups each op by its line ("line-N") instead of by its
+	// command name.
+	ByLine bool
+	// MaxGroups caps the groups; past it the least frequent command
+	// names share the group "other" (ByLine: an error).
+	MaxGroups int
+	// Skip reports whether a command (upper case) cannot be replayed.
+	Skip func(cmd string) bool
+	// Refuse returns why command args may not be replayed ("" if it may).
+	Refuse func(args []string) string
+}
+
+// OtherGroup is the latency group of the commands past MaxGroups.
+const OtherGroup = "other"
+
+// MaxLine is the longest line a capture may have.
+const MaxLine = 64 << 20
+
+// Build indexes the first size bytes of r in one pass. A line that does
+// not parse is an error naming its line number.
+func Build(r io.Reader, size int64, o Options) (*Index, error) {
+	if size <= 0 {
+		return nil, errors.New("the capture is empty")
+	}
+	br := bufio.NewReaderSize(io.LimitReader(r, size), 64<<10)
+	p := NewParser(o.Format)
+	ix := &Index{Skipped: map[string]int64{}, Size: size}
+	byName := map[string]uint16{}
+	upper := map[string]string{} // command as captured -> upper case
+	var counts []int64
+	var first, last int64
+	var off int64
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= MaxLine {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			if len(long) > MaxLine {
+				return nil, fmt.Errorf("line %d: longer than %d bytes", ix.Lines+1, MaxLine)
+			}
+			line = long
+		}
+		if len(line) == 0 && err != nil {
+			if err == io.EOF {
+				break
+			}
+			return nil, err
+		}
+		ix.Lines++
+		lineOff, n := off, len(line)
+		off += int64(n)
+		body := line
+		if len(body) > 0 && body[len(body)-1] == '\n' {
+			body = body[:len(body)-1]
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			continue
+		}
+		op, perr := p.Parse(body)
+		if errors.Is(perr, errSkipLine) && ix.Lines == 1 {
+			continue
+		}
+		if perr != nil {
+			if errors.Is(perr, errSkipLine) {
+				perr = errors.New(`"OK" is only expected as MONITOR's first line`)
+			}
+			return nil, fmt.Errorf("line %d: %w", ix.Lines, perr)
+		}
+		cmd, ok := upper[string(op.Args[0])] // no allocation once seen
+		if !ok {
+			cmd = strings.ToUpper(string(op.Args[0]))
+			upper[string(op.Args[0])] = cmd
+		}
+		if o.Skip != nil && o.Skip(cmd) {
+			ix.Skipped[cmd]++
+			continue
+		}
+		if o.Refuse != nil {
+			s := make([]string, len(op.Args))
+			for i, a := range op.Args {
+				s[i] = string(a)
+			}
+			if why := o.Refuse(s); why != "" {
+				return nil, fmt.Errorf("line %d: %s", ix.Lines, why)
+			}
+		}
+		name := cmd
+		if o.ByLine {
+			name = fmt.Sprintf("line-%d", ix.Lines)
+		}
+		g, ok := byName[name]
+		if !ok {
+			if len(ix.Groups) >= 1<<16-1 {
+				return nil, fmt.Errorf("line %d: more than %d groups", ix.Lines, 1<<16-1)
+			}
+			g = uint16(len(ix.Groups))
+			byName[name] = g
+			ix.Groups = append(ix.Groups, name)
+			counts = append(counts, 0)
+		}
+		counts[g]++
+		if len(ix.Entries) == 0 {
+			first = op.TS
+		}
+		ts := op.TS - first
+		if ts < last {
+			ts = last // out of order (an NDJSON log): keep the schedule monotonic
+		}
+		last = ts
+		ix.Entries = append(ix.Entries, Entry{Off: lineOff, Len: uint32(len(body)), TS: ts, Group: g})
+		if err != nil {
+			break
+		}
+	}
+	if len(ix.Entries) == 0 {
+		return nil, fmt.Errorf("no op to replay in %d lines%s", ix.Lines, ix.skippedNote())
+	}
+	if o.MaxGroups > 0 && len(ix.Groups) > o.MaxGroups {
+		if o.ByLine {
+			return nil, fmt.Errorf("group: line gives each of the %d ops a latency group of its own; at most %d fit (group by command instead)", len(ix.Entries), o.MaxGroups)
+		}
+		ix.fold(counts, o.MaxGroups)
+	}
+	return ix, nil
+}
+
+// fold keeps the max-1 most frequent groups and puts the rest in "other".
+func (ix *Index) fold(counts []int64, max int) {
+	order := make([]int, len(ix.Groups))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return counts[order[a]] > counts[order[b]] })
+	remap := make([]uint16, len(ix.Groups))
+	var groups []string
+	for rank, g := range order {
+		if rank < max-1 {
+			remap[g] = uint16(len(groups))
+			groups = append(groups, ix.Groups[g])
+		} else {
+			remap[g] = uint16(max - 1)
+			ix.Folded = append(ix.Folded, ix.Groups[g])
+		}
+	}
+	groups = append(groups, OtherGroup)
+	sort.Strings(ix.Folded)
+	for i := range ix.Entries {
+		ix.Entries[i].Group = remap[ix.Entries[i].Group]
+	}
+	ix.Groups = groups
+}
+
+// Shuffle permutes which op each slot sends (seeded), keeping the slots'
+// timestamps: the captured timing with the ops in random order, like
+// memtier's random replay.
+func (ix *Index) Shuffle(seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	e := ix.Entries
+	rng.Shuffle(len(e), func(i, j int) {
+		e[i].Off, e[j].Off = e[j].Off, e[i].Off
+		e[i].Len, e[j].Len = e[j].Len, e[i].Len
+		e[i].Group, e[j].Group = e[j].Group, e[i].Group
+	})
+}
+
+// Span is the time from the first op to the last.
+func (ix *Index) Span() int64 { return ix.Entries[len(ix.Entries)-1].TS }
+
+// SkippedList lists the skipped commands as "NAME xN", sorted by name.
+func (ix *Index) SkippedList() []string {
+	names := make([]string, 0, len(ix.Skipped))
+	for n := range ix.Skipped {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%s x%d", n, ix.Skipped[n])
+	}
+	return out
+}
+
+func (ix *Index) skippedNote() string {
+	if len(ix.Skipped) == 0 {
+		return ""
+	}
+	return " (skipped: " + strings.Join(ix.SkippedList(), ", ") + ")"
+}
+
+// Reader reads indexed ops back from the capture (one per worker: it
+// owns its buffers).
+type Reader struct {
+	src  io.ReaderAt
+	size int64
+	p    *Parser
+	line []byte
+}
+
+// NewReader reads the ops of ix from src.
+func NewReader(src io.ReaderAt, ix *Index, f Format) *Reader {
+	return &Reader{src: src, size: ix.Size, p: NewParser(f)}
+}
+
+// Read returns entry e's command and arguments (valid until the next
+// Read). The line is read again from the file; a file changed since it
+// was indexed gives an error, never a byte past the indexed size.
+func (rd *Reader) Read(e Entry) ([][]byte, error) {
+	if e.Off+int64(e.Len) > rd.size {
+		return nil, errors.New("capture: entry past the indexed size")
+	}
+	if cap(rd.line) < int(e.Len) {
+		rd.line = make([]byte, e.Len)
+	}
+	b := rd.line[:e.Len]
+	if _, err := rd.src.ReadAt(b, e.Off); err != nil {
+		return nil, fmt.Errorf("capture changed during the run: %w", err)
+	}
+	op, err := rd.p.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("capture changed during the run: %w", err)
+	}
+	return op.Args, nil
+}

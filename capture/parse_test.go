@@ -1,0 +1,192 @@
+package capture
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestParseMonitor(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		ts   int64
+		args []string
+	}{
+		{`1733350000.123456 [0 127.0.0.1:50000] "SET" "key" "va\"lue"`, 1733350000123456000, []string{"SET", "key", `va"lue`}},
+		{`1.5 [3 unix:/tmp/redis.sock] "GET" "a b"`, 1500000000, []string{"GET", "a b"}},
+		{`2 [0 lua] "HSET" "h" "f" "x\\y\n\r\t"`, 2000000000, []string{"HSET", "h", "f", "x\\y\n\r\t"}},
+		{`0.000001 [0 127.0.0.1:1] "SET" "\x00\xff\xAb" ""`, 1000, []string{"SET", "\x00\xff\xab", ""}},
+		{`5.25 [0 127.0.0.1:1] "PING"`, 5250000000, []string{"PING"}},
+		{`5.25 [0 127.0.0.1:1] "SET" "k" "\a\b"` + "\r", 5250000000, []string{"SET", "k", "\a\b"}},
+	} {
+		p := NewParser(FormatMonitor)
+		op, err := p.Parse([]byte(tc.line))
+		if err != nil {
+			t.Errorf("%s: %v", tc.line, err)
+			continue
+		}
+		if op.TS != tc.ts {
+			t.Errorf("%s: ts %d, want %d", tc.line, op.TS, tc.ts)
+		}
+		var got []string
+		for _, a := range op.Args {
+			got = append(got, string(a))
+		}
+		if strings.Join(got, "|") != strings.Join(tc.args, "|") || len(got) != len(tc.args) {
+			t.Errorf("%s: args %q, want %q", tc.line, got, tc.args)
+		}
+	}
+}
+
+func TestParseMonitorMalformed(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`garbage`, "not a MONITOR line"},
+		{`abc [0 x] "GET"`, "timestamp"},
+		{`1.5 0 x] "GET"`, `missing "[db client]"`},
+		{`1.5 [0 x "GET"`, "unterminated"},
+		{`1.5 [0 x]`, "no command"},
+		{`1.5 [0 x] GET`, "argument 1: want a double-quoted string"},
+		{`1.5 [0 x] "GET" "k`, "argument 2: unterminated quoted string"},
+		{`1.5 [0 x] "GET" "k\q"`, `unknown escape \q`},
+		{`1.5 [0 x] "GET" "k\xZZ"`, `\xZZ is not two hex digits`},
+		{`1.5 [0 x] "GET" "k\x4"`, `two hex digits`},
+		{`1.5 [0 x] "GET" "k\x`, `\x needs two hex digits`},
+		{`1.5 [0 x] "GET""k"`, "text after its closing quote"},
+	} {
+		_, err := NewParser(FormatMonitor).Parse([]byte(tc.line))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.line, err, tc.want)
+		}
+	}
+}
+
+func TestParseNDJSON(t *testing.T) {
+	p := NewParser(FormatNDJSON)
+	op, err := p.Parse([]byte(`{"ts": 1.25, "op": "HSET", "args": ["h", "f", "v\n"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.TS != 1250000000 || len(op.Args) != 4 || string(op.Args[0]) != "HSET" || string(op.Args[3]) != "v\n" {
+		t.Fatalf("got %d %q", op.TS, op.Args)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{`{"op": "GET", "args": ["k"]}`, `missing "ts"`},
+		{`{"ts": 1, "args": ["k"]}`, `missing "op"`},
+		{`{"ts": -1, "op": "GET"}`, "not negative"},
+		{`{"ts": 1, "op": "GET", "argz": []}`, "not a JSON op"},
+		{`not json`, "not a JSON op"},
+	} {
+		if _, err := p.Parse([]byte(tc.line)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.line, err, tc.want)
+		}
+	}
+}
+
+// A malformed line is an error naming its line number; MONITOR's first
+// "OK" and blank lines are not ops; skipped commands are counted.
+func TestBuildLineNumbers(t *testing.T) {
+	good := "OK\n" +
+		`1.0 [0 a:1] "SET" "k" "v"` + "\n\n" +
+		`1.5 [0 a:1] "SUBSCRIBE" "ch"` + "\n" +
+		`2.0 [0 a:1] "GET" "k"` + "\n"
+	skip := func(c string) bool { return c == "SUBSCRIBE" }
+	ix, err := Build(strings.NewReader(good), int64(len(good)), Options{Format: FormatMonitor, Skip: skip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Entries) != 2 || ix.Skipped["SUBSCRIBE"] != 1 || ix.Span() != 1e9 || ix.Lines != 5 {
+		t.Fatalf("entries %+v skipped %v lines %d", ix.Entries, ix.Skipped, ix.Lines)
+	}
+	bad := good + `2.5 [0 a:1] "GET" "k` + "\n"
+	_, err = Build(strings.NewReader(bad), int64(len(bad)), Options{Format: FormatMonitor})
+	if err == nil || !strings.HasPrefix(err.Error(), "line 6: ") {
+		t.Fatalf("error %v, want one naming line 6", err)
+	}
+	ok2 := good + "OK\n"
+	if _, err := Build(strings.NewReader(ok2), int64(len(ok2)), Options{Format: FormatMonitor}); err == nil || !strings.Contains(err.Error(), "line 6") {
+		t.Fatalf("a second OK: %v", err)
+	}
+	only := "OK\n" + `1.5 [0 a:1] "SUBSCRIBE" "ch"` + "\n"
+	if _, err := Build(strings.NewReader(only), int64(len(only)), Options{Format: FormatMonitor, Skip: skip}); err == nil || !strings.Contains(err.Error(), "no op to replay") || !strings.Contains(err.Error(), "SUBSCRIBE x1") {
+		t.Fatalf("no usable ops: %v", err)
+	}
+	refuse := func(a []string) string {
+		if a[0] == "GET" {
+			return "GET refused"
+		}
+		return ""
+	}
+	if _, err := Build(strings.NewReader(good), int64(len(good)), Options{Format: FormatMonitor, Refuse: refuse}); err == nil || err.Error() != "line 5: GET refused" {
+		t.Fatalf("refused: %v", err)
+	}
+}
+
+// Only the indexed size is read: bytes appended later are not replayed,
+// and a line rewritten under the run is an error, not a wrong command.
+func TestBuildSizeAndReader(t *testing.T) {
+	data := []byte(`1 [0 a:1] "SET" "k1" "v"` + "\n" + `2 [0 a:1] "SET" "k2" "v"` + "\n")
+	size := int64(len(data))
+	data = append(data, []byte(`3 [0 a:1] "SET" "k3" "v"`+"\n")...)
+	ix, err := Build(bytes.NewReader(data), size, Options{Format: FormatMonitor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Entries) != 2 {
+		t.Fatalf("%d entries; want the 2 within the original size", len(ix.Entries))
+	}
+	rd := NewReader(bytes.NewReader(data), ix, FormatMonitor)
+	args, err := rd.Read(ix.Entries[1])
+	if err != nil || string(args[1]) != "k2" {
+		t.Fatalf("read %q %v", args, err)
+	}
+	copy(data, "xxxxxx")
+	if _, err := rd.Read(ix.Entries[0]); err == nil {
+		t.Fatal("a rewritten line read back without error")
+	}
+}
+
+func TestGroupsFold(t *testing.T) {
+	var b strings.Builder
+	cmds := []string{"GET", "GET", "GET", "SET", "SET", "HSET", "LPUSH", "SADD"}
+	for i, c := range cmds {
+		b.WriteString(`{"ts": ` + string(rune('0'+i)) + `, "op": "` + c + `", "args": ["k"]}` + "\n")
+	}
+	s := b.String()
+	ix, err := Build(strings.NewReader(s), int64(len(s)), Options{Format: FormatNDJSON, MaxGroups: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ix.Groups, ",") != "GET,SET,other" || strings.Join(ix.Folded, ",") != "HSET,LPUSH,SADD" {
+		t.Fatalf("groups %v folded %v", ix.Groups, ix.Folded)
+	}
+	if _, err := Build(strings.NewReader(s), int64(len(s)), Options{Format: FormatNDJSON, MaxGroups: 3, ByLine: true}); err == nil {
+		t.Fatal("group: line over the cap accepted")
+	}
+}
+
+func TestRemap(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"GET k", "GET p:k"},
+		{"SET k v", "SET p:k v"},
+		{"MSET a 1 b 2", "MSET p:a 1 p:b 2"},
+		{"DEL a b c", "DEL p:a p:b p:c"},
+		{"RENAME a b", "RENAME p:a p:b"},
+		{"EVALSHA abc 2 x y arg", "EVALSHA abc 2 p:x p:y arg"},
+		{"PING", "PING"},
+		{"INFO memory", "INFO memory"},
+		{"hset h f v", "hset p:h f v"},
+	} {
+		var args [][]byte
+		for _, f := range strings.Fields(tc.in) {
+			args = append(args, []byte(f))
+		}
+		_, parts := Remap(args, "p:", nil, nil)
+		var got []string
+		for _, p := range parts {
+			got = append(got, string(p))
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: %q, want %s", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,296 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/soakd/soakd/capture"
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
+)
+
+// A replay phase sends a captured stream: the engine indexes the capture
+// when the run starts (so a bad capture fails the run before any phase
+// runs), and its segment then goes through the same dispatcher as a
+// steady phase, with a schedule that puts op i at its captured offset
+// scaled by speed (or at i/rate). Workers read each op back from the
+// file by its offset, so the capture is never held in memory.
+
+// replayGroupCap is the most latency groups one replay phase takes from
+// the process's op table (scenarios.MaxCustomOps names in all).
+const replayGroupCap = 32
+
+// replayPlan is one replay phase, indexed.
+type replayPlan struct {
+	spec   scenarios.ReplaySpec
+	path   string
+	file   *os.File
+	format capture.Format
+	ix     *capture.Index
+	ops    []scenarios.Op // by group
+	mix    *scenarios.Mix
+	sched  pacing
+	limit  uint64 // ops to send; 0 = until the duration is up (loop)
+	rate   float64
+}
+
+// prepareReplays indexes every replay phase's capture.
+func (r *runner) prepareReplays() error {
+	for i := range r.sc.Phases {
+		ph := &r.sc.Phases[i]
+		if ph.Kind != scenarios.PhaseReplay {
+			continue
+		}
+		if r.opts.Shard.Count > 1 {
+			return fmt.Errorf("phase %s: a replay phase cannot be sharded yet (run it with one instance)", ph.Name)
+		}
+		p, err := r.openReplay(ph, i)
+		if err != nil {
+			r.closeReplays()
+			return fmt.Errorf("phase %s: replay %s: %w", ph.Name, r.sc.ReplaySource(ph), err)
+		}
+		if r.replays == nil {
+			r.replays = map[string]*replayPlan{}
+		}
+		r.replays[ph.Name] = p
+	}
+	return nil
+}
+
+func (r *runner) closeReplays() {
+	for _, p := range r.replays {
+		p.file.Close()
+	}
+}
+
+func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
+	p := &replayPlan{spec: ph.Replay, path: r.sc.ReplaySource(ph), format: capture.Format(ph.Replay.Format)}
+	f, err := os.Open(p.path)
+	if err != nil {
+		return nil, err
+	}
+	p.file = f
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	room := replayGroupCap
+	ix, err := capture.Build(f, st.Size(), capture.Options{
+		Format:    p.format,
+		ByLine:    ph.Replay.Group == scenarios.ReplayGroupLine,
+		MaxGroups: room,
+		Skip:      scenarios.ReplaySkips,
+		Refuse:    r.sc.ReplayRefusal,
+	})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	p.ix = ix
+	if ph.Replay.Order == scenarios.ReplayOrderRandom {
+		ix.Shuffle(uint64(r.sc.Seed) ^ uint64(pi+1)*0x9e3779b97f4a7c15)
+	}
+	weights := map[string]float64{}
+	counts := make([]int64, len(ix.Groups))
+	for _, e := range ix.Entries {
+		counts[e.Group]++
+	}
+	for g, name := range ix.Groups {
+		op, err := scenarios.InternOp(name)
+		if err != nil {
+			// The process's op table is full (a daemon that replayed
+			// many other commands): this group's latency goes under
+			// "other", and the summary says so.
+			if op, err = scenarios.InternOp(capture.OtherGroup); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("latency group %s: %w", name, err)
+			}
+			if name != capture.OtherGroup {
+				ix.Folded = append(ix.Folded, name)
+			}
+			name = capture.OtherGroup
+		}
+		p.ops = append(p.ops, op)
+		weights[name] += float64(counts[g])
+	}
+	if p.mix, err = scenarios.NewMix(weights); err != nil {
+		f.Close()
+		return nil, err
+	}
+	n := uint64(len(ix.Entries))
+	if ph.Rate > 0 {
+		p.sched = replayRate{n: n, rate: ph.Rate}
+		p.rate = ph.Rate
+	} else {
+		speed := ph.Replay.Speed
+		if speed <= 0 {
+			speed = 1
+		}
+		s := newReplayTiming(ix.Entries, speed)
+		p.sched = s
+		p.rate = s.meanRate()
+	}
+	if !ph.Replay.Loop {
+		p.limit = n
+	}
+	return p, nil
+}
+
+// replaySegment is the segment of replay phase ph.
+func (r *runner) replaySegment(ph *scenarios.Phase, base segment) (segment, error) {
+	p := r.replays[ph.Name]
+	if p == nil {
+		return segment{}, fmt.Errorf("phase %s: its capture was not indexed", ph.Name)
+	}
+	s := base
+	s.Mix = p.mix
+	s.Replay = p
+	s.Rate = p.rate
+	s.Limit = p.limit
+	if !ph.Replay.Loop {
+		// Bounded by the capture; a duration (if given) can cut it short.
+		s.Duration = ph.Duration.D()
+	}
+	return s, nil
+}
+
+// replayResult is what the summary says about a replay phase.
+func (p *replayPlan) result() *rundir.ReplayResult {
+	return &rundir.ReplayResult{
+		Source: p.path, Format: string(p.format), Ops: int64(len(p.ix.Entries)),
+		Lines: p.ix.Lines, Skipped: p.ix.Skipped, Folded: p.ix.Folded,
+		SpanSeconds: float64(p.ix.Span()) / 1e9, Speed: p.spec.Speed, Loop: p.spec.Loop, Order: p.spec.Order,
+	}
+}
+
+// entry returns the capture entry schedule index i sends.
+func (p *replayPlan) entry(i uint64) capture.Entry {
+	return p.ix.Entries[i%uint64(len(p.ix.Entries))]
+}
+
+// op is schedule index i's latency group.
+func (p *replayPlan) op(i uint64) scenarios.Op { return p.ops[p.entry(i).Group] }
+
+// unreadable is sent when an op cannot be read back from the capture
+// (the file was changed under the run): the store answers it with an
+// error, which is counted as the op's outcome.
+var unreadable = []byte("SOAKD.REPLAY.UNREADABLE")
+
+// fillReplay prepares request slot req for schedule index i of a replay.
+func (w *worker) fillReplay(req *targets.Request, i uint64) scenarios.Op {
+	p := w.seg.Replay
+	if w.replay == nil {
+		w.replay = capture.NewReader(p.file, p.ix, p.format)
+	}
+	e := p.entry(i)
+	req.Op = p.ops[e.Group]
+	req.Fields, req.Query, req.Key = nil, "", req.Key[:0]
+	args, err := w.replay.Read(e)
+	if err != nil {
+		args = [][]byte{unreadable}
+	}
+	req.Buf, req.Parts = capture.Remap(args, p.spec.KeyPrefix, req.Buf[:0], req.Parts[:0])
+	return req.Op
+}
+
+// pacing is an open-loop schedule: when op i is intended (an offset
+// from the epoch's start), how many are due by an elapsed time, and how
+// long to wait for the next. Schedule (a fixed rate) is one.
+type pacing interface {
+	At(i uint64) time.Duration
+	Due(elapsed time.Duration) uint64
+	Total(d time.Duration) uint64
+	Pace(elapsed time.Duration, done, limit uint64) (wait time.Duration, stop bool)
+}
+
+// replayRate is a fixed rate over a capture of n ops: Schedule's timing.
+type replayRate struct {
+	n    uint64
+	rate float64
+}
+
+func (s replayRate) sched() Schedule              { return Schedule{Rate: s.rate} }
+func (s replayRate) At(i uint64) time.Duration    { return s.sched().At(i) }
+func (s replayRate) Due(el time.Duration) uint64  { return s.sched().Due(el) }
+func (s replayRate) Total(d time.Duration) uint64 { return s.sched().Total(d) }
+func (s replayRate) Pace(el time.Duration, done, limit uint64) (time.Duration, bool) {
+	return s.sched().Pace(el, done, limit)
+}
+
+// replayTiming is the captured timing scaled by speed: op i is intended
+// at its captured offset from the first op divided by speed. Looping,
+// pass k of the capture starts k periods in, a period being the
+// capture's span plus one mean gap between ops (so the last op of a
+// pass and the first of the next are not sent at once).
+type replayTiming struct {
+	entries []capture.Entry
+	speed   float64
+	period  time.Duration
+}
+
+func newReplayTiming(e []capture.Entry, speed float64) replayTiming {
+	s := replayTiming{entries: e, speed: speed}
+	span := s.offset(len(e) - 1)
+	gap := time.Duration(0)
+	if len(e) > 1 {
+		gap = span / time.Duration(len(e)-1)
+	}
+	if gap <= 0 {
+		gap = time.Millisecond
+	}
+	s.period = span + gap
+	return s
+}
+
+// offset is entry j's scaled offset within a pass.
+func (s replayTiming) offset(j int) time.Duration {
+	return time.Duration(float64(s.entries[j].TS) / s.speed)
+}
+
+// meanRate is the ops per second of one pass (for the target rate).
+func (s replayTiming) meanRate() float64 {
+	return float64(len(s.entries)) / s.period.Seconds()
+}
+
+func (s replayTiming) At(i uint64) time.Duration {
+	n := uint64(len(s.entries))
+	k := i / n
+	if k > 0 && float64(k)*float64(s.period) >= float64(maxAt) {
+		return maxAt
+	}
+	return time.Duration(k)*s.period + s.offset(int(i%n))
+}
+
+func (s replayTiming) Due(el time.Duration) uint64 {
+	if el < 0 {
+		return 0
+	}
+	k := uint64(el / s.period)
+	if k > maxDue/uint64(len(s.entries)) {
+		return maxDue
+	}
+	in := el - time.Duration(k)*s.period
+	j := sort.Search(len(s.entries), func(j int) bool { return s.offset(j) > in })
+	return k*uint64(len(s.entries)) + uint64(j)
+}
+
+func (s replayTiming) Total(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return s.Due(d - 1)
+}
+
+func (s replayTiming) Pace(el time.Duration, done, limit uint64) (time.Duration, bool) {
+	if limit > 0 && done >= limit {
+		return 0, true
+	}
+	if next := s.At(done); next > el {
+		return next - el, false
+	}
+	return 0, false
+}
