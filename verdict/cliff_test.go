@@ -28,6 +28,18 @@ func miss(s rundir.StageResult, op string, n int64) rundir.StageResult {
 	return s
 }
 
+// thousand gives every op of every stage 1000 ops: the fewest a stage's
+// p99 is judged on (p99MinSamples).
+func thousand(ss []rundir.StageResult) []rundir.StageResult {
+	for i := range ss {
+		for op, o := range ss[i].Ops {
+			o.Count = 1000
+			ss[i].Ops[op] = o
+		}
+	}
+	return ss
+}
+
 func named(ss ...rundir.StageResult) []rundir.StageResult {
 	for i := range ss {
 		ss[i].Name = fmt.Sprintf("stage-%d", i+1)
@@ -46,13 +58,14 @@ func TestDetectCliff(t *testing.T) {
 		op, reason  string
 		unconfirmed bool
 	}{
-		{"flat", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1.2)), st(500, 500, 0, g(0.9)), st(500, 500, 0, g(1.1))), 0, "", "", "", false},
-		{"p99 jump confirmed", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(1.1)), st(500, 500, 0, g(5)), st(500, 500, 0, g(6))), 0, "stage-4", "get", "p99", false},
-		{"jump needs 2 earlier stages", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(10)), st(500, 500, 0, g(10))), 0, "", "", "", false},
-		{"one noisy stage is not a cliff", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(9)), st(500, 500, 0, g(1)), st(500, 500, 0, g(1))), 0, "", "", "", false},
-		{"noisy earlier stage does not mask", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(20)), st(500, 500, 0, g(1)), st(500, 500, 0, g(4)), st(500, 500, 0, g(4))), 0, "stage-4", "get", "p99", false},
-		{"last stage jump is unconfirmed", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(5))), 0, "stage-3", "get", "p99", true},
-		{"factor 6 ignores 5x", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(5)), st(500, 500, 0, g(5))), 6, "", "", "", false},
+		{"flat", thousand(named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1.2)), st(500, 500, 0, g(0.9)), st(500, 500, 0, g(1.1)))), 0, "", "", "", false},
+		{"p99 jump confirmed", thousand(named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(1.1)), st(500, 500, 0, g(5)), st(500, 500, 0, g(6)))), 0, "stage-4", "get", "p99", false},
+		{"jump needs 2 earlier stages", thousand(named(st(500, 500, 0, g(1)), st(500, 500, 0, g(10)), st(500, 500, 0, g(10)))), 0, "", "", "", false},
+		{"one noisy stage is not a cliff", thousand(named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(9)), st(500, 500, 0, g(1)), st(500, 500, 0, g(1)))), 0, "", "", "", false},
+		{"noisy earlier stage does not mask", thousand(named(st(500, 500, 0, g(1)), st(500, 500, 0, g(20)), st(500, 500, 0, g(1)), st(500, 500, 0, g(4)), st(500, 500, 0, g(4)))), 0, "stage-4", "get", "p99", false},
+		{"last stage jump is unconfirmed", thousand(named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(5)))), 0, "stage-3", "get", "p99", true},
+		{"a p99 of 500 ops is not judged", named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(1.1)), st(500, 500, 0, g(5)), st(500, 500, 0, g(6))), 0, "", "", "", false},
+		{"factor 6 ignores 5x", thousand(named(st(500, 500, 0, g(1)), st(500, 500, 0, g(1)), st(500, 500, 0, g(5)), st(500, 500, 0, g(5)))), 6, "", "", "", false},
 		{"rate not held", named(st(500, 500, 0, g(1)), st(500, 470, 0, g(1)), st(500, 400, 0, g(1))), 0, "stage-2", "", "rate", false},
 		{"rate not held in the last stage is unconfirmed", named(st(500, 500, 0, g(1)), st(500, 470, 0, g(1))), 0, "stage-2", "", "rate", true},
 		{"one stage short of its rate is no cliff", named(st(500, 500, 0, g(1)), st(500, 400, 0, g(1)), st(500, 500, 0, g(1))), 0, "", "", "", false},

@@ -25,6 +25,11 @@ const (
 	// ops of a 400 ms closed-loop slice at a quarter of the stage before)
 	// would pass for a cliff.
 	throughputMinEarlier = 3
+	// p99MinSamples ops make a stage's p99 worth judging: then the p99
+	// rests on the 10 slowest ops, not on one or two a host stall can
+	// make (200 ops at 200 ops/s: one stalled second passed for a cliff
+	// before the OOM a test waited for).
+	p99MinSamples = 1000
 	// zMin is how many robust spreads (1.4826 x MAD, the standard
 	// deviation of normal data) a throughput fall or a p99 rise must
 	// also clear: where the earlier stages themselves scatter, a bigger
@@ -284,12 +289,12 @@ func (d *cliffJudge) p99(k int) []rundir.CliffEvidence {
 	var out []rundir.CliffEvidence
 	for _, op := range d.ops {
 		o, ok := d.stages[k].Ops[op]
-		if !ok || o.Count < minCliffSamples {
+		if !ok || o.Count < p99MinSamples {
 			continue
 		}
 		var prev []float64
 		for j := 0; j < k; j++ {
-			if o, ok := d.stages[j].Ops[op]; ok && o.Count >= minCliffSamples && len(closedLoop(&d.stages[j])) == 0 {
+			if o, ok := d.stages[j].Ops[op]; ok && o.Count >= p99MinSamples && len(closedLoop(&d.stages[j])) == 0 {
 				prev = append(prev, o.Latency.P99)
 			}
 		}
