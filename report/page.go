@@ -18,7 +18,7 @@ body{font-family:sans-serif;margin:20px;color:#222;max-width:1400px}h1{font-size
 .plots{display:flex;flex-direction:column;gap:14px}.plots svg.plot{width:100%;height:auto}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
 table.head{border-collapse:collapse;font-size:14px}table.head th{text-align:left;padding:2px 12px 2px 0;color:#555;font-weight:normal}table.head td{padding:2px 0}
 .fail{color:#b00000;font-weight:bold}.pass{color:#137a13;font-weight:bold}ul.failed{margin:4px 0 10px;color:#b00000}
-pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:11px}
+pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:12px}
 </style></head><body>`
 
 // ReportHTML renders one self-contained page (inline SVG, no scripts or
@@ -134,7 +134,11 @@ func writeHeader(b *strings.Builder, s *rundir.Summary, rd ReportData) {
 	var failed []string
 	for _, c := range s.SLO.Checks {
 		if !c.Passed {
-			failed = append(failed, c.String())
+			f := c.String()
+			if c.Phase != "" {
+				f = "phase " + c.Phase + ": " + f
+			}
+			failed = append(failed, f)
 		}
 	}
 	if len(failed) > 0 {

@@ -245,7 +245,7 @@ func (c SuiteColumn) Describe() string {
 		return b.String()
 	}
 	if c.Sum.Target.URL != "" {
-		fmt.Fprintf(&b, " %s", c.Sum.Target.URL)
+		fmt.Fprintf(&b, " %s", scenarios.RedactURL(c.Sum.Target.URL))
 	}
 	if srv := c.Sum.Target.Server; srv != "" {
 		if vs := variants(c.Sum); c.Variant != "" && len(vs) > 0 {

@@ -17,7 +17,7 @@ var dashes = []string{"", "9,5", "3,4", "12,4,3,4", "6,6", "1,5"}
 
 // cliffPalette colours cliff lines by variant (a cliff Point's Y is its
 // index); none of them is a series colour.
-var cliffPalette = []string{"#e00000", "#a0005a", "#c05a00", "#5a0000", "#006060"}
+var cliffPalette = []string{"#e00000", "#111111", "#b000b0", "#806000", "#006060"}
 
 // spanColours shade persistence periods by kind.
 var spanColours = map[string]string{"bgsave": "#ff9900", "aof_rewrite": "#9933cc"}
@@ -31,7 +31,7 @@ const (
 	plotPH      = 270.0 // plot area height
 	cliffRow    = 14.0  // one row per cliff label above the plot area
 	legendRow   = 18.0
-	legendCharW = 6.6 // an estimate of a legend character's width at 11px
+	legendCharW = 7.2 // an estimate of a legend character's width at 12px
 )
 
 // yAxis maps values to the plot's height: linear from 0, or log10 when
@@ -61,6 +61,9 @@ func newYAxis(label string, vs []float64) yAxis {
 	}
 	if isLatency(label) && !math.IsInf(minPos, 0) && ymax/minPos >= math.Pow(10, 1.5) {
 		lo, hi := math.Pow(10, math.Floor(math.Log10(minPos))), math.Pow(10, math.Ceil(math.Log10(ymax)))
+		if minPos < 1.2*lo {
+			lo /= 10 // the lowest line off the axis floor
+		}
 		ax := yAxis{log: true, lo: lo, hi: hi, label: strings.Replace(label, "(s)", "(log scale)", 1)}
 		decades := int(math.Round(math.Log10(hi / lo)))
 		for d := 0; d <= decades; d++ {
@@ -79,9 +82,9 @@ func newYAxis(label string, vs []float64) yAxis {
 		// One unit for the whole axis, named in its label.
 		unit, scale := "s", 1.0
 		switch top := ax.hi; {
-		case top <= 2e-3:
+		case top < 1e-3:
 			unit, scale = "us", 1e6
-		case top <= 2:
+		case top < 1:
 			unit, scale = "ms", 1e3
 		}
 		ax.label = strings.Replace(label, "(s)", "("+unit+")", 1)
@@ -283,9 +286,14 @@ func SVGPlot(p Plot) string {
 	for _, t := range p.Targets {
 		fmt.Fprintf(&b, `<line class="target" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333" stroke-width="1.5" stroke-dasharray="6,3"><title>%s</title></line>`, plotML, sy(t.Y), plotML+pw, sy(t.Y), html.EscapeString(t.Label))
 	}
+	// Cliffs at one stage (two variants failing together) sit side by
+	// side, 4 px apart, so each colour shows.
 	var cxs []float64
+	at := map[float64]int{}
 	for _, c := range cliffs {
-		cxs = append(cxs, sx(c.X))
+		x := sx(c.X)
+		cxs = append(cxs, x+4*float64(at[x]))
+		at[x]++
 	}
 	for i, l := range layoutCliffLabels(cxs, 24, plotML, pw) {
 		col := cliffPalette[int(cliffs[i].Y)%len(cliffPalette)]

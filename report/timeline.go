@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -247,6 +246,7 @@ func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 			first = math.Max(first, p.WarmupSeconds)
 			pl.Series = append(pl.Series, Series{Name: "avg p99 " + fmtDur(o.OverTime.MeanP99), Points: []Point{{X: first, Y: o.OverTime.MeanP99}, {X: last, Y: o.OverTime.MeanP99}}})
 		}
+		pl.Targets = append(pl.Targets, sloTargets(p, op, 99)...)
 		for _, m := range changeMarks(p) {
 			if strings.HasPrefix(m.Label, "change: "+op+" ") {
 				pl.Marks = append(pl.Marks, m)
@@ -276,45 +276,4 @@ func perOpPhase(p *rundir.PhaseResult) bool {
 		}
 	}
 	return false
-}
-
-// addTargetRate draws the phase's target rate on its throughput chart:
-// one line when it held one rate, else a "target rate" step series over
-// the stages and live rate changes.
-func addTargetRate(pl *Plot, p *rundir.PhaseResult) {
-	type step struct{ at, rate float64 }
-	var steps []step
-	for _, st := range p.Stages {
-		if st.TargetRate > 0 && !st.Start.IsZero() {
-			steps = append(steps, step{math.Max(0, st.Start.Sub(p.Start).Seconds()), st.TargetRate})
-		}
-	}
-	if len(steps) == 0 && p.TargetRate > 0 {
-		steps = append(steps, step{0, p.TargetRate})
-	}
-	for _, c := range p.RateChanges {
-		steps = append(steps, step{c.OffsetSeconds, c.Rate})
-	}
-	if len(steps) == 0 {
-		return
-	}
-	sort.SliceStable(steps, func(i, j int) bool { return steps[i].at < steps[j].at })
-	same := true
-	for _, s := range steps {
-		same = same && s.rate == steps[0].rate
-	}
-	if same {
-		pl.Targets = append(pl.Targets, Point{Y: steps[0].rate, Label: "target " + rateStr(steps[0].rate)})
-		return
-	}
-	end := round6(p.End.Sub(p.Start).Seconds())
-	sr := Series{Name: "target rate"}
-	for i, s := range steps {
-		to := end
-		if i+1 < len(steps) {
-			to = steps[i+1].at
-		}
-		sr.Points = append(sr.Points, Point{X: round6(s.at), Y: s.rate}, Point{X: round6(to), Y: s.rate})
-	}
-	pl.Series = append(pl.Series, sr)
 }
