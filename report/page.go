@@ -109,9 +109,6 @@ func writeHeader(b *strings.Builder, s *rundir.Summary, rd ReportData) {
 	for _, v := range sortedKeys(s.Target.Variants) {
 		row("target "+html.EscapeString(v), html.EscapeString(scenarios.RedactURL(s.Target.Variants[v])))
 	}
-	if rd.Memory != "" {
-		row("memory limits", html.EscapeString(rd.Memory))
-	}
 	ver := s.SoakdVersion
 	if ver == "" {
 		ver = "not recorded"
@@ -131,6 +128,9 @@ func writeHeader(b *strings.Builder, s *rundir.Summary, rd ReportData) {
 	}
 	row("status", html.EscapeString(s.Status)+` &middot; <span class="`+cls+`">`+html.EscapeString(verdictLine)+"</span>")
 	b.WriteString("</table>")
+	if rd.Memory != "" {
+		fmt.Fprintf(b, "<p>memory limits: %s</p>", html.EscapeString(rd.Memory))
+	}
 	var failed []string
 	for _, c := range s.SLO.Checks {
 		if !c.Passed {

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// Series colours. Red is left out: it is the cliffs' colour.
-var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79"}
+// Series colours (the second, red, is the B column of side-by-side
+// charts; cliffs take colours of their own).
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
 
 // Series dash patterns, so series that lie on each other (read and
 // update at the same latency) still show both: the first is solid, the
@@ -16,8 +17,9 @@ var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#
 var dashes = []string{"", "9,5", "3,4", "12,4,3,4", "6,6", "1,5"}
 
 // cliffPalette colours cliff lines by variant (a cliff Point's Y is its
-// index); none of them is a series colour.
-var cliffPalette = []string{"#e00000", "#111111", "#b000b0", "#806000", "#006060"}
+// index): none of them is a series colour, so a cliff never reads as a
+// variant's line.
+var cliffPalette = []string{"#111111", "#c000c0", "#8a6d00", "#00706f", "#5a3e9b"}
 
 // spanColours shade persistence periods by kind.
 var spanColours = map[string]string{"bgsave": "#ff9900", "aof_rewrite": "#9933cc"}
@@ -242,7 +244,7 @@ func SVGPlot(p Plot) string {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, plotW, h, plotW, h)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="18" font-weight="bold" font-size="13">%s</text>`, plotML, html.EscapeString(p.Title))
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="18" font-size="13" font-weight="bold">%s</text>`, plotML, html.EscapeString(p.Title))
 	for _, sp := range p.Spans {
 		from, to := math.Max(sp.From, xmin), math.Min(sp.To, xmax)
 		if to < from {
@@ -287,17 +289,17 @@ func SVGPlot(p Plot) string {
 		fmt.Fprintf(&b, `<line class="target" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333" stroke-width="1.5" stroke-dasharray="6,3"><title>%s</title></line>`, plotML, sy(t.Y), plotML+pw, sy(t.Y), html.EscapeString(t.Label))
 	}
 	// Cliffs at one stage (two variants failing together) sit side by
-	// side, 4 px apart, so each colour shows.
+	// side, 5 px apart, so each colour shows.
 	var cxs []float64
 	at := map[float64]int{}
 	for _, c := range cliffs {
 		x := sx(c.X)
-		cxs = append(cxs, x+4*float64(at[x]))
+		cxs = append(cxs, x+5*float64(at[x]))
 		at[x]++
 	}
 	for i, l := range layoutCliffLabels(cxs, 24, plotML, pw) {
 		col := cliffPalette[int(cliffs[i].Y)%len(cliffPalette)]
-		fmt.Fprintf(&b, `<line class="cliff" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"><title>%s</title></line>`, cxs[i], mt, cxs[i], bottom, col, html.EscapeString(cliffs[i].Label))
+		fmt.Fprintf(&b, `<line class="cliff" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"><title>%s</title></line>`, cxs[i], mt, cxs[i], bottom, col, html.EscapeString(cliffs[i].Label))
 		fmt.Fprintf(&b, `<text class="cliff-label" x="%.1f" y="%.1f" fill="%s" text-anchor="%s">%s</text>`, l.x, l.y, col, l.anchor, html.EscapeString(cliffs[i].Label))
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, plotML+pw/2, bottom+32, html.EscapeString(p.XLabel))
