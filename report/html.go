@@ -114,8 +114,8 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 				sr.Points = append(sr.Points, Point{X: spectrumTicks[i].X, Y: y})
 			}
 			spec.Series = append(spec.Series, sr)
-			spec.Targets = append(spec.Targets, sloTargets(&p, op, 0)...)
 		}
+		spec.Targets = specTargets(&p, ops)
 		if sw := p.Sweep; sw != nil && len(sw.Points) > 0 {
 			pp.Plots = append(pp.Plots, sweepPlots(sw)...)
 		}

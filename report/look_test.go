@@ -81,7 +81,8 @@ func TestCliffLabelsNeverOverlap(t *testing.T) {
 
 // TestReportHeader: the page's header names the target with its
 // password redacted, the soakd version, the start, duration and rate,
-// and each failed check with its phase.
+// and each failed check with its phase; the spectrum draws the p99
+// limit.
 func TestReportHeader(t *testing.T) {
 	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	p := rundir.PhaseResult{Name: "steady", Kind: scenarios.PhaseSteady, Start: start, End: start.Add(90 * time.Second)}
@@ -93,12 +94,13 @@ func TestReportHeader(t *testing.T) {
 			{Phase: "steady", Op: "get", What: "latency p99", Metric: rundir.Latency, Percentile: 99, Cmp: rundir.AtMost, Limit: 0.001, Actual: 0.002},
 			{Phase: "steady", What: "achieved_ratio", Metric: rundir.AchievedRatio, Cmp: rundir.AtLeast, Limit: 0.9, Actual: 0.995, Passed: true},
 		}}}
+	s.Phases[0].SLO = &rundir.Verdict{Checks: s.SLO.Checks}
 	h := string(ReportHTML([]*rundir.Summary{s}, nil))
 	if strings.Contains(h, "hunter2") {
 		t.Errorf("the report shows the target's password")
 	}
 	for _, want := range []string{"db.example:6379", "v0.9.1", "2026-12-01 10:00:00 UTC", "<td>1m35s</td>", "<td>2000 ops/s</td>", "SLO FAILED",
-		"failed: phase steady: get latency p99 2.00ms &gt; 1.00ms"} {
+		"failed: phase steady: get latency p99 2.00ms &gt; 1.00ms", `class="target"`, "SLO get latency p99 &lt;= 1.00ms"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("header lacks %q", want)
 		}

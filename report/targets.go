@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/soakd/soakd/rundir"
 )
@@ -61,6 +62,39 @@ func sloTargets(p *rundir.PhaseResult, op string, pct float64) []Point {
 			continue
 		}
 		out = append(out, Point{Y: c.Limit, Label: fmt.Sprintf("SLO %s %s %s %s", op, c.What, c.Cmp, fmtDur(c.Limit))})
+	}
+	return out
+}
+
+// specTargets are the phase's latency checks as lines on its spectrum:
+// one line per check and limit, naming every op it holds for.
+func specTargets(p *rundir.PhaseResult, ops []string) []Point {
+	type key struct {
+		what  string
+		limit float64
+	}
+	byKey := map[key][]string{}
+	var order []key
+	if p.SLO == nil {
+		return nil
+	}
+	for _, c := range p.SLO.Checks {
+		if c.Metric != rundir.Latency {
+			continue
+		}
+		k := key{c.What + " " + string(c.Cmp), c.Limit}
+		if _, ok := byKey[k]; !ok {
+			order = append(order, k)
+		}
+		byKey[k] = append(byKey[k], c.Op)
+	}
+	var out []Point
+	for _, k := range order {
+		who := strings.Join(byKey[k], ", ")
+		if len(byKey[k]) == len(ops) && len(ops) > 1 {
+			who = "all ops"
+		}
+		out = append(out, Point{Y: k.limit, Label: fmt.Sprintf("SLO %s %s %s", who, k.what, fmtDur(k.limit))})
 	}
 	return out
 }

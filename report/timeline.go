@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -257,6 +258,25 @@ func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 	n := 0
 	for _, sr := range thr.Series {
 		n = max(n, len(sr.Points))
+	}
+	// With several ops, their sum is what the target rate is set for.
+	if len(thr.Series) > 1 {
+		sum := map[float64]float64{}
+		var xs []float64
+		for _, sr := range thr.Series {
+			for _, pt := range sr.Points {
+				if _, ok := sum[pt.X]; !ok {
+					xs = append(xs, pt.X)
+				}
+				sum[pt.X] += pt.Y
+			}
+		}
+		slices.Sort(xs)
+		all := Series{Name: "all ops"}
+		for _, x := range xs {
+			all.Points = append(all.Points, Point{X: x, Y: round6(sum[x])})
+		}
+		thr.Series = append(thr.Series, all)
 	}
 	addTargetRate(&thr, p)
 	var out []Plot

@@ -2,11 +2,19 @@ package rundir
 
 import "runtime/debug"
 
-// BuildVersion names the running soakd build for a summary: the module
-// version, else the VCS revision the binary was built from (12 hex
-// digits, "+dirty" for a modified tree); "" when the build recorded
-// neither (go test binaries).
+// stampedVersion is set by the linker (make build: -ldflags "-X
+// github.com/soakd/soakd/rundir.stampedVersion=..."), like main.version;
+// nothing assigns it at run time.
+var stampedVersion string
+
+// BuildVersion names the running soakd build for a summary: the stamped
+// version, else the module version, else the VCS revision the binary
+// was built from (12 hex digits, "+dirty" for a modified tree); "" when
+// the build recorded none (go test binaries).
 func BuildVersion() string {
+	if stampedVersion != "" {
+		return stampedVersion
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""
