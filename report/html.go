@@ -36,7 +36,7 @@ type Plot struct {
 	Marks  []Point `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
 	// Cliffs are labelled vertical lines at a growth phase's cliff stage,
 	// drawn solid on every per-stage chart; Y is the line's colour (the
-	// variant's place in a comparison, 0 = red).
+	// variant's place in a comparison, an index into cliffPalette).
 	Cliffs []Point `json:"cliffs,omitempty"`
 	// Targets are labelled horizontal lines at Y (the target rate).
 	Targets []Point `json:"targets,omitempty"`
