@@ -4,7 +4,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: build test bench fuzz
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o soakd ./cmd/soakd
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X github.com/soakd/soakd/rundir.stampedVersion=$(VERSION)" -o soakd ./cmd/soakd
 
 test:
 	$(GO) test -race -count=1 -timeout 8m ./...

@@ -218,6 +218,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		SchemaVersion: rundir.SchemaVersion,
 		Scenario:      r.sc.Name,
 		ScenarioFile:  r.sc.File,
+		SoakdVersion:  rundir.BuildVersion(),
 		Target:        rundir.TargetInfo{Kind: string(o.TargetKind), URL: scenarios.RedactURL(o.TargetURL)},
 		Shard:         o.Shard,
 		Start:         start.UTC(),

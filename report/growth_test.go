@@ -43,7 +43,7 @@ func growthVariantsSummary() *rundir.Summary {
 // TestGrowthMemoryCharts: each growth phase gets a memory-per-stage chart
 // (used_memory, cgroup usage, page cache, anon, limit, swap vs records),
 // the variant comparison puts one per variant side by side, and the
-// cliff is marked (a red line at its stage's records) on every per-stage
+// cliff is marked (a line at its stage's records) on every per-stage
 // chart of the phase that has it and on every comparison chart.
 func TestGrowthMemoryCharts(t *testing.T) {
 	s := growthVariantsSummary()

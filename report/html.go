@@ -2,10 +2,8 @@ package report
 
 import (
 	"fmt"
-	"html"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/soakd/soakd/rundir"
@@ -37,8 +35,11 @@ type Plot struct {
 	XTicks []Point `json:"x_ticks,omitempty"` // fixed labelled ticks (spectrum)
 	Marks  []Point `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
 	// Cliffs are labelled vertical lines at a growth phase's cliff stage,
-	// drawn solid red on every per-stage chart.
+	// drawn solid on every per-stage chart; Y is the line's colour (the
+	// variant's place in a comparison, an index into cliffPalette).
 	Cliffs []Point `json:"cliffs,omitempty"`
+	// Targets are labelled horizontal lines at Y (the target rate).
+	Targets []Point `json:"targets,omitempty"`
 	// Spans are shaded x ranges (BGSAVE and AOF rewrite periods on the
 	// latency-over-time chart).
 	Spans []Span `json:"spans,omitempty"`
@@ -53,9 +54,6 @@ type Span struct {
 	To    float64 `json:"to"`
 	Label string  `json:"label"`
 }
-
-// spanColours shade persistence periods by kind.
-var spanColours = map[string]string{"bgsave": "#ff9900", "aof_rewrite": "#9933cc"}
 
 // PhasePlots are the plots of one phase.
 type PhasePlots struct {
@@ -117,6 +115,7 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			}
 			spec.Series = append(spec.Series, sr)
 		}
+		spec.Targets = specTargets(&p, ops)
 		if sw := p.Sweep; sw != nil && len(sw.Points) > 0 {
 			pp.Plots = append(pp.Plots, sweepPlots(sw)...)
 		}
@@ -532,16 +531,24 @@ func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots 
 		if len(miss.Series) > 0 {
 			cmp.Plots = append(cmp.Plots, miss)
 		}
+		// Each variant's cliff in its own colour, the same on every chart.
 		var cliffs []Point
-		for _, p := range g.ps {
-			cliffs = append(cliffs, cliffMarks(p, recs, p.Variant+" ")...)
+		variantCliff := func(vi int, p *rundir.PhaseResult, prefix string) []Point {
+			cm := cliffMarks(p, recs, prefix)
+			for i := range cm {
+				cm[i].Y = float64(vi)
+			}
+			return cm
+		}
+		for vi, p := range g.ps {
+			cliffs = append(cliffs, variantCliff(vi, p, p.Variant+" ")...)
 		}
 		for i := range cmp.Plots {
 			cmp.Plots[i].Cliffs = cliffs
 		}
-		for _, p := range g.ps {
+		for vi, p := range g.ps {
 			if mp := memoryPlot(p.Stages, "memory per stage: "+p.Variant, recs); len(mp.Series) > 0 {
-				mp.Cliffs = cliffMarks(p, recs, "")
+				mp.Cliffs = variantCliff(vi, p, "")
 				cmp.Plots = append(cmp.Plots, mp)
 			}
 		}
@@ -553,257 +560,3 @@ func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots 
 }
 
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
-
-var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
-
-// pageHead opens every soakd HTML page.
-const pageHead = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>soakd report</title><style>
-body{font-family:sans-serif;margin:20px;color:#222}h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc}
-.plots{display:flex;flex-wrap:wrap;gap:12px}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
-pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:11px}
-</style></head><body>`
-
-// ReportHTML renders one self-contained page (inline SVG, no scripts or
-// external resources) for one or more runs; tls[i] (or nil) is run i's
-// timeline.
-func ReportHTML(sums []*rundir.Summary, tls []*Timeline) []byte {
-	var b strings.Builder
-	b.WriteString(pageHead)
-	for i, s := range sums {
-		var tl *Timeline
-		if i < len(tls) {
-			tl = tls[i]
-		}
-		rd := BuildReport(s, tl)
-		verdict := VerdictLine(s.Status, s.StatusReason, s.SLO)
-		fmt.Fprintf(&b, "<h1>soakd: %s</h1><p>target: %s &middot; status: %s &middot; %s</p>", html.EscapeString(rd.Scenario), html.EscapeString(rd.Target), html.EscapeString(rd.Status), html.EscapeString(verdict))
-		if rd.Memory != "" {
-			fmt.Fprintf(&b, "<p>memory limits: %s</p>", html.EscapeString(rd.Memory))
-		}
-		// Persistence variants of steady phases (the redis-benchmark
-		// suite, AOF on and off) lead with their side-by-side table.
-		if st := variantSuite(s); st != nil {
-			writeSuiteSection(&b, *st)
-		}
-		for _, pp := range rd.Phases {
-			fmt.Fprintf(&b, "<h2>phase %s (%s)</h2>", html.EscapeString(pp.Phase), html.EscapeString(pp.Kind))
-			for _, n := range pp.Notes {
-				fmt.Fprintf(&b, `<div class="note">%s</div>`, html.EscapeString(n))
-			}
-			b.WriteString(`<div class="plots">`)
-			for _, pl := range pp.Plots {
-				b.WriteString(SVGPlot(pl))
-			}
-			b.WriteString("</div>")
-		}
-		fmt.Fprintf(&b, "<details><summary>summary table</summary><pre>%s</pre></details>", html.EscapeString(Text(s)))
-	}
-	b.WriteString("</body></html>\n")
-	return []byte(b.String())
-}
-
-// SVGPlot draws a line chart with points, axes and a legend.
-func SVGPlot(p Plot) string {
-	const w, h, ml, mr, mt, mb = 460.0, 300.0, 70.0, 130.0, 28.0, 42.0
-	pw, ph := w-ml-mr, h-mt-mb
-	xmin, xmax, ymax := math.Inf(1), math.Inf(-1), 0.0
-	for _, s := range p.Series {
-		for _, pt := range s.Points {
-			xmin, xmax, ymax = math.Min(xmin, pt.X), math.Max(xmax, pt.X), math.Max(ymax, math.Max(pt.Y, pt.Hi))
-		}
-	}
-	for _, t := range p.XTicks {
-		xmin, xmax = math.Min(xmin, t.X), math.Max(xmax, t.X)
-	}
-	if math.IsInf(xmin, 0) {
-		xmin, xmax = 0, 1
-	}
-	if xmax == xmin {
-		xmin, xmax = xmin-1, xmax+1
-	}
-	if ymax <= 0 {
-		ymax = 1
-	}
-	// Round ticks (1, 2 or 5 x 10^k) from 0 up to the first at or above
-	// the data: the axis ends on a labelled round value.
-	yticks := niceTicks(0, ymax, 5)
-	ymax = yticks[len(yticks)-1]
-	sx := func(x float64) float64 { return ml + (x-xmin)/(xmax-xmin)*pw }
-	sy := func(y float64) float64 { return mt + ph - y/ymax*ph }
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, w, h, w, h)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="16" font-weight="bold">%s</text>`, ml, html.EscapeString(p.Title))
-	for _, sp := range p.Spans {
-		from, to := math.Max(sp.From, xmin), math.Min(sp.To, xmax)
-		if to < from {
-			continue
-		}
-		col := spanColours[sp.Label]
-		if col == "" {
-			col = "#999999"
-		}
-		// At least 2 px wide, so a short job still shows.
-		wd := math.Max(sx(to)-sx(from), 2)
-		fmt.Fprintf(&b, `<rect class="span" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.25"><title>%s %s-%s</title></rect>`,
-			sx(from), mt, wd, ph, col, html.EscapeString(sp.Label), siNum(sp.From)+"s", siNum(sp.To)+"s")
-	}
-	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, ml, mt+ph, ml+pw, mt+ph, ml, mt, ml, mt+ph)
-	for _, y := range yticks {
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, ml, sy(y), ml+pw, sy(y), ml-4, sy(y)+4, tickLabel(p.YLabel, y))
-	}
-	if len(p.XTicks) > 0 {
-		for _, t := range p.XTicks {
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(t.X), mt+ph+14, html.EscapeString(t.Label))
-		}
-	} else {
-		for _, x := range niceTicks(xmin, xmax, 5) {
-			if x < xmin-1e-9*(xmax-xmin) || x > xmax+1e-9*(xmax-xmin) {
-				continue
-			}
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(x), mt+ph+14, tickLabel(p.XLabel, x))
-		}
-	}
-	for _, sh := range p.Shades {
-		from, to := math.Max(sh.From, xmin), math.Min(sh.To, xmax)
-		if to <= from {
-			continue
-		}
-		fmt.Fprintf(&b, `<rect class="shade" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#c7e9c0" fill-opacity="0.6"><title>%s</title></rect><text x="%.1f" y="%.1f" fill="#666">%s</text>`,
-			sx(from), mt, sx(to)-sx(from), ph, html.EscapeString(sh.Label), sx(from)+3, mt+11, html.EscapeString(sh.Label))
-	}
-	for _, m := range p.Marks {
-		if m.X < xmin || m.X > xmax {
-			continue
-		}
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999" stroke-dasharray="3,3"><title>%s</title></line>`, sx(m.X), mt, sx(m.X), mt+ph, html.EscapeString(m.Label))
-	}
-	for i, m := range p.Cliffs {
-		if m.X < xmin || m.X > xmax {
-			continue
-		}
-		fmt.Fprintf(&b, `<line class="cliff" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e00000" stroke-width="2"><title>%s</title></line>`, sx(m.X), mt, sx(m.X), mt+ph, html.EscapeString(m.Label))
-		// The label on the side of the line with more room.
-		tx, anchor := sx(m.X)+3, "start"
-		if sx(m.X) > ml+pw/2 {
-			tx, anchor = sx(m.X)-3, "end"
-		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" fill="#e00000" text-anchor="%s">%s</text>`, tx, mt+10+float64(i)*12, anchor, html.EscapeString(m.Label))
-	}
-	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, ml+pw/2, h-8, html.EscapeString(p.XLabel))
-	fmt.Fprintf(&b, `<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>`, mt+ph/2, mt+ph/2, html.EscapeString(p.YLabel))
-	for i, s := range p.Series {
-		col := palette[i%len(palette)]
-		var pts []string
-		for _, pt := range s.Points {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(pt.X), sy(pt.Y)))
-		}
-		if len(pts) > 1 {
-			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.6" points="%s"/>`, col, strings.Join(pts, " "))
-		}
-		for _, pt := range s.Points {
-			if len(s.Points) > 60 {
-				break // a time series: the line alone
-			}
-			if pt.Hi > pt.Lo {
-				x := sx(pt.X)
-				fmt.Fprintf(&b, `<path class="errbar" d="M%.1f,%.1fV%.1fM%.1f,%.1fH%.1fM%.1f,%.1fH%.1f" stroke="%s" fill="none"><title>%s %s: %s-%s</title></path>`,
-					x, sy(pt.Lo), sy(pt.Hi), x-4, sy(pt.Lo), x+4, x-4, sy(pt.Hi), x+4, col, html.EscapeString(s.Name), html.EscapeString(pt.Label), axisLabel(p.YLabel, pt.Lo), axisLabel(p.YLabel, pt.Hi))
-			}
-			fill := col
-			if pt.Label == "failed" {
-				fill = "#fff"
-			}
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s" stroke="%s"><title>%s %s: %s</title></circle>`, sx(pt.X), sy(pt.Y), fill, col, html.EscapeString(s.Name), html.EscapeString(pt.Label), axisLabel(p.YLabel, pt.Y))
-		}
-		ly := mt + 12 + float64(i)*15
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s"/><text x="%.1f" y="%.1f">%s</text>`, ml+pw+10, ly-9, col, ml+pw+24, ly, html.EscapeString(s.Name))
-	}
-	// The shaded kinds' legend, under the series'.
-	seen := map[string]bool{}
-	n := len(p.Series)
-	for _, sp := range p.Spans {
-		if seen[sp.Label] {
-			continue
-		}
-		seen[sp.Label] = true
-		col := spanColours[sp.Label]
-		if col == "" {
-			col = "#999999"
-		}
-		ly := mt + 12 + float64(n)*15
-		n++
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="10" height="10" fill="%s" fill-opacity="0.25"/><text x="%.1f" y="%.1f">%s</text>`, ml+pw+10, ly-9, col, ml+pw+24, ly, html.EscapeString(sp.Label))
-	}
-	b.WriteString("</svg>")
-	return b.String()
-}
-
-// niceTicks returns about n round ticks (a step of 1, 2 or 5 x 10^k)
-// from the last one at or below lo to the first at or above hi.
-func niceTicks(lo, hi float64, n int) []float64 {
-	if !(hi > lo) || n < 2 {
-		return []float64{lo, hi}
-	}
-	raw := (hi - lo) / float64(n-1)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	// The round step whose tick count is closest to n (the finer on a tie).
-	step, best := 10*mag, math.Inf(1)
-	for _, m := range []float64{1, 2, 5, 10} {
-		st := m * mag
-		count := math.Ceil(hi/st-1e-9) - math.Floor(lo/st+1e-9) + 1
-		if d := math.Abs(count - float64(n)); d < best {
-			step, best = st, d
-		}
-	}
-	first := math.Floor(lo/step) * step
-	var out []float64
-	for k := 0; k < 100; k++ {
-		t := first + float64(k)*step
-		// Snap away float noise (0.30000000000000004 -> 0.3).
-		t = math.Round(t/step) * step
-		out = append(out, t)
-		if t >= hi-step*1e-9 {
-			break
-		}
-	}
-	return out
-}
-
-// tickLabel writes a round tick value compactly: "800ms", "1.5ms",
-// "250us", "2s" for durations, "20k" or "1.5" otherwise.
-func tickLabel(unit string, v float64) string {
-	if !strings.Contains(unit, "(s)") {
-		return siNum(v)
-	}
-	trim := func(x float64, suffix string) string {
-		return strconv.FormatFloat(x, 'f', -1, 64) + suffix
-	}
-	a := math.Abs(v)
-	switch {
-	case a == 0:
-		return "0"
-	case a < 1e-3:
-		return trim(math.Round(v*1e6*1000)/1000, "us")
-	case a < 1:
-		return trim(math.Round(v*1e3*1000)/1000, "ms")
-	}
-	return trim(math.Round(v*1000)/1000, "s")
-}
-
-func axisLabel(unit string, v float64) string {
-	if strings.Contains(unit, "(s)") {
-		return fmtDur(v)
-	}
-	return siNum(v)
-}
-
-func siNum(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1e6:
-		return fmt.Sprintf("%.3gM", v/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3gk", v/1e3)
-	}
-	return fmt.Sprintf("%.3g", v)
-}

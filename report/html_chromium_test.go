@@ -49,9 +49,9 @@ func TestReportRendersInChromium(t *testing.T) {
 // by soakd on redis-server 7.0.15 in a 64 MB cgroup, rdb:2 and
 // aof:everysec, per-op measuring) in headless chromium: the parsed DOM
 // holds every plot, the memory and per-op throughput charts of both
-// variants, a red cliff line on every per-stage chart and the shaded
+// variants, a cliff line in the variant's colour on every per-stage chart and the shaded
 // BGSAVE periods on the rdb variant's latency over time; the screenshot
-// shows the cliff red and the BGSAVE shading drawn.
+// shows both variants' cliff colours and the BGSAVE shading drawn.
 func TestGrowthVariantsRenderInChromium(t *testing.T) {
 	dir := filepath.Join("testdata", "report-growth-variants")
 	s, err := rundir.ReadSummary(dir)
@@ -110,12 +110,16 @@ func TestGrowthVariantsRenderInChromium(t *testing.T) {
 	if n, want := strings.Count(d, `class="span"`), strings.Count(string(html), `class="span"`); n != want || want < len(periods) {
 		t.Errorf("chromium parsed %d shaded spans, the report draws %d (of %d on %d periods)", n, want, spans, len(periods))
 	}
-	// The cliff lines are #e00000; the BGSAVE shading is #ff9900 at 25%
-	// over white: #ffe6bf.
-	red, shade := testutil.Pixels(img, [3]uint32{0xe0, 0, 0}, 12), testutil.Pixels(img, [3]uint32{0xff, 0xe6, 0xbf}, 12)
-	b := img.Bounds()
-	if red < 500 || shade < 200 {
-		t.Errorf("screenshot %dx%d: %d cliff-red and %d BGSAVE-shade pixels; the marks did not render", b.Dx(), b.Dy(), red, shade)
+	// The first variant's cliff lines are cliffPalette[0], the second's
+	// cliffPalette[1]; the BGSAVE shading is #ff9900 at 25% over white:
+	// #ffe6bf.
+	cliff, shade := testutil.Pixels(img, hexRGB(t, cliffPalette[0]), 12), testutil.Pixels(img, [3]uint32{0xff, 0xe6, 0xbf}, 12)
+	if other := testutil.Pixels(img, hexRGB(t, cliffPalette[1]), 12); other < 300 {
+		t.Errorf("%d pixels of the second variant's cliff colour; its cliffs are hidden", other)
 	}
-	t.Logf("%d plots, %d cliff lines, %d spans; %d red and %d shaded pixels", plots, cliffs, spans, red, shade)
+	b := img.Bounds()
+	if cliff < 500 || shade < 200 {
+		t.Errorf("screenshot %dx%d: %d cliff-colour and %d BGSAVE-shade pixels; the marks did not render", b.Dx(), b.Dy(), cliff, shade)
+	}
+	t.Logf("%d plots, %d cliff lines, %d spans; %d cliff-colour and %d shaded pixels", plots, cliffs, spans, cliff, shade)
 }

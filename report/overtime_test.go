@@ -120,15 +120,19 @@ func TestOverTimeMeanOfBuckets(t *testing.T) {
 		t.Errorf("summary.txt lacks the avg p99 line:\n%s", txt)
 	}
 
-	// The charts: throughput (one series per op, 100 and 50 ops/s), then
-	// one p99 panel per op with its avg line, the warmup shaded on all.
+	// The charts: throughput (one series per op, 100 and 50 ops/s, and
+	// their sum), then one p99 panel per op with its avg line, the warmup
+	// shaded on all.
 	plots := timelinePlots(&p, tl)
 	if len(plots) != 3 {
 		t.Fatalf("%d over-time plots, want throughput + 2 panels", len(plots))
 	}
 	thr := plots[0]
-	if !strings.HasPrefix(thr.Title, "throughput over time") || len(thr.Series) != 2 {
+	if !strings.HasPrefix(thr.Title, "throughput over time") || len(thr.Series) != 3 {
 		t.Fatalf("first plot %q with %d series", thr.Title, len(thr.Series))
+	}
+	if all := thr.Series[2]; all.Name != "all ops" || len(all.Points) != 20 || all.Points[5].Y != 150 {
+		t.Errorf("the ops' sum: %+v", all)
 	}
 	for i, want := range []struct {
 		op   string

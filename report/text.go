@@ -28,7 +28,7 @@ func Text(s *rundir.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "scenario: %s\ntarget: %s", s.Scenario, s.Target.Kind)
 	if s.Target.URL != "" {
-		fmt.Fprintf(&b, " %s", s.Target.URL)
+		fmt.Fprintf(&b, " %s", scenarios.RedactURL(s.Target.URL))
 	}
 	if s.Target.Server != "" {
 		fmt.Fprintf(&b, " (%s)", s.Target.Server)

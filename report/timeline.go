@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -246,6 +247,7 @@ func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 			first = math.Max(first, p.WarmupSeconds)
 			pl.Series = append(pl.Series, Series{Name: "avg p99 " + fmtDur(o.OverTime.MeanP99), Points: []Point{{X: first, Y: o.OverTime.MeanP99}, {X: last, Y: o.OverTime.MeanP99}}})
 		}
+		pl.Targets = append(pl.Targets, sloTargets(p, op, 99)...)
 		for _, m := range changeMarks(p) {
 			if strings.HasPrefix(m.Label, "change: "+op+" ") {
 				pl.Marks = append(pl.Marks, m)
@@ -257,9 +259,41 @@ func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 	for _, sr := range thr.Series {
 		n = max(n, len(sr.Points))
 	}
+	// With several ops, their sum is what the target rate is set for.
+	if len(thr.Series) > 1 {
+		sum := map[float64]float64{}
+		var xs []float64
+		for _, sr := range thr.Series {
+			for _, pt := range sr.Points {
+				if _, ok := sum[pt.X]; !ok {
+					xs = append(xs, pt.X)
+				}
+				sum[pt.X] += pt.Y
+			}
+		}
+		slices.Sort(xs)
+		all := Series{Name: "all ops"}
+		for _, x := range xs {
+			all.Points = append(all.Points, Point{X: x, Y: round6(sum[x])})
+		}
+		thr.Series = append(thr.Series, all)
+	}
+	addTargetRate(&thr, p)
 	var out []Plot
-	if n >= 2 {
+	// A per-op growth phase runs each op alone, closed loop, between
+	// fills: its throughput over time is a 0/peak zigzag, not a rate.
+	if n >= 2 && !perOpPhase(p) {
 		out = append(out, thr)
 	}
 	return append(out, panels...)
+}
+
+// perOpPhase says whether a growth phase measured each op alone.
+func perOpPhase(p *rundir.PhaseResult) bool {
+	for _, st := range p.Stages {
+		if len(st.PerOp) > 0 {
+			return true
+		}
+	}
+	return false
 }

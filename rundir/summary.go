@@ -40,14 +40,17 @@ const (
 
 // Summary is summary.json.
 type Summary struct {
-	SchemaVersion int        `json:"schema_version"`
-	Scenario      string     `json:"scenario"`
-	ScenarioFile  string     `json:"scenario_file,omitempty"`
-	Target        TargetInfo `json:"target"`
-	Shard         Shard      `json:"shard"`
-	Start         time.Time  `json:"start"`
-	End           time.Time  `json:"end"`
-	Status        string     `json:"status"`
+	SchemaVersion int    `json:"schema_version"`
+	Scenario      string `json:"scenario"`
+	ScenarioFile  string `json:"scenario_file,omitempty"`
+	// SoakdVersion is the build that ran (BuildVersion); empty in
+	// summaries written before it was recorded.
+	SoakdVersion string     `json:"soakd_version,omitempty"`
+	Target       TargetInfo `json:"target"`
+	Shard        Shard      `json:"shard"`
+	Start        time.Time  `json:"start"`
+	End          time.Time  `json:"end"`
+	Status       string     `json:"status"`
 	// StatusReason says why an interrupted run ended early when it was
 	// not a signal: a managed server died, a barrier timed out.
 	StatusReason string        `json:"status_reason,omitempty"`
