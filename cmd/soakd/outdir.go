@@ -21,10 +21,10 @@ var runFiles = []string{rundir.SummaryFile, rundir.SummaryTextFile, rundir.Laten
 	rundir.HistogramsFile, rundir.CountsFile, rundir.PartialCounts, rundir.RunInfoFile, rundir.WriteNoteFile}
 
 // heldRun names the file that makes dir hold a run ("" when it holds
-// none or does not exist).
+// none or does not exist; a directory of that name is no run).
 func heldRun(dir string) string {
 	for _, m := range runMarkers {
-		if _, err := os.Lstat(filepath.Join(dir, m)); err == nil {
+		if st, err := os.Lstat(filepath.Join(dir, m)); err == nil && !st.IsDir() {
 			return m
 		}
 	}
