@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
@@ -17,10 +18,10 @@ import (
 
 // Handler is the HTTP API:
 //
-//	GET  /api/v1/runs             run index, newest first (?scenario=NAME filters)
+//	GET  /api/v1/runs             run index, newest first (?scenario=NAME filters), running runs with their live phase and rate
 //	GET  /api/v1/runs/{id}        one run: index entry, live phase/rate, summary when written
 //	GET  /api/v1/shifts           change points across a scenario's run history (?scenario=NAME)
-//	POST /api/v1/runs             {"scenario": PATH, "target": URL?} start a run
+//	POST /api/v1/runs             {"scenario": PATH, "target": URL?, "rate": N?, ...} start a run (StartRequest)
 //	POST /api/v1/runs/{id}/stop   cancel a run (the engine writes interrupted results)
 //	POST /api/v1/runs/{id}/rate   {"rate": N} change the running phase's rate live
 //	GET  /metrics, /healthz, /readyz
@@ -131,7 +132,25 @@ func (d *Daemon) listRuns(w http.ResponseWriter, r *http.Request) {
 		}
 		runs = out
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": runs})
+	items := make([]RunItem, len(runs))
+	d.mu.Lock()
+	for i, e := range runs {
+		items[i].Entry = e
+		if ar := d.active[e.ID]; ar != nil && e.State == StateRunning {
+			items[i].Phase, items[i].Rate = ar.ctl.Current()
+		}
+	}
+	d.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"runs": items})
+}
+
+// RunItem is one run of GET /api/v1/runs: its index entry and, while it
+// runs, its live phase and that phase's current target rate (0, left
+// out: closed loop, or between phases).
+type RunItem struct {
+	Entry
+	Phase string  `json:"phase,omitempty"`
+	Rate  float64 `json:"rate,omitempty"`
 }
 
 // RunView is GET /api/v1/runs/{id}.
@@ -189,10 +208,49 @@ func decodeBody(r *http.Request, v any) error {
 	return nil
 }
 
-// StartRequest is POST /api/v1/runs.
+// StartRequest is POST /api/v1/runs: the scenario (a path, or a file
+// name looked up in the scenario directories: Config.FindScenario) and
+// the overrides soakd run takes, each parsed and checked as its flag is
+// (runpath.Text, runpath.Apply).
 type StartRequest struct {
-	Scenario string `json:"scenario"`
-	Target   string `json:"target,omitempty"`
+	Scenario    string       `json:"scenario"`
+	Target      string       `json:"target,omitempty"`
+	Rate        OverrideText `json:"rate,omitempty"`        // ops/s, 0 = closed loop
+	Duration    OverrideText `json:"duration,omitempty"`    // "30s"
+	Warmup      OverrideText `json:"warmup,omitempty"`      // "5s"
+	Records     OverrideText `json:"records,omitempty"`     // 10000
+	Concurrency OverrideText `json:"concurrency,omitempty"` // workers
+	Seed        OverrideText `json:"seed,omitempty"`
+	Repeat      OverrideText `json:"repeat,omitempty"` // rounds
+}
+
+// overrides are the request's overrides, parsed.
+func (r StartRequest) overrides() (runpath.Overrides, error) {
+	return runpath.Text{Target: r.Target, Rate: string(r.Rate), Duration: string(r.Duration), Warmup: string(r.Warmup),
+		Records: string(r.Records), Concurrency: string(r.Concurrency), Seed: string(r.Seed), Repeat: string(r.Repeat)}.Parse()
+}
+
+// OverrideText is an override's value as sent: a JSON number or string,
+// kept as text (5000 and "5000" alike) for runpath.Text to parse.
+type OverrideText string
+
+// UnmarshalJSON takes a string's text or any other literal as written;
+// null is no override.
+func (t *OverrideText) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*t = OverrideText(s)
+		return nil
+	}
+	if string(b) == "null" {
+		*t = ""
+		return nil
+	}
+	*t = OverrideText(b)
+	return nil
 }
 
 func (d *Daemon) postRun(w http.ResponseWriter, r *http.Request) {
@@ -205,10 +263,20 @@ func (d *Daemon) postRun(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, `"scenario" (path to a scenario file) is required`)
 		return
 	}
+	ov, err := req.overrides()
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, overrideMessage(err))
+		return
+	}
 	d.mu.Lock()
-	path := d.cfg.ScenarioPath(req.Scenario)
+	path := d.cfg.FindScenario(req.Scenario)
 	d.mu.Unlock()
-	e, _, err := d.startRun(d.baseCtx, runRequest{file: path, target: req.Target, source: "api", slot: true})
+	e, _, err := d.startRun(d.baseCtx, runRequest{file: path, overrides: &ov, source: "api", slot: true})
+	var oe *runpath.OverrideError
+	if errors.As(err, &oe) {
+		writeErr(w, http.StatusBadRequest, overrideMessage(err))
+		return
+	}
 	if err != nil {
 		code := http.StatusBadRequest
 		switch {
@@ -275,4 +343,15 @@ func (d *Daemon) rateRun(w http.ResponseWriter, r *http.Request) {
 	}
 	phase, _ := ar.ctl.Current()
 	writeJSON(w, http.StatusOK, map[string]any{"id": id, "phase": phase, "rate": req.Rate})
+}
+
+// overrideMessage is an override refused, named by its request field:
+// `"rate": 5k: use a number like 5000 ...`. The value is the client's
+// own (a target URL redacted), so it is not withheld.
+func overrideMessage(err error) string {
+	var oe *runpath.OverrideError
+	if errors.As(err, &oe) {
+		return fmt.Sprintf("%q:%s", oe.Name, oe.Msg)
+	}
+	return apiMessage(err)
 }

@@ -517,7 +517,10 @@ func baseName(p string) string {
 
 type runRequest struct {
 	file, target, source string
-	slot                 bool // counts against max_concurrent
+	// overrides (API runs) change the scenario for this run; its
+	// Target wins over target. nil: target alone.
+	overrides *runpath.Overrides
+	slot      bool // counts against max_concurrent
 }
 
 // api says the run was asked for through the API (not configured).
@@ -540,8 +543,14 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 	if err != nil {
 		return Entry{}, nil, err
 	}
-	if req.target != "" {
-		fes, err := runpath.Apply(sc, runpath.Overrides{Target: req.target})
+	ov := req.overrides
+	if ov == nil && req.target != "" {
+		ov = &runpath.Overrides{Target: req.target}
+	}
+	if ov != nil {
+		o := *ov
+		o.Note = func(msg string) { d.log.Info("override: "+msg, "scenario", sc.Name) }
+		fes, err := runpath.Apply(sc, o)
 		if err != nil {
 			return Entry{}, nil, err
 		}
@@ -550,7 +559,7 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 			for i, fe := range fes {
 				msgs[i] = fe.Error()
 			}
-			return Entry{}, nil, fmt.Errorf("%s with target override: %s", req.file, strings.Join(msgs, "; "))
+			return Entry{}, nil, fmt.Errorf("%s with overrides: %s", req.file, strings.Join(msgs, "; "))
 		}
 	}
 	exp, err := runpath.NewExporter(sc, rundir.Shard{Count: 1}, d.o.Version)
@@ -613,8 +622,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		d.indexErr(d.hist.Update(id, func(e *Entry) {
 			e.State, e.Error, e.End = state, msg, &now
 			if sum != nil {
-				p := sum.SLO.Passed
-				e.SLOPassed = &p
+				setVerdict(e, sum)
 			}
 			e.Regression = reg
 		}))

@@ -57,8 +57,11 @@ type Entry struct {
 	Start        *time.Time   `json:"start,omitempty"`
 	End          *time.Time   `json:"end,omitempty"`
 	SLOPassed    *bool        `json:"slo_passed,omitempty"`
-	Dir          string       `json:"dir"` // relative to data_dir
-	Regression   *Verdict     `json:"regression,omitempty"`
+	// ChecksPassed is an interrupted run's: whether the SLO checks on
+	// what it measured held (setVerdict).
+	ChecksPassed *bool    `json:"checks_passed,omitempty"`
+	Dir          string   `json:"dir"` // relative to data_dir
+	Regression   *Verdict `json:"regression,omitempty"`
 }
 
 // Finished says the entry will not change any more.
@@ -132,8 +135,7 @@ func OpenHistory(dir string, now time.Time) (*History, []string, error) {
 				e.State = s.Status
 				end := s.End
 				e.End = &end
-				p := s.SLO.Passed
-				e.SLOPassed = &p
+				setVerdict(e, s)
 				notes = append(notes, fmt.Sprintf("run %s: the index said %s but its summary.json says %s: updated", e.ID, was, s.Status))
 				h.m[e.ID] = e
 				continue
@@ -203,8 +205,7 @@ func recoverEntry(dir, id string) *Entry {
 		}
 		start, end := s.Start, s.End
 		e.Created, e.Start, e.End = start, &start, &end
-		p := s.SLO.Passed
-		e.SLOPassed = &p
+		setVerdict(e, s)
 		if s.Target.Kind != "" || s.Target.URL != "" {
 			e.Target = &EntryTarget{Kind: s.Target.Kind, URL: scenarios.RedactURL(s.Target.URL)}
 		}

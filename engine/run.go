@@ -669,6 +669,9 @@ func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved fl
 	}
 	el := elapsed.Truncate(time.Second)
 	switch {
+	case seg.Duration > 0 && elapsed > seg.Duration:
+		// Past its end the segment only waits for the ops in flight.
+		fmt.Fprintf(&b, "[%s draining %s+%s]", name, seg.Duration, (elapsed - seg.Duration).Round(100*time.Millisecond))
 	case seg.Duration > 0:
 		fmt.Fprintf(&b, "[%s %s/%s]", name, el, seg.Duration)
 	case seg.Limit > 0:

@@ -33,6 +33,13 @@ func Text(s *rundir.Summary) string {
 	if s.Target.Server != "" {
 		fmt.Fprintf(&b, " (%s)", s.Target.Server)
 	}
+	// A note about the target itself ("target: embedded — ...") joins
+	// the target line: one target: line.
+	note := s.Target.Note
+	if rest, ok := strings.CutPrefix(note, "target: "+s.Target.Kind); ok {
+		b.WriteString(rest)
+		note = ""
+	}
 	fmt.Fprintf(&b, "\nshard: %s\nstart: %s  end: %s  status: %s\n", s.Shard, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), s.Status)
 	if s.StatusReason != "" {
 		label := "interrupted"
@@ -44,8 +51,8 @@ func Text(s *rundir.Summary) string {
 		}
 		fmt.Fprintf(&b, "%s: %s\n", label, s.StatusReason)
 	}
-	if s.Target.Note != "" {
-		fmt.Fprintf(&b, "%s\n", s.Target.Note)
+	if note != "" {
+		fmt.Fprintf(&b, "%s\n", note)
 	}
 	if ml := s.Target.MemoryLimits; ml != nil {
 		fmt.Fprintf(&b, "memory limits: %s\n", ml)

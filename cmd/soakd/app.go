@@ -56,25 +56,10 @@ type App struct {
 	Swap swapfile.Host
 }
 
-const usage = `soakd — soak and capacity testing for Redis, MongoDB and Elasticsearch
-
-usage:
-  soakd run SCENARIO.yaml [--target URL]... [--rate N] [--duration D] [--out DIR] [--listen ADDR] [--otlp-endpoint URL] [--swap SIZE]
-  soakd validate SCENARIO.yaml...
-  soakd report RUN_DIR... [--html FILE]   (several shard dirs of one run merge into one table)
-  soakd report --side-by-side RUN_DIR... [--html FILE]   (redis-benchmark style table of runs or persistence variants, rps ratio against the first)
-  soakd serve --config soakd.yaml
-  soakd compare BASELINE_DIR[,DIR...] CANDIDATE_DIR[,DIR...] [--threshold 0.2] [--level 0.95] [--json] [--allow-unlike]
-  soakd compare --history DATA_DIR [--scenario NAME]   (change points across a daemon's runs)
-  run flags for sharding: --shard INDEX/COUNT | --shard-from-env, --start-at RFC3339,
-    --run-id ID (same on every shard; phases wait for all shards), --barrier-timeout D (10m)
-  soakd version
-`
-
 // Main runs a command line and returns the exit code.
 func (a *App) Main(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprint(a.Stderr, usage)
+		fmt.Fprint(a.Stderr, shortUsage())
 		return exitBadUsed
 	}
 	switch args[0] {
@@ -89,85 +74,42 @@ func (a *App) Main(ctx context.Context, args []string) int {
 	case "compare":
 		return a.compare(args[1:])
 	case "version", "--version":
+		if _, code, ok := a.parseCmd("version", newFlagSet("version"), args[1:]); !ok {
+			return code
+		}
 		fmt.Fprintln(a.Stdout, "soakd", version)
 		return exitOK
-	case "help", "-h", "--help":
-		fmt.Fprint(a.Stdout, usage)
-		return exitOK
+	case "help", "-h", "--help", "-help":
+		return a.help(ctx, args[1:])
 	}
-	fmt.Fprintf(a.Stderr, "soakd: unknown command %q\n%s", args[0], usage)
+	fmt.Fprintf(a.Stderr, "soakd: unknown command %q\n%s", args[0], shortUsage())
 	return exitBadUsed
 }
 
-// parseInterspersed parses flags that may come before or after the
-// positional arguments (soakd run file.yaml --rate 100).
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+// help is `soakd help [COMMAND]`.
+func (a *App) help(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(a.Stdout, topHelp())
+		return exitOK
 	}
-}
-
-type runFlags struct {
-	targets             targetList
-	target, out, listen string
-	rate                float64
-	duration            string
-	rateSet             bool
-	quiet               bool
-	otlpEndpoint        string
-	shard, startAt      string
-	shardFromEnv        bool
-	runID               string
-	barrierTimeout      time.Duration
-	seed                string
-	warmup, records     string
-	concurrency         int
-	swap                string
-	repeat              int
-	control             bool
-	// variantTargets are several --target run as one run's variants
-	// (with repeats: interleaved).
-	variantTargets []scenarios.Target
+	for _, c := range commandDocs {
+		if c.name == args[0] && c.name != "help" {
+			return a.Main(ctx, []string{c.name, "--help"})
+		}
+	}
+	fmt.Fprintf(a.Stderr, "soakd help: unknown command %q\n%s", args[0], shortUsage())
+	return exitBadUsed
 }
 
 func (a *App) run(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(a.Stderr)
 	var f runFlags
-	fs.Var(&f.targets, "target", "target URL (redis://, mongodb://, http(s)://, cql://); overrides the scenario's. Repeated: the scenario runs once per target, in order, each into DIR/target-N, then the side-by-side table is printed")
-	fs.Float64Var(&f.rate, "rate", 0, "override every phase's rate (ops/s; 0 = closed loop)")
-	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration")
-	fs.StringVar(&f.out, "out", "", "run directory (default runs/<scenario>-<time>)")
-	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "address for /metrics while running (empty = off)")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
-	fs.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send OpenTelemetry spans to this OTLP/HTTP traces URL (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)")
-	fs.StringVar(&f.shard, "shard", "", "run shard INDEX/COUNT of the scenario (rate/COUNT, a disjoint slice of the load); default $SOAKD_SHARD, or $JOB_COMPLETION_INDEX/$SOAKD_SHARDS")
-	fs.BoolVar(&f.shardFromEnv, "shard-from-env", false, "require the shard from $SOAKD_SHARD or $JOB_COMPLETION_INDEX and $SOAKD_SHARDS")
-	fs.StringVar(&f.startAt, "start-at", "", "wait until this RFC3339 time before starting (a shared start for all shards)")
-	fs.StringVar(&f.runID, "run-id", "", "name of this run, the same on every shard: shards wait for each other in the store before every phase (default $SOAKD_RUN_ID, else derived from --start-at)")
-	fs.DurationVar(&f.barrierTimeout, "barrier-timeout", engine.DefaultBarrierTimeout, "give up when the other shards have not reached a phase barrier within this time")
-	fs.StringVar(&f.warmup, "warmup", "", "override every steady phase's warmup (e.g. 0s, 5s)")
-	fs.StringVar(&f.records, "records", "", "override keyspace.records and the records of load phases (e.g. 10000)")
-	fs.IntVar(&f.concurrency, "concurrency", 0, "override every phase's concurrency (workers)")
-	fs.StringVar(&f.swap, "swap", "", "turn on a swapfile of this size (e.g. 2gb) for the run, and off and delete it at the end, however the run ends (root)")
-	fs.IntVar(&f.repeat, "repeat", 0, "run every steady phase and throughput sweep in N short rounds, the variants (persistence variants, several --target, sweep points) interleaved in each (overrides the scenario's repeat:)")
-	fs.BoolVar(&f.control, "control", false, "with the side-by-side table at the end: also print the A/A control (A's rounds split in two halves against each other), the noise floor")
-	fs.StringVar(&f.seed, "seed", "", "random seed for keys, values and op order (overrides the scenario's seed; each shard and worker derives its own stream from it)")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitBadUsed
+	fs := runFlagSet(&f)
+	pos, code, ok := a.parseCmd("run", fs, args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(a.Stderr, "soakd run: give exactly one scenario file")
+		fmt.Fprintln(a.Stderr, "soakd run: give exactly one scenario file (soakd run --help)")
 		return exitBadUsed
 	}
 	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
@@ -241,6 +183,13 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 	if f.out == "" {
 		// One parent directory for all the targets' runs.
 		f.out = filepath.Join("runs", fmt.Sprintf("%s-%s", name, a.Now().UTC().Format("20060102T150405Z")))
+	}
+	for i := range f.targets {
+		// Every target's directory is checked before the first runs.
+		if err := claimOut(filepath.Join(f.out, fmt.Sprintf("target-%d", i+1)), f.force); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: %v; nothing ran\n", err)
+			return exitBadUsed
+		}
 	}
 	var sums []*rundir.Summary
 	var dirs []string
@@ -334,6 +283,19 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 	if sub != "" {
 		out = filepath.Join(out, sub)
 	}
+	if err := claimOut(out, f.force); err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
+		return exitBadUsed, nil, ""
+	}
+	// A run that measured nothing (its target down, refused, or
+	// interrupted before it started) leaves no directory behind.
+	created := missingDirs(out)
+	measured := false
+	defer func() {
+		if !measured {
+			removeEmptyDirs(created)
+		}
+	}()
 
 	if f.swap != "" {
 		// After every input check (bad input makes no swapfile), before
@@ -439,6 +401,7 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 		}
 	}
 	sum, err := rn.Start(ctx, runID)
+	measured = sum != nil
 	if sum != nil {
 		// The summary goes to stdout whatever happened to the files.
 		fmt.Fprint(a.Stdout, report.Text(sum))
@@ -453,9 +416,10 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 			fmt.Fprintf(a.Stderr, "soakd run: the summary above is the only copy of the results (exit %d)\n", exitNotWritten)
 			return exitNotWritten, sum, out
 		}
+		a.wrote(out)
 		return exitSLO, sum, out
 	}
-	fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", out)
+	a.wrote(out)
 	if !sum.SLO.Passed {
 		return exitSLO, sum, out
 	}
@@ -463,6 +427,10 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 }
 
 func (a *App) validate(ctx context.Context, args []string) int {
+	args, code, ok := a.parseCmd("validate", newFlagSet("validate"), args)
+	if !ok {
+		return code
+	}
 	if len(args) == 0 {
 		fmt.Fprintln(a.Stderr, "soakd validate: give one or more scenario files")
 		return exitBadUsed
@@ -511,14 +479,13 @@ func (a *App) validate(ctx context.Context, args []string) int {
 }
 
 func (a *App) report(args []string) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(a.Stderr)
+	fs := newFlagSet("report")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to FILE")
 	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's and its 95% interval; sweeps as throughput per point, one line per run or variant")
 	control := fs.Bool("control", false, "with --side-by-side: also the A/A control (the first column's rounds split in two halves against each other): the noise floor")
-	dirs, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitBadUsed
+	dirs, code, ok := a.parseCmd("report", fs, args)
+	if !ok {
+		return code
 	}
 	if len(dirs) == 0 {
 		fmt.Fprintln(a.Stderr, "soakd report: give one or more run directories")
@@ -613,14 +580,14 @@ func (a *App) reportSideBySide(dirs []string, htmlOut string, control bool) int 
 }
 
 func (a *App) serve(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(a.Stderr)
-	config := fs.String("config", "soakd.yaml", "daemon config file")
-	if err := fs.Parse(args); err != nil {
-		return exitBadUsed
+	fs := newFlagSet("serve")
+	config := fs.String("config", "soakd.yaml", "daemon config `FILE`")
+	pos, code, ok := a.parseCmd("serve", fs, args)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(a.Stderr, "soakd serve: unexpected argument %q\n", fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(a.Stderr, "soakd serve: unexpected argument %q (soakd serve --help)\n", pos[0])
 		return exitBadUsed
 	}
 	cfg, err := daemon.LoadConfig(*config, a.Getenv)
@@ -651,4 +618,9 @@ func printProblems(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintln(w, err)
+}
+
+// wrote says where the run went and how to see it as a page.
+func (a *App) wrote(dir string) {
+	fmt.Fprintf(a.Stderr, "soakd: wrote %s\nsoakd: HTML report: %s\n", dir, reportCommand(dir))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -23,8 +22,7 @@ import (
 // to the percentiles of their summaries, without an interval, and say
 // so.
 func (a *App) compare(args []string) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(a.Stderr)
+	fs := newFlagSet("compare")
 	threshold := fs.Float64("threshold", verdict.DefaultRegressThreshold, "a regression needs the whole interval of candidate/baseline above 1+threshold (0.2 = 20% slower)")
 	level := fs.Float64("level", verdict.DefaultLevel, "confidence level of the intervals")
 	resamples := fs.Int("resamples", verdict.DefaultResamples, "bootstrap resamples")
@@ -33,9 +31,9 @@ func (a *App) compare(args []string) int {
 	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
 	history := fs.String("history", "", "a daemon's data_dir (or a directory of run directories): report change points across its completed runs")
 	scenario := fs.String("scenario", "", "with --history: only this scenario's runs")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitBadUsed
+	pos, code, ok := a.parseCmd("compare", fs, args)
+	if !ok {
+		return code
 	}
 	if *history != "" {
 		return a.compareHistory(*history, *scenario, pos)

@@ -136,8 +136,8 @@ func TestRunRepeatRefused(t *testing.T) {
 	dir := t.TempDir()
 	sc := write(t, dir, "one.yaml", "name: one\nkeyspace: {records: 100}\nphases: [{kind: steady, rate: 0, requests: 10, concurrency: 2, mix: {get: 100}}]\n")
 	for _, c := range []struct{ arg, want string }{
-		{"101", "--repeat: 101 is not in 1..100"},
-		{"-2", "--repeat: -2 is not in 1..100"},
+		{"101", "--repeat 101: use a whole number in 1..100"},
+		{"-2", "--repeat -2: use a whole number in 1..100"},
 		{"20", "phases[0].requests: 10 requests cannot be split into 20 repeats"},
 	} {
 		a, stdout, errb := newApp()

@@ -78,8 +78,11 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 	}
 	if o.Duration != "" {
 		d, err := scenarios.ParseDuration(o.Duration)
-		if err != nil || d <= 0 {
-			return nil, &OverrideError{"duration", fmt.Sprintf(": %q is not a positive duration", o.Duration)}
+		switch {
+		case err != nil:
+			return nil, &OverrideError{"duration", fmt.Sprintf(" %s: %s", o.Duration, DurationHint(o.Duration))}
+		case d <= 0:
+			return nil, &OverrideError{"duration", fmt.Sprintf(" %s: not a positive duration (use a duration like 30s)", o.Duration)}
 		}
 		for i := range sc.Phases {
 			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady || timedSweep(ph) {
@@ -98,8 +101,11 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 	}
 	if o.Warmup != "" {
 		d, err := scenarios.ParseDuration(o.Warmup)
-		if err != nil || d < 0 {
-			return nil, &OverrideError{"warmup", fmt.Sprintf(": %q is not a duration (e.g. 0s, 5s)", o.Warmup)}
+		switch {
+		case err != nil:
+			return nil, &OverrideError{"warmup", fmt.Sprintf(" %s: %s", o.Warmup, DurationHint(o.Warmup))}
+		case d < 0:
+			return nil, &OverrideError{"warmup", fmt.Sprintf(" %s: negative (use a duration like 0s or 5s)", o.Warmup)}
 		}
 		for i := range sc.Phases {
 			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady || timedSweep(ph) {
@@ -110,7 +116,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 	if o.Records != "" {
 		n, err := strconv.ParseInt(o.Records, 10, 64)
 		if err != nil || n <= 0 {
-			return nil, &OverrideError{"records", fmt.Sprintf(": %q is not a positive integer", o.Records)}
+			return nil, &OverrideError{"records", fmt.Sprintf(" %s: use a positive whole number like 10000", o.Records)}
 		}
 		for i := range sc.Phases {
 			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseLoad && (ph.Records == sc.Keyspace.Records || ph.Records > n) {
@@ -121,7 +127,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 	}
 	if o.Concurrency != 0 {
 		if o.Concurrency < 0 || o.Concurrency > scenarios.MaxConcurrency {
-			return nil, &OverrideError{"concurrency", fmt.Sprintf(": %d is not in 1..%d", o.Concurrency, scenarios.MaxConcurrency)}
+			return nil, &OverrideError{"concurrency", fmt.Sprintf(" %d: use a whole number in 1..%d", o.Concurrency, scenarios.MaxConcurrency)}
 		}
 		for i := range sc.Phases {
 			sc.Phases[i].Concurrency = o.Concurrency
@@ -130,13 +136,13 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 	if o.Seed != "" {
 		seed, err := strconv.ParseInt(o.Seed, 10, 64)
 		if err != nil {
-			return nil, &OverrideError{"seed", fmt.Sprintf(": %q is not an integer", o.Seed)}
+			return nil, &OverrideError{"seed", fmt.Sprintf(" %s: use a whole number like 42", o.Seed)}
 		}
 		sc.Seed = seed
 	}
 	if o.Repeat != 0 {
 		if o.Repeat < 1 || o.Repeat > scenarios.MaxRepeat {
-			return nil, &OverrideError{"repeat", fmt.Sprintf(": %d is not in 1..%d", o.Repeat, scenarios.MaxRepeat)}
+			return nil, &OverrideError{"repeat", fmt.Sprintf(" %d: use a whole number in 1..%d", o.Repeat, scenarios.MaxRepeat)}
 		}
 		sc.Repeat = o.Repeat
 	}

@@ -103,3 +103,47 @@ phases:
 		t.Errorf("notes %q", notes)
 	}
 }
+
+// TestTextParse: overrides as text (an API request) parse as the
+// command line's flags do, and Apply checks them the same way.
+func TestTextParse(t *testing.T) {
+	for _, tc := range []struct {
+		text    Text
+		errName string
+		msg     string
+	}{
+		{text: Text{Rate: "5k"}, errName: "rate", msg: "rate 5k: use a number like 5000"},
+		{text: Text{Concurrency: "many"}, errName: "concurrency", msg: "concurrency many: use a whole number like 32"},
+		{text: Text{Repeat: "2.5"}, errName: "repeat", msg: "repeat 2.5: use a whole number like 5"},
+		{text: Text{Duration: "30"}, errName: "duration", msg: "duration 30: add a unit: 30s"},
+		{text: Text{Warmup: "5"}, errName: "warmup", msg: "warmup 5: add a unit: 5s"},
+		{text: Text{Rate: "-3"}, errName: "rate", msg: "rate -3: "},
+		{text: Text{Concurrency: "100000000"}, errName: "concurrency", msg: "concurrency 100000000: use a whole number in 1.."},
+		{text: Text{Records: "1e4"}, errName: "records", msg: "records 1e4: use a positive whole number"},
+		{text: Text{Rate: "250", Duration: "3s", Warmup: "0s", Records: "50", Concurrency: "3", Seed: "9", Repeat: "2"}},
+	} {
+		sc, err := scenarios.Parse("t.yaml", []byte(base))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := tc.text.Parse()
+		if err == nil {
+			var fes []scenarios.FieldError
+			fes, err = Apply(sc, o)
+			if err == nil && len(fes) > 0 {
+				t.Errorf("%+v: problems %v", tc.text, fes)
+			}
+		}
+		var oe *OverrideError
+		switch {
+		case tc.errName == "" && err != nil:
+			t.Errorf("%+v: %v", tc.text, err)
+		case tc.errName == "":
+			if st := sc.Phases[1]; st.Rate != 250 || st.Duration.D().Seconds() != 3 || st.Warmup != 0 || st.Concurrency != 3 || sc.Keyspace.Records != 50 || sc.Seed != 9 || sc.Repeat != 2 {
+				t.Errorf("overrides not applied: %+v seed %d repeat %d", st, sc.Seed, sc.Repeat)
+			}
+		case !errors.As(err, &oe) || oe.Name != tc.errName || !strings.HasPrefix(err.Error(), tc.msg):
+			t.Errorf("%+v: err %v, want an override error on %s starting %q", tc.text, err, tc.errName, tc.msg)
+		}
+	}
+}

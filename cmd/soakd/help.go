@@ -1,0 +1,128 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+)
+
+// commandDoc is one command's help: how it is called and what it does.
+type commandDoc struct {
+	name     string
+	synopsis []string
+	about    string
+}
+
+// commandDocs lists every command, in the order the top-level help shows
+// them.
+var commandDocs = []commandDoc{
+	{"run", []string{"soakd run SCENARIO.yaml [--target URL]... [flags]"},
+		"Run one scenario in the foreground: a progress line each second on stderr, /metrics on --listen,\n" +
+			"the summary table on stdout and the run directory (summary.json, latency.hlog, ...) at the end.\n" +
+			"Exit 0 SLOs held, 1 they did not (or the run was interrupted), 2 bad input, 3 results not written."},
+	{"validate", []string{"soakd validate SCENARIO.yaml..."},
+		"Check scenario files: every problem in every file at once, as file:line: field: message.\n" +
+			"Exit 2 on any problem."},
+	{"report", []string{
+		"soakd report RUN_DIR... [--html FILE]",
+		"soakd report --side-by-side RUN_DIR... [--control] [--html FILE]"},
+		"Print the summary table of run directories (shard directories of one run merge into one table);\n" +
+			"--html also writes a self-contained HTML page with the plots. --side-by-side: one redis-benchmark\n" +
+			"style table of several runs (or a run's persistence variants), rps against the first column's."},
+	{"compare", []string{
+		"soakd compare BASELINE_DIR[,DIR...] CANDIDATE_DIR[,DIR...] [flags]",
+		"soakd compare --history DATA_DIR [--scenario NAME]"},
+		"Per-op latency verdict of a candidate run against a baseline (95% block-bootstrap intervals);\n" +
+			"exit 1 on a regression. --history: change points across a daemon's completed runs."},
+	{"serve", []string{"soakd serve --config soakd.yaml"},
+		"The daemon: cron schedules, continuous soaks, the HTTP API (/api/v1/...), run history and\n" +
+			"regression verdicts. SIGHUP reloads the config."},
+	{"version", []string{"soakd version"}, "Print soakd's version."},
+	{"help", []string{"soakd help [COMMAND]"}, "This help, or one command's (also: soakd COMMAND --help)."},
+}
+
+// targetsHelp names the stores soakd drives and their URL schemes.
+const targetsHelp = `targets (--target URL, or target.url in the scenario):
+  redis://, rediss://, unix://   Redis and Redis-protocol stores (Valkey, KeyDB, Dragonfly, ...)
+  mongodb://, mongodb+srv://     MongoDB (and FerretDB)
+  http://, https://              Elasticsearch (and OpenSearch)
+  cql://, cqls://                CQL: ScyllaDB and Cassandra (kind: scylla, cassandra or cql)
+  (none)                         embedded: an in-process Redis-protocol store; figures measure soakd itself
+`
+
+// topHelp is `soakd help`: every command, every target kind and every
+// run flag (read from run's own flag set, so none is left out).
+func topHelp() string {
+	var b strings.Builder
+	b.WriteString("soakd — soak and capacity testing for Redis, MongoDB, Elasticsearch and CQL stores (ScyllaDB, Cassandra)\n\n")
+	b.WriteString("usage:\n")
+	for _, c := range commandDocs {
+		for _, s := range c.synopsis {
+			fmt.Fprintf(&b, "  %s\n", s)
+		}
+	}
+	b.WriteString("\n'soakd COMMAND --help' shows one command's flags.\n\n")
+	b.WriteString(targetsHelp)
+	b.WriteString("\nrun flags:\n")
+	var f runFlags
+	writeFlags(&b, runFlagSet(&f))
+	return b.String()
+}
+
+// shortUsage is what a bare `soakd` or an unknown command prints.
+func shortUsage() string {
+	var b strings.Builder
+	b.WriteString("usage:\n")
+	for _, c := range commandDocs {
+		for _, s := range c.synopsis {
+			fmt.Fprintf(&b, "  %s\n", s)
+		}
+	}
+	b.WriteString("'soakd help' lists every flag and target kind.\n")
+	return b.String()
+}
+
+// commandHelp is `soakd CMD --help`.
+func commandHelp(cmd string, fs *flag.FlagSet) string {
+	var b strings.Builder
+	for _, c := range commandDocs {
+		if c.name != cmd {
+			continue
+		}
+		b.WriteString("usage:\n")
+		for _, s := range c.synopsis {
+			fmt.Fprintf(&b, "  %s\n", s)
+		}
+		fmt.Fprintf(&b, "\n%s\n", c.about)
+	}
+	if cmd == "run" {
+		b.WriteString("\n" + targetsHelp)
+	}
+	if fs != nil {
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			b.WriteString("\nflags:\n")
+			writeFlags(&b, fs)
+		}
+	}
+	return b.String()
+}
+
+// writeFlags lists fs's flags as users type them (--name), each with
+// its usage and default.
+func writeFlags(b *strings.Builder, fs *flag.FlagSet) {
+	fs.VisitAll(func(fl *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(fl)
+		fmt.Fprintf(b, "  --%s", fl.Name)
+		if kind != "" {
+			fmt.Fprintf(b, " %s", kind)
+		}
+		b.WriteString("\n      ")
+		b.WriteString(strings.ReplaceAll(usage, "\n", "\n      "))
+		if fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "false" {
+			fmt.Fprintf(b, " (default %s)", fl.DefValue)
+		}
+		b.WriteString("\n")
+	})
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"flag"
+	"time"
+
+	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/scenarios"
+)
+
+type runFlags struct {
+	targets             targetList
+	target, out, listen string
+	rate                float64
+	duration            string
+	rateSet             bool
+	quiet               bool
+	otlpEndpoint        string
+	shard, startAt      string
+	shardFromEnv        bool
+	runID               string
+	barrierTimeout      time.Duration
+	seed                string
+	warmup, records     string
+	concurrency         int
+	swap                string
+	repeat              int
+	control             bool
+	// force lets --out name a directory that already holds a run.
+	force bool
+	// variantTargets are several --target run as one run's variants
+	// (with repeats: interleaved).
+	variantTargets []scenarios.Target
+}
+
+// runFlagSet is `soakd run`'s flag set, bound to f: the one list of run
+// flags, for parsing and for the help.
+func runFlagSet(f *runFlags) *flag.FlagSet {
+	fs := newFlagSet("run")
+	fs.Var(&f.targets, "target", "target `URL` (redis://, mongodb://, http(s)://, cql://); overrides the scenario's. Repeated: the scenario runs once per target, in order, each into DIR/target-N, then the side-by-side table is printed")
+	fs.Var(rateValue{&f.rate}, "rate", "override every phase's rate (`ops/s`, a plain number like 5000; 0 = closed loop)")
+	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration (`D` with a unit: 30s, 5m, 12h)")
+	fs.StringVar(&f.warmup, "warmup", "", "override every steady phase's warmup (`D`: 0s, 5s)")
+	fs.StringVar(&f.records, "records", "", "override keyspace.records and the records of load phases (`N`, e.g. 10000)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "override every phase's concurrency (`workers`)")
+	fs.StringVar(&f.seed, "seed", "", "random seed for keys, values and op order (`N`; overrides the scenario's seed; each shard and worker derives its own stream from it)")
+	fs.IntVar(&f.repeat, "repeat", 0, "run every steady phase and throughput sweep in `N` short rounds, the variants (persistence variants, several --target, sweep points) interleaved in each (overrides the scenario's repeat:)")
+	fs.BoolVar(&f.control, "control", false, "with the side-by-side table at the end: also print the A/A control (A's rounds split in two halves against each other), the noise floor")
+	fs.StringVar(&f.out, "out", "", "run `DIR` (default runs/<scenario>-<time>); a directory that already holds a run is refused unless --force")
+	fs.BoolVar(&f.force, "force", false, "let --out write over a directory that already holds a run (its summary and latency logs are removed first)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "`ADDR` for /metrics while running (empty = off)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send OpenTelemetry spans to this OTLP/HTTP traces `URL` (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)")
+	fs.StringVar(&f.swap, "swap", "", "turn on a swapfile of this `SIZE` (e.g. 2gb) for the run, and off and delete it at the end, however the run ends (root)")
+	fs.StringVar(&f.shard, "shard", "", "run shard `INDEX/COUNT` of the scenario (rate/COUNT, a disjoint slice of the load); default $SOAKD_SHARD, or $JOB_COMPLETION_INDEX/$SOAKD_SHARDS")
+	fs.BoolVar(&f.shardFromEnv, "shard-from-env", false, "require the shard from $SOAKD_SHARD or $JOB_COMPLETION_INDEX and $SOAKD_SHARDS")
+	fs.StringVar(&f.startAt, "start-at", "", "wait until this `RFC3339` time before starting (a shared start for all shards)")
+	fs.StringVar(&f.runID, "run-id", "", "name of this run (`ID`), the same on every shard: shards wait for each other in the store before every phase (default $SOAKD_RUN_ID, else derived from --start-at)")
+	fs.DurationVar(&f.barrierTimeout, "barrier-timeout", engine.DefaultBarrierTimeout, "give up when the other shards have not reached a phase barrier within this `D`")
+	return fs
+}
