@@ -1,0 +1,99 @@
+package scenarios
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/soakd/soakd/corpus"
+)
+
+// CorpusQuery is record.query: search ops draw Terms distinct words from
+// the text fields From, with Distribution over the corpus's own term
+// frequencies (computed once at prepare).
+type CorpusQuery struct {
+	Terms        int      `yaml:"terms"`
+	From         []string `yaml:"from"`
+	Distribution string   `yaml:"distribution"` // zipfian (default) | frequency | uniform
+}
+
+// Default and cap of record.query.terms.
+const (
+	DefaultQueryTerms = 2
+	MaxQueryTerms     = 16
+)
+
+// HasCorpus reports whether records come from a corpus file.
+func (s *Scenario) HasCorpus() bool { return s.Record.Source != "" }
+
+// CorpusPath is record.source resolved against the scenario file's
+// directory ("" without a corpus).
+func (s *Scenario) CorpusPath() string {
+	src := s.Record.Source
+	if src == "" || filepath.IsAbs(src) {
+		return src
+	}
+	return filepath.Join(filepath.Dir(s.File), src)
+}
+
+// SearchFields are the corpus fields search ops query and the search
+// index covers (record.query.from); nil without a corpus.
+func (s *Scenario) SearchFields() []string {
+	if !s.HasCorpus() || s.Record.Query == nil {
+		return nil
+	}
+	return s.Record.Query.From
+}
+
+// QueryTerms is record.query.terms with its default.
+func (s *Scenario) QueryTerms() int {
+	if q := s.Record.Query; q != nil && q.Terms > 0 {
+		return q.Terms
+	}
+	return DefaultQueryTerms
+}
+
+// validateCorpus checks record.source, key_field and query: the spec,
+// and a cheap look at the file (it exists, is not empty, its first
+// document or header has the fields named).
+func (s *Scenario) validateCorpus() []FieldError {
+	var errs []FieldError
+	add := func(path, format string, args ...any) {
+		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	r := s.Record
+	if r.Source == "" {
+		if r.KeyField != "" {
+			add("record.key_field", "needs record.source (a corpus file to take keys from)")
+		}
+		if r.Query != nil {
+			add("record.query", "needs record.source (a corpus file to draw query terms from)")
+		}
+		return errs
+	}
+	var from []string
+	if q := r.Query; q != nil {
+		if q.Terms < 0 || q.Terms > MaxQueryTerms {
+			add("record.query.terms", "must be between 1 and %d, got %d", MaxQueryTerms, q.Terms)
+		}
+		if q.Distribution != "" {
+			if _, err := corpus.ParseDistribution(q.Distribution); err != nil {
+				add("record.query.distribution", "%v", err)
+			}
+		}
+		for i, f := range q.From {
+			if f == "" {
+				add(fmt.Sprintf("record.query.from[%d]", i), "must name a field")
+			}
+		}
+		if len(q.From) == 0 {
+			add("record.query.from", "must name at least one text field of the corpus")
+		}
+		from = q.From
+	} else if s.Uses(OpSearch) {
+		add("record.query", "a scenario that searches a corpus must say which fields queries draw from: query: {terms: 2, from: [title, body]}")
+	}
+	if err := corpus.Peek(s.CorpusPath(), r.KeyField, from); err != nil {
+		add("record.source", "%v", err)
+	}
+	return errs
+}
