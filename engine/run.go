@@ -79,6 +79,12 @@ type runner struct {
 	shard    *shardState
 	values   *scenarios.Values // read-only value bytes shared by all workers
 	custom   *datagen.Program  // the scenario's custom ops; nil when it has none
+	corpus   corpusState       // record.source; zero without one
+	// corpusErr is the first failed corpus read (a file changed under
+	// the run), set once.
+	corpusErr     error
+	corpusErrOnce sync.Once
+	cancelRun     context.CancelCauseFunc // ends the run (a failed corpus read)
 	choosers func() scenarios.Chooser
 	classIdx map[string]uint8
 	// initInserted is the record count a run (and each persistence
@@ -155,6 +161,10 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if err := r.compileCustom(); err != nil {
 		return nil, err
 	}
+	if err := r.openCorpus(); err != nil {
+		return nil, err
+	}
+	defer r.closeCorpus()
 	if r.limits, err = verdict.New(r.sc.SLO); err != nil {
 		return nil, err
 	}
@@ -241,6 +251,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// A managed server that dies mid-run ends the run (cause errTargetDown).
 	ctx, cancelRun := context.WithCancelCause(ctx)
 	defer cancelRun(nil)
+	r.cancelRun = cancelRun
 	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
 	// stopErr ends the run early with what ran so far written: a phase
@@ -268,6 +279,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	var down *targetDownError
 	if errors.As(context.Cause(ctx), &down) && stopErr == nil {
 		stopErr = down
+	}
+	if err := r.corpusError(); err != nil && stopErr == nil {
+		stopErr = err
 	}
 	if ctx.Err() != nil || stopErr != nil {
 		sum.Status = rundir.StatusInterrupted

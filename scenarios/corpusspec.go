@@ -97,3 +97,13 @@ func (s *Scenario) validateCorpus() []FieldError {
 	}
 	return errs
 }
+
+// ProblemAt is a problem found after validation (at prepare) with the
+// scenario file's line of field path when the scenario was read from YAML.
+func (s *Scenario) ProblemAt(path string, err error) Problem {
+	p := Problem{File: s.File, Field: path, Msg: err.Error()}
+	if s.doc != nil {
+		p.Line = lineOf(s.doc, path)
+	}
+	return p
+}
