@@ -85,8 +85,8 @@ type runner struct {
 	corpusErr     error
 	corpusErrOnce sync.Once
 	cancelRun     context.CancelCauseFunc // ends the run (a failed corpus read)
-	choosers func() scenarios.Chooser
-	classIdx map[string]uint8
+	choosers      func() scenarios.Chooser
+	classIdx      map[string]uint8
 	// initInserted is the record count a run (and each persistence
 	// variant, on its fresh server) starts from.
 	initInserted int64
