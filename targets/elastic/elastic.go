@@ -70,8 +70,8 @@ type Target struct {
 	// corpus: documents come from record.source; searches and the index
 	// cover its text fields (set by Prepare, corpus.go).
 	corpus       bool
-	searchFields []byte // JSON array of the fields searches query
-	custom     *customOps // the scenario's custom ops (custom.go), set by Prepare
+	searchFields []byte     // JSON array of the fields searches query
+	custom       *customOps // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
