@@ -57,8 +57,9 @@ func (r *runner) corpusFailed(err error) {
 }
 
 // fillCorpus fills req (key, op and schedule index set) from the
-// corpus: inserts write document keyNum mod Count, updates a document
-// drawn at random, searches a query made from the corpus's terms.
+// corpus: inserts write document keyNum mod Count, updates the fields
+// of a document drawn at random (but its key field), searches a query
+// made from the corpus's terms.
 func (w *worker) fillCorpus(req *targets.Request, i uint64) {
 	cs := &w.r.corpus
 	var doc int64 = -1
@@ -73,9 +74,17 @@ func (w *worker) fillCorpus(req *targets.Request, i uint64) {
 		if err != nil {
 			w.r.corpusFailed(err)
 		}
-		out := make([]targets.Field, len(fs))
-		for k, f := range fs {
-			out[k] = targets.Field{Name: f.Name, Value: f.Value}
+		// An update keeps the record's own key field: it rewrites the
+		// other fields with those of the document drawn.
+		keep := ""
+		if req.Op == scenarios.OpUpdate || req.Op == scenarios.OpRMW {
+			keep = w.r.sc.Record.KeyField
+		}
+		out := make([]targets.Field, 0, len(fs))
+		for _, f := range fs {
+			if keep == "" || f.Name != keep {
+				out = append(out, targets.Field{Name: f.Name, Value: f.Value})
+			}
 		}
 		req.Fields = out
 	}
