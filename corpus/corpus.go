@@ -10,6 +10,7 @@ package corpus
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -373,25 +374,63 @@ func (c *Corpus) readHeader() ([]string, error) {
 	return h, nil
 }
 
-// Read returns document i (0 <= i < Count).
+// Read returns document i (0 <= i < Count): one positioned read of
+// the index block that holds it.
 func (c *Corpus) Read(i int64) ([]Field, error) {
 	if i < 0 || i >= c.count {
 		return nil, fmt.Errorf("corpus %s: document %d out of range (0..%d)", c.name, i, c.count-1)
 	}
-	e := c.index[i/c.stride]
-	d := c.reader(e.off, e.line)
-	for k := i % c.stride; ; k-- {
-		doc, _, _, err := d.next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, fmt.Errorf("corpus %s: document %d is gone: the file changed during the run", c.name, i)
+	k := i / c.stride
+	e := c.index[k]
+	end := c.size
+	if k+1 < int64(len(c.index)) {
+		end = c.index[k+1].off
+	}
+	buf := make([]byte, end-e.off)
+	if n, err := c.f.ReadAt(buf, e.off); n < len(buf) {
+		return nil, fmt.Errorf("corpus %s: document %d is gone: the file changed during the run (%v)", c.name, i, err)
+	}
+	skip := i % c.stride
+	if c.format == CSV {
+		cr := csv.NewReader(bytes.NewReader(buf))
+		cr.FieldsPerRecord = len(c.header)
+		for ; ; skip-- {
+			rec, err := cr.Read()
+			if err != nil {
+				return nil, fmt.Errorf("corpus %s: near line %d: the file changed during the run (%v)", c.name, e.line, err)
 			}
-			return nil, err
-		}
-		if k == 0 {
-			return doc, nil
+			if skip == 0 {
+				doc := make([]Field, len(rec))
+				for j, v := range rec {
+					doc[j] = Field{Name: c.header[j], Value: []byte(v)}
+				}
+				return doc, nil
+			}
 		}
 	}
+	line := e.line
+	for len(buf) > 0 {
+		l := buf
+		if j := bytes.IndexByte(buf, '\n'); j >= 0 {
+			l, buf = buf[:j+1], buf[j+1:]
+		} else {
+			buf = nil
+		}
+		if len(bytes.TrimSpace(l)) == 0 {
+			line++
+			continue
+		}
+		if skip == 0 {
+			doc, err := parseObject(l)
+			if err != nil {
+				return nil, fmt.Errorf("corpus %s: line %d: %v (the file changed during the run)", c.name, line, err)
+			}
+			return doc, nil
+		}
+		skip--
+		line++
+	}
+	return nil, fmt.Errorf("corpus %s: document %d is gone: the file changed during the run", c.name, i)
 }
 
 // AppendKey appends the key of record n to b: prefix, the key field's

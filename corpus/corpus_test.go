@@ -194,3 +194,19 @@ func TestQueriesDeterministic(t *testing.T) {
 		t.Fatal("seed does not change the queries")
 	}
 }
+
+// BenchmarkRead reads documents of the shipped corpus by index (the
+// cost an insert or update adds per op).
+func BenchmarkRead(b *testing.B) {
+	c, err := Open("../scenarios/testdata/corpus/docs.ndjson.gz", Options{KeyField: "id"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := c.Read(int64(i*7919) % c.Count()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
