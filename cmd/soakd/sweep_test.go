@@ -15,7 +15,7 @@ import (
 func TestSweepCLI(t *testing.T) {
 	a, out, errb := newApp()
 	studies, _ := filepath.Glob("../../scenarios/study-search-mix-*.yaml")
-	if len(studies) != 5 { // redis, mongo, elastic; corpus-redis, corpus-elastic
+	if len(studies) != 6 { // redis, mongo, elastic, and each on the sample corpus
 		t.Fatalf("study files %v", studies)
 	}
 	if code := a.Main(context.Background(), append([]string{"validate"}, studies...)); code != 0 {
