@@ -27,6 +27,9 @@ func (r *runner) openCorpus() error {
 		return sc.ProblemAt("record.source", err)
 	}
 	r.corpus.c = c
+	if r.custom != nil {
+		r.custom.UseCorpus(c, r.corpusFailed)
+	}
 	if sc.Uses(scenarios.OpSearch) {
 		d := corpus.Zipfian
 		if q := sc.Record.Query; q != nil && q.Distribution != "" {

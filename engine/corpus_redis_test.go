@@ -222,3 +222,47 @@ func checkRediSearch(t *testing.T, ctx context.Context, tg *redistarget.Target, 
 	}
 	t.Logf("%d of %d corpus queries match documents", found, len(qs))
 }
+
+// A custom op's {corpus:title} draws the title of a corpus document:
+// every value SET through engine.Run is one of the corpus's titles.
+func TestCorpusPlaceholderRedis(t *testing.T) {
+	sc := corpusScenario(t, `
+target: {kind: redis, managed: {persistence: none}}
+record: {source: docs.ndjson, key_field: id}
+keyspace: {records: 1500, prefix: "doc:"}
+ops:
+  set_title: {redis: [SET, "t:{seq}", "{corpus:title}"]}
+phases:
+  - {name: s, kind: steady, rate: 0, requests: 200, concurrency: 2, mix: {set_title: 100}}
+`)
+	sum, _, cl := runRedis(t, sc, rundir.Shard{})
+	if p := sum.Phases[0]; p.Errors != 0 || p.Result.Ops["set_title"].Count != 200 {
+		t.Fatalf("%d errors, %+v", p.Errors, p.Result.Ops)
+	}
+	c := openCorpus(t, sc)
+	titles := map[string]bool{}
+	for i := int64(0); i < c.Count(); i++ {
+		d, _ := c.Read(i)
+		for _, f := range d {
+			if f.Name == "title" {
+				titles[string(f.Value)] = true
+			}
+		}
+	}
+	ctx := context.Background()
+	keys := cl.Keys(ctx, "t:*").Val()
+	if len(keys) != 200 {
+		t.Fatalf("%d keys", len(keys))
+	}
+	distinct := map[string]bool{}
+	for _, k := range keys {
+		v := cl.Get(ctx, k).Val()
+		if !titles[v] {
+			t.Fatalf("%s = %q, not a corpus title", k, v)
+		}
+		distinct[v] = true
+	}
+	if len(distinct) < 150 {
+		t.Fatalf("only %d distinct titles in 200 draws from 1500 documents", len(distinct))
+	}
+}

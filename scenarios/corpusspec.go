@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 
 	"github.com/soakd/soakd/corpus"
 )
@@ -60,6 +61,7 @@ func (s *Scenario) validateCorpus() []FieldError {
 	add := func(path, format string, args ...any) {
 		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
+	errs = append(errs, s.corpusPlaceholderErrors()...)
 	r := s.Record
 	if r.Source == "" {
 		if r.KeyField != "" {
@@ -106,4 +108,54 @@ func (s *Scenario) ProblemAt(path string, err error) Problem {
 		p.Line = lineOf(s.doc, path)
 	}
 	return p
+}
+
+// corpusPlaceholderErrors refuses {corpus:field} in bindings and custom
+// op templates when the scenario has no record.source.
+func (s *Scenario) corpusPlaceholderErrors() []FieldError {
+	if s.HasCorpus() {
+		return nil
+	}
+	var errs []FieldError
+	msg := "{corpus:...} draws from record.source, and the scenario has none"
+	for _, name := range sortedKeys(s.Bindings) {
+		if g, err := ParseGenerator(s.Bindings[name].Gen); err == nil && g.Kind == GenCorpus {
+			errs = append(errs, FieldError{Path: "bindings." + name + ".gen", Msg: msg})
+		}
+	}
+	isBinding := func(n string) bool { _, ok := s.Bindings[n]; return ok }
+	for _, name := range s.customOpNames() {
+		c := s.Ops[name]
+		if c == nil {
+			continue
+		}
+		for _, k := range c.Kinds() {
+			tpls, _ := c.Templates(TargetKind(k))
+			if drawsCorpus(tpls, isBinding) {
+				errs = append(errs, FieldError{Path: "ops." + name + "." + k, Msg: msg})
+			}
+		}
+	}
+	return errs
+}
+
+func drawsCorpus(tpls []string, isBinding func(string) bool) bool {
+	for _, t := range tpls {
+		segs, _ := ParseTemplate(t, isBinding)
+		for _, g := range segs {
+			if g.Kind == GenCorpus {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -52,3 +52,13 @@ func TestCorpusSpecValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestCorpusPlaceholderNeedsSource(t *testing.T) {
+	_, err := Parse("p.yaml", []byte("target: {kind: redis}\nops:\n  put: {redis: [SET, \"{key}\", \"{corpus:title}\"]}\nphases: [{name: s, kind: steady, duration: 1s, mix: {put: 100}}]\n"))
+	if err == nil || !strings.Contains(err.Error(), "p.yaml:3: ops.put.redis: {corpus:...} draws from record.source") {
+		t.Fatalf("%v", err)
+	}
+	if _, err := ParseTemplate("{corpus}", nil); err == nil || !strings.Contains(err.Error(), "write {corpus:field}") {
+		t.Fatalf("{corpus}: %v", err)
+	}
+}
