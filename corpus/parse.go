@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 )
 
 // parseObject flattens one NDJSON line, a JSON object, into fields in
@@ -16,7 +17,7 @@ func parseObject(line []byte) ([]Field, error) {
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("not JSON: %v", err)
+		return nil, notJSON(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, errors.New("not a JSON object (one document a line)")
@@ -26,7 +27,7 @@ func parseObject(line []byte) ([]Field, error) {
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("not JSON: %v", err)
+			return nil, notJSON(err)
 		}
 		name := kt.(string)
 		var raw json.RawMessage
@@ -46,7 +47,7 @@ func parseObject(line []byte) ([]Field, error) {
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("not JSON: %v", err)
+		return nil, notJSON(err)
 	}
 	if rest := bytes.TrimSpace(line[dec.InputOffset():]); len(rest) > 0 {
 		return nil, errors.New("more than one JSON value on the line")
@@ -72,4 +73,12 @@ func flatValue(raw json.RawMessage) ([]byte, bool, error) {
 		return b.Bytes(), true, nil
 	}
 	return append([]byte(nil), raw...), true, nil
+}
+
+// notJSON says why a line is not JSON.
+func notJSON(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("not JSON: the line ends inside the document")
+	}
+	return fmt.Errorf("not JSON: %v", err)
 }
