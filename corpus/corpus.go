@@ -339,7 +339,7 @@ func (c *Corpus) scan(o Options) error {
 				c.terms.addText(f.Value)
 			}
 			if o.KeyField != "" && f.Name == o.KeyField && len(f.Value) > 0 {
-				if len(c.keys)+len(f.Value) > o.MaxKeyBytes {
+				if len(c.keys)+len(f.Value)+4*(len(c.keyEnd)+1) > o.MaxKeyBytes { // values and their 4-byte ends
 					return fmt.Errorf("corpus %s: line %d: the keys (field %s) take more than %d bytes; key by record number instead (drop key_field)", c.name, line, o.KeyField, o.MaxKeyBytes)
 				}
 				c.keys = append(c.keys, f.Value...)

@@ -210,3 +210,10 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+func TestKeyMemoryCapped(t *testing.T) {
+	_, err := Open(write(t, "d.ndjson", ndjson), Options{KeyField: "id", MaxKeyBytes: 12})
+	if err == nil || !strings.Contains(err.Error(), "line 4: the keys (field id) take more than 12 bytes") {
+		t.Fatalf("%v", err)
+	}
+}
