@@ -22,6 +22,12 @@ type Program struct {
 	ops      [scenarios.MaxCustomOps]*opProgram // by op - OpCustomBase
 	bindings []binding
 	pool     []byte // random printable bytes {bytes:N} slices
+	corpus   Corpus // {corpus:field} draws from it (UseCorpus); nil without
+	// corpusFailed is told of a failed corpus read.
+	corpusFailed func(error)
+	// jsonText: the templates are JSON (mongo, elastic), so corpus
+	// values are escaped as JSON string content.
+	jsonText bool
 }
 
 type opProgram struct {
@@ -61,7 +67,7 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{}
+	p := &Program{jsonText: k == scenarios.KindMongo || k == scenarios.KindElastic}
 	// Mongo and elastic templates are JSON: a value the user wrote (a
 	// choice, a binding's prefix) lands inside a JSON string, so its
 	// quotes, backslashes and control bytes are escaped once here. The
@@ -300,6 +306,8 @@ func (r *Renderer) appendGen(b []byte, g *gen, key []byte, seq uint64, rng *rand
 		return appendUUID(b, rng.Uint64(), rng.Uint64())
 	case scenarios.GenNowMs:
 		return strconv.AppendInt(b, time.Now().UnixMilli(), 10)
+	case scenarios.GenCorpus:
+		return r.p.appendCorpus(b, string(g.lit), rng)
 	}
 	return b
 }

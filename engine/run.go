@@ -80,8 +80,14 @@ type runner struct {
 	values   *scenarios.Values      // read-only value bytes shared by all workers
 	custom   *datagen.Program       // the scenario's custom ops; nil when it has none
 	replays  map[string]*replayPlan // replay phases' indexed captures, by phase name
-	choosers func() scenarios.Chooser
-	classIdx map[string]uint8
+	corpus   corpusState            // record.source; zero without one
+	// corpusErr is the first failed corpus read (a file changed under
+	// the run), set once.
+	corpusErr     error
+	corpusErrOnce sync.Once
+	cancelRun     context.CancelCauseFunc // ends the run (a failed corpus read)
+	choosers      func() scenarios.Chooser
+	classIdx      map[string]uint8
 	// initInserted is the record count a run (and each persistence
 	// variant, on its fresh server) starts from.
 	initInserted int64
@@ -160,6 +166,10 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		return nil, err
 	}
 	defer r.closeReplays()
+	if err := r.openCorpus(); err != nil {
+		return nil, err
+	}
+	defer r.closeCorpus()
 	if r.limits, err = verdict.New(r.sc.SLO); err != nil {
 		return nil, err
 	}
@@ -247,6 +257,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// A managed server that dies mid-run ends the run (cause errTargetDown).
 	ctx, cancelRun := context.WithCancelCause(ctx)
 	defer cancelRun(nil)
+	r.cancelRun = cancelRun
 	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
 	// stopErr ends the run early with what ran so far written: a phase
@@ -274,6 +285,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	var down *targetDownError
 	if errors.As(context.Cause(ctx), &down) && stopErr == nil {
 		stopErr = down
+	}
+	if err := r.corpusError(); err != nil && stopErr == nil {
+		stopErr = err
 	}
 	if ctx.Err() != nil || stopErr != nil {
 		sum.Status = rundir.StatusInterrupted

@@ -646,7 +646,11 @@ func (w *worker) fill(j int, i uint64) scenarios.Op {
 		keyNum = w.chooser.Next(w.rng)
 	}
 	req.KeyNum = keyNum
-	req.Key = scenarios.AppendKey(req.Key[:0], sc.Keyspace.Prefix, keyNum, sc.Keyspace.Ordered)
+	if k, ok := w.r.corpusKey(req.Key[:0], keyNum); ok {
+		req.Key = k
+	} else {
+		req.Key = scenarios.AppendKey(req.Key[:0], sc.Keyspace.Prefix, keyNum, sc.Keyspace.Ordered)
+	}
 	if op.IsCustom() {
 		w.fillCustom(req, i)
 		return op
@@ -676,6 +680,9 @@ func (w *worker) fill(j int, i uint64) scenarios.Op {
 	req.ScanLen = sc.Keyspace.ScanLength
 	req.PageSize = 10
 	req.Page = int(w.rng.IntN(5))
+	if w.r.corpus.c != nil {
+		w.fillCorpus(req, i)
+	}
 	return op
 }
 

@@ -124,10 +124,19 @@ type EmbeddedOptions struct {
 	Restricted bool `yaml:"restricted"`
 }
 
-// Record is the YCSB record shape.
+// Record is the YCSB record shape, or a corpus of the user's documents
+// (corpusspec.go).
 type Record struct {
 	Fields     int `yaml:"fields"`
 	FieldBytes int `yaml:"field_bytes"`
+	// Source is a corpus file (NDJSON, CSV with a header, either maybe
+	// gzipped), relative to the scenario file's directory.
+	Source string `yaml:"source"`
+	// KeyField names the field that keys a document ("" = the record
+	// number).
+	KeyField string `yaml:"key_field"`
+	// Query says how search ops draw their terms from the corpus.
+	Query *CorpusQuery `yaml:"query"`
 }
 
 // Keyspace says which keys exist and how ops choose them.

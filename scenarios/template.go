@@ -28,6 +28,7 @@ const (
 	GenChoice                 // {choice:a,b,c} or {choice:a=3,b=1}: one of the values, by weight
 	GenUUID                   // {uuid}: a random version 4 UUID
 	GenNowMs                  // {now_ms}: the wall clock in Unix milliseconds
+	GenCorpus                 // {corpus:field}: the field of a document drawn from record.source
 )
 
 // Segment is one piece of a parsed template: text, or a placeholder
@@ -52,7 +53,7 @@ const (
 
 // generatorNames are the placeholder names that are generators; a
 // binding may not take one of them.
-var generatorNames = []string{"key", "int", "float", "seq", "bytes", "text", "choice", "uuid", "now_ms"}
+var generatorNames = []string{"key", "int", "float", "seq", "bytes", "text", "choice", "uuid", "now_ms", "corpus"}
 
 // IsGeneratorName reports whether name is a built-in placeholder.
 func IsGeneratorName(name string) bool {
@@ -136,6 +137,11 @@ func parsePlaceholder(body string, bindings func(string) bool) (Segment, error) 
 		return noArgs(GenUUID)
 	case "now_ms":
 		return noArgs(GenNowMs)
+	case "corpus":
+		if !hasArgs || args == "" {
+			return Segment{}, fmt.Errorf("placeholder {%s}: write {corpus:field} with field a field of record.source's documents", body)
+		}
+		return Segment{Kind: GenCorpus, Text: args}, nil
 	case "int":
 		parts := strings.Split(args, ":")
 		if !hasArgs || len(parts) != 2 {

@@ -359,6 +359,7 @@ func (s *Scenario) Validate() []FieldError {
 	if s.Record.FieldBytes < 1 || s.Record.FieldBytes > 16<<20 {
 		add("record.field_bytes", "must be between 1 and 16777216, got %d", s.Record.FieldBytes)
 	}
+	errs = append(errs, s.validateCorpus()...)
 	ks := s.Keyspace
 	if ks.Records < 1 || ks.Records > MaxRecords {
 		add("keyspace.records", "must be at least 1 and at most %d, got %d", int64(MaxRecords), ks.Records)

@@ -67,7 +67,11 @@ type Target struct {
 	// searchDocs: inserts carry the search document (title, body); set by
 	// Prepare when the scenario searches, before any op runs.
 	searchDocs bool
-	custom     *customOps // the scenario's custom ops (custom.go), set by Prepare
+	// corpus: documents come from record.source; searches and the index
+	// cover its text fields (set by Prepare, corpus.go).
+	corpus       bool
+	searchFields []byte     // JSON array of the fields searches query
+	custom       *customOps // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -301,7 +305,7 @@ func (t *Target) Do(ctx context.Context, r *targets.Request) error {
 	key := url.PathEscape(string(r.Key))
 	switch r.Op {
 	case scenarios.OpInsert:
-		_, err := t.call(ctx, http.MethodPut, t.pathDoc+key, t.refreshQuery(), appendDoc(nil, r, t.searchDocs), "", false, nil)
+		_, err := t.call(ctx, http.MethodPut, t.pathDoc+key, t.refreshQuery(), appendDoc(nil, r, t.searchDocs && !t.corpus), "", false, nil)
 		return err
 	case scenarios.OpRead:
 		return t.read(ctx, key)
@@ -391,7 +395,9 @@ func (t *Target) search(ctx context.Context, r *targets.Request) error {
 	// FT.SEARCH and MongoDB's $text of the same words do.
 	b := append(make([]byte, 0, 192), `{"query":{"multi_match":{"query":`...)
 	b = appendString(b, r.Query)
-	b = append(b, `,"fields":["title","body"],"type":"cross_fields","operator":"and"}},"sort":[{"num":"asc"}],"size":`...)
+	b = append(b, `,"fields":`...)
+	b = append(b, t.queryFields()...)
+	b = append(b, `,"type":"cross_fields","operator":"and"}},"sort":[{"num":"asc"}],"size":`...)
 	b = strconv.AppendInt(b, int64(size), 10)
 	b = append(b, `,"from":`...)
 	b = strconv.AppendInt(b, int64(r.Page*size), 10)
@@ -424,6 +430,9 @@ func appendDoc(b []byte, r *targets.Request, text bool) []byte {
 	b = appendString(b, r.Key)
 	hasNum := false
 	for _, f := range r.Fields {
+		if f.Name == IDField {
+			continue // the document's key (a corpus's own id field)
+		}
 		b = append(b, ',')
 		b = appendString(b, f.Name)
 		b = append(b, ':')
@@ -493,7 +502,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		body = append(body, `,"_id":`...)
 		body = appendString(body, r.Key)
 		body = append(body, "}}\n"...)
-		body = appendDoc(body, r, t.searchDocs)
+		body = appendDoc(body, r, t.searchDocs && !t.corpus)
 		body = append(body, '\n')
 		idx = append(idx, i)
 	}
@@ -560,6 +569,7 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 		return err
 	}
 	t.searchDocs = sc != nil && sc.Uses(scenarios.OpSearch)
+	t.prepareCorpus(sc)
 	st, err := t.call(pctx, http.MethodHead, "/"+url.PathEscape(t.index), "", nil, "", true, nil)
 	if err != nil {
 		return fmt.Errorf("checking index %s: %w", t.index, err)
@@ -571,7 +581,11 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 	if sc != nil && sc.Record.Fields > 0 {
 		fields = sc.Record.Fields
 	}
-	_, err = t.call(pctx, http.MethodPut, "/"+url.PathEscape(t.index), "", t.indexBody(fields, t.searchDocs), "", false, nil)
+	body := t.indexBody(fields, t.searchDocs)
+	if t.corpus {
+		body = t.corpusIndexBody(sc)
+	}
+	_, err = t.call(pctx, http.MethodPut, "/"+url.PathEscape(t.index), "", body, "", false, nil)
 	var e *Error
 	if errors.As(err, &e) && e.Type == "resource_already_exists_exception" {
 		return nil

@@ -58,7 +58,10 @@ type Target struct {
 	// searchDocs: inserts carry the search text (title, body); set by
 	// Prepare when the scenario searches, before any op runs.
 	searchDocs bool
-	custom     *customOps // the scenario's custom ops (custom.go), set by Prepare
+	// corpus: documents come from record.source as they are, and the
+	// text index covers record.query.from (corpus.go).
+	corpus bool
+	custom *customOps // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -302,7 +305,7 @@ func (t *Target) document(r *targets.Request) bson.D {
 	if !hasNum {
 		d = append(d, bson.E{Key: NumField, Value: r.KeyNum})
 	}
-	if t.searchDocs {
+	if t.searchDocs && !t.corpus {
 		title, body := scenarios.DocText(r.KeyNum)
 		d = append(d, bson.E{Key: TitleField, Value: title}, bson.E{Key: BodyField, Value: body})
 	}
@@ -477,6 +480,9 @@ func (t *Target) Prepare(ctx context.Context, sc *scenarios.Scenario) error {
 	}
 	t.searchDocs = true
 	keys := bson.D{{Key: TitleField, Value: "text"}, {Key: BodyField, Value: "text"}}
+	if t.corpus = sc.HasCorpus(); t.corpus {
+		keys = corpusTextKeys(sc)
+	}
 	_, err := t.coll.Indexes().CreateOne(pctx, mongo.IndexModel{Keys: keys, Options: options.Index().SetName("soakd_search")})
 	if err != nil {
 		return t.scrub(fmt.Errorf("search ops need a text index on %s, and the server at %s did not create one (it may not support text indexes): %w",

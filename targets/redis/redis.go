@@ -767,6 +767,9 @@ func (t *Target) insert(ctx context.Context, c cmdable, r *targets.Request) post
 		fs = []targets.Field{{Name: scenarios.FieldName(0)}}
 	}
 	z := c.ZAdd(ctx, IndexKey, goredis.Z{Score: float64(r.KeyNum), Member: key})
+	if t.search.corpus {
+		return t.insertCorpus(ctx, c, r, key, fs, z)
+	}
 	switch t.search.mode {
 	case searchFT1:
 		title, body := scenarios.DocText(r.KeyNum)

@@ -28,6 +28,10 @@ type searchState struct {
 	mode   int
 	index  string
 	module string // "search 2.8.4" for Describe
+	// corpus: documents come from record.source; the index covers its
+	// text fields (record.query.from) instead of title and body.
+	corpus bool
+	fields []string
 }
 
 // jsonDoc is record n's JSON document: the YCSB fields and the workload's
@@ -179,12 +183,14 @@ func (t *Target) prepareSearch(ctx context.Context, sc *scenarios.Scenario) erro
 		t.search.module += " + RedisJSON " + versionString(js.Version)
 	}
 	var args []any
-	switch t.search.mode {
-	case searchFT1:
+	switch {
+	case sc.HasCorpus():
+		args = t.corpusIndexArgs(sc)
+	case t.search.mode == searchFT1:
 		args = []any{"FT.CREATE", t.search.index, "SCHEMA", "title", "TEXT", "body", "TEXT", "num", "NUMERIC", "SORTABLE"}
-	case searchHash:
+	case t.search.mode == searchHash:
 		args = []any{"FT.CREATE", t.search.index, "ON", "HASH", "PREFIX", 1, sc.Keyspace.Prefix, "SCHEMA", "title", "TEXT", "body", "TEXT", "num", "NUMERIC", "SORTABLE"}
-	case searchJSON:
+	case t.search.mode == searchJSON:
 		args = []any{"FT.CREATE", t.search.index, "ON", "JSON", "PREFIX", 1, sc.Keyspace.Prefix, "SCHEMA",
 			"$.title", "AS", "title", "TEXT", "$.body", "AS", "body", "TEXT", "$.num", "AS", "num", "NUMERIC", "SORTABLE"}
 	}
