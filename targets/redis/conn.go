@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -90,7 +91,11 @@ func dialer(network string, addr func(ctx context.Context) (string, error), time
 }
 
 // get returns an idle connection, or a new one while fewer than size
-// are open, or waits for one to come back.
+// are open, or waits for one to come back: for at most the op's timeout
+// (the read timeout, or ctx's deadline when that is earlier), as
+// go-redis's PoolTimeout bounds its wait. A wait that runs out is an
+// error classed as a timeout (poolWaitError), so a pool too small for
+// the load shows as timeouts, not as ops stuck until the run ends.
 func (p *connPool) get(ctx context.Context) (*conn, error) {
 	if p.closed.Load() {
 		return nil, errPoolClosed
@@ -104,16 +109,48 @@ func (p *connPool) get(ctx context.Context) (*conn, error) {
 	case c := <-p.idle:
 		return c, nil
 	case p.slots <- struct{}{}:
-		c, err := p.open(ctx)
-		if err != nil {
-			<-p.slots
-			return nil, err
-		}
+		return p.openSlot(ctx)
+	default:
+	}
+	// Every slot is taken: wait, with a timer only on this slow path.
+	wait := time.NewTimer(p.readTimeout)
+	defer wait.Stop()
+	select {
+	case c := <-p.idle:
 		return c, nil
+	case p.slots <- struct{}{}:
+		return p.openSlot(ctx)
+	case <-wait.C:
+		return nil, &poolWaitError{size: p.size, wait: p.readTimeout}
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
+
+// openSlot dials a connection into the slot the caller took, freeing the
+// slot again when that fails.
+func (p *connPool) openSlot(ctx context.Context) (*conn, error) {
+	c, err := p.open(ctx)
+	if err != nil {
+		<-p.slots
+		return nil, err
+	}
+	return c, nil
+}
+
+// poolWaitError is a get that found all size connections busy for the
+// whole of the op's timeout. It wraps os.ErrDeadlineExceeded, so it is
+// classed as a timeout.
+type poolWaitError struct {
+	size int
+	wait time.Duration
+}
+
+func (e *poolWaitError) Error() string {
+	return fmt.Sprintf("redis connection pool: all %d connections busy for %s (the op's timeout)", e.size, e.wait)
+}
+
+func (e *poolWaitError) Unwrap() error { return os.ErrDeadlineExceeded }
 
 // put returns c to the pool, or closes it (freeing its slot) when broken
 // is set: after an I/O or protocol error its replies are out of step.
