@@ -160,15 +160,14 @@ phases:
 	if code != 1 || !v.Regressed {
 		t.Errorf("DEBUG SLEEP: exit %d regressed %v, want 1 and a regression:\n%s", code, v.Regressed, table)
 	}
-	// The stall (0.25 s of every 0.3 s) moves the median most; p99 on a
-	// host whose own stalls reach 200 ms moves less, but its interval
-	// must still exclude 1.
+	// The stall (0.25 s of every 0.3 s) moves the median by x60-500: its
+	// interval must lie wholly above the threshold. The tail is not
+	// asserted: on a loaded CI host the baseline's own p99 reached
+	// 200-580 ms (stalls of the host, in a 2 s run), and the p99 interval
+	// then held 1 ([0.435, 105]) although p50 and p99.9 were REGRESSIONs.
 	for _, op := range []string{"get", "set"} {
 		if iv := ratio(v, op, "p50"); iv == nil || !(iv.Lo > 1.2) {
 			t.Errorf("DEBUG SLEEP %s p50: interval %+v, want it wholly above 1.2", op, iv)
-		}
-		if iv := p99(v, op); iv == nil || !(iv.Lo > 1) {
-			t.Errorf("DEBUG SLEEP %s p99: interval %+v, want it to exclude 1", op, iv)
 		}
 	}
 }
