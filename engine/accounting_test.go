@@ -144,7 +144,12 @@ phases:
 	if p.Scheduled != 400 || p.Completed != 400 || p.Ops["read"].Late < 20 {
 		t.Fatalf("scheduled %d completed %d late %d: want 400, 400 and ~40 late", p.Scheduled, p.Completed, p.Ops["read"].Late)
 	}
-	if p.AchievedRate < 190 || p.AchievedRate > 201 {
+	// Without the warmup's tail the window's first 200 ms hold no
+	// completions: ~360 in 2 s, 180 ops/s. With it, ~400 (200 ops/s),
+	// more when a host stall held warmup ops back and they completed in
+	// the window together (449 in one CI run): the bound above is loose,
+	// the one below is the rule.
+	if p.AchievedRate < 190 || p.AchievedRate > 250 {
 		t.Errorf("achieved %.1f ops/s (%d completed in the window): the warmup's tail is not counted", p.AchievedRate, p.CompletedInWindow)
 	}
 }
