@@ -25,7 +25,12 @@ func (r *runner) compileCustom() error {
 	for _, ph := range r.sc.Phases {
 		for name := range ph.Mix {
 			if o, ok := scenarios.ParseOp(name); ok && o.IsCustom() && !p.Has(o) {
-				return fmt.Errorf("op %s has no template for target kind %s", name, r.sc.Target.Kind)
+				return fmt.Errorf("op %s has no template for target kind %s", name, kind)
+			}
+		}
+		if g := ph.Growth; ph.Kind == scenarios.PhaseGrowth && g != nil && g.Insert != "" {
+			if err := checkGrowthInsert(r.sc, p, g.Insert, kind); err != nil {
+				return fmt.Errorf("phase %s: growth.insert: %w", ph.Name, err)
 			}
 		}
 	}
@@ -33,10 +38,31 @@ func (r *runner) compileCustom() error {
 	return nil
 }
 
+// checkGrowthInsert checks, for the kind known at run time, what
+// validation could not when the scenario named no target kind: the op
+// growth.insert names has a form for kind, and that form writes.
+func checkGrowthInsert(sc *scenarios.Scenario, p *datagen.Program, name string, kind scenarios.TargetKind) error {
+	o, ok := scenarios.ParseOp(name)
+	c := sc.Ops[name]
+	if !ok || c == nil || !p.Has(o) {
+		return fmt.Errorf("op %s has no template for target kind %s", name, kind)
+	}
+	if c.ReadOnly(kind) {
+		return fmt.Errorf("op %s only reads, so it inserts no records", name)
+	}
+	return nil
+}
+
 // fillCustom renders custom op req.Op (its key already chosen) for
-// schedule index i.
+// schedule index i. In a sequential segment (a load, a growth stage's
+// batch) {seq} is the record number, like {key}, so every insert of a
+// growth writes a record of its own, stage after stage.
 func (w *worker) fillCustom(req *targets.Request, i uint64) {
 	req.Fields = nil
 	req.Query = ""
-	req.Buf, req.Parts = w.render.Render(req.Op, req.Key, i, w.rng, req.Buf[:0], req.Parts[:0])
+	seq := i
+	if w.seg.Sequential {
+		seq = uint64(req.KeyNum)
+	}
+	req.Buf, req.Parts = w.render.Render(req.Op, req.Key, seq, w.rng, req.Buf[:0], req.Parts[:0])
 }

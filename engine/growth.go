@@ -16,9 +16,13 @@ import (
 	"github.com/soakd/soakd/verdict"
 )
 
-// growthInsertOp is the op a growth stage's batch uses: set for a
-// string-value (redis-benchmark style) mix, the YCSB insert otherwise.
-func growthInsertOp(mix map[string]float64) string {
+// growthInsertOp is the op a growth stage's batch uses: the custom op
+// growth.insert names, else set for a string-value (redis-benchmark
+// style) mix and the YCSB insert otherwise.
+func growthInsertOp(g *scenarios.GrowthSpec, mix map[string]float64) string {
+	if g.Insert != "" {
+		return g.Insert
+	}
 	for _, op := range []string{"set", "get", "del", "incr", "mset"} {
 		if mix[op] > 0 {
 			return "set"
@@ -38,7 +42,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 	// Defaults (cliff factor, max stages, stop records) are the
 	// scenario's: scenarios.ApplyDefaults.
 	g := *ph.Growth
-	insMix, err := scenarios.NewMix(map[string]float64{growthInsertOp(ph.Mix): 100})
+	insMix, err := scenarios.NewMix(map[string]float64{growthInsertOp(&g, ph.Mix): 100})
 	if err != nil {
 		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
 	}
@@ -46,12 +50,16 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
 	var elapsed time.Duration
+	// n is the next record number (a failed insert's number is not
+	// reused); records counts the records that exist: those before the
+	// phase plus the inserts that succeeded.
 	n := r.inserted.Load()
+	records := n
 	var drain time.Duration
 	for i := 0; i < g.MaxStages && ctx.Err() == nil; i++ {
 		batch := g.Batch
-		if g.StopRecords > 0 && n+batch > g.StopRecords {
-			batch = g.StopRecords - n
+		if g.StopRecords > 0 && records+batch > g.StopRecords {
+			batch = g.StopRecords - records
 		}
 		if batch <= 0 {
 			break
@@ -67,6 +75,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		sctx, span := r.stageSpan(ctx, &ms) // the batch insert and the measuring
 		lres := r.runSegment(sctx, &ls, r)
 		n += int64(lres.Scheduled)
+		records += succeeded(lres.Total)
 		if n > r.inserted.Load() {
 			r.inserted.Store(n)
 		}
@@ -89,7 +98,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		st.PerOp = perOp
 		r.keepStageHists(ph.Name, name, mres.Total)
 		st.Start = lres.Start.UTC()
-		st.Records = r.inserted.Load()
+		st.Records = records
 		st.Memory = rundir.StageMemoryOf(st.Server)
 		load := &rundir.Result{}
 		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, lres.WarmTailErrors, r.classes)
@@ -203,4 +212,16 @@ func (r *runner) freshStats(ctx context.Context) map[string]float64 {
 		}
 	}
 	return r.stats()
+}
+
+// succeeded counts the ops of s that succeeded (class ok): an insert
+// that failed, or missed (miss_when), is not a record.
+func succeeded(s *metrics.Set) int64 {
+	var ok int64
+	for _, os := range s.Ops {
+		if os != nil {
+			ok += os.Classes[0]
+		}
+	}
+	return ok
 }

@@ -279,6 +279,10 @@ type GrowthSpec struct {
 	// alone, closed loop, for an equal slice of measure_for, and records
 	// each op's throughput.
 	Measure GrowthMeasure `yaml:"measure"`
+	// Insert names a custom op (ops:) that inserts each stage's batch
+	// in place of the built-in insert: rendered once per record with
+	// {key} and {seq} that record's number. "" = the built-in insert.
+	Insert string `yaml:"insert"`
 }
 
 // GrowthMeasure is growth.measure.

@@ -559,6 +559,7 @@ func (s *Scenario) Validate() []FieldError {
 	}
 	errs = append(errs, s.validateRepeat()...)
 	errs = append(errs, s.validateCustom()...)
+	errs = append(errs, s.validateGrowthInserts()...)
 	return errs
 }
 

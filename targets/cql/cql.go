@@ -332,7 +332,7 @@ func (t *Target) readStmts() (read, scan string) {
 
 // Do runs one operation.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	ctx, cancel := t.opCtx(ctx, r.Op.IsWrite())
+	ctx, cancel := t.opCtx(ctx, t.writes(r.Op))
 	defer cancel()
 	return t.scrub(lost(ctx, t.do(ctx, r)))
 }

@@ -58,6 +58,21 @@ func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 	return nil
 }
 
+// writes reports whether op runs under the write timeout: a built-in op
+// that writes, or a custom op that does not only read
+// (scenarios.CustomOp.ReadOnly: a SELECT).
+func (t *Target) writes(op scenarios.Op) bool {
+	if !op.IsCustom() {
+		return op.IsWrite()
+	}
+	if t.custom != nil {
+		if co := t.custom[op-scenarios.OpCustomBase]; co != nil {
+			return !co.read
+		}
+	}
+	return true
+}
+
 var errNoCustom = errors.New("custom op has no cql form")
 
 // doCustom runs custom op r: Parts are the statement's args.

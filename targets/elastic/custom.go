@@ -24,6 +24,7 @@ import (
 type customOp struct {
 	method string
 	bulk   bool // NDJSON body
+	read   bool // only reads: the read timeout (GET, HEAD, searches, counts)
 	miss   scenarios.MissRule
 }
 
@@ -44,7 +45,7 @@ func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 		if e == nil {
 			continue
 		}
-		cs[o-scenarios.OpCustomBase] = &customOp{method: e.HTTPMethod(), miss: c.MissWhen,
+		cs[o-scenarios.OpCustomBase] = &customOp{method: e.HTTPMethod(), miss: c.MissWhen, read: c.ReadOnly(scenarios.KindElastic),
 			bulk: strings.Contains(e.Path, "_bulk") || strings.Contains(e.Path, "_msearch")}
 	}
 	t.custom = &cs
@@ -52,6 +53,21 @@ func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 }
 
 var errNoCustom = errors.New("custom op has no elastic form")
+
+// writes reports whether op runs under the write timeout: a built-in op
+// that writes, or a custom op that does not only read
+// (scenarios.CustomOp.ReadOnly: GET and HEAD, and POSTs to _search, _count, _msearch, _mget ...).
+func (t *Target) writes(op scenarios.Op) bool {
+	if !op.IsCustom() {
+		return op.IsWrite()
+	}
+	if t.custom != nil {
+		if co := t.custom[op-scenarios.OpCustomBase]; co != nil {
+			return !co.read
+		}
+	}
+	return true
+}
 
 // customReply is what a custom op's reply is judged by.
 type customReply struct {

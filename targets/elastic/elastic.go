@@ -297,7 +297,7 @@ func (t *Target) refreshQuery() string {
 
 // Do runs one operation.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	ctx, cancel := t.opCtx(ctx, r.Op.IsWrite())
+	ctx, cancel := t.opCtx(ctx, t.writes(r.Op))
 	defer cancel()
 	if r.Op.IsCustom() {
 		return t.doCustom(ctx, r)

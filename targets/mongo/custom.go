@@ -20,6 +20,7 @@ import (
 
 type customOp struct {
 	miss scenarios.MissRule
+	read bool // only reads: the read timeout (find, count, distinct, aggregate without $out/$merge)
 	find bool // a find: sent with singleBatch so no cursor stays open
 }
 
@@ -39,13 +40,28 @@ func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 		if c.Mongo == nil {
 			continue
 		}
-		cs[o-scenarios.OpCustomBase] = &customOp{miss: c.MissWhen}
+		cs[o-scenarios.OpCustomBase] = &customOp{miss: c.MissWhen, read: c.ReadOnly(scenarios.KindMongo)}
 	}
 	t.custom = &cs
 	return nil
 }
 
 var errNoCustom = errors.New("custom op has no mongo form")
+
+// writes reports whether op runs under the write timeout: a built-in op
+// that writes, or a custom op that does not only read
+// (scenarios.CustomOp.ReadOnly: find, count, distinct, an aggregate without $out or $merge).
+func (t *Target) writes(op scenarios.Op) bool {
+	if !op.IsCustom() {
+		return op.IsWrite()
+	}
+	if t.custom != nil {
+		if co := t.custom[op-scenarios.OpCustomBase]; co != nil {
+			return !co.read
+		}
+	}
+	return true
+}
 
 // doCustom runs custom op r.
 func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {

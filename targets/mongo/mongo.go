@@ -245,7 +245,7 @@ func (t *Target) opCtx(ctx context.Context, write bool) (context.Context, contex
 
 // Do runs one operation.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	ctx, cancel := t.opCtx(ctx, r.Op.IsWrite())
+	ctx, cancel := t.opCtx(ctx, t.writes(r.Op))
 	defer cancel()
 	return t.scrub(t.do(ctx, r))
 }
