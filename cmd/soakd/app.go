@@ -88,7 +88,9 @@ func (a *App) Main(ctx context.Context, args []string) int {
 
 // help is `soakd help [COMMAND]`.
 func (a *App) help(ctx context.Context, args []string) int {
-	if len(args) == 0 {
+	switch {
+	case len(args) == 0, args[0] == "help", args[0] == "-h", args[0] == "--help", args[0] == "-help":
+		// help on help is the top help (`soakd help --help` was exit 2).
 		fmt.Fprint(a.Stdout, topHelp())
 		return exitOK
 	}

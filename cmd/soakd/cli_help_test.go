@@ -47,6 +47,12 @@ func TestHelpOnEveryCommand(t *testing.T) {
 		t.Errorf("help compare: exit %d\n%s", code, out)
 	}
 	a, _, errb := newApp()
+	for _, argv := range [][]string{{"help", "--help"}, {"help", "help"}, {"help", "-h"}} {
+		a, out, _ := testApp(nil)
+		if code := a.Main(context.Background(), argv); code != 0 || !strings.Contains(out.String(), "soakd run") {
+			t.Errorf("%v: exit %d, want 0 and the top help", argv, code)
+		}
+	}
 	if code := a.Main(context.Background(), []string{"help", "nope"}); code != 2 || !strings.Contains(errb.String(), `unknown command "nope"`) {
 		t.Errorf("help nope: exit %d %q", code, errb)
 	}
