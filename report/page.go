@@ -9,7 +9,6 @@ import (
 
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/verdict"
 )
 
 // pageHead opens every soakd HTML page. Charts take the page's width.
@@ -70,22 +69,14 @@ func ReportHTML(sums []*rundir.Summary, tls []*Timeline) []byte {
 // runSuite is the side-by-side table of a run's persistence variants or
 // repeated rounds; nil when it has neither.
 func runSuite(s *rundir.Summary) *SuiteTable {
-	if st := variantSuite(s); st != nil {
-		return st
-	}
-	repeated := false
+	repeated := len(variants(s)) >= 2
 	for _, p := range s.Phases {
 		repeated = repeated || (p.Repeat > 0 && suitePhase(&p))
 	}
 	if !repeated {
 		return nil
 	}
-	t := BuildSuite(SuiteColumns(nil, []*rundir.Summary{s}))
-	if len(t.Rows) == 0 {
-		return nil
-	}
-	t.Estimate(verdict.BootstrapOptions{})
-	return &t
+	return ownSuite(s)
 }
 
 // writeHeader writes what ran, against what, when, how hard and how it

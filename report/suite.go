@@ -377,6 +377,12 @@ func variantSuite(s *rundir.Summary) *SuiteTable {
 	if len(variants(s)) < 2 {
 		return nil
 	}
+	return ownSuite(s)
+}
+
+// ownSuite is the side-by-side table of a run's own columns (its
+// variants, its rounds) with their intervals; nil when it has no row.
+func ownSuite(s *rundir.Summary) *SuiteTable {
 	t := BuildSuite(SuiteColumns(nil, []*rundir.Summary{s}))
 	if len(t.Rows) == 0 {
 		return nil
