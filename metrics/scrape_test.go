@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -166,5 +167,34 @@ func TestScrapeHandlerRateCap(t *testing.T) {
 	// The burst of 2 past turns, and the turn due now.
 	if served.Load() != 3 || refused.Load() != 7 || h.Refused() != 7 {
 		t.Errorf("served %d, refused %d (handler: %d); want 3 and 7", served.Load(), refused.Load(), h.Refused())
+	}
+}
+
+// TestScrapeHandlerDefaultSeesEveryWindow: the collector replaces its
+// window every second and a scraper asks every second, just before
+// each replacement (the worst phase). With the default cache time every
+// scrape shows the window current at that moment: none is skipped and
+// none is served twice. (A cache as long as the collection interval
+// served every other window twice and never showed the others.)
+func TestScrapeHandlerDefaultSeesEveryWindow(t *testing.T) {
+	var window atomic.Int64
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "window", Help: "The collector's window number."},
+		func() float64 { return float64(window.Load()) }))
+	var nowNs atomic.Int64
+	start := time.Unix(1000, 0)
+	clock := func() time.Time { return time.Unix(0, nowNs.Load()) }
+	h := NewScrapeHandler(reg, 0, 0, clock)
+	h.spacing = 0 // the rate cap is on the wall clock; this test is about the cache
+	for i := int64(1); i <= 20; i++ {
+		window.Store(i) // the collector's update at i s
+		// A scrape just before the next update, its spacing jittering
+		// 0.98 s / 1.02 s as a real scraper's does.
+		at := start.Add(time.Duration(i)*time.Second + 990*time.Millisecond - time.Duration(i%2)*20*time.Millisecond)
+		nowNs.Store(at.UnixNano())
+		_, b := scrape(t, h, false)
+		if want := []byte("window " + strconv.FormatInt(i, 10) + "\n"); !bytes.Contains(b, want) {
+			t.Fatalf("scrape at %s served a stale window, want %q in:\n%s", at.Sub(start), want, b)
+		}
 	}
 }

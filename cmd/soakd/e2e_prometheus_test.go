@@ -151,7 +151,11 @@ slo:
 				ts := time.UnixMilli(int64(v[0].(float64) * 1000))
 				f, _ := strconv.ParseFloat(v[1].(string), 64)
 				fmt.Fprintf(&b, " %+.0fs=%.4g", ts.Sub(stallAt).Seconds(), f)
-				if strings.Contains(q, `quantile="0.99"`) && f >= 0.1 && ts.After(stallAt) && (spikeAt.IsZero() || ts.Before(spikeAt)) {
+				// The p99 gauge of the 1 s window, or the native
+				// histogram's p99 over 5 s: a scrape interval that
+				// jitters past 1 s can skip one gauge window.
+				p99 := strings.Contains(q, `quantile="0.99"`) || strings.Contains(q, `(rate(soakd_op_latency_seconds{`)
+				if p99 && f >= 0.1 && ts.After(stallAt) && (spikeAt.IsZero() || ts.Before(spikeAt)) {
 					spikeAt = ts
 				}
 			}
