@@ -33,11 +33,11 @@ type replayPlan struct {
 	// "dbN:" when the capture spans several dbs (nil: key_prefix).
 	prefixes map[uint16]string
 	ix       *capture.Index
-	ops    []scenarios.Op // by group
-	mix    *scenarios.Mix
-	sched  pacing
-	limit  uint64 // ops to send; 0 = until the duration is up (loop)
-	rate   float64
+	ops      []scenarios.Op // by group
+	mix      *scenarios.Mix
+	sched    pacing
+	limit    uint64 // ops to send; 0 = until the duration is up (loop)
+	rate     float64
 }
 
 // prepareReplays indexes every replay phase's capture.
