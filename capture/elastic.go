@@ -46,7 +46,7 @@ func (elasticDialect) Check(op Op, prefix string) (string, bool, error) {
 	}
 	for _, s := range elasticSkipped {
 		if strings.Contains(path, s) {
-			return group, true, nil
+			return method + " " + s, true, nil
 		}
 	}
 	if len(op.Args) == 3 && op.IsJSON(2) && !json.Valid(op.Args[2]) {
