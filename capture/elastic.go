@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -30,7 +31,7 @@ var elasticSkipped = []string{"/_search/scroll", "/_pit"}
 
 func (elasticDialect) Check(op Op, prefix string) (string, bool, error) {
 	method := strings.ToUpper(string(op.Args[0]))
-	if !contains(elasticMethods, method) {
+	if !slices.Contains(elasticMethods, method) {
 		return "", false, fmt.Errorf("elastic op %q: want a method (GET, POST, PUT, DELETE or HEAD)", op.Args[0])
 	}
 	if len(op.Args) < 2 || len(op.Args) > 3 {
@@ -127,13 +128,4 @@ func appendIndexPath(buf, path []byte, prefix string) []byte {
 		buf = append(buf, idx...)
 	}
 	return append(buf, path[end:]...)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

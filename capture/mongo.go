@@ -42,9 +42,6 @@ func (mongoDialect) Check(op Op, prefix string) (string, bool, error) {
 	if !strings.EqualFold(first, name) {
 		return "", false, fmt.Errorf("mongo op %s: the command document runs %q (its first key); op must name it", name, first)
 	}
-	if strings.Contains(strings.ToLower(name), "$") {
-		return "", false, fmt.Errorf("mongo op %s: not a command name", name)
-	}
 	group := strings.ToUpper(name)
 	for _, s := range mongoSkipped {
 		if strings.EqualFold(name, s) {
