@@ -190,6 +190,12 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	if len(p.Mix) > 0 {
 		add("mix", "a replay sends the capture's commands; it takes no mix")
 	}
+	switch k := CanonicalKind(s.Target.Kind); k {
+	case KindMongo, KindElastic, KindCQL:
+		if r.Format == string(capture.FormatMonitor) {
+			add("format", "monitor (the default) is redis-cli MONITOR's output, Redis commands; a %s target replays format: ndjson, the op log", s.Target.Kind)
+		}
+	}
 	switch CanonicalKind(s.Target.Kind) {
 	case KindCQL:
 		if r.KeyPrefix != "" {

@@ -66,6 +66,10 @@ func TestReplayValidation(t *testing.T) {
 			t.Errorf("%s%s: error %v, want %q", tc.target, tc.extra, err, tc.want)
 		}
 	}
+	_, err := Parse("m.yaml", []byte("target: {kind: scylla, url: \"cql://127.0.0.1:1/ks\"}\nphases:\n  - {kind: replay, source: "+ops+"}\n"))
+	if err == nil || !strings.Contains(err.Error(), "phases[0].format: monitor (the default) is redis-cli MONITOR's output, Redis commands; a scylla target replays format: ndjson") {
+		t.Errorf("monitor on scylla: %v", err)
+	}
 }
 
 // slo.latency may name a replay's latency group: validate indexes the
