@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -75,7 +76,7 @@ func (r *runner) checkReplayLimits() error {
 		return nil
 	}
 	var groups []string
-	for name := range r.sc.SLO.Latency {
+	for _, name := range slices.Sorted(maps.Keys(r.sc.SLO.Latency)) {
 		if name == "*" || r.sc.HasOp(name) {
 			continue
 		}
