@@ -41,6 +41,6 @@ func BenchmarkRead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		out, parts = Remap(args, "replay:", out[:0], parts[:0])
+		out, parts = Remap(args.Args, "replay:", out[:0], parts[:0])
 	}
 }

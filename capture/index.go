@@ -12,12 +12,14 @@ import (
 )
 
 // Entry locates one op of a capture: where its line is in the file,
-// when it was captured (ns after the first op) and its latency group.
+// when it was captured (ns after the first op), its latency group and
+// its db.
 type Entry struct {
 	Off   int64
 	TS    int64
 	Len   uint32
 	Group uint16
+	DB    uint16
 }
 
 // Index is a capture indexed for replay.
@@ -35,6 +37,8 @@ type Index struct {
 	// Size is the capture's size when it was indexed: the replay reads
 	// no byte past it.
 	Size int64
+	// DBs lists the dbs the replayed ops were captured in, ascending.
+	DBs []int
 }
 
 // Options says how to index a capture.
@@ -46,7 +50,14 @@ type Options struct {
 	// MaxGroups caps the groups; past it the least frequent command
 	// names share the group "other" (ByLine: an error).
 	MaxGroups int
-	// Skip reports whether a command (upper case) cannot be replayed.
+	// Dialect reads the ops of the store replayed on (nil: Redis, with
+	// Skip).
+	Dialect Dialect
+	// KeyPrefix is the replay's key_prefix (the dialect refuses an op
+	// it cannot keep off the store's own data).
+	KeyPrefix string
+	// Skip reports whether a Redis command (upper case) cannot be
+	// replayed (when Dialect is nil).
 	Skip func(cmd string) bool
 	// Refuse returns why command args may not be replayed ("" if it may).
 	Refuse func(args []string) string
@@ -68,7 +79,11 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 	p := NewParser(o.Format)
 	ix := &Index{Skipped: map[string]int64{}, Size: size}
 	byName := map[string]uint16{}
-	upper := map[string]string{} // command as captured -> upper case
+	d := o.Dialect
+	if d == nil {
+		d, _ = NewDialect(KindRedis, o.Skip)
+	}
+	dbs := map[int]bool{}
 	var counts []int64
 	var first, last int64
 	var off int64
@@ -112,12 +127,11 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 			}
 			return nil, fmt.Errorf("line %d: %w", ix.Lines, perr)
 		}
-		cmd, ok := upper[string(op.Args[0])] // no allocation once seen
-		if !ok {
-			cmd = strings.ToUpper(string(op.Args[0]))
-			upper[string(op.Args[0])] = cmd
+		cmd, skip, cerr := d.Check(op, o.KeyPrefix)
+		if cerr != nil {
+			return nil, fmt.Errorf("line %d: %w", ix.Lines, cerr)
 		}
-		if o.Skip != nil && o.Skip(cmd) {
+		if skip {
 			ix.Skipped[cmd]++
 			continue
 		}
@@ -153,7 +167,11 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 			ts = last // out of order (an NDJSON log): keep the schedule monotonic
 		}
 		last = ts
-		ix.Entries = append(ix.Entries, Entry{Off: lineOff, Len: uint32(len(body)), TS: ts, Group: g})
+		if !dbs[op.DB] {
+			dbs[op.DB] = true
+			ix.DBs = append(ix.DBs, op.DB)
+		}
+		ix.Entries = append(ix.Entries, Entry{Off: lineOff, Len: uint32(len(body)), TS: ts, Group: g, DB: uint16(op.DB)})
 		if err != nil {
 			break
 		}
@@ -161,6 +179,7 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 	if len(ix.Entries) == 0 {
 		return nil, fmt.Errorf("no op to replay in %d lines%s", ix.Lines, ix.skippedNote())
 	}
+	sort.Ints(ix.DBs)
 	if o.MaxGroups > 0 && len(ix.Groups) > o.MaxGroups {
 		if o.ByLine {
 			return nil, fmt.Errorf("group: line gives each of the %d ops a latency group of its own; at most %d fit (group by command instead)", len(ix.Entries), o.MaxGroups)
@@ -247,23 +266,23 @@ func NewReader(src io.ReaderAt, ix *Index, f Format) *Reader {
 	return &Reader{src: src, size: ix.Size, p: NewParser(f)}
 }
 
-// Read returns entry e's command and arguments (valid until the next
-// Read). The line is read again from the file; a file changed since it
-// was indexed gives an error, never a byte past the indexed size.
-func (rd *Reader) Read(e Entry) ([][]byte, error) {
+// Read returns entry e's op (valid until the next Read). The line is
+// read again from the file; a file changed since it was indexed gives
+// an error, never a byte past the indexed size.
+func (rd *Reader) Read(e Entry) (Op, error) {
 	if e.Off+int64(e.Len) > rd.size {
-		return nil, errors.New("capture: entry past the indexed size")
+		return Op{}, errors.New("capture: entry past the indexed size")
 	}
 	if cap(rd.line) < int(e.Len) {
 		rd.line = make([]byte, e.Len)
 	}
 	b := rd.line[:e.Len]
 	if _, err := rd.src.ReadAt(b, e.Off); err != nil {
-		return nil, fmt.Errorf("capture changed during the run: %w", err)
+		return Op{}, fmt.Errorf("capture changed during the run: %w", err)
 	}
 	op, err := rd.p.Parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("capture changed during the run: %w", err)
+		return Op{}, fmt.Errorf("capture changed during the run: %w", err)
 	}
-	return op.Args, nil
+	return op, nil
 }

@@ -1,9 +1,11 @@
-// Package capture reads captured Redis traffic for replay: the output
-// of `redis-cli MONITOR` and soakd's NDJSON op log. It parses lines,
+// Package capture reads captured traffic for replay: the output of
+// `redis-cli MONITOR` and soakd's NDJSON op log. It parses lines,
 // indexes a capture in one streaming pass (an offset, a length, a
-// timestamp and a group per op, never the commands themselves) and
-// remaps keys. The engine's replay executor reads each op back from the
-// file by its offset when it sends it.
+// timestamp, a db and a group per op, never the commands themselves),
+// and turns an op into the request parts of the store it is replayed on
+// (a Dialect: redis.go, mongo.go, elastic.go, cql.go), remapping keys.
+// The engine's replay executor reads each op back from the file by its
+// offset when it sends it.
 package capture
 
 import (
@@ -32,12 +34,24 @@ var Formats = []Format{FormatMonitor, FormatNDJSON}
 func (f Format) Valid() bool { return slices.Contains(Formats, f) }
 
 // Op is one parsed line: its timestamp (ns since the Unix epoch for
-// MONITOR, or as the NDJSON ts gives it) and the command with its
-// arguments. Args alias the buffer the parser was given.
+// MONITOR, or as the NDJSON ts gives it), its db (MONITOR's "[db
+// client]", NDJSON's "db"; 0 when not given) and the command with its
+// arguments. Args alias the parser's buffer.
 type Op struct {
 	TS   int64
+	DB   int
 	Args [][]byte
+	// JSON[i] reports that Args[i] was a JSON value other than a string
+	// in an NDJSON log (an object, array, number, boolean or null): its
+	// text is then the value's JSON. Nil for MONITOR (all strings).
+	JSON []bool
 }
+
+// IsJSON reports whether argument i is a JSON value, not a string.
+func (o Op) IsJSON(i int) bool { return i < len(o.JSON) && o.JSON[i] }
+
+// IsNull reports whether argument i is JSON null.
+func (o Op) IsNull(i int) bool { return o.IsJSON(i) && string(o.Args[i]) == "null" }
 
 // Parser decodes lines of one format, reusing its buffers: the Op a
 // call returns is valid until the next call.
@@ -46,6 +60,7 @@ type Parser struct {
 	buf    []byte
 	ends   []int
 	args   [][]byte
+	json   []bool
 }
 
 // NewParser returns a parser for format f.
@@ -89,6 +104,14 @@ func (p *Parser) parseMonitor(line []byte) (Op, error) {
 	if cl < 0 {
 		return Op{}, errors.New(`unterminated "[db client]"`)
 	}
+	db := 0
+	if sp := bytes.IndexByte(rest[:cl], ' '); sp > 1 {
+		n, err := strconv.Atoi(string(rest[1:sp]))
+		if err != nil || n < 0 || n > MaxDB {
+			return Op{}, fmt.Errorf("db %q in \"[db client]\" is not a number from 0 to %d", clip(rest[1:sp]), MaxDB)
+		}
+		db = n
+	}
 	rest = rest[cl+1:]
 	p.buf, p.ends = p.buf[:0], p.ends[:0]
 	for {
@@ -113,8 +136,11 @@ func (p *Parser) parseMonitor(line []byte) (Op, error) {
 	if len(p.ends) == 0 {
 		return Op{}, errors.New("no command after [db client]")
 	}
-	return Op{TS: ts, Args: p.slice()}, nil
+	return Op{TS: ts, DB: db, Args: p.slice()}, nil
 }
+
+// MaxDB is the highest db number a capture may name.
+const MaxDB = 1<<16 - 1
 
 // unquote appends the quoted string at the start of s to p.buf and
 // returns how many bytes of s it took.
@@ -207,12 +233,15 @@ func cutByte(s string, c byte) (before, after string, found bool) {
 
 // ndjsonOp is one line of the NDJSON op log.
 type ndjsonOp struct {
-	TS   *float64 `json:"ts"`
-	Op   string   `json:"op"`
-	Args []string `json:"args"`
+	TS   *float64          `json:"ts"`
+	Op   string            `json:"op"`
+	Args []json.RawMessage `json:"args"`
+	DB   *int              `json:"db"`
 }
 
 // parseNDJSON decodes {"ts": seconds, "op": "SET", "args": ["k","v"]}.
+// A string argument is its text; any other JSON value (an object, an
+// array, a number...) is its JSON text, marked in Op.JSON.
 func (p *Parser) parseNDJSON(line []byte) (Op, error) {
 	var o ndjsonOp
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -229,14 +258,32 @@ func (p *Parser) parseNDJSON(line []byte) (Op, error) {
 	if o.Op == "" {
 		return Op{}, errors.New(`missing "op" (the command name)`)
 	}
-	p.buf, p.ends = p.buf[:0], p.ends[:0]
+	db := 0
+	if o.DB != nil {
+		if *o.DB < 0 || *o.DB > MaxDB {
+			return Op{}, fmt.Errorf(`"db" %d must be from 0 to %d`, *o.DB, MaxDB)
+		}
+		db = *o.DB
+	}
+	p.buf, p.ends, p.json = p.buf[:0], p.ends[:0], append(p.json[:0], false)
 	p.buf = append(p.buf, o.Op...)
 	p.ends = append(p.ends, len(p.buf))
-	for _, a := range o.Args {
-		p.buf = append(p.buf, a...)
+	for i, a := range o.Args {
+		a = bytes.TrimSpace(a)
+		if len(a) > 0 && a[0] == '"' {
+			var s string
+			if err := json.Unmarshal(a, &s); err != nil {
+				return Op{}, fmt.Errorf("args[%d]: %v", i, err)
+			}
+			p.buf = append(p.buf, s...)
+			p.json = append(p.json, false)
+		} else {
+			p.buf = append(p.buf, a...)
+			p.json = append(p.json, true)
+		}
 		p.ends = append(p.ends, len(p.buf))
 	}
-	return Op{TS: int64(math.Round(*o.TS * 1e9)), Args: p.slice()}, nil
+	return Op{TS: int64(math.Round(*o.TS * 1e9)), DB: db, Args: p.slice(), JSON: p.json}, nil
 }
 
 // clip shortens b for an error message.

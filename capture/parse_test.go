@@ -135,9 +135,9 @@ func TestBuildSizeAndReader(t *testing.T) {
 		t.Fatalf("%d entries; want the 2 within the original size", len(ix.Entries))
 	}
 	rd := NewReader(bytes.NewReader(data), ix, FormatMonitor)
-	args, err := rd.Read(ix.Entries[1])
-	if err != nil || string(args[1]) != "k2" {
-		t.Fatalf("read %q %v", args, err)
+	op, err := rd.Read(ix.Entries[1])
+	if err != nil || string(op.Args[1]) != "k2" {
+		t.Fatalf("read %q %v", op.Args, err)
 	}
 	copy(data, "xxxxxx")
 	if _, err := rd.Read(ix.Entries[0]); err == nil {

@@ -179,6 +179,11 @@ func Open(path string, o Options) (_ *Corpus, err error) {
 			return nil, fmt.Errorf("corpus %s: no document has the text field %q (fields: %s)", path, tf, strings.Join(c.order, ", "))
 		}
 	}
+	if o.KeyField != "" {
+		if err := c.checkDuplicateKeys(o.KeyField); err != nil {
+			return nil, err
+		}
+	}
 	if c.terms != nil && c.terms.len() == 0 {
 		return nil, fmt.Errorf("corpus %s: the fields %s hold no words", path, strings.Join(o.TextFields, ", "))
 	}
@@ -437,13 +442,8 @@ func (c *Corpus) Read(i int64) ([]Field, error) {
 // value of document n mod Count and, past the first cycle through the
 // file, ":" and the cycle number. HasKeys must be true.
 func (c *Corpus) AppendKey(b []byte, prefix string, n int64) []byte {
-	i := n % c.count
-	lo := uint32(0)
-	if i > 0 {
-		lo = c.keyEnd[i-1]
-	}
 	b = append(b, prefix...)
-	b = append(b, c.keys[lo:c.keyEnd[i]]...)
+	b = append(b, c.key(uint32(n%c.count))...)
 	if cyc := n / c.count; cyc > 0 {
 		b = append(b, ':')
 		b = appendInt(b, cyc)

@@ -2,8 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/soakd/soakd/capture"
@@ -19,22 +23,22 @@ import (
 // scaled by speed (or at i/rate). Workers read each op back from the
 // file by its offset, so the capture is never held in memory.
 
-// replayGroupCap is the most latency groups one replay phase takes from
-// the process's op table (scenarios.MaxCustomOps names in all).
-const replayGroupCap = 32
-
 // replayPlan is one replay phase, indexed.
 type replayPlan struct {
-	spec   scenarios.ReplaySpec
-	path   string
-	file   *os.File
-	format capture.Format
-	ix     *capture.Index
-	ops    []scenarios.Op // by group
-	mix    *scenarios.Mix
-	sched  pacing
-	limit  uint64 // ops to send; 0 = until the duration is up (loop)
-	rate   float64
+	spec    scenarios.ReplaySpec
+	path    string
+	file    *os.File
+	format  capture.Format
+	dialect capture.Dialect
+	// prefixes is the key prefix of each db's ops: key_prefix, then
+	// "dbN:" when the capture spans several dbs (nil: key_prefix).
+	prefixes map[uint16]string
+	ix       *capture.Index
+	ops      []scenarios.Op // by group
+	mix      *scenarios.Mix
+	sched    pacing
+	limit    uint64 // ops to send; 0 = until the duration is up (loop)
+	rate     float64
 }
 
 // prepareReplays indexes every replay phase's capture.
@@ -57,6 +61,46 @@ func (r *runner) prepareReplays() error {
 		}
 		r.replays[ph.Name] = p
 	}
+	if err := r.checkReplayLimits(); err != nil {
+		r.closeReplays()
+		return err
+	}
+	return nil
+}
+
+// checkReplayLimits refuses an slo.latency key that names no op and no
+// latency group of the run's replays (validate checks it too when it
+// can read the capture).
+func (r *runner) checkReplayLimits() error {
+	if len(r.replays) == 0 {
+		return nil
+	}
+	var groups []string
+	for _, name := range slices.Sorted(maps.Keys(r.sc.SLO.Latency)) {
+		if name == "*" || r.sc.HasOp(name) {
+			continue
+		}
+		found := false
+		for _, p := range r.replays {
+			if slices.Contains(p.ix.Groups, name) {
+				found = true
+			}
+			if slices.Contains(p.ix.Folded, name) {
+				return fmt.Errorf("slo.latency.%s: %s is folded under %q in replay %s (it keeps the %d most frequent commands apart); limit %s instead", name, name, capture.OtherGroup, p.path, scenarios.ReplayMaxGroups-1, capture.OtherGroup)
+			}
+		}
+		if found {
+			continue
+		}
+		if groups == nil {
+			for _, p := range r.replays {
+				groups = append(groups, p.ix.Groups...)
+			}
+			slices.Sort(groups)
+			groups = slices.Compact(groups)
+		}
+		return fmt.Errorf("slo.latency.%s: no op or replay latency group of that name (the replay groups: %s)", name, strings.Join(groups, ", "))
+	}
 	return nil
 }
 
@@ -78,19 +122,28 @@ func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
 		f.Close()
 		return nil, err
 	}
-	room := replayGroupCap
-	ix, err := capture.Build(f, st.Size(), capture.Options{
-		Format:    p.format,
-		ByLine:    ph.Replay.Group == scenarios.ReplayGroupLine,
-		MaxGroups: room,
-		Skip:      scenarios.ReplaySkips,
-		Refuse:    r.sc.ReplayRefusal,
-	})
+	o, err := r.sc.ReplayOptions(ph)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	p.dialect = o.Dialect
+	ix, err := capture.Build(f, st.Size(), o)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	p.ix = ix
+	if len(ix.DBs) > 1 {
+		if k := scenarios.CanonicalKind(r.sc.Target.Kind); k != scenarios.KindRedis && k != scenarios.KindEmbedded {
+			f.Close()
+			return nil, fmt.Errorf(`ops in %d dbs ("db" in the op log): only a redis replay keeps dbs apart`, len(ix.DBs))
+		}
+		p.prefixes = map[uint16]string{}
+		for _, db := range ix.DBs {
+			p.prefixes[uint16(db)] = ph.Replay.KeyPrefix + "db" + strconv.Itoa(db) + ":"
+		}
+	}
 	if ph.Replay.Order == scenarios.ReplayOrderRandom {
 		ix.Shuffle(uint64(r.sc.Seed) ^ uint64(pi+1)*0x9e3779b97f4a7c15)
 	}
@@ -161,10 +214,27 @@ func (r *runner) replaySegment(ph *scenarios.Phase, base segment) (segment, erro
 // replayResult is what the summary says about a replay phase.
 func (p *replayPlan) result() *rundir.ReplayResult {
 	return &rundir.ReplayResult{
-		Source: p.path, Format: string(p.format), Ops: int64(len(p.ix.Entries)),
+		Source: p.path, Format: string(p.format), Ops: int64(len(p.ix.Entries)), DBs: p.dbs(),
 		Lines: p.ix.Lines, Skipped: p.ix.Skipped, Folded: p.ix.Folded,
 		SpanSeconds: float64(p.ix.Span()) / 1e9, Speed: p.spec.Speed, Loop: p.spec.Loop, Order: p.spec.Order,
 	}
+}
+
+// dbs lists the capture's dbs when it spans several (their keys were
+// remapped), nil otherwise.
+func (p *replayPlan) dbs() []int {
+	if len(p.ix.DBs) < 2 {
+		return nil
+	}
+	return p.ix.DBs
+}
+
+// prefix is the key prefix of entry e's op.
+func (p *replayPlan) prefix(e capture.Entry) string {
+	if p.prefixes != nil {
+		return p.prefixes[e.DB]
+	}
+	return p.spec.KeyPrefix
 }
 
 // entry returns the capture entry schedule index i sends.
@@ -189,11 +259,11 @@ func (w *worker) fillReplay(req *targets.Request, i uint64) scenarios.Op {
 	e := p.entry(i)
 	req.Op = p.ops[e.Group]
 	req.Fields, req.Query, req.Key = nil, "", req.Key[:0]
-	args, err := w.replay.Read(e)
+	op, err := w.replay.Read(e)
 	if err != nil {
-		args = [][]byte{unreadable}
+		op = capture.Op{Args: [][]byte{unreadable}}
 	}
-	req.Buf, req.Parts = capture.Remap(args, p.spec.KeyPrefix, req.Buf[:0], req.Parts[:0])
+	req.Buf, req.Parts = p.dialect.Render(op, p.prefix(e), req.Buf[:0], req.Parts[:0])
 	return req.Op
 }
 

@@ -180,3 +180,38 @@ func waitFor(t *testing.T, path, s string) {
 	b, _ := os.ReadFile(path)
 	t.Fatalf("%s never showed %q (has %q)", path, s, strings.TrimSpace(string(b[:min(len(b), 200)])))
 }
+
+// A MONITOR capture that switches db is replayed with each db's keys
+// under "dbN:" (after key_prefix), so the dbs stay apart in the
+// target's one db; the summary lists the dbs.
+func TestReplayMonitorDBs(t *testing.T) {
+	capPath := writeCapture(t, "dbs.txt", []string{
+		"OK",
+		`1.000 [0 127.0.0.1:5000] "SET" "a" "zero"`,
+		`1.001 [0 127.0.0.1:5000] "SELECT" "3"`,
+		`1.002 [3 127.0.0.1:5000] "SET" "a" "three"`,
+		`1.003 [3 127.0.0.1:5000] "HSET" "h" "f" "v3"`,
+		`1.004 [0 127.0.0.1:5001] "INCR" "n"`,
+		`1.005 [3 127.0.0.1:5000] "DEL" "a" "h"`,
+		`1.006 [3 127.0.0.1:5000] "SET" "b" "x"`,
+	})
+	sc := scenario(t, `
+target: {kind: redis, managed: {persistence: none}}
+phases:
+  - {name: replay, kind: replay, source: `+capPath+`, key_prefix: "r:", concurrency: 1}
+`)
+	sum, _, dst := runRedis(t, sc, rundir.Shard{})
+	p := sum.Phases[0]
+	if p.Result.Completed != 6 || p.Result.Errors != 0 || !slices.Equal(p.Replay.DBs, []int{0, 3}) || p.Replay.Skipped["SELECT"] != 1 {
+		t.Fatalf("completed %d errors %d dbs %v skipped %v", p.Result.Completed, p.Result.Errors, p.Replay.DBs, p.Replay.Skipped)
+	}
+	ctx := context.Background()
+	keys, _ := dst.Keys(ctx, "*").Result()
+	slices.Sort(keys)
+	if !slices.Equal(keys, []string{"r:db0:a", "r:db0:n", "r:db3:b"}) {
+		t.Fatalf("keys %q", keys)
+	}
+	if v, _ := dst.Get(ctx, "r:db0:a").Result(); v != "zero" {
+		t.Errorf("db0's a = %q", v)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/soakd/soakd/capture"
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
 
@@ -265,5 +266,48 @@ func TestReplayFileChangedDuringRun(t *testing.T) {
 	}
 	if n := sum.Phases[0].Result.Scheduled; n != 5 {
 		t.Fatalf("scheduled %d; the appended line was replayed", n)
+	}
+}
+
+// slowTarget serves SET in 30 ms and everything else at once.
+type slowTarget struct{ cmdTarget }
+
+func (s *slowTarget) Do(ctx context.Context, r *targets.Request) error {
+	if len(r.Parts) > 0 && string(r.Parts[0]) == "SET" {
+		time.Sleep(30 * time.Millisecond)
+	}
+	return s.cmdTarget.Do(ctx, r)
+}
+
+// slo.latency by a replayed command's name is judged on that command's
+// group alone: SET (never faster than its 30 ms service) fails a 1 ms
+// p99, GET passes a 10 s one. A name no group has stops the run before
+// any op, listing the groups.
+func TestReplaySLOByCommand(t *testing.T) {
+	var lines []string
+	for i := 0; i < 10; i++ {
+		lines = append(lines, fmt.Sprintf(`{"ts": %d.001, "op": "SET", "args": ["k%d", "v"]}`, 100+i, i), fmt.Sprintf(`{"ts": %d.002, "op": "GET", "args": ["k%d"]}`, 100+i, i))
+	}
+	src := writeCapture(t, "ops.ndjson", lines)
+	sum := runReplay(t, &slowTarget{}, replayTarget+"phases:\n  - {name: r, kind: replay, source: "+src+", format: ndjson, rate: 200, concurrency: 2}\nslo: {latency: {SET: {p99: 1ms}, GET: {p99: 10s}}}\n")
+	v := sum.Phases[0].SLO
+	got := map[string]bool{}
+	for _, c := range v.Checks {
+		if c.What == "latency p99" || c.Percentile == 99 {
+			got[c.Op] = c.Passed
+		}
+	}
+	if v.Passed || got["SET"] || !got["GET"] || len(got) != 2 {
+		t.Fatalf("verdict %+v", v)
+	}
+	sc := scenario(t, replayTarget+"phases:\n  - {name: r, kind: replay, source: "+src+", format: ndjson}\n")
+	sc.SLO.Latency = map[string]map[string]scenarios.Duration{"HGET": {"p99": scenarios.Duration(time.Millisecond)}}
+	tg := &cmdTarget{}
+	_, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "slo.latency.HGET: no op or replay latency group of that name (the replay groups: GET, SET)") {
+		t.Errorf("unknown group: %v", err)
+	}
+	if len(tg.sent()) != 0 {
+		t.Errorf("%d ops sent before the refusal", len(tg.sent()))
 	}
 }

@@ -26,6 +26,13 @@ func replayLine(r *rundir.ReplayResult) string {
 	if r.Loop {
 		b.WriteString(", looped")
 	}
+	if len(r.DBs) > 1 {
+		dbs := make([]string, len(r.DBs))
+		for i, d := range r.DBs {
+			dbs[i] = fmt.Sprintf("db%d:", d)
+		}
+		fmt.Fprintf(&b, ", %d dbs, keys under %s", len(r.DBs), strings.Join(dbs, " "))
+	}
 	if len(r.Skipped) > 0 {
 		names := make([]string, 0, len(r.Skipped))
 		var n int64

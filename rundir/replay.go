@@ -12,9 +12,12 @@ type ReplayResult struct {
 	// connection-state commands), by name.
 	Skipped map[string]int64 `json:"skipped,omitempty"`
 	// Folded lists the command names whose latency is under "other".
-	Folded      []string `json:"folded,omitempty"`
-	SpanSeconds float64  `json:"span_seconds"`
-	Speed       float64  `json:"speed,omitempty"`
-	Loop        bool     `json:"loop,omitempty"`
-	Order       string   `json:"order,omitempty"`
+	Folded []string `json:"folded,omitempty"`
+	// DBs lists the dbs of a capture that spans several: each db's keys
+	// were replayed under "dbN:" (after the key prefix).
+	DBs         []int   `json:"dbs,omitempty"`
+	SpanSeconds float64 `json:"span_seconds"`
+	Speed       float64 `json:"speed,omitempty"`
+	Loop        bool    `json:"loop,omitempty"`
+	Order       string  `json:"order,omitempty"`
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/soakd/soakd/capture"
 )
 
 // ReplaySpec holds a replay phase's fields (inline in Phase, so the YAML
@@ -53,14 +55,77 @@ func redisUnreplayable(cmd string) bool { return slices.Contains(redisBlocking, 
 // ReplaySkips reports whether a replay skips command cmd (upper case).
 func ReplaySkips(cmd string) bool { return redisUnreplayable(cmd) }
 
-// ReplayRefusal returns why a replay may not send command args, "" when
-// it may: a destructive command against any target but the embedded
-// store, unless the scenario says allow_destructive: true.
+// ReplayMaxGroups is the most latency groups one replay phase takes
+// (the rest share capture.OtherGroup).
+const ReplayMaxGroups = 32
+
+// ReplayRefusal returns why a replay may not send op args (args[0] the
+// op: a Redis command, a mongo command's name, an HTTP method, a CQL
+// statement), "" when it may: what the custom ops' safety rule refuses
+// on the target's store, unless the scenario says allow_destructive:
+// true (or the target is the embedded store).
 func (s *Scenario) ReplayRefusal(args []string) string {
-	if d := destructiveRedis(args); d != "" && !s.allowsDestructive() {
-		return fmt.Sprintf("%s destroys data or stops or reconfigures the server; refused against a %s target unless the scenario says allow_destructive: true", d, s.Target.Kind)
+	if s.allowsDestructive() || len(args) == 0 {
+		return ""
+	}
+	d := ""
+	switch CanonicalKind(s.Target.Kind) {
+	case KindMongo:
+		for _, c := range mongoDestructive {
+			if strings.EqualFold(args[0], c) {
+				d = c
+			}
+		}
+	case KindElastic:
+		if len(args) > 1 {
+			d = destructiveElastic(strings.ToUpper(args[0]), args[1])
+		}
+	case KindCQL:
+		if w := strings.ToUpper(firstWord(args[0])); slices.Contains(cqlDestructive, w) {
+			d = w
+		}
+	default:
+		d = destructiveRedis(args)
+	}
+	if d == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s destroys data or stops or reconfigures the server; refused against a %s target unless the scenario says allow_destructive: true", d, s.Target.Kind)
+}
+
+// destructiveElastic is what the elastic custom ops' rule refuses in
+// method and path, "" when nothing.
+func destructiveElastic(method, path string) string {
+	if method == "DELETE" && !strings.Contains(path, "/_doc/") {
+		return "DELETE " + path
+	}
+	for _, d := range elasticDestructive {
+		if strings.Contains(path, d) {
+			return d
+		}
 	}
 	return ""
+}
+
+// ReplayDialect is how a replay reads ops for the scenario's target.
+func (s *Scenario) ReplayDialect() (capture.Dialect, error) {
+	return capture.NewDialect(string(CanonicalKind(s.Target.Kind)), ReplaySkips)
+}
+
+// ReplayOptions are the capture.Build options of replay phase p.
+func (s *Scenario) ReplayOptions(p *Phase) (capture.Options, error) {
+	d, err := s.ReplayDialect()
+	if err != nil {
+		return capture.Options{}, err
+	}
+	return capture.Options{
+		Format:    capture.Format(p.Replay.Format),
+		ByLine:    p.Replay.Group == ReplayGroupLine,
+		MaxGroups: ReplayMaxGroups,
+		Dialect:   d,
+		KeyPrefix: p.Replay.KeyPrefix,
+		Refuse:    s.ReplayRefusal,
+	}, nil
 }
 
 // ReplaySource returns the path of phase p's capture.
@@ -125,10 +190,86 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	if len(p.Mix) > 0 {
 		add("mix", "a replay sends the capture's commands; it takes no mix")
 	}
-	if k := CanonicalKind(s.Target.Kind); k != KindRedis && k != KindEmbedded && k != "" {
-		add("kind", "replay sends Redis commands; a %s target is not supported yet (use a redis or the embedded target)", s.Target.Kind)
+	switch k := CanonicalKind(s.Target.Kind); k {
+	case KindMongo, KindElastic, KindCQL:
+		if r.Format == string(capture.FormatMonitor) {
+			add("format", "monitor (the default) is redis-cli MONITOR's output, Redis commands; a %s target replays format: ndjson, the op log", s.Target.Kind)
+		}
+	}
+	switch CanonicalKind(s.Target.Kind) {
+	case KindCQL:
+		if r.KeyPrefix != "" {
+			add("key_prefix", "a cql replay runs its statements as they are (they name their tables); point the target's keyspace at a scratch one instead")
+		}
+	case KindElastic:
+		if r.KeyPrefix != "" && (r.KeyPrefix != strings.ToLower(r.KeyPrefix) || strings.ContainsAny(r.KeyPrefix, "\\/*?\"<>| ,#:") || strings.ContainsAny(r.KeyPrefix[:1], "_-+")) {
+			add("key_prefix", "%q cannot start an index name (lower case, none of \\ / * ? \" < > | space , # :, not starting with _ - +); e.g. replay-", r.KeyPrefix)
+		}
 	}
 	return errs
+}
+
+// replayLatencyKey checks an slo.latency key that names no op, for a
+// scenario with replay phases: "" when it is (or may be) a latency group
+// of one, else why not. A capture of at most replayCheckBytes is indexed
+// to know its groups; a larger or unreadable one is checked when the run
+// starts (the engine refuses a limit no group has).
+func (s *Scenario) replayLatencyKey(op string) string {
+	var names []string
+	unsure := false
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		if p.Kind != PhaseReplay {
+			continue
+		}
+		groups, folded, ok := s.replayGroups(p)
+		if !ok {
+			unsure = true
+			continue
+		}
+		if slices.Contains(groups, op) {
+			return ""
+		}
+		if slices.Contains(folded, op) {
+			return fmt.Sprintf("%s is folded under %q in replay %s (it keeps the %d most frequent commands apart); limit %s instead", op, capture.OtherGroup, p.Name, ReplayMaxGroups-1, capture.OtherGroup)
+		}
+		names = append(names, groups...)
+	}
+	if unsure {
+		return ""
+	}
+	if names == nil {
+		return fmt.Sprintf("unknown op %q", op)
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("unknown op %q: no built-in or scenario op, nor a latency group of the replay (%s)", op, strings.Join(slices.Compact(names), ", "))
+}
+
+// replayCheckBytes is the largest capture validate indexes.
+const replayCheckBytes = 64 << 20
+
+// replayGroups indexes phase p's capture for its latency groups; ok is
+// false when it cannot (too large, unreadable, malformed: the run says
+// why).
+func (s *Scenario) replayGroups(p *Phase) (groups, folded []string, ok bool) {
+	f, err := os.Open(s.ReplaySource(p))
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() > replayCheckBytes {
+		return nil, nil, false
+	}
+	o, err := s.ReplayOptions(p)
+	if err != nil {
+		return nil, nil, false
+	}
+	ix, err := capture.Build(f, st.Size(), o)
+	if err != nil {
+		return nil, nil, false
+	}
+	return ix.Groups, ix.Folded, true
 }
 
 // foreignReplayKeys reports replay fields on a phase of another kind.
@@ -148,3 +289,7 @@ func foreignReplayKeys(pp string, p *Phase) []FieldError {
 	}
 	return errs
 }
+
+// HasOp reports whether name is a built-in op or one of the scenario's
+// ops: (an slo.latency key that is neither must be a replay group).
+func (s *Scenario) HasOp(name string) bool { return s.knownOp(name) }

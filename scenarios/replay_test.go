@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,9 +53,53 @@ func TestReplayValidation(t *testing.T) {
 			t.Errorf("%s: error %v, want one saying %q", tc.yaml, err, tc.want)
 		}
 	}
-	_, err := Parse("m.yaml", []byte("target: {kind: mongo, url: \"mongodb://127.0.0.1:1\"}\nphases:\n  - {kind: replay, source: "+empty+", format: ndjson}\n"))
-	if err == nil || !strings.Contains(err.Error(), "a mongo target is not supported yet") {
-		t.Errorf("mongo replay: %v", err)
+	ops := filepath.Join(dir, "ops.ndjson")
+	os.WriteFile(ops, []byte(`{"ts": 1, "op": "find", "args": [{"find": "u"}]}`+"\n"), 0o644)
+	for _, tc := range []struct{ target, extra, want string }{
+		{`{kind: mongo, url: "mongodb://127.0.0.1:1"}`, "", ""},
+		{`{kind: cql, url: "cql://127.0.0.1:1/ks"}`, ", key_prefix: r_", "phases[0].key_prefix: a cql replay runs its statements as they are"},
+		{`{kind: elastic, url: "http://127.0.0.1:1"}`, ", key_prefix: R_", `phases[0].key_prefix: "R_" cannot start an index name`},
+		{`{kind: elastic, url: "http://127.0.0.1:1"}`, ", key_prefix: replay-", ""},
+	} {
+		_, err := Parse("m.yaml", []byte("target: "+tc.target+"\nphases:\n  - {kind: replay, source: "+ops+", format: ndjson"+tc.extra+"}\n"))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s%s: error %v, want %q", tc.target, tc.extra, err, tc.want)
+		}
+	}
+	_, err := Parse("m.yaml", []byte("target: {kind: scylla, url: \"cql://127.0.0.1:1/ks\"}\nphases:\n  - {kind: replay, source: "+ops+"}\n"))
+	if err == nil || !strings.Contains(err.Error(), "phases[0].format: monitor (the default) is redis-cli MONITOR's output, Redis commands; a scylla target replays format: ndjson") {
+		t.Errorf("monitor on scylla: %v", err)
+	}
+}
+
+// slo.latency may name a replay's latency group: validate indexes the
+// capture to know them, and refuses a name no group has, or one folded
+// under "other".
+func TestReplaySLONames(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "1.%02d [0 c] \"CMD%d\" \"k\"\n", i, i)
+		fmt.Fprintf(&b, "1.%02d [0 c] \"GET\" \"k\"\n", i)
+	}
+	os.WriteFile(filepath.Join(dir, "cap.txt"), []byte(b.String()), 0o644)
+	base := "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\nphases:\n  - {name: r, kind: replay, source: cap.txt}\n"
+	for slo, want := range map[string]string{
+		"GET":   "",
+		"other": "",
+		"read":  "",
+		"GTE":   `slo.latency.GTE: unknown op "GTE": no built-in or scenario op, nor a latency group of the replay (CMD0,`,
+		"CMD39": `slo.latency.CMD39: CMD39 is folded under "other" in replay r`,
+	} {
+		_, err := Parse(filepath.Join(dir, "s.yaml"), []byte(base+"slo: {latency: {"+slo+": {p99: 2ms}}}\n"))
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("slo %s: error %v, want %q", slo, err, want)
+		}
+	}
+	// Without a replay phase the old message stands.
+	_, err := Parse("s.yaml", []byte("target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\nphases:\n  - {kind: steady, rate: 1, duration: 1s, mix: {read: 100}}\nslo: {latency: {GET: {p99: 2ms}}}\n"))
+	if err == nil || !strings.Contains(err.Error(), `slo.latency.GET: unknown op "GET"`) || strings.Contains(err.Error(), "replay") {
+		t.Errorf("no replay: %v", err)
 	}
 }
 
@@ -81,5 +126,18 @@ func TestReplayRefusal(t *testing.T) {
 	}
 	if ReplaySkips("GET") {
 		t.Error("GET skipped")
+	}
+	for kind, cases := range map[TargetKind]map[string][]string{
+		KindMongo:   {"dropDatabase": {"dropDatabase"}, "": {"find"}},
+		KindElastic: {"DELETE /products": {"DELETE", "/products"}, "_delete_by_query": {"POST", "/p/_delete_by_query"}, "": {"DELETE", "/p/_doc/1"}},
+		KindScylla:  {"TRUNCATE": {"truncate ks.t"}, "": {"SELECT * FROM t"}},
+	} {
+		sc := &Scenario{Target: Target{Kind: kind}}
+		for want, args := range cases {
+			got := sc.ReplayRefusal(args)
+			if want == "" && got != "" || want != "" && !strings.Contains(got, want+" destroys data") {
+				t.Errorf("%s %q: %q, want %q", kind, args, got, want)
+			}
+		}
 	}
 }

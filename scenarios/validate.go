@@ -537,7 +537,9 @@ func (s *Scenario) Validate() []FieldError {
 	}
 	for op, lim := range s.SLO.Latency {
 		if op != "*" && !s.knownOp(op) {
-			add("slo.latency."+op, "unknown op %q", op)
+			if msg := s.replayLatencyKey(op); msg != "" {
+				add("slo.latency."+op, "%s", msg)
+			}
 		}
 		for pct, d := range lim {
 			if _, err := ParsePercentile(pct); err != nil {

@@ -75,19 +75,29 @@ func (t *Target) writes(op scenarios.Op) bool {
 
 var errNoCustom = errors.New("custom op has no cql form")
 
-// doCustom runs custom op r: Parts are the statement's args.
+// doCustom runs custom op r: Parts are the statement's args. A custom
+// op the scenario's ops: did not compile is a replay phase's group
+// (replay.go).
 func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
-	if t.custom == nil {
-		return errNoCustom
+	var co *customOp
+	if t.custom != nil {
+		co = t.custom[r.Op-scenarios.OpCustomBase]
 	}
-	co := t.custom[r.Op-scenarios.OpCustomBase]
-	if co == nil || len(r.Parts) != co.nargs {
+	if co == nil {
+		return t.doReplay(ctx, r)
+	}
+	if len(r.Parts) != co.nargs {
 		return errNoCustom
 	}
 	args := make([]any, len(r.Parts))
 	for i, p := range r.Parts {
 		args[i] = string(p) // the driver converts text to the column's type
 	}
+	return t.exec(ctx, co, args)
+}
+
+// exec runs op co's statement with args and judges its rows.
+func (t *Target) exec(ctx context.Context, co *customOp, args []any) error {
 	q := t.sess().Query(co.stmt, args...).WithContext(ctx).Consistency(co.cons)
 	if !co.read {
 		return q.Exec()

@@ -86,20 +86,31 @@ type customReply struct {
 	} `json:"hits"`
 }
 
-// doCustom runs custom op r: Parts are the path and the body.
+// doCustom runs custom op r: Parts are the path and the body. A custom
+// op the scenario's ops: did not compile is a replay phase's group
+// (replay.go).
 func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
-	if t.custom == nil || len(r.Parts) != 2 {
-		return errNoCustom
+	var co *customOp
+	if t.custom != nil {
+		co = t.custom[r.Op-scenarios.OpCustomBase]
 	}
-	co := t.custom[r.Op-scenarios.OpCustomBase]
 	if co == nil {
+		return t.doReplay(ctx, r)
+	}
+	if len(r.Parts) != 2 {
 		return errNoCustom
 	}
-	path, query, _ := strings.Cut(string(r.Parts[0]), "?")
+	return t.send(ctx, co, r.Parts[0], r.Parts[1])
+}
+
+// send sends one request of op co (its method, body kind and miss
+// rule) to path (with its query) and judges the reply.
+func (t *Target) send(ctx context.Context, co *customOp, fullPath, reqBody []byte) error {
+	path, query, _ := strings.Cut(string(fullPath), "?")
 	var body []byte
 	ctype := ""
-	if len(r.Parts[1]) > 0 {
-		body = r.Parts[1]
+	if len(reqBody) > 0 {
+		body = reqBody
 		if co.bulk {
 			ctype = "application/x-ndjson"
 			if body[len(body)-1] != '\n' {

@@ -67,7 +67,7 @@ func (e *esDocs) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		fmt.Fprintf(w, `{"took":1,"timed_out":false,"_shards":{"failed":0},"hits":{"total":{"value":%d},"hits":[{"_id":"a"}]}}`, len(e.docs))
-	case p == "/_bulk":
+	case strings.HasSuffix(p, "/_bulk"):
 		fmt.Fprintf(w, `{"took":1,"errors":%v,"items":[]}`, strings.Contains(string(body), "fail"))
 	default:
 		w.WriteHeader(400)

@@ -63,19 +63,29 @@ func (t *Target) writes(op scenarios.Op) bool {
 	return true
 }
 
-// doCustom runs custom op r.
+// doCustom runs custom op r. A custom op the scenario's ops: did not
+// compile is a replay phase's group (replay.go).
 func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
-	if t.custom == nil || len(r.Parts) != 1 {
-		return errNoCustom
+	var co *customOp
+	if t.custom != nil {
+		co = t.custom[r.Op-scenarios.OpCustomBase]
 	}
-	co := t.custom[r.Op-scenarios.OpCustomBase]
 	if co == nil {
+		return t.doReplay(ctx, r)
+	}
+	if len(r.Parts) != 1 {
 		return errNoCustom
 	}
 	var cmd bson.D
 	if err := bson.UnmarshalExtJSON(r.Parts[0], false, &cmd); err != nil {
 		return fmt.Errorf("op %s: the rendered command is not extended JSON: %w", r.Op, err)
 	}
+	return t.runCommand(ctx, cmd, co.miss)
+}
+
+// runCommand runs cmd on the scenario's database and judges its reply
+// (a find is sent with singleBatch, so no cursor stays open).
+func (t *Target) runCommand(ctx context.Context, cmd bson.D, miss scenarios.MissRule) error {
 	if len(cmd) > 0 && cmd[0].Key == "find" && !hasKey(cmd, "singleBatch") {
 		cmd = append(cmd, bson.E{Key: "singleBatch", Value: true})
 	}
@@ -83,7 +93,7 @@ func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
 	if err != nil {
 		return err
 	}
-	return customOutcome(raw, co.miss)
+	return customOutcome(raw, miss)
 }
 
 func hasKey(d bson.D, k string) bool {

@@ -1,0 +1,85 @@
+package capture
+
+import (
+	"fmt"
+	"strings"
+)
+
+// cqlDialect: an op is one statement and its bind values. In the op log,
+//
+//	{"ts": 1.5, "op": "SELECT v FROM ks.t WHERE k = ?", "args": ["k1"]}
+//
+// op is the statement with ? markers, args a value for each marker: a
+// string as it is (the driver converts text to the column's type),
+// numbers and booleans as their JSON text, null as null. The group is
+// the statement's verb: SELECT, INSERT, UPDATE, DELETE, BATCH (BEGIN
+// ... APPLY BATCH). USE is skipped (the replay runs in the target's
+// keyspace). key_prefix does not apply (statements name their tables):
+// the scenario refuses it.
+type cqlDialect struct{}
+
+func (cqlDialect) Check(op Op, _ string) (string, bool, error) {
+	stmt := string(op.Args[0])
+	verb := strings.ToUpper(firstWord(stmt))
+	switch verb {
+	case "":
+		return "", false, fmt.Errorf("cql op: an empty statement")
+	case "USE":
+		return verb, true, nil
+	case "BEGIN":
+		verb = "BATCH"
+	}
+	if n, got := cqlMarkers(stmt), len(op.Args)-1; n != got {
+		return "", false, fmt.Errorf("cql op %s: the statement has %d ? markers, args give %d values", verb, n, got)
+	}
+	for i := 1; i < len(op.Args); i++ {
+		if op.IsJSON(i) && len(op.Args[i]) > 0 && (op.Args[i][0] == '{' || op.Args[i][0] == '[') {
+			return "", false, fmt.Errorf("cql op %s: args[%d] is a JSON %s; give a string, a number, a boolean or null", verb, i-1, map[byte]string{'{': "object", '[': "array"}[op.Args[i][0]])
+		}
+	}
+	return verb, false, nil
+}
+
+// Render's parts: the statement, then each value (nil for null).
+func (cqlDialect) Render(op Op, _ string, buf []byte, parts [][]byte) ([]byte, [][]byte) {
+	var fixed [16]int
+	ends := fixed[:0]
+	start := len(buf)
+	for i, a := range op.Args {
+		if op.IsNull(i) {
+			ends = append(ends, -1)
+			continue
+		}
+		buf = append(buf, a...)
+		ends = append(ends, len(buf)-start)
+	}
+	return buf, cut(buf[start:], ends, parts)
+}
+
+func firstWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// cqlMarkers counts the ? bind markers of stmt outside quoted text.
+func cqlMarkers(stmt string) int {
+	n := 0
+	var quote byte
+	for i := 0; i < len(stmt); i++ {
+		c := stmt[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '?':
+			n++
+		}
+	}
+	return n
+}
