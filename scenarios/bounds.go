@@ -56,7 +56,7 @@ func (s *Scenario) MaxOps(ops ...Op) (n int64, bounded bool) {
 func (p *Phase) maxOps() (int64, bool) {
 	switch p.Kind {
 	case PhaseLoad:
-		return p.Records, true
+		return p.Load.Records, true
 	case PhaseSteady:
 		var n int64 = -1
 		if p.Requests > 0 {
@@ -73,7 +73,7 @@ func (p *Phase) maxOps() (int64, bool) {
 		return n, true
 	case PhaseRamp:
 		var n int64
-		for _, st := range p.Steps {
+		for _, st := range p.Ramp.Steps {
 			n += int64(math.Ceil(st.Rate * st.Duration.D().Seconds()))
 		}
 		return n, true

@@ -5,11 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
-// ReplaySpec holds a replay phase's fields (inline in Phase, so the YAML
-// reads {kind: replay, source: capture.txt, format: monitor, speed: 2}).
+// ReplaySpec holds a replay phase's own keys (flat in the phase, so the
+// YAML reads {kind: replay, source: capture.txt, format: monitor, speed: 2}).
 // The engine indexes the capture (capture.Build) when the run starts.
 type ReplaySpec struct {
 	// Source is the capture file, relative to the scenario file's
@@ -39,9 +38,9 @@ const (
 )
 
 var (
-	replayFormats = []string{"monitor", "ndjson"}
-	replayOrders  = []string{ReplayOrderFile, ReplayOrderRandom}
-	replayGroups  = []string{ReplayGroupCommand, ReplayGroupLine}
+	replayFormats = newEnum("format", "monitor", "ndjson")
+	replayOrders  = newEnum("order", ReplayOrderFile, ReplayOrderRandom)
+	replayGroups  = newEnum("group", ReplayGroupCommand, ReplayGroupLine)
 )
 
 // redisUnreplayable are commands a replay counts as skipped instead of
@@ -65,6 +64,9 @@ func (s *Scenario) ReplayRefusal(args []string) string {
 
 // ReplaySource returns the path of phase p's capture.
 func (s *Scenario) ReplaySource(p *Phase) string {
+	if p.Replay == nil {
+		return ""
+	}
 	src := p.Replay.Source
 	if src == "" || filepath.IsAbs(src) || s.File == "" {
 		return src
@@ -84,9 +86,6 @@ func (r *ReplaySpec) applyDefaults() {
 	}
 }
 
-// set reports whether any replay field is given.
-func (r *ReplaySpec) set() bool { return *r != ReplaySpec{} }
-
 // validateReplay checks a replay phase: its fields, and that the capture
 // exists and is not empty (the engine parses it when the run starts).
 func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
@@ -94,7 +93,7 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	add := func(key, format string, args ...any) {
 		errs = append(errs, FieldError{Path: pp + "." + key, Msg: fmt.Sprintf(format, args...)})
 	}
-	r := &p.Replay
+	r := p.Replay
 	if r.Source == "" {
 		add("source", "a replay phase needs source: the capture file")
 	} else if st, err := os.Stat(s.ReplaySource(p)); err != nil {
@@ -104,14 +103,14 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	} else if st.Size() == 0 {
 		add("source", "%s is empty", s.ReplaySource(p))
 	}
-	if !slices.Contains(replayFormats, r.Format) {
-		add("format", "unknown %q (use %s)", r.Format, strings.Join(replayFormats, " or "))
+	if !replayFormats.Valid(r.Format) {
+		add("format", "unknown %q (use %s)", r.Format, replayFormats.Text())
 	}
-	if !slices.Contains(replayOrders, r.Order) {
-		add("order", "unknown %q (use %s)", r.Order, strings.Join(replayOrders, " or "))
+	if !replayOrders.Valid(r.Order) {
+		add("order", "unknown %q (use %s)", r.Order, replayOrders.Text())
 	}
-	if !slices.Contains(replayGroups, r.Group) {
-		add("group", "unknown %q (use %s)", r.Group, strings.Join(replayGroups, " or "))
+	if !replayGroups.Valid(r.Group) {
+		add("group", "unknown %q (use %s)", r.Group, replayGroups.Text())
 	}
 	switch {
 	case r.Speed < 0 || r.Speed != r.Speed:
@@ -127,24 +126,6 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	}
 	if k := CanonicalKind(s.Target.Kind); k != KindRedis && k != KindEmbedded && k != "" {
 		add("kind", "replay sends Redis commands; a %s target is not supported yet (use a redis or the embedded target)", s.Target.Kind)
-	}
-	return errs
-}
-
-// foreignReplayKeys reports replay fields on a phase of another kind.
-func foreignReplayKeys(pp string, p *Phase) []FieldError {
-	if p.Kind == PhaseReplay || !p.Replay.set() {
-		return nil
-	}
-	r := &p.Replay
-	var errs []FieldError
-	for _, f := range []struct {
-		key string
-		set bool
-	}{{"source", r.Source != ""}, {"format", r.Format != ""}, {"speed", r.Speed != 0}, {"loop", r.Loop}, {"order", r.Order != ""}, {"group", r.Group != ""}, {"key_prefix", r.KeyPrefix != ""}} {
-		if f.set {
-			errs = append(errs, FieldError{Path: pp + "." + f.key, Msg: fmt.Sprintf("only a replay phase takes %s (this is a %s phase)", f.key, p.Kind)})
-		}
 	}
 	return errs
 }

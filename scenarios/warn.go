@@ -22,7 +22,7 @@ func (s *Scenario) ScheduledSeconds() float64 {
 	for _, p := range s.Phases {
 		switch p.Kind {
 		case PhaseLoad:
-			n = max(n, p.Records)
+			n = max(n, p.Load.Records)
 		case PhaseSteady:
 			d := p.Duration.D().Seconds()
 			if d == 0 && p.Requests > 0 && p.Rate > 0 {
@@ -30,7 +30,7 @@ func (s *Scenario) ScheduledSeconds() float64 {
 			}
 			t += d
 		case PhaseRamp:
-			for _, st := range p.Steps {
+			for _, st := range p.Ramp.Steps {
 				t += st.Duration.D().Seconds()
 			}
 		case PhaseCapacity:
