@@ -87,6 +87,28 @@ type kindDef struct {
 	// overrides says which command-line and API overrides set the
 	// phase's fields (runpath.Apply).
 	overrides overrideRule
+	// plan answers what the rest of the package asks of a phase of the
+	// kind (bounds, scheduled time, memory, repeats).
+	plan planRule
+}
+
+// planRule is what a kind says about how its phase runs; a nil func
+// gives the zero answer.
+type planRule struct {
+	// maxOps bounds the ops the phase can schedule; ok is false when
+	// nothing does (closed loop by duration, a search).
+	maxOps func(p *Phase) (n int64, ok bool)
+	// scheduled is the phase's scheduled seconds when it starts with
+	// records in the store, and the records after it.
+	scheduled func(p *Phase, records int64) (secs float64, after int64)
+	// openLoop says whether the phase's workers may have several due
+	// ops at once (it runs at a rate); nil = when it has a rate.
+	openLoop func(p *Phase) bool
+	// repeated says whether repeat: N splits the phase into rounds.
+	repeated func(p *Phase) bool
+	// fills says the kind inserts the dataset itself: a scenario whose
+	// first phase is one starts with an empty store.
+	fills bool
 }
 
 // overrideRule is which overrides reach a phase of a kind.
@@ -481,6 +503,14 @@ func (s *Scenario) validatePhases() []FieldError {
 		}
 	}
 	return errs
+}
+
+// plan is the phase's kind's plan rule (zero for an unknown kind).
+func (p *Phase) plan() planRule {
+	if d, ok := lookupKind(p.Kind); ok {
+		return d.plan
+	}
+	return planRule{}
 }
 
 // TakesRateOverride says whether --rate (and the API's rate) sets the

@@ -58,6 +58,16 @@ func capacityKind() *kindDef {
 			return append(errs, validateCapacity(pp, p.Capacity)...)
 		},
 		overrides: overrideRule{rate: always},
+		plan: planRule{
+			openLoop: always,
+			// One probe: the rest of the search is not known ahead.
+			scheduled: func(p *Phase, n int64) (float64, int64) {
+				if p.Capacity == nil {
+					return 0, n
+				}
+				return p.Capacity.StepDuration.D().Seconds(), n
+			},
+		},
 	}
 }
 

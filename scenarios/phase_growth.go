@@ -85,6 +85,11 @@ func growthKind() *kindDef {
 		},
 		validate:  validateGrowth,
 		overrides: overrideRule{rate: always},
+		plan: planRule{
+			fills:     true,
+			openLoop:  always,
+			scheduled: scheduledGrowth,
+		},
 	}
 }
 
@@ -145,4 +150,26 @@ func validateGrowth(_ *Scenario, pp string, p *Phase) []FieldError {
 		add(pp+".growth.measure_rate", "per_op measures each op closed loop: leave measure_rate out")
 	}
 	return errs
+}
+
+// scheduledGrowth is the stages' measuring (and their batch inserts
+// where load_rate paces them) from n records on.
+func scheduledGrowth(p *Phase, n int64) (float64, int64) {
+	g := p.Growth
+	if g == nil || g.Batch <= 0 {
+		return 0, n
+	}
+	stages := int64(g.MaxStages)
+	if g.StopRecords > 0 {
+		stages = min(stages, max(0, (g.StopRecords-n+g.Batch-1)/g.Batch))
+	}
+	per := g.MeasureFor.D().Seconds()
+	if g.LoadRate > 0 {
+		per += float64(g.Batch) / g.LoadRate
+	}
+	n += stages * g.Batch
+	if g.StopRecords > 0 {
+		n = min(n, g.StopRecords)
+	}
+	return float64(stages) * per, n
 }

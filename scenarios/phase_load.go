@@ -31,6 +31,13 @@ func loadKind() *kindDef {
 			}
 		},
 		validate: validateLoad,
+		plan: planRule{
+			fills:  true,
+			maxOps: func(p *Phase) (int64, bool) { return p.Load.Records, true },
+			scheduled: func(p *Phase, n int64) (float64, int64) {
+				return 0, max(n, p.Load.Records)
+			},
+		},
 		overrides: overrideRule{
 			// A load that inserts the whole keyspace follows it; one
 			// that inserts more than n is cut to n.

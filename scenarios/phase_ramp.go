@@ -42,6 +42,23 @@ func rampKind() *kindDef {
 		defaults:  defaultRamp,
 		validate:  validateRamp,
 		overrides: overrideRule{rate: always},
+		plan: planRule{
+			openLoop: always,
+			maxOps: func(p *Phase) (int64, bool) {
+				var n int64
+				for _, st := range p.Ramp.Steps {
+					n += int64(math.Ceil(st.Rate * st.Duration.D().Seconds()))
+				}
+				return n, true
+			},
+			scheduled: func(p *Phase, n int64) (float64, int64) {
+				var t float64
+				for _, st := range p.Ramp.Steps {
+					t += st.Duration.D().Seconds()
+				}
+				return t, n
+			},
+		},
 	}
 }
 

@@ -11,6 +11,17 @@ func steadyKind() *kindDef {
 		takes:     []string{"requests"},
 		validate:  validateSteady,
 		overrides: overrideRule{rate: always, timed: always},
+		plan: planRule{
+			maxOps:   func(p *Phase) (int64, bool) { return boundedOps(p.Requests, p.Rate, p.Duration) },
+			repeated: always,
+			scheduled: func(p *Phase, n int64) (float64, int64) {
+				d := p.Duration.D().Seconds()
+				if d == 0 && p.Requests > 0 && p.Rate > 0 {
+					d = float64(p.Requests) / p.Rate
+				}
+				return d, n
+			},
+		},
 	}
 }
 

@@ -46,6 +46,15 @@ func sweepKind() *kindDef {
 			}
 			return append(errs, validateCapacity(pp, p.Capacity)...)
 		},
+		plan: planRule{
+			maxOps: maxSweepOps,
+			openLoop: func(p *Phase) bool {
+				return p.Rate > 0 || (p.Sweep != nil && p.Sweep.Measure != MeasureClosed)
+			},
+			repeated: func(p *Phase) bool {
+				return p.Sweep != nil && p.Sweep.Measure != MeasureCapacity
+			},
+		},
 		overrides: overrideRule{
 			// --rate sets the rate of a sweep whose points all run at
 			// the phase's rate (measure: rate, not a rate sweep); a
@@ -60,4 +69,26 @@ func sweepKind() *kindDef {
 			},
 		},
 	}
+}
+
+// maxSweepOps bounds a sweep's ops: each point's, by the phase's
+// requests and duration at the point's rate; a capacity sweep has no
+// bound.
+func maxSweepOps(p *Phase) (int64, bool) {
+	if p.Sweep == nil || p.Sweep.Measure == MeasureCapacity {
+		return 0, false
+	}
+	var n int64
+	for _, pt := range p.Sweep.Points {
+		rate := p.Rate
+		if p.Sweep.Over == SweepRate {
+			rate = pt.Rate
+		}
+		m, ok := boundedOps(p.Requests, rate, p.Duration)
+		if !ok {
+			return 0, false
+		}
+		n += m
+	}
+	return n, true
 }

@@ -43,13 +43,8 @@ func (s *Scenario) Repeats() int {
 // (closed or rate). Load, ramp, capacity and growth phases run once per
 // variant.
 func (p *Phase) Repeated() bool {
-	switch p.Kind {
-	case PhaseSteady:
-		return true
-	case PhaseSweep:
-		return p.Sweep != nil && p.Sweep.Measure != MeasureCapacity
-	}
-	return false
+	f := p.plan().repeated
+	return f != nil && f(p)
 }
 
 // RepeatSlice is phase p as round r (0-based) of n runs it: its
@@ -100,7 +95,7 @@ func (s *Scenario) CheckRepeat(n int) []FieldError {
 	var errs []FieldError
 	for i, p := range s.Phases {
 		pp := fmt.Sprintf("phases[%d]", i)
-		if p.Kind == PhaseGrowth && s.Target.Managed != nil && len(s.Target.Managed.Persistences) > 1 {
+		if p.Growth != nil && s.Target.Managed != nil && len(s.Target.Managed.Persistences) > 1 {
 			errs = append(errs, FieldError{pp + ".kind", fmt.Sprintf("a growth phase cannot run with repeat %d: repeats keep every persistence variant's server up at once, and a growth study needs the host to itself (use repeat: 1)", n)})
 		}
 		if !p.Repeated() {
