@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -29,8 +28,10 @@ const (
 	InterleaveAlternate Interleave = "alternate"
 )
 
+var interleaves = newEnum("order", InterleaveRandom, InterleaveAlternate)
+
 // Interleaves lists the orders in the order messages name them.
-var Interleaves = []Interleave{InterleaveRandom, InterleaveAlternate}
+func Interleaves() []Interleave { return interleaves.List() }
 
 // Repeats is how many rounds a repeated phase runs in (repeat:, at
 // least 1).
@@ -73,8 +74,9 @@ func (s *Scenario) validateRepeat() []FieldError {
 	add := func(path, format string, args ...any) {
 		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
-	if s.Interleave != "" && !slices.Contains(Interleaves, s.Interleave) {
-		add("interleave", "unknown order %q (use random or alternate)", s.Interleave)
+	if s.Interleave != "" && !interleaves.Valid(s.Interleave) {
+		_, err := interleaves.Parse(string(s.Interleave))
+		add("interleave", "%v", err)
 	}
 	if s.Repeat < 0 || s.Repeat > MaxRepeat {
 		add("repeat", "must be between 1 and %d, got %d", MaxRepeat, s.Repeat)

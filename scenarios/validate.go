@@ -224,8 +224,8 @@ func (s *Scenario) Validate() []FieldError {
 		add(p[0], "%s", p[1])
 	}
 	if p := s.Target.Client.Protocol; p != "" {
-		if _, err := ParseRedisProtocol(string(p)); err != nil {
-			add("target.client.protocol", "must be fast or goredis, got %q", string(p))
+		if !p.Valid() {
+			add("target.client.protocol", "must be %s, got %q", redisProtocols.Text(), string(p))
 		} else if m := s.Target.Client.Mode; p == ProtocolFast && m != "" && m != ModeStandalone {
 			add("target.client.protocol", "fast needs client.mode standalone (%s mode runs on go-redis)", m)
 		}
