@@ -254,4 +254,3 @@ func structFields(t reflect.Type) (fields map[string]reflect.Type, rest reflect.
 	}
 	return fields, rest
 }
-
