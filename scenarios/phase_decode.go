@@ -63,7 +63,7 @@ func (p *Phase) UnmarshalYAML(n *yaml.Node) error {
 			own.Content = append(own.Content, kv[0], kv[1])
 		}
 	}
-	var errs []string
+	errs := badMerges(n)
 	var foreign []foreignKey
 	errs = appendDecodeErr(errs, common, common.Decode((*phaseFields)(p)))
 	for _, kv := range pairs {
@@ -169,6 +169,35 @@ func mappingPairs(n *yaml.Node) [][2]*yaml.Node {
 		}
 	}
 	return out
+}
+
+// badMerges reports merge keys (<<) of n whose value is not a mapping
+// or a list of mappings, as yaml.v3 words it.
+func badMerges(n *yaml.Node) []string {
+	isMap := func(m *yaml.Node) bool {
+		if m.Kind == yaml.AliasNode && m.Alias != nil {
+			m = m.Alias
+		}
+		return m.Kind == yaml.MappingNode
+	}
+	var errs []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Value != "<<" || k.ShortTag() != "!!merge" {
+			continue
+		}
+		ok := isMap(v)
+		if v.Kind == yaml.SequenceNode {
+			ok = true
+			for _, m := range v.Content {
+				ok = ok && isMap(m)
+			}
+		}
+		if !ok {
+			errs = append(errs, fmt.Sprintf("line %d: map merge requires map or sequence of maps as the value", v.Line))
+		}
+	}
+	return errs
 }
 
 // yamlKeys lists the keys a struct type decodes (inline structs' too).

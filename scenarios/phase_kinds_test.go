@@ -135,6 +135,10 @@ phases:
 	if !hasProblem(ps, 4, "phases[1].requests", "only a steady or sweep phase takes requests (this is a ramp phase)") || len(ps) != 1 {
 		t.Errorf("merged foreign key:\n%v", ps)
 	}
+	ps = problemsOf(t, "name: m\nphases:\n  - {<<: 5, kind: steady, duration: 1s, mix: {get: 100}}\n")
+	if !hasProblem(ps, 3, "", "map merge requires map or sequence of maps as the value") {
+		t.Errorf("merge of a scalar:\n%v", ps)
+	}
 }
 
 // Validate reports every problem of every kind at once, on its path.
