@@ -111,7 +111,7 @@ func (r *runner) closeReplays() {
 }
 
 func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
-	p := &replayPlan{spec: ph.Replay, path: r.sc.ReplaySource(ph), format: capture.Format(ph.Replay.Format)}
+	p := &replayPlan{spec: *ph.Replay, path: r.sc.ReplaySource(ph), format: capture.Format(ph.Replay.Format)}
 	f, err := os.Open(p.path)
 	if err != nil {
 		return nil, err

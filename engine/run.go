@@ -525,7 +525,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		s := base
 		s.Duration = 0
 		s.Warmup = 0
-		s.Limit = uint64(ph.Records)
+		s.Limit = uint64(ph.Load.Records)
 		s.Sequential = true
 		segs = append(segs, s)
 	case scenarios.PhaseSteady:
@@ -533,7 +533,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		s.Limit = uint64(ph.Requests) // 0 = by duration alone
 		segs = append(segs, s)
 	case scenarios.PhaseRamp:
-		for i, st := range ph.Steps {
+		for i, st := range ph.Ramp.Steps {
 			s := base
 			s.Stage = fmt.Sprintf("step-%d", i+1)
 			s.StageIndex = i + 1

@@ -37,8 +37,8 @@ type shardState struct {
 func newShardState(sh rundir.Shard, sc *scenarios.Scenario) *shardState {
 	st := &shardState{shard: sh, insertBase: sc.Keyspace.Records}
 	for _, p := range sc.Phases {
-		if p.Kind == scenarios.PhaseLoad && p.Records > st.insertBase {
-			st.insertBase = p.Records
+		if p.Kind == scenarios.PhaseLoad && p.Load.Records > st.insertBase {
+			st.insertBase = p.Load.Records
 		}
 	}
 	return st
@@ -81,7 +81,7 @@ func (r *runner) loadedThrough(s *segment, n uint64, ph *scenarios.Phase) int64 
 		// This shard stopped early (cancelled): only its own prefix is known.
 		return s.KeyBase + int64(n)
 	}
-	return ph.Records
+	return ph.Load.Records
 }
 
 // nextInsertKey returns the record number of the next insert in a
@@ -105,8 +105,8 @@ func CheckShard(sc *scenarios.Scenario, sh rundir.Shard) error {
 		return err
 	}
 	for _, p := range sc.Phases {
-		if p.Kind == scenarios.PhaseLoad && p.Records < int64(sh.Count) {
-			return fmt.Errorf("phase %s loads %d records, fewer than %d shards", p.Name, p.Records, sh.Count)
+		if p.Kind == scenarios.PhaseLoad && p.Load.Records < int64(sh.Count) {
+			return fmt.Errorf("phase %s loads %d records, fewer than %d shards", p.Name, p.Load.Records, sh.Count)
 		}
 		if p.Requests > 0 && p.Requests < int64(sh.Count) {
 			return fmt.Errorf("phase %s runs %d requests, fewer than %d shards", p.Name, p.Requests, sh.Count)

@@ -33,7 +33,7 @@ func TestShardRangesTileTheKeyspace(t *testing.T) {
 
 func TestShardSegmentsAndInsertKeys(t *testing.T) {
 	sc := &scenarios.Scenario{Keyspace: scenarios.Keyspace{Records: 1000},
-		Phases: []scenarios.Phase{{Name: "load", Kind: scenarios.PhaseLoad, Records: 1000}}}
+		Phases: []scenarios.Phase{{Name: "load", Kind: scenarios.PhaseLoad, Load: &scenarios.LoadSpec{Records: 1000}}}}
 	seen := map[int64]int{}
 	var loaded int64
 	for i := 0; i < 3; i++ {

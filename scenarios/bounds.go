@@ -14,7 +14,7 @@ func (s *Scenario) MaxConcurrency() int {
 		if p.Concurrency > n {
 			n = p.Concurrency
 		}
-		if p.Kind == PhaseSweep && p.Sweep != nil && p.Sweep.Over == SweepConcurrency {
+		if p.Sweep != nil && p.Sweep.Over == SweepConcurrency {
 			for _, pt := range p.Sweep.Points {
 				n = max(n, pt.Concurrency)
 			}
@@ -52,58 +52,31 @@ func (s *Scenario) MaxOps(ops ...Op) (n int64, bounded bool) {
 	return n, bounded
 }
 
-// maxOps bounds the ops one phase can schedule.
+// maxOps bounds the ops one phase can schedule (its kind's rule).
 func (p *Phase) maxOps() (int64, bool) {
-	switch p.Kind {
-	case PhaseLoad:
-		return p.Records, true
-	case PhaseSteady:
-		var n int64 = -1
-		if p.Requests > 0 {
-			n = p.Requests
-		}
-		if p.Rate > 0 && p.Duration > 0 {
-			if m := int64(math.Ceil(p.Rate * p.Duration.D().Seconds())); n < 0 || m < n {
-				n = m
-			}
-		}
-		if n < 0 {
-			return 0, false
-		}
-		return n, true
-	case PhaseRamp:
-		var n int64
-		for _, st := range p.Steps {
-			n += int64(math.Ceil(st.Rate * st.Duration.D().Seconds()))
-		}
-		return n, true
-	case PhaseSweep:
-		if p.Sweep == nil || p.Sweep.Measure == MeasureCapacity {
-			return 0, false
-		}
-		var n int64
-		for _, pt := range p.Sweep.Points {
-			m := int64(-1)
-			if p.Requests > 0 {
-				m = p.Requests
-			}
-			rate := p.Rate
-			if p.Sweep.Over == SweepRate {
-				rate = pt.Rate
-			}
-			if rate > 0 && p.Duration > 0 {
-				if k := int64(math.Ceil(rate * p.Duration.D().Seconds())); m < 0 || k < m {
-					m = k
-				}
-			}
-			if m < 0 {
-				return 0, false
-			}
-			n += m
-		}
-		return n, true
+	if f := p.plan().maxOps; f != nil {
+		return f(p)
 	}
 	return 0, false
+}
+
+// boundedOps is the ops a phase bounded by requests and by rate x
+// duration can schedule (the smaller bound); ok is false when neither
+// bounds it.
+func boundedOps(requests int64, rate float64, d Duration) (int64, bool) {
+	n := int64(-1)
+	if requests > 0 {
+		n = requests
+	}
+	if rate > 0 && d > 0 {
+		if m := int64(math.Ceil(rate * d.D().Seconds())); n < 0 || m < n {
+			n = m
+		}
+	}
+	if n < 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // MixOps returns the op names in any phase's mix, sorted.

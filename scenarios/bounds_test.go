@@ -81,7 +81,7 @@ func TestRampFromToStepExpandsArithmetically(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, s := range sc.Phases[0].Steps {
+	for _, s := range sc.Phases[0].Ramp.Steps {
 		got = append(got, fmt.Sprintf("%.3g", s.Rate))
 	}
 	if strings.Join(got, " ") != "0.1 0.2 0.3" {
@@ -91,7 +91,7 @@ func TestRampFromToStepExpandsArithmetically(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(sc.Phases[0].Steps); n != MaxRampSteps {
+	if n := len(sc.Phases[0].Ramp.Steps); n != MaxRampSteps {
 		t.Fatalf("%d steps, want %d", n, MaxRampSteps)
 	}
 }

@@ -1,11 +1,5 @@
 package scenarios
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-)
-
 // RedisMode is how the redis adapter reaches its server: the YAML
 // target.client.mode ("" means standalone).
 type RedisMode string
@@ -17,23 +11,18 @@ const (
 	ModeSentinel   RedisMode = "sentinel"
 )
 
+var redisModes = newEnum("client.mode", ModeStandalone, ModeCluster, ModeSentinel)
+
 // RedisModes lists the redis client modes in the order messages name
 // them.
-var RedisModes = []RedisMode{ModeStandalone, ModeCluster, ModeSentinel}
+func RedisModes() []RedisMode { return redisModes.List() }
 
 // Valid reports whether m is one of the redis client modes.
-func (m RedisMode) Valid() bool {
-	return slices.Contains(RedisModes, m)
-}
+func (m RedisMode) Valid() bool { return redisModes.Valid(m) }
 
 // ParseRedisMode returns the redis client mode named s, or an error
 // naming the modes there are.
-func ParseRedisMode(s string) (RedisMode, error) {
-	if m := RedisMode(s); m.Valid() {
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown client.mode %q (use standalone, cluster or sentinel)", s)
-}
+func ParseRedisMode(s string) (RedisMode, error) { return redisModes.Parse(s) }
 
 // Refresh is when Elasticsearch makes writes visible to search: the YAML
 // target.client.refresh ("" means false).
@@ -46,22 +35,18 @@ const (
 	RefreshTrue    Refresh = "true"
 )
 
+var refreshes = enum[Refresh]{what: "client.refresh", values: []Refresh{RefreshFalse, RefreshWaitFor, RefreshTrue},
+	format: "%[1]s %[2]q: use %[3]s"}
+
 // Refreshes lists the refresh settings in the order messages name them.
-var Refreshes = []Refresh{RefreshFalse, RefreshWaitFor, RefreshTrue}
+func Refreshes() []Refresh { return refreshes.List() }
 
 // Valid reports whether r is one of the refresh settings.
-func (r Refresh) Valid() bool {
-	return slices.Contains(Refreshes, r)
-}
+func (r Refresh) Valid() bool { return refreshes.Valid(r) }
 
 // ParseRefresh returns the refresh setting named s, or an error naming
 // the settings there are.
-func ParseRefresh(s string) (Refresh, error) {
-	if r := Refresh(s); r.Valid() {
-		return r, nil
-	}
-	return "", fmt.Errorf("client.refresh %q: use false, wait_for or true", s)
-}
+func ParseRefresh(s string) (Refresh, error) { return refreshes.Parse(s) }
 
 // RedisProtocol is how the redis adapter sends its hot ops (get, set,
 // the YCSB ops, the redis-benchmark suite) to a standalone server: the
@@ -78,23 +63,18 @@ const (
 	ProtocolGoRedis RedisProtocol = "goredis"
 )
 
+var redisProtocols = newEnum("client.protocol", ProtocolFast, ProtocolGoRedis)
+
 // RedisProtocols lists the client protocols in the order messages name
 // them.
-func RedisProtocols() []RedisProtocol { return []RedisProtocol{ProtocolFast, ProtocolGoRedis} }
+func RedisProtocols() []RedisProtocol { return redisProtocols.List() }
 
 // Valid reports whether p is one of the client protocols.
-func (p RedisProtocol) Valid() bool {
-	return p == ProtocolFast || p == ProtocolGoRedis
-}
+func (p RedisProtocol) Valid() bool { return redisProtocols.Valid(p) }
 
 // ParseRedisProtocol returns the client protocol named s, or an error
 // naming the protocols there are.
-func ParseRedisProtocol(s string) (RedisProtocol, error) {
-	if p := RedisProtocol(s); p.Valid() {
-		return p, nil
-	}
-	return "", fmt.Errorf("unknown client.protocol %q (use fast or goredis)", s)
-}
+func ParseRedisProtocol(s string) (RedisProtocol, error) { return redisProtocols.Parse(s) }
 
 // SearchFormat is how the redis adapter stores records for op search:
 // the YAML target.client.search ("" means auto: JSON when the server has
@@ -108,22 +88,17 @@ const (
 	SearchHash SearchFormat = "hash"
 )
 
+var searchFormats = newEnum("client.search", SearchAuto, SearchJSON, SearchHash)
+
 // SearchFormats lists the search formats in the order messages name them.
-var SearchFormats = []SearchFormat{SearchAuto, SearchJSON, SearchHash}
+func SearchFormats() []SearchFormat { return searchFormats.List() }
 
 // Valid reports whether f is one of the search formats.
-func (f SearchFormat) Valid() bool {
-	return slices.Contains(SearchFormats, f)
-}
+func (f SearchFormat) Valid() bool { return searchFormats.Valid(f) }
 
 // ParseSearchFormat returns the search format named s, or an error naming
 // the formats there are.
-func ParseSearchFormat(s string) (SearchFormat, error) {
-	if f := SearchFormat(s); f.Valid() {
-		return f, nil
-	}
-	return "", fmt.Errorf("unknown client.search %q (use auto, json or hash)", s)
-}
+func ParseSearchFormat(s string) (SearchFormat, error) { return searchFormats.Parse(s) }
 
 // ReadPreference is which MongoDB members serve reads: the YAML
 // target.client.read_preference ("" means the URI's, else primary). Like
@@ -139,25 +114,20 @@ const (
 	ReadNearest            ReadPreference = "nearest"
 )
 
+// readPreferences are read without regard to case, like the driver
+// reads them, and refused in the driver's words.
+var readPreferences = enum[ReadPreference]{what: "read preference", fold: true, format: "unknown %[1]s %[2]s",
+	values: []ReadPreference{ReadPrimary, ReadPrimaryPreferred, ReadSecondary, ReadSecondaryPreferred, ReadNearest}}
+
 // ReadPreferences lists the read preferences.
-var ReadPreferences = []ReadPreference{ReadPrimary, ReadPrimaryPreferred, ReadSecondary, ReadSecondaryPreferred, ReadNearest}
+func ReadPreferences() []ReadPreference { return readPreferences.List() }
 
 // Valid reports whether p names one of the read preferences, in any case.
-func (p ReadPreference) Valid() bool {
-	_, err := ParseReadPreference(string(p))
-	return err == nil
-}
+func (p ReadPreference) Valid() bool { return readPreferences.Valid(p) }
 
 // ParseReadPreference returns the read preference s names, in any case,
 // spelt as its constant, or an error in the driver's words.
-func ParseReadPreference(s string) (ReadPreference, error) {
-	for _, p := range ReadPreferences {
-		if strings.EqualFold(s, string(p)) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("unknown read preference %v", s)
-}
+func ParseReadPreference(s string) (ReadPreference, error) { return readPreferences.Parse(s) }
 
 // TargetKind names the adapter that drives a target: the YAML
 // target.kind. The constants are the built-in kinds; the adapter registry
@@ -175,20 +145,17 @@ const (
 	KindCassandra TargetKind = "cassandra"
 )
 
+// targetKinds' message names the aliases apart from the adapters.
+var targetKinds = enum[TargetKind]{what: "target kind", format: "unknown %[1]s %[2]q (use embedded, redis, mongo, elastic or cql (aliases scylla, cassandra))",
+	values: []TargetKind{KindEmbedded, KindRedis, KindMongo, KindElastic, KindCQL, KindScylla, KindCassandra}}
+
 // TargetKinds lists the built-in target kinds in the order messages name
 // them.
-var TargetKinds = []TargetKind{KindEmbedded, KindRedis, KindMongo, KindElastic, KindCQL, KindScylla, KindCassandra}
+func TargetKinds() []TargetKind { return targetKinds.List() }
 
 // Valid reports whether k is one of the built-in target kinds.
-func (k TargetKind) Valid() bool {
-	return slices.Contains(TargetKinds, k)
-}
+func (k TargetKind) Valid() bool { return targetKinds.Valid(k) }
 
 // ParseTargetKind returns the built-in target kind named s, or an error
 // naming the kinds there are.
-func ParseTargetKind(s string) (TargetKind, error) {
-	if k := TargetKind(s); k.Valid() {
-		return k, nil
-	}
-	return "", fmt.Errorf("unknown target kind %q (use embedded, redis, mongo, elastic or cql (aliases scylla, cassandra))", s)
-}
+func ParseTargetKind(s string) (TargetKind, error) { return targetKinds.Parse(s) }

@@ -6,12 +6,12 @@ import (
 )
 
 func TestEnumsParse(t *testing.T) {
-	for _, k := range PhaseKinds {
+	for _, k := range PhaseKinds() {
 		if got, err := ParsePhaseKind(string(k)); err != nil || got != k {
 			t.Errorf("ParsePhaseKind(%q) = %q, %v", k, got, err)
 		}
 	}
-	for _, d := range Distributions {
+	for _, d := range Distributions() {
 		if got, err := ParseDistribution(string(d)); err != nil || got != d {
 			t.Errorf("ParseDistribution(%q) = %q, %v", d, got, err)
 		}
@@ -48,22 +48,22 @@ phases:
 }
 
 func TestClientEnumsParse(t *testing.T) {
-	for _, m := range RedisModes {
+	for _, m := range RedisModes() {
 		if got, err := ParseRedisMode(string(m)); err != nil || got != m {
 			t.Errorf("ParseRedisMode(%q) = %q, %v", m, got, err)
 		}
 	}
-	for _, r := range Refreshes {
+	for _, r := range Refreshes() {
 		if got, err := ParseRefresh(string(r)); err != nil || got != r {
 			t.Errorf("ParseRefresh(%q) = %q, %v", r, got, err)
 		}
 	}
-	for _, f := range SearchFormats {
+	for _, f := range SearchFormats() {
 		if got, err := ParseSearchFormat(string(f)); err != nil || got != f {
 			t.Errorf("ParseSearchFormat(%q) = %q, %v", f, got, err)
 		}
 	}
-	for _, p := range ReadPreferences {
+	for _, p := range ReadPreferences() {
 		if got, err := ParseReadPreference(strings.ToUpper(string(p))); err != nil || got != p {
 			t.Errorf("ParseReadPreference(%q) = %q, %v", strings.ToUpper(string(p)), got, err)
 		}
@@ -99,7 +99,7 @@ phases:
 }
 
 func TestTargetKindParse(t *testing.T) {
-	for _, k := range TargetKinds {
+	for _, k := range TargetKinds() {
 		if got, err := ParseTargetKind(string(k)); err != nil || got != k {
 			t.Errorf("ParseTargetKind(%q) = %q, %v", k, got, err)
 		}

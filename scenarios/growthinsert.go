@@ -11,7 +11,7 @@ import (
 func (s *Scenario) validateGrowthInserts() []FieldError {
 	var errs []FieldError
 	for i, p := range s.Phases {
-		if p.Kind != PhaseGrowth || p.Growth == nil || p.Growth.Insert == "" {
+		if p.Growth == nil || p.Growth.Insert == "" {
 			continue
 		}
 		name := p.Growth.Insert

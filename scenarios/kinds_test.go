@@ -34,7 +34,7 @@ phases:
 	}{
 		{9, "phases[0].steps", "only a ramp phase takes steps (this is a steady phase)"},
 		{10, "phases[0].growth", "only a growth phase takes growth"},
-		{13, "phases[1].capacity", "only a capacity phase takes capacity"},
+		{13, "phases[1].capacity", "only a capacity or sweep phase takes capacity (this is a load phase)"},
 		{14, "phases[1].from", "only a ramp phase takes from"},
 		{18, "phases[2].step_duration", "only a ramp phase takes step_duration"},
 		{19, "phases[2].rate", "positive"},

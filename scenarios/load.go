@@ -153,6 +153,9 @@ func parse(file string, data []byte) (*Scenario, error) {
 			return nil, probs
 		}
 	}
+	for i := range sc.Phases {
+		probs = append(probs, sc.Phases[i].decodeProblems(file, i)...)
+	}
 	sc.File = file
 	var fes []FieldError
 	// concurrency: 0 written out is a mistake, not "use the default".
@@ -283,7 +286,9 @@ func checkWidth(file string, n *yaml.Node) Problems {
 func mistypedPaths(doc *yaml.Node, probs Problems) []string {
 	lines := map[int]bool{}
 	for _, p := range probs {
-		if p.Line > 0 && !strings.HasPrefix(p.Msg, "unknown key ") {
+		// A key problem (unknown, another phase kind's: they carry
+		// their field) leaves the key out; no field was zeroed.
+		if p.Line > 0 && p.Field == "" && !strings.HasPrefix(p.Msg, "unknown key ") {
 			lines[p.Line] = true
 		}
 	}

@@ -53,7 +53,7 @@ slo:
 	if sc.Target.Kind != "embedded" || sc.Record.Fields != 10 || sc.Record.FieldBytes != 100 {
 		t.Errorf("defaults not applied: %+v %+v", sc.Target, sc.Record)
 	}
-	if sc.Phases[0].Records != 1000 || sc.Phases[0].Mix["insert"] != 100 {
+	if sc.Phases[0].Load.Records != 1000 || sc.Phases[0].Mix["insert"] != 100 {
 		t.Errorf("load defaults: %+v", sc.Phases[0])
 	}
 	if sc.Phases[1].Duration.D().Seconds() != 10 || sc.Phases[1].MaxLag != DefaultMaxLag {

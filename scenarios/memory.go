@@ -93,13 +93,8 @@ func opBytes(mixes []map[string]float64, rec, fieldBytes, scanLen int64) (int64,
 // once (a pipeline, bulk request or batch): any phase with a rate. A
 // closed-loop worker has one op in flight.
 func (p *Phase) openLoop() bool {
-	switch p.Kind {
-	case PhaseRamp, PhaseCapacity:
-		return true
-	case PhaseGrowth:
-		return true
-	case PhaseSweep:
-		return p.Rate > 0 || (p.Sweep != nil && p.Sweep.Measure != MeasureClosed)
+	if f := p.plan().openLoop; f != nil {
+		return f(p)
 	}
 	return p.Rate > 0
 }
@@ -125,7 +120,7 @@ func (s *Scenario) validateMemory() []FieldError {
 	if s.Target.Kind == KindEmbedded && rec <= MaxRecordBytes {
 		n, path := s.Keyspace.Records, "keyspace.records"
 		for i, p := range s.Phases {
-			if g := p.Growth; p.Kind == PhaseGrowth && g != nil && g.StopRecords > n {
+			if g := p.Growth; g != nil && g.StopRecords > n {
 				n, path = g.StopRecords, fmt.Sprintf("phases[%d].growth.stop_records", i)
 			}
 		}
@@ -151,7 +146,7 @@ func (s *Scenario) validateMemory() []FieldError {
 		pp := fmt.Sprintf("phases[%d]", i)
 		workers, workersPath := p.Concurrency, pp+".concurrency"
 		recMax, fbMax := rec, int64(fb)
-		if sw := p.Sweep; p.Kind == PhaseSweep && sw != nil {
+		if sw := p.Sweep; sw != nil {
 			for j, pt := range sw.Points {
 				if j >= MaxSweepPoints {
 					break

@@ -81,7 +81,7 @@ func (s *Scenario) validateNames() []FieldError {
 		if msg := badName(p.Name); msg != "" {
 			errs = append(errs, FieldError{pp + ".name", msg})
 		}
-		if p.Kind != PhaseSweep || p.Sweep == nil {
+		if p.Sweep == nil {
 			continue
 		}
 		for j := range p.Sweep.Points {

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -29,8 +28,10 @@ const (
 	InterleaveAlternate Interleave = "alternate"
 )
 
+var interleaves = newEnum("order", InterleaveRandom, InterleaveAlternate)
+
 // Interleaves lists the orders in the order messages name them.
-var Interleaves = []Interleave{InterleaveRandom, InterleaveAlternate}
+func Interleaves() []Interleave { return interleaves.List() }
 
 // Repeats is how many rounds a repeated phase runs in (repeat:, at
 // least 1).
@@ -43,13 +44,8 @@ func (s *Scenario) Repeats() int {
 // (closed or rate). Load, ramp, capacity and growth phases run once per
 // variant.
 func (p *Phase) Repeated() bool {
-	switch p.Kind {
-	case PhaseSteady:
-		return true
-	case PhaseSweep:
-		return p.Sweep != nil && p.Sweep.Measure != MeasureCapacity
-	}
-	return false
+	f := p.plan().repeated
+	return f != nil && f(p)
 }
 
 // RepeatSlice is phase p as round r (0-based) of n runs it: its
@@ -78,8 +74,9 @@ func (s *Scenario) validateRepeat() []FieldError {
 	add := func(path, format string, args ...any) {
 		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
-	if s.Interleave != "" && !slices.Contains(Interleaves, s.Interleave) {
-		add("interleave", "unknown order %q (use random or alternate)", s.Interleave)
+	if s.Interleave != "" && !interleaves.Valid(s.Interleave) {
+		_, err := interleaves.Parse(string(s.Interleave))
+		add("interleave", "%v", err)
 	}
 	if s.Repeat < 0 || s.Repeat > MaxRepeat {
 		add("repeat", "must be between 1 and %d, got %d", MaxRepeat, s.Repeat)
@@ -100,7 +97,7 @@ func (s *Scenario) CheckRepeat(n int) []FieldError {
 	var errs []FieldError
 	for i, p := range s.Phases {
 		pp := fmt.Sprintf("phases[%d]", i)
-		if p.Kind == PhaseGrowth && s.Target.Managed != nil && len(s.Target.Managed.Persistences) > 1 {
+		if p.Growth != nil && s.Target.Managed != nil && len(s.Target.Managed.Persistences) > 1 {
 			errs = append(errs, FieldError{pp + ".kind", fmt.Sprintf("a growth phase cannot run with repeat %d: repeats keep every persistence variant's server up at once, and a growth study needs the host to itself (use repeat: 1)", n)})
 		}
 		if !p.Repeated() {

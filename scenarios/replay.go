@@ -10,8 +10,8 @@ import (
 	"github.com/soakd/soakd/capture"
 )
 
-// ReplaySpec holds a replay phase's fields (inline in Phase, so the YAML
-// reads {kind: replay, source: capture.txt, format: monitor, speed: 2}).
+// ReplaySpec holds a replay phase's own keys (flat in the phase, so the
+// YAML reads {kind: replay, source: capture.txt, format: monitor, speed: 2}).
 // The engine indexes the capture (capture.Build) when the run starts.
 type ReplaySpec struct {
 	// Source is the capture file, relative to the scenario file's
@@ -41,9 +41,9 @@ const (
 )
 
 var (
-	replayFormats = []string{"monitor", "ndjson"}
-	replayOrders  = []string{ReplayOrderFile, ReplayOrderRandom}
-	replayGroups  = []string{ReplayGroupCommand, ReplayGroupLine}
+	replayFormats = newEnum("format", "monitor", "ndjson")
+	replayOrders  = newEnum("order", ReplayOrderFile, ReplayOrderRandom)
+	replayGroups  = newEnum("group", ReplayGroupCommand, ReplayGroupLine)
 )
 
 // redisUnreplayable are commands a replay counts as skipped instead of
@@ -130,6 +130,9 @@ func (s *Scenario) ReplayOptions(p *Phase) (capture.Options, error) {
 
 // ReplaySource returns the path of phase p's capture.
 func (s *Scenario) ReplaySource(p *Phase) string {
+	if p.Replay == nil {
+		return ""
+	}
 	src := p.Replay.Source
 	if src == "" || filepath.IsAbs(src) || s.File == "" {
 		return src
@@ -149,9 +152,6 @@ func (r *ReplaySpec) applyDefaults() {
 	}
 }
 
-// set reports whether any replay field is given.
-func (r *ReplaySpec) set() bool { return *r != ReplaySpec{} }
-
 // validateReplay checks a replay phase: its fields, and that the capture
 // exists and is not empty (the engine parses it when the run starts).
 func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
@@ -159,7 +159,7 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	add := func(key, format string, args ...any) {
 		errs = append(errs, FieldError{Path: pp + "." + key, Msg: fmt.Sprintf(format, args...)})
 	}
-	r := &p.Replay
+	r := p.Replay
 	if r.Source == "" {
 		add("source", "a replay phase needs source: the capture file")
 	} else if st, err := os.Stat(s.ReplaySource(p)); err != nil {
@@ -169,14 +169,14 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	} else if st.Size() == 0 {
 		add("source", "%s is empty", s.ReplaySource(p))
 	}
-	if !slices.Contains(replayFormats, r.Format) {
-		add("format", "unknown %q (use %s)", r.Format, strings.Join(replayFormats, " or "))
+	if !replayFormats.Valid(r.Format) {
+		add("format", "unknown %q (use %s)", r.Format, replayFormats.Text())
 	}
-	if !slices.Contains(replayOrders, r.Order) {
-		add("order", "unknown %q (use %s)", r.Order, strings.Join(replayOrders, " or "))
+	if !replayOrders.Valid(r.Order) {
+		add("order", "unknown %q (use %s)", r.Order, replayOrders.Text())
 	}
-	if !slices.Contains(replayGroups, r.Group) {
-		add("group", "unknown %q (use %s)", r.Group, strings.Join(replayGroups, " or "))
+	if !replayGroups.Valid(r.Group) {
+		add("group", "unknown %q (use %s)", r.Group, replayGroups.Text())
 	}
 	switch {
 	case r.Speed < 0 || r.Speed != r.Speed:
@@ -270,24 +270,6 @@ func (s *Scenario) replayGroups(p *Phase) (groups, folded []string, ok bool) {
 		return nil, nil, false
 	}
 	return ix.Groups, ix.Folded, true
-}
-
-// foreignReplayKeys reports replay fields on a phase of another kind.
-func foreignReplayKeys(pp string, p *Phase) []FieldError {
-	if p.Kind == PhaseReplay || !p.Replay.set() {
-		return nil
-	}
-	r := &p.Replay
-	var errs []FieldError
-	for _, f := range []struct {
-		key string
-		set bool
-	}{{"source", r.Source != ""}, {"format", r.Format != ""}, {"speed", r.Speed != 0}, {"loop", r.Loop}, {"order", r.Order != ""}, {"group", r.Group != ""}, {"key_prefix", r.KeyPrefix != ""}} {
-		if f.set {
-			errs = append(errs, FieldError{Path: pp + "." + f.key, Msg: fmt.Sprintf("only a replay phase takes %s (this is a %s phase)", f.key, p.Kind)})
-		}
-	}
-	return errs
 }
 
 // HasOp reports whether name is a built-in op or one of the scenario's

@@ -5,7 +5,6 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,37 +152,6 @@ type Keyspace struct {
 	Ordered bool `yaml:"ordered"`
 }
 
-// PhaseKind is a phase's kind: the YAML `kind:` of a phase.
-type PhaseKind string
-
-// Phase kinds.
-const (
-	PhaseLoad     PhaseKind = "load"
-	PhaseSteady   PhaseKind = "steady"
-	PhaseRamp     PhaseKind = "ramp"
-	PhaseCapacity PhaseKind = "capacity"
-	PhaseGrowth   PhaseKind = "growth"
-	PhaseSweep    PhaseKind = "sweep"
-	PhaseReplay   PhaseKind = "replay"
-)
-
-// PhaseKinds lists the phase kinds in the order messages name them.
-var PhaseKinds = []PhaseKind{PhaseLoad, PhaseSteady, PhaseRamp, PhaseCapacity, PhaseGrowth, PhaseSweep, PhaseReplay}
-
-// Valid reports whether k is one of the phase kinds.
-func (k PhaseKind) Valid() bool {
-	return slices.Contains(PhaseKinds, k)
-}
-
-// ParsePhaseKind returns the phase kind named s, or an error naming the
-// kinds there are.
-func ParsePhaseKind(s string) (PhaseKind, error) {
-	if k := PhaseKind(s); k.Valid() {
-		return k, nil
-	}
-	return "", fmt.Errorf("unknown phase kind %q (use load, steady, ramp, capacity, growth, sweep or replay)", s)
-}
-
 // Distribution is how ops choose keys: the YAML keyspace.distribution.
 type Distribution string
 
@@ -195,119 +163,18 @@ const (
 	DistLatest  Distribution = "latest"
 )
 
+var distributions = newEnum("distribution", DistUniform, DistZipfian, DistHotspot, DistLatest)
+
 // Distributions lists the key distributions in the order messages name
 // them.
-var Distributions = []Distribution{DistUniform, DistZipfian, DistHotspot, DistLatest}
+func Distributions() []Distribution { return distributions.List() }
 
 // Valid reports whether d is one of the distributions.
-func (d Distribution) Valid() bool {
-	return slices.Contains(Distributions, d)
-}
+func (d Distribution) Valid() bool { return distributions.Valid(d) }
 
 // ParseDistribution returns the distribution named s, or an error naming
 // the distributions there are.
-func ParseDistribution(s string) (Distribution, error) {
-	if d := Distribution(s); d.Valid() {
-		return d, nil
-	}
-	return "", fmt.Errorf("unknown distribution %q (use uniform, zipfian, hotspot or latest)", s)
-}
-
-// Phase is one part of a run.
-type Phase struct {
-	Name     string    `yaml:"name"`
-	Kind     PhaseKind `yaml:"kind"`
-	Rate     float64   `yaml:"rate"` // ops/s; 0 = closed loop
-	Duration Duration  `yaml:"duration"`
-	// Requests bounds a steady phase by a count of ops, like
-	// redis-benchmark -n: alone, the phase runs until that many ops are
-	// scheduled (closed loop: started); with duration, whichever comes
-	// first ends it. With shards it is the total over all shards.
-	Requests    int64              `yaml:"requests"`
-	Mix         map[string]float64 `yaml:"mix"`
-	Concurrency int                `yaml:"concurrency"`
-	MaxLag      Duration           `yaml:"max_lag"`
-	// Records for a load phase (default keyspace.records).
-	Records int64 `yaml:"records"`
-	// Warmup is excluded from the phase's summary and SLO verdicts.
-	Warmup Duration `yaml:"warmup"`
-	// Steps for a ramp; alternatively From/To/Step/StepDuration.
-	Steps        []Step   `yaml:"steps"`
-	From         float64  `yaml:"from"`
-	To           float64  `yaml:"to"`
-	Step         float64  `yaml:"step"`
-	StepDuration Duration `yaml:"step_duration"`
-	// Capacity search.
-	Capacity *CapacitySpec `yaml:"capacity"`
-	// Growth stages.
-	Growth *GrowthSpec `yaml:"growth"`
-	// Sweep points: one measurement per point of the phase's template
-	// (its mix, rate, duration, warmup, requests and concurrency).
-	Sweep *SweepSpec `yaml:"sweep"`
-	// Replay: a captured stream to send (replay.go).
-	Replay ReplaySpec `yaml:",inline"`
-}
-
-// Step is one rate step of a ramp.
-type Step struct {
-	Rate     float64  `yaml:"rate"`
-	Duration Duration `yaml:"duration"`
-}
-
-// CapacitySpec configures the capacity search (step up, then bisect).
-type CapacitySpec struct {
-	Start        float64  `yaml:"start"`
-	Factor       float64  `yaml:"factor"`
-	Max          float64  `yaml:"max"`
-	StepDuration Duration `yaml:"step_duration"`
-	Precision    float64  `yaml:"precision"` // stop bisecting when hi/lo-1 < precision
-}
-
-// GrowthSpec configures staged dataset growth.
-type GrowthSpec struct {
-	Batch       int64    `yaml:"batch"`        // records inserted per stage
-	MeasureRate float64  `yaml:"measure_rate"` // ops/s while measuring
-	MeasureFor  Duration `yaml:"measure_for"`
-	LoadRate    float64  `yaml:"load_rate"` // 0 = as fast as allowed
-	StopRecords int64    `yaml:"stop_records"`
-	StopMemory  Bytes    `yaml:"stop_memory"`
-	AfterCliff  int      `yaml:"after_cliff"`  // stages to run past the first cliff (-1 = don't stop)
-	CliffFactor float64  `yaml:"cliff_factor"` // p99 rise that counts as a cliff, default 3
-	MaxStages   int      `yaml:"max_stages"`
-	// Measure is how a stage measures: mix (default) runs the phase's
-	// mix at measure_rate for measure_for; per_op runs each op of the mix
-	// alone, closed loop, for an equal slice of measure_for, and records
-	// each op's throughput.
-	Measure GrowthMeasure `yaml:"measure"`
-	// Insert names a custom op (ops:) that inserts each stage's batch
-	// in place of the built-in insert: rendered once per record with
-	// {key} and {seq} that record's number. "" = the built-in insert.
-	Insert string `yaml:"insert"`
-}
-
-// GrowthMeasure is growth.measure.
-type GrowthMeasure string
-
-// Growth measuring modes.
-const (
-	MeasureMix   GrowthMeasure = "mix"
-	MeasurePerOp GrowthMeasure = "per_op"
-)
-
-// PerOpOrder is the order per_op measures a mix's ops in: by name, with
-// deletes last so the reads and writes before them find the whole
-// dataset.
-func PerOpOrder(ops []Op) []Op {
-	out := append([]Op(nil), ops...)
-	isDel := func(o Op) bool { n := o.String(); return n == "del" || n == "delete" }
-	sort.SliceStable(out, func(i, j int) bool {
-		if di, dj := isDel(out[i]), isDel(out[j]); di != dj {
-			return dj
-		}
-		return out[i].String() < out[j].String()
-	})
-	return out
-}
+func ParseDistribution(s string) (Distribution, error) { return distributions.Parse(s) }
 
 // SLO holds the pass/fail limits for a run.
 type SLO struct {

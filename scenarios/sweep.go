@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,8 +20,10 @@ const (
 	SweepConcurrency SweepOver = "concurrency"
 )
 
+var sweepOvers = newEnum("sweep.over", SweepMix, SweepRate, SweepValueSize, SweepConcurrency)
+
 // SweepOvers lists what a sweep can vary, in the order messages name them.
-var SweepOvers = []SweepOver{SweepMix, SweepRate, SweepValueSize, SweepConcurrency}
+func SweepOvers() []SweepOver { return sweepOvers.List() }
 
 // SweepMeasure is how each point of a sweep is measured: the YAML
 // sweep.measure.
@@ -41,8 +42,10 @@ const (
 	MeasureCapacity SweepMeasure = "capacity"
 )
 
+var sweepMeasures = newEnum("sweep.measure", MeasureClosed, MeasureRate, MeasureCapacity)
+
 // SweepMeasures lists the ways to measure a point.
-var SweepMeasures = []SweepMeasure{MeasureClosed, MeasureRate, MeasureCapacity}
+func SweepMeasures() []SweepMeasure { return sweepMeasures.List() }
 
 // MaxSweepPoints bounds a sweep's points.
 const MaxSweepPoints = 1000
@@ -194,16 +197,16 @@ func validateSweep(pp string, p *Phase, known func(op string) bool) []FieldError
 		return errs
 	}
 	sp := pp + ".sweep"
-	overOK := slices.Contains(SweepOvers, sw.Over)
+	overOK := sweepOvers.Valid(sw.Over)
 	switch {
 	case sw.Over == "":
-		add(sp+".over", "a sweep needs over: mix, rate, value_size or concurrency")
+		add(sp+".over", "a sweep needs over: %s", sweepOvers.Text())
 	case !overOK:
-		add(sp+".over", "unknown %q (use mix, rate, value_size or concurrency)", sw.Over)
+		add(sp+".over", "unknown %q (use %s)", sw.Over, sweepOvers.Text())
 	}
-	measureOK := slices.Contains(SweepMeasures, sw.Measure)
+	measureOK := sweepMeasures.Valid(sw.Measure)
 	if !measureOK {
-		add(sp+".measure", "unknown %q (use closed, rate or capacity)", sw.Measure)
+		add(sp+".measure", "unknown %q (use %s)", sw.Measure, sweepMeasures.Text())
 	}
 	switch {
 	case len(sw.Points) == 0:

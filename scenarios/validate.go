@@ -21,17 +21,6 @@ const (
 	DefaultMaxLag      = Duration(time.Second)
 	DefaultZipfTheta   = 0.99
 	DefaultScanLength  = 100
-
-	// Capacity search (a capacity phase's capacity: block).
-	DefaultCapacityStart     = 1000
-	DefaultCapacityFactor    = 2
-	DefaultCapacityMax       = 10_000_000
-	DefaultCapacityStep      = Duration(10 * time.Second)
-	DefaultCapacityPrecision = 0.05
-
-	// Growth (a growth phase's growth: block).
-	DefaultGrowthMaxStages = 100
-	DefaultCliffFactor     = 3.0
 )
 
 // Bounds on what a scenario (and the command-line and API overrides of
@@ -67,25 +56,6 @@ const (
 	// than a sweep's MaxSweepPoints or a ramp's MaxRampSteps.
 	MaxListItems = 1000
 )
-
-// rampStepCount is the number of steps from/to/step make, computed
-// without iterating; ok is false when they make no finite, positive
-// number of steps (n is then 0) or more than MaxRampSteps.
-func rampStepCount(from, to, step float64) (n int, ok bool) {
-	for _, v := range []float64{from, to, step} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, false
-		}
-	}
-	if step <= 0 || from <= 0 || to < from {
-		return 0, false
-	}
-	f := math.Floor((to-from)/step+1e-9) + 1
-	if f > MaxRampSteps {
-		return MaxRampSteps + 1, false
-	}
-	return int(f), true
-}
 
 // badRate says what is wrong with a rate (ops/s; zero allowed when
 // zeroOK) or "" if nothing is.
@@ -152,55 +122,7 @@ func (s *Scenario) ApplyDefaults() {
 		s.Keyspace.ScanLength = DefaultScanLength
 	}
 	for i := range s.Phases {
-		p := &s.Phases[i]
-		if p.Name == "" {
-			p.Name = fmt.Sprintf("%s-%d", p.Kind, i+1)
-		}
-		if p.Concurrency == 0 {
-			p.Concurrency = DefaultConcurrency
-		}
-		if p.MaxLag == 0 {
-			p.MaxLag = DefaultMaxLag
-		}
-		if p.Kind == PhaseLoad {
-			if p.Records == 0 {
-				p.Records = s.Keyspace.Records
-			}
-			if len(p.Mix) == 0 {
-				p.Mix = map[string]float64{"insert": 100}
-			}
-		}
-		if p.Kind == PhaseReplay {
-			p.Replay.applyDefaults()
-		}
-		if p.Kind == PhaseCapacity {
-			if p.Capacity == nil {
-				p.Capacity = &CapacitySpec{}
-			}
-			p.Capacity.applyDefaults()
-		}
-		if p.Kind == PhaseGrowth && p.Growth != nil {
-			p.Growth.applyDefaults(s.Keyspace.Records)
-		}
-		if p.Kind == PhaseSweep && p.Sweep != nil {
-			p.Sweep.applyDefaults(p.Rate)
-			if p.Sweep.Measure == MeasureCapacity {
-				if p.Capacity == nil {
-					p.Capacity = &CapacitySpec{}
-				}
-				p.Capacity.applyDefaults()
-			}
-		}
-		if p.Kind == PhaseRamp && len(p.Steps) == 0 && badRate(p.From, false) == "" && badRate(p.To, false) == "" {
-			// Step i is from + i*step: repeated addition never advances
-			// once step is below the rate's float precision.
-			if n, ok := rampStepCount(p.From, p.To, p.Step); ok {
-				p.Steps = make([]Step, n)
-				for j := range p.Steps {
-					p.Steps[j] = Step{Rate: p.From + float64(j)*p.Step, Duration: p.StepDuration}
-				}
-			}
-		}
+		s.applyPhaseDefaults(i)
 	}
 	if s.SLO.MaxErrorRatio == nil {
 		v := 0.01
@@ -209,48 +131,6 @@ func (s *Scenario) ApplyDefaults() {
 	if s.SLO.MaxDroppedRatio == nil {
 		v := 0.0
 		s.SLO.MaxDroppedRatio = &v
-	}
-}
-
-// applyDefaults fills what a capacity: block leaves out (a phase
-// without one gets every default). Without a start the search starts at
-// DefaultCapacityStart, or at max when that is lower.
-func (c *CapacitySpec) applyDefaults() {
-	if c.Start == 0 {
-		c.Start = DefaultCapacityStart
-		if c.Max > 0 && c.Max < c.Start {
-			c.Start = c.Max
-		}
-	}
-	if c.Factor == 0 {
-		c.Factor = DefaultCapacityFactor
-	}
-	if c.Max == 0 {
-		c.Max = max(DefaultCapacityMax, c.Start)
-	}
-	if c.StepDuration == 0 {
-		c.StepDuration = DefaultCapacityStep
-	}
-	if c.Precision == 0 {
-		c.Precision = DefaultCapacityPrecision
-	}
-}
-
-// applyDefaults fills what a growth: block leaves out; without a stop
-// condition growth stops at the keyspace's records (reads are drawn from
-// the keyspace, so it bounds a useful dataset).
-func (g *GrowthSpec) applyDefaults(records int64) {
-	if g.CliffFactor == 0 {
-		g.CliffFactor = DefaultCliffFactor
-	}
-	if g.MaxStages == 0 {
-		g.MaxStages = DefaultGrowthMaxStages
-	}
-	if g.Measure == "" {
-		g.Measure = MeasureMix
-	}
-	if g.StopRecords == 0 && g.StopMemory == 0 {
-		g.StopRecords = records
 	}
 }
 
@@ -344,8 +224,8 @@ func (s *Scenario) Validate() []FieldError {
 		add(p[0], "%s", p[1])
 	}
 	if p := s.Target.Client.Protocol; p != "" {
-		if _, err := ParseRedisProtocol(string(p)); err != nil {
-			add("target.client.protocol", "must be fast or goredis, got %q", string(p))
+		if !p.Valid() {
+			add("target.client.protocol", "must be %s, got %q", redisProtocols.Text(), string(p))
 		} else if m := s.Target.Client.Mode; p == ProtocolFast && m != "" && m != ModeStandalone {
 			add("target.client.protocol", "fast needs client.mode standalone (%s mode runs on go-redis)", m)
 		}
@@ -383,158 +263,9 @@ func (s *Scenario) Validate() []FieldError {
 	if ks.ScanLength < 1 {
 		add("keyspace.scan_length", "must be at least 1")
 	}
-	if len(s.Phases) == 0 {
-		add("phases", "a scenario needs at least one phase")
-	}
 	errs = append(errs, s.validateNames()...)
 	errs = append(errs, s.validateMemory()...)
-	names := map[string]int{}
-	for i, p := range s.Phases {
-		pp := fmt.Sprintf("phases[%d]", i)
-		if j, dup := names[p.Name]; dup {
-			add(pp+".name", "phase name %q is also used by phases[%d]", p.Name, j)
-		}
-		names[p.Name] = i
-		if msg := badRate(p.Rate, true); msg != "" {
-			add(pp+".rate", "%s", msg)
-		}
-		if p.Concurrency < 1 || p.Concurrency > MaxConcurrency {
-			add(pp+".concurrency", "must be at least 1 and at most %d (omit it for the default %d), got %d", MaxConcurrency, DefaultConcurrency, p.Concurrency)
-		}
-		if p.MaxLag < 0 {
-			add(pp+".max_lag", "must not be negative")
-		}
-		if p.Warmup < 0 || (p.Duration > 0 && p.Warmup >= p.Duration) {
-			add(pp+".warmup", "must be shorter than the phase duration")
-		}
-		if p.Requests < 0 {
-			add(pp+".requests", "must not be negative")
-		} else if p.Requests > 0 && p.Kind != PhaseSteady && p.Kind != PhaseSweep {
-			add(pp+".requests", "only a steady or sweep phase takes a request count (this is a %s phase)", p.Kind)
-		}
-		errs = append(errs, s.validateMix(pp, p.Mix)...)
-		errs = append(errs, foreignKeys(pp, &p)...)
-		errs = append(errs, foreignReplayKeys(pp, &p)...)
-		switch p.Kind {
-		case PhaseLoad:
-			if p.Records < 1 {
-				add(pp+".records", "a load phase inserts at least 1 record")
-			} else if p.Records > ks.Records {
-				add(pp+".records", "loads %d records but keyspace.records is %d", p.Records, ks.Records)
-			}
-			for op := range p.Mix {
-				if op != "insert" && op != "set" && op != "hset" {
-					add(pp+".mix."+op, "a load phase only inserts (insert, set or hset)")
-				}
-			}
-		case PhaseSteady:
-			if p.Duration <= 0 && p.Requests <= 0 {
-				add(pp+".duration", "a steady phase needs a duration such as 30s, or requests: N")
-			}
-			if p.Warmup > 0 && p.Duration <= 0 {
-				add(pp+".warmup", "a warmup needs a phase duration; a phase bounded by requests alone has none")
-			}
-			if len(p.Mix) == 0 {
-				add(pp+".mix", "a steady phase needs a mix, e.g. {read: 50, update: 50}")
-			}
-		case PhaseRamp:
-			// from/to/step were expanded into steps by ApplyDefaults (when
-			// valid): report on the fields the file has.
-			if p.From != 0 || p.To != 0 || p.Step != 0 || p.StepDuration != 0 {
-				if msg := badRate(p.From, false); msg != "" {
-					add(pp+".from", "%s", msg)
-				}
-				if msg := badRate(p.To, false); msg != "" {
-					add(pp+".to", "%s", msg)
-				} else if p.To < p.From {
-					add(pp+".to", "must be at least from")
-				}
-				if n, _ := rampStepCount(p.From, p.To, p.Step); n > MaxRampSteps {
-					add(pp+".step", "from/to/step make more than %d steps", MaxRampSteps)
-				} else if !(p.Step > 0) || math.IsInf(p.Step, 0) {
-					add(pp+".step", "must be a positive number of ops/s")
-				}
-				if p.StepDuration <= 0 {
-					add(pp+".step_duration", "must be a positive duration")
-				}
-			} else if len(p.Steps) == 0 {
-				add(pp+".steps", "a ramp needs steps (list of {rate, duration}) or from/to/step/step_duration")
-			} else if len(p.Steps) > MaxRampSteps {
-				add(pp+".steps", "%d steps; a ramp has at most %d", len(p.Steps), MaxRampSteps)
-			}
-			for j, st := range p.Steps {
-				if j >= MaxRampSteps || p.From != 0 || p.To != 0 || p.Step != 0 || p.StepDuration != 0 {
-					break
-				}
-				if msg := badRate(st.Rate, false); msg != "" {
-					add(fmt.Sprintf("%s.steps[%d].rate", pp, j), "%s", msg)
-				}
-				if st.Duration <= 0 {
-					add(fmt.Sprintf("%s.steps[%d].duration", pp, j), "must be positive")
-				}
-			}
-			if len(p.Mix) == 0 {
-				add(pp+".mix", "a ramp needs a mix")
-			}
-		case PhaseCapacity:
-			if len(p.Mix) == 0 {
-				add(pp+".mix", "a capacity search needs a mix")
-			}
-			errs = append(errs, validateCapacity(pp, p.Capacity)...)
-		case PhaseSweep:
-			errs = append(errs, validateSweep(pp, &p, s.knownOp)...)
-			if p.Warmup > 0 && p.Duration <= 0 && p.Requests > 0 {
-				add(pp+".warmup", "a warmup needs a point duration; points bounded by requests alone have none")
-			}
-			errs = append(errs, validateCapacity(pp, p.Capacity)...)
-		case PhaseGrowth:
-			if len(p.Mix) == 0 {
-				add(pp+".mix", "a growth phase needs a mix for its measuring stages")
-			}
-			if g := p.Growth; g == nil {
-				add(pp+".growth", "a growth phase needs growth: {batch, measure_rate, measure_for, ...}")
-			} else {
-				if g.Batch < 1 || g.Batch > MaxRecords {
-					add(pp+".growth.batch", "must be between 1 and %d", int64(MaxRecords))
-				}
-				if g.StopRecords < 0 || g.StopRecords > MaxRecords {
-					add(pp+".growth.stop_records", "must be between 0 (default keyspace.records) and %d", int64(MaxRecords))
-				}
-				if msg := badRate(g.LoadRate, true); msg != "" {
-					add(pp+".growth.load_rate", "%s", msg)
-				}
-				if g.MeasureFor <= 0 {
-					add(pp+".growth.measure_for", "must be a positive duration")
-				}
-				if msg := badRate(g.MeasureRate, true); msg != "" {
-					add(pp+".growth.measure_rate", "%s", msg)
-				}
-				if g.CliffFactor < 0 || (g.CliffFactor > 0 && g.CliffFactor <= 1) {
-					add(pp+".growth.cliff_factor", "must be greater than 1 (a p99 rise of that factor is a cliff)")
-				}
-				if g.MaxStages < 0 {
-					add(pp+".growth.max_stages", "must be positive (omit it for %d)", DefaultGrowthMaxStages)
-				}
-				switch g.Measure {
-				case MeasureMix:
-				case MeasurePerOp:
-					if g.MeasureRate > 0 {
-						add(pp+".growth.measure_rate", "per_op measures each op closed loop: leave measure_rate out")
-					}
-				default:
-					add(pp+".growth.measure", "unknown %q (use mix or per_op)", g.Measure)
-				}
-			}
-		case PhaseReplay:
-			errs = append(errs, s.validateReplay(pp, &p)...)
-		case "":
-			add(pp+".kind", "every phase needs a kind (load, steady, ramp, capacity, growth, sweep or replay)")
-		default:
-			if _, err := ParsePhaseKind(string(p.Kind)); err != nil {
-				add(pp+".kind", "%s", err)
-			}
-		}
-	}
+	errs = append(errs, s.validatePhases()...)
 	for op, lim := range s.SLO.Latency {
 		if op != "*" && !s.knownOp(op) {
 			if msg := s.replayLatencyKey(op); msg != "" {
@@ -562,35 +293,6 @@ func (s *Scenario) Validate() []FieldError {
 	errs = append(errs, s.validateRepeat()...)
 	errs = append(errs, s.validateCustom()...)
 	errs = append(errs, s.validateGrowthInserts()...)
-	return errs
-}
-
-// validateCapacity checks a capacity: block (a capacity phase's, or a
-// capacity sweep's).
-func validateCapacity(pp string, c *CapacitySpec) []FieldError {
-	var errs []FieldError
-	add := func(path, format string, args ...any) {
-		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
-	}
-	if c != nil {
-		if msg := badRate(c.Start, true); msg != "" {
-			add(pp+".capacity.start", "%s", msg)
-		}
-		if msg := badRate(c.Max, true); msg != "" {
-			add(pp+".capacity.max", "%s", msg)
-		} else if c.Max > 0 && c.Max < c.Start {
-			add(pp+".capacity.max", "must be at least capacity.start")
-		}
-		if c.Factor != 0 && c.Factor <= 1 {
-			add(pp+".capacity.factor", "must be greater than 1")
-		}
-		if c.StepDuration < 0 {
-			add(pp+".capacity.step_duration", "must be a positive duration")
-		}
-		if c.Precision < 0 || c.Precision >= 1 {
-			add(pp+".capacity.precision", "must be a fraction between 0 and 1 (0.05 = stop within 5%%)")
-		}
-	}
 	return errs
 }
 
@@ -755,45 +457,4 @@ func RedactText(msg, rawURL string) string {
 		}
 	}
 	return msg
-}
-
-// foreignKeys reports the keys a phase has that belong to another kind
-// of phase (a steady phase with steps: or growth:): they would be
-// ignored, so the file does not say what runs.
-func foreignKeys(pp string, p *Phase) []FieldError {
-	if p.Kind == "" {
-		return nil
-	}
-	var errs []FieldError
-	add := func(key string, kind PhaseKind) {
-		errs = append(errs, FieldError{Path: pp + "." + key, Msg: fmt.Sprintf("only a %s phase takes %s (this is a %s phase)", kind, key, p.Kind)})
-	}
-	if p.Kind != PhaseRamp {
-		if len(p.Steps) > 0 {
-			add("steps", PhaseRamp)
-		}
-		for _, f := range []struct {
-			key string
-			set bool
-		}{{"from", p.From != 0}, {"to", p.To != 0}, {"step", p.Step != 0}, {"step_duration", p.StepDuration != 0}} {
-			if f.set {
-				add(f.key, PhaseRamp)
-			}
-		}
-	}
-	switch {
-	case p.Capacity == nil || p.Kind == PhaseCapacity:
-	case p.Kind == PhaseSweep && (p.Sweep == nil || p.Sweep.Measure == MeasureCapacity):
-	case p.Kind == PhaseSweep:
-		errs = append(errs, FieldError{Path: pp + ".capacity", Msg: fmt.Sprintf("only a capacity phase or a capacity sweep (measure: capacity) takes capacity (this sweep measures %s)", p.Sweep.Measure)})
-	default:
-		add("capacity", PhaseCapacity)
-	}
-	if p.Sweep != nil && p.Kind != PhaseSweep {
-		add("sweep", PhaseSweep)
-	}
-	if p.Growth != nil && p.Kind != PhaseGrowth {
-		add("growth", PhaseGrowth)
-	}
-	return errs
 }

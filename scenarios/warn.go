@@ -16,45 +16,15 @@ import (
 func (s *Scenario) ScheduledSeconds() float64 {
 	var t float64
 	var n int64 // records in the store as the phase starts
-	if len(s.Phases) == 0 || (s.Phases[0].Kind != PhaseLoad && s.Phases[0].Kind != PhaseGrowth) {
+	if len(s.Phases) == 0 || !s.Phases[0].plan().fills {
 		n = s.Keyspace.Records
 	}
-	for _, p := range s.Phases {
-		switch p.Kind {
-		case PhaseLoad:
-			n = max(n, p.Records)
-		case PhaseSteady:
-			d := p.Duration.D().Seconds()
-			if d == 0 && p.Requests > 0 && p.Rate > 0 {
-				d = float64(p.Requests) / p.Rate
-			}
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		if f := p.plan().scheduled; f != nil {
+			var d float64
+			d, n = f(p, n)
 			t += d
-		case PhaseRamp:
-			for _, st := range p.Steps {
-				t += st.Duration.D().Seconds()
-			}
-		case PhaseCapacity:
-			if p.Capacity != nil {
-				t += p.Capacity.StepDuration.D().Seconds()
-			}
-		case PhaseGrowth:
-			g := p.Growth
-			if g == nil || g.Batch <= 0 {
-				continue
-			}
-			stages := int64(g.MaxStages)
-			if g.StopRecords > 0 {
-				stages = min(stages, max(0, (g.StopRecords-n+g.Batch-1)/g.Batch))
-			}
-			per := g.MeasureFor.D().Seconds()
-			if g.LoadRate > 0 {
-				per += float64(g.Batch) / g.LoadRate
-			}
-			t += float64(stages) * per
-			n += stages * g.Batch
-			if g.StopRecords > 0 {
-				n = min(n, g.StopRecords)
-			}
 		}
 	}
 	return t

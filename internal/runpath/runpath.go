@@ -71,7 +71,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"rate", fmt.Sprintf(" %v: %v", *o.Rate, err)}
 		}
 		for i := range sc.Phases {
-			if ph := &sc.Phases[i]; ph.Kind != scenarios.PhaseLoad && (ph.Kind != scenarios.PhaseSweep || openSweep(ph)) {
+			if ph := &sc.Phases[i]; ph.TakesRateOverride() {
 				ph.Rate = *o.Rate
 			}
 		}
@@ -85,7 +85,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"duration", fmt.Sprintf(" %s: not a positive duration (use a duration like 30s)", o.Duration)}
 		}
 		for i := range sc.Phases {
-			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady || timedSweep(ph) {
+			if ph := &sc.Phases[i]; ph.TakesDurationOverride() {
 				ph.Duration = d
 				if o.Warmup == "" && ph.Warmup >= d {
 					// A shorter try of a shipped scenario: keep a fifth
@@ -108,7 +108,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"warmup", fmt.Sprintf(" %s: negative (use a duration like 0s or 5s)", o.Warmup)}
 		}
 		for i := range sc.Phases {
-			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSteady || timedSweep(ph) {
+			if ph := &sc.Phases[i]; ph.TakesDurationOverride() {
 				ph.Warmup = d
 			}
 		}
@@ -119,9 +119,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 			return nil, &OverrideError{"records", fmt.Sprintf(" %s: use a positive whole number like 10000", o.Records)}
 		}
 		for i := range sc.Phases {
-			if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseLoad && (ph.Records == sc.Keyspace.Records || ph.Records > n) {
-				ph.Records = n
-			}
+			sc.Phases[i].OverrideRecords(n, sc.Keyspace.Records)
 		}
 		sc.Keyspace.Records = n
 	}
@@ -147,20 +145,6 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 		sc.Repeat = o.Repeat
 	}
 	return sc.Validate(), nil
-}
-
-// timedSweep says whether ph is a sweep whose points run for the
-// phase's duration (not a capacity search per point): --duration and
-// --warmup set each point's.
-func timedSweep(ph *scenarios.Phase) bool {
-	return ph.Kind == scenarios.PhaseSweep && (ph.Sweep == nil || ph.Sweep.Measure != scenarios.MeasureCapacity)
-}
-
-// openSweep says whether ph is a sweep whose points all run at the
-// phase's rate (measure: rate, not a rate sweep): --rate sets it. A
-// closed-loop, capacity or rate sweep has no one rate to set.
-func openSweep(ph *scenarios.Phase) bool {
-	return ph.Sweep != nil && ph.Sweep.Measure == scenarios.MeasureRate && ph.Sweep.Over != scenarios.SweepRate
 }
 
 // NewExporter is a run's exporter: soakd_run_info with version and

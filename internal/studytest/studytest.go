@@ -46,7 +46,7 @@ func Run(t *testing.T, file, url string) (*rundir.Summary, string) {
 	// duration, so every point has as many ops to check its mix by
 	// however fast the host is.
 	for i := range sc.Phases {
-		if ph := &sc.Phases[i]; ph.Kind == scenarios.PhaseSweep {
+		if ph := &sc.Phases[i]; ph.Sweep != nil {
 			ph.Requests, ph.Duration, ph.Warmup = PointRequests, 0, 0
 		}
 	}
