@@ -297,14 +297,14 @@ const (
 // PerOpOrder is the order per_op measures a mix's ops in: by name, with
 // deletes last so the reads and writes before them find the whole
 // dataset.
-func PerOpOrder(ops []Op) []Op {
+func PerOpOrder(ops []Op, names *OpTable) []Op {
 	out := append([]Op(nil), ops...)
-	isDel := func(o Op) bool { n := o.String(); return n == "del" || n == "delete" }
+	isDel := func(o Op) bool { return o == OpDel || o == OpDelete }
 	sort.SliceStable(out, func(i, j int) bool {
 		if di, dj := isDel(out[i]), isDel(out[j]); di != dj {
 			return dj
 		}
-		return out[i].String() < out[j].String()
+		return names.Name(out[i]) < names.Name(out[j])
 	})
 	return out
 }
@@ -429,7 +429,7 @@ const (
 	OpZPopMin
 	numBuiltinOps
 	// NumOps bounds every Op: the built-ins, then MaxCustomOps custom
-	// ops (opnames.go).
+	// ops (optable.go).
 	NumOps = numBuiltinOps + MaxCustomOps
 )
 
@@ -490,22 +490,13 @@ func (o Op) String() string {
 	case OpZPopMin:
 		return "zpopmin"
 	}
-	if o.IsCustom() {
-		if n := customName(o); n != "" {
-			return n
-		}
-	}
+	// A custom op's name is its run's (OpTable.Name).
 	return "op" + strconv.Itoa(int(o))
 }
 
-// ParseOp maps an op name to its Op: a built-in op, or a custom op
-// some scenario of this process declared (InternOp).
-func ParseOp(name string) (Op, bool) {
-	if o, ok := parseBuiltinOp(name); ok {
-		return o, true
-	}
-	return parseCustomOp(name)
-}
+// ParseBuiltinOp maps a built-in op's name to its Op; a custom op's
+// name needs its run's table (OpTable.Lookup).
+func ParseBuiltinOp(name string) (Op, bool) { return parseBuiltinOp(name) }
 
 func parseBuiltinOp(name string) (Op, bool) {
 	for o := Op(0); o < numBuiltinOps; o++ {

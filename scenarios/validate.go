@@ -592,12 +592,6 @@ func validateCapacity(pp string, c *CapacitySpec) []FieldError {
 	return errs
 }
 
-// KnownOpName reports whether name is an op soakd knows.
-func KnownOpName(name string) bool {
-	_, ok := ParseOp(name)
-	return ok
-}
-
 func (s *Scenario) validateMix(pp string, mix map[string]float64) []FieldError {
 	var errs []FieldError
 	total := 0.0

@@ -61,7 +61,7 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 			co.nkeys = len(rt.Keys)
 			sha, err := t.c.ScriptLoad(ctx, rt.Script).Result()
 			if err != nil {
-				return fmt.Errorf("op %s: SCRIPT LOAD: %w", o, err)
+				return fmt.Errorf("op %s: SCRIPT LOAD: %w", sc.OpName(o), err)
 			}
 			co.sha = []byte(sha)
 		case len(rt.Multi) > 0:
