@@ -128,3 +128,62 @@ phases:
 		}
 	}
 }
+
+// Custom ops through engine.Run on a master found through a sentinel
+// (go-redis's failover client, off the fast path): a command, a script,
+// a MULTI and a miss rule, every op on the master, none an error.
+func TestSentinelCustomOps(t *testing.T) {
+	master, addr := startSentinel(t)
+	sc, err := scenarios.Parse("sentinel.yaml", []byte(`name: sentinel-custom
+keyspace: {records: 100}
+ops:
+  put: {redis: [SET, "s:{key}", "{bytes:8}"]}
+  look: {redis: [GET, "never:{key}"], miss_when: nil}
+  bump: {redis: {script: "return redis.call('INCR', KEYS[1])", keys: ["c:{key}"]}}
+  tx: {redis: {multi: [[INCR, "t:{key}"], [EXPIRE, "t:{key}", "600"]]}}
+phases:
+  - {name: s, kind: steady, requests: 200, concurrency: 2, mix: {put: 25, look: 25, bump: 25, tx: 25}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Target = scenarios.Target{Kind: "redis", URL: "redis://" + addr, Client: scenarios.ClientOptions{Mode: "sentinel", MasterName: "soakmaster", Addrs: []string{addr}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tg := openTarget(t, sc.Target, targets.Options{})
+	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sum.Phases[0].Result
+	if r.Errors != 0 {
+		t.Fatalf("%d errors: %+v", r.Errors, r.Ops)
+	}
+	if o := r.Ops["look"]; o.Count == 0 || o.Misses != o.Count {
+		t.Errorf("look: %d misses of %d, want all", o.Misses, o.Count)
+	}
+	// What the ops wrote is on the master: the scripts' and the MULTIs'
+	// INCRs add up to their op counts.
+	raw := rawClient(t, master)
+	sum2 := func(pattern string) int64 {
+		keys, err := raw.Keys(ctx, pattern).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, k := range keys {
+			v, _ := raw.Get(ctx, k).Int64()
+			n += v
+		}
+		return n
+	}
+	if got := sum2("c:*"); got != r.Ops["bump"].Count {
+		t.Errorf("script INCRs %d, bump ops %d", got, r.Ops["bump"].Count)
+	}
+	if got := sum2("t:*"); got != r.Ops["tx"].Count {
+		t.Errorf("MULTI INCRs %d, tx ops %d", got, r.Ops["tx"].Count)
+	}
+	if n, _ := raw.Keys(ctx, "s:*").Result(); len(n) == 0 {
+		t.Error("no SET key on the master")
+	}
+}
