@@ -114,7 +114,7 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 		for _, t := range tpls {
 			segs, err := scenarios.ParseTemplate(t, isBinding)
 			if err != nil {
-				return nil, fmt.Errorf("op %s: %w", o, err)
+				return nil, fmt.Errorf("op %s: %w", sc.OpName(o), err)
 			}
 			var pt part
 			if lit, ok := scenarios.Literal(segs); ok {

@@ -23,8 +23,12 @@ func compile(t testing.TB, src string) (*Program, *scenarios.Scenario) {
 	return p, sc
 }
 
-func opOf(t testing.TB, name string) scenarios.Op {
-	o, ok := scenarios.ParseOp(name)
+func opOf(t testing.TB, sc *scenarios.Scenario, name string) scenarios.Op {
+	names, err := sc.OpTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := names.Lookup(name)
 	if !ok {
 		t.Fatalf("no op %s", name)
 	}
@@ -34,7 +38,7 @@ func opOf(t testing.TB, name string) scenarios.Op {
 // Each placeholder renders what it says; a named binding is one value
 // per op wherever the op uses it; static parts alias the template.
 func TestRenderPlaceholders(t *testing.T) {
-	p, _ := compile(t, `name: t
+	p, sc := compile(t, `name: t
 target: {kind: redis, url: "redis://127.0.0.1:6379"}
 keyspace: {records: 100}
 bindings:
@@ -51,7 +55,7 @@ phases:
 	var buf []byte
 	var parts [][]byte
 	for i := 0; i < 200; i++ {
-		buf, parts = r.Render(opOf(t, "all"), []byte("key7"), uint64(i), rng, buf[:0], parts[:0])
+		buf, parts = r.Render(opOf(t, sc, "all"), []byte("key7"), uint64(i), rng, buf[:0], parts[:0])
 		if len(parts) != 3 || string(parts[0]) != "SET" {
 			t.Fatalf("parts %q", parts)
 		}
@@ -90,7 +94,7 @@ phases:
 // Weights hold: a 1:3 choice draws the second about three times as
 // often (a fixed seed, so the count is exact run to run).
 func TestRenderChoiceWeights(t *testing.T) {
-	p, _ := compile(t, `name: t
+	p, sc := compile(t, `name: t
 ops:
   c: {redis: [GET, "{choice:a=1,b=3}"]}
 phases:
@@ -102,7 +106,7 @@ phases:
 	var parts [][]byte
 	b := 0
 	for i := 0; i < 10000; i++ {
-		buf, parts = r.Render(opOf(t, "c"), nil, 0, rng, buf[:0], parts[:0])
+		buf, parts = r.Render(opOf(t, sc, "c"), nil, 0, rng, buf[:0], parts[:0])
 		if string(parts[1]) == "b" {
 			b++
 		}
@@ -124,7 +128,7 @@ phases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Has(opOf(t, "c")) {
+	if p.Has(opOf(t, sc, "c")) {
 		t.Fatal("mongo program renders a redis-only op")
 	}
 }
@@ -132,7 +136,7 @@ phases:
 // BenchmarkRenderGetKey renders the compiled [GET, "{key}"]: the cost a
 // custom op adds to the built-in get's request filling (0 allocs/op).
 func BenchmarkRenderGetKey(b *testing.B) {
-	p, _ := compile(b, `name: t
+	p, sc := compile(b, `name: t
 ops:
   g: {redis: [GET, "{key}"]}
 phases:
@@ -140,7 +144,7 @@ phases:
 `)
 	r := NewRenderer(p)
 	rng := rand.New(rand.NewPCG(1, 1))
-	op := opOf(b, "g")
+	op := opOf(b, sc, "g")
 	key := scenarios.AppendKey(nil, "user", 12345, false)
 	buf, parts := make([]byte, 0, 64), make([][]byte, 0, 4)
 	b.ReportAllocs()
@@ -152,7 +156,7 @@ phases:
 // BenchmarkRenderCart renders the cart scenario's cart_add: a zipfian
 // binding and an int range.
 func BenchmarkRenderCart(b *testing.B) {
-	p, _ := compile(b, `name: t
+	p, sc := compile(b, `name: t
 keyspace: {records: 10000, distribution: zipfian}
 bindings:
   user: {key: zipfian}
@@ -163,7 +167,7 @@ phases:
 `)
 	r := NewRenderer(p)
 	rng := rand.New(rand.NewPCG(1, 1))
-	op := opOf(b, "cart_add")
+	op := opOf(b, sc, "cart_add")
 	buf, parts := make([]byte, 0, 64), make([][]byte, 0, 4)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -189,7 +193,7 @@ phases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := opOf(t, "c")
+	op := opOf(t, sc, "c")
 	rng := rand.New(rand.NewPCG(1, 2))
 	pm, err := Compile(sc, scenarios.KindMongo)
 	if err != nil {

@@ -399,9 +399,9 @@ phases:
 // TestProgressShowsLoadETA: a load's progress line says how far it is
 // and when it ends at the last interval's pace.
 func TestProgressShowsLoadETA(t *testing.T) {
-	mix, _ := scenarios.NewMix(map[string]float64{"insert": 100})
+	mix, _ := scenarios.NewMix(map[string]float64{"insert": 100}, nil)
 	seg := &segment{Phase: "load", Limit: 1000, Mix: mix}
-	line := progressLine(seg, 0, 2*time.Second, 100, 250, metricsSet(mix), targets.Classes())
+	line := progressLine(seg, 0, 2*time.Second, 100, 250, metricsSet(mix), targets.Classes(), nil)
 	if !strings.HasPrefix(line, "[load 2s 250/1000 ETA 8s] closed-loop achieved 100/s") {
 		t.Errorf("progress line %q", line)
 	}

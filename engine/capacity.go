@@ -49,7 +49,7 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	cr := r.capacitySearch(ctx, ph, base, mix, "", pr, acc)
 	pr.Capacity = cr
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, 0, 0, r.classes)
+	fillResult(&pr.Result, acc.total, r.ops, acc.scheduled, acc.elapsed, acc.drain, 0, 0, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
 	pr.TargetRate = cr.HighestRateHeld
 	pr.Server = r.stats()
@@ -74,7 +74,7 @@ func (r *runner) runStage(ctx context.Context, phase string, s *segment, acc *ph
 	sctx, span := r.stageSpan(ctx, s)
 	res := r.runSegment(sctx, s, r)
 	acc.add(res)
-	st := stageResult(s, res, r.stats())
+	st := stageResult(s, res, r.stats(), r.ops)
 	r.keepStageHists(phase, s.Stage, res.Total)
 	pr.Stages = append(pr.Stages, st)
 	return st, res, span
@@ -112,7 +112,7 @@ func (r *runner) capacitySearch(ctx context.Context, ph *scenarios.Phase, base s
 		s.Duration = c.StepDuration.D()
 		s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
 		st, res, span := r.runStage(ctx, ph.Name, &s, acc, pr)
-		ok, failedChecks := r.limits.Probe(judged(ph.Name, &st.Result, false, res.Total))
+		ok, failedChecks := r.limits.Probe(judged(ph.Name, &st.Result, false, res.Total, r.ops))
 		var failed []string
 		for _, c := range failedChecks {
 			failed = append(failed, c.String())
@@ -174,7 +174,7 @@ func (r *runner) settle(ctx context.Context, base segment, mix *scenarios.Mix, r
 		s.Seed = base.Seed ^ uint64(i+1)*0x7f4a7c159e3779b9
 		res := r.runSegment(ctx, &s, progressOnly{r})
 		var st rundir.Result
-		fillResult(&st, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, r.classes)
+		fillResult(&st, res.Total, r.ops, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, r.classes)
 		if st.Dropped == 0 && st.AchievedRate >= verdict.MinHeldRatio*s.Rate && st.Lag.P99 <= settleLag.Seconds() {
 			break
 		}
@@ -194,5 +194,5 @@ func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.
 	if dt := to.Sub(from).Seconds(); dt > 0 {
 		achieved = float64(completed) / dt
 	}
-	fmt.Fprintln(p.r.opts.Progress, progressLine(seg, seg.Rate, elapsed, achieved, done, w, p.r.classes))
+	fmt.Fprintln(p.r.opts.Progress, progressLine(seg, seg.Rate, elapsed, achieved, done, w, p.r.classes, p.r.ops))
 }

@@ -39,7 +39,7 @@ func newCountsLog(dir string) (*countsLog, error) {
 
 // add counts an interval's window: each op that completed ops in it,
 // with its errors (outcome classes that are errors; misses are not).
-func (c *countsLog) add(phase string, from, to time.Time, w *metrics.Set, classes []string) {
+func (c *countsLog) add(phase string, from, to time.Time, w *metrics.Set, classes []string, ops *scenarios.OpTable) {
 	for op, os := range w.Ops {
 		if os == nil || os.Count == 0 {
 			continue
@@ -50,7 +50,7 @@ func (c *countsLog) add(phase string, from, to time.Time, w *metrics.Set, classe
 				errs += n
 			}
 		}
-		c.buf = rundir.AppendCount(c.buf, rundir.IntervalCount{Phase: phase, Op: scenarios.Op(op).String(),
+		c.buf = rundir.AppendCount(c.buf, rundir.IntervalCount{Phase: phase, Op: ops.Name(scenarios.Op(op)),
 			StartMs: from.UnixMilli(), EndMs: to.UnixMilli(), Ops: os.Count, Errors: errs})
 	}
 	c.flush()

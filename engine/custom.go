@@ -9,7 +9,7 @@ import (
 )
 
 // compileCustom compiles the scenario's custom ops for its target kind
-// (interning their names, so the SLO limits and mixes can name them).
+// (their Ops are those of the run's table, r.ops).
 func (r *runner) compileCustom() error {
 	if len(r.sc.Ops) == 0 {
 		return nil
@@ -24,12 +24,12 @@ func (r *runner) compileCustom() error {
 	}
 	for _, ph := range r.sc.Phases {
 		for name := range ph.Mix {
-			if o, ok := scenarios.ParseOp(name); ok && o.IsCustom() && !p.Has(o) {
+			if o, ok := r.ops.Lookup(name); ok && o.IsCustom() && !p.Has(o) {
 				return fmt.Errorf("op %s has no template for target kind %s", name, kind)
 			}
 		}
 		if g := ph.Growth; ph.Kind == scenarios.PhaseGrowth && g != nil && g.Insert != "" {
-			if err := checkGrowthInsert(r.sc, p, g.Insert, kind); err != nil {
+			if err := checkGrowthInsert(r.sc, r.ops, p, g.Insert, kind); err != nil {
 				return fmt.Errorf("phase %s: growth.insert: %w", ph.Name, err)
 			}
 		}
@@ -41,8 +41,8 @@ func (r *runner) compileCustom() error {
 // checkGrowthInsert checks, for the kind known at run time, what
 // validation could not when the scenario named no target kind: the op
 // growth.insert names has a form for kind, and that form writes.
-func checkGrowthInsert(sc *scenarios.Scenario, p *datagen.Program, name string, kind scenarios.TargetKind) error {
-	o, ok := scenarios.ParseOp(name)
+func checkGrowthInsert(sc *scenarios.Scenario, ops *scenarios.OpTable, p *datagen.Program, name string, kind scenarios.TargetKind) error {
+	o, ok := ops.Lookup(name)
 	c := sc.Ops[name]
 	if !ok || c == nil || !p.Has(o) {
 		return fmt.Errorf("op %s has no template for target kind %s", name, kind)

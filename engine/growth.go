@@ -42,7 +42,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 	// Defaults (cliff factor, max stages, stop records) are the
 	// scenario's: scenarios.ApplyDefaults.
 	g := *ph.Growth
-	insMix, err := scenarios.NewMix(map[string]float64{growthInsertOp(&g, ph.Mix): 100})
+	insMix, err := scenarios.NewMix(map[string]float64{growthInsertOp(&g, ph.Mix): 100}, r.ops)
 	if err != nil {
 		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
 	}
@@ -94,14 +94,14 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		scheduled += mres.Scheduled
 		elapsed += mres.Elapsed
 		drain = max(drain, mres.Drain)
-		st := stageResult(&ms, mres, r.freshStats(ctx))
+		st := stageResult(&ms, mres, r.freshStats(ctx), r.ops)
 		st.PerOp = perOp
 		r.keepStageHists(ph.Name, name, mres.Total)
 		st.Start = lres.Start.UTC()
 		st.Records = records
 		st.Memory = rundir.StageMemoryOf(st.Server)
 		load := &rundir.Result{}
-		fillResult(load, lres.Total, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, lres.WarmTailErrors, r.classes)
+		fillResult(load, lres.Total, r.ops, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, lres.WarmTailErrors, r.classes)
 		load.TargetRate = g.LoadRate
 		st.Load = load
 		pr.Stages = append(pr.Stages, st)
@@ -121,7 +121,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		}
 	}
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, 0, 0, r.classes)
+	fillResult(&pr.Result, total, r.ops, scheduled, elapsed, drain, 0, 0, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = g.MeasureRate
 	pr.Server = r.stats()
@@ -139,7 +139,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 // of them, and afterwards the batch insert ls puts exactly those back,
 // unmeasured, so every stage measures against all the records inserted.
 func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenarios.Mix) (*segResult, map[string]*rundir.Result) {
-	ops := scenarios.PerOpOrder(mix.Ops())
+	ops := scenarios.PerOpOrder(mix.Ops(), r.ops)
 	all := &segResult{Total: metrics.NewSet(ops)}
 	per := map[string]*rundir.Result{}
 	slice := ms.Duration / time.Duration(len(ops))
@@ -148,7 +148,7 @@ func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenari
 		if ctx.Err() != nil {
 			break
 		}
-		one, err := scenarios.NewMix(map[string]float64{op.String(): 100})
+		one, err := scenarios.NewMix(map[string]float64{r.ops.Name(op): 100}, r.ops)
 		if err != nil {
 			continue // an op of a valid mix always makes a mix of its own
 		}
@@ -183,8 +183,8 @@ func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenari
 		all.WarmTailErrors += res.WarmTailErrors
 		all.Canceled = all.Canceled || res.Canceled
 		pr := &rundir.Result{}
-		fillResult(pr, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, r.classes)
-		per[op.String()] = pr
+		fillResult(pr, res.Total, r.ops, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, r.classes)
+		per[r.ops.Name(op)] = pr
 	}
 	return all, per
 }

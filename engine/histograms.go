@@ -35,13 +35,13 @@ type taggedHist struct {
 // tagged lists the histograms of set's recorded ops, tagged
 // <prefix>.<op>.latency and <prefix>.<op>.service: the tags of
 // latency.hlog and histograms.hlog.
-func tagged(prefix string, set *metrics.Set) []taggedHist {
+func tagged(prefix string, set *metrics.Set, ops *scenarios.OpTable) []taggedHist {
 	var out []taggedHist
 	for op, os := range set.Ops {
 		if os == nil || os.Count == 0 {
 			continue
 		}
-		name := prefix + "." + scenarios.Op(op).String()
+		name := prefix + "." + ops.Name(scenarios.Op(op))
 		out = append(out, taggedHist{name + ".latency", os.Latency}, taggedHist{name + ".service", os.Service})
 	}
 	return out
@@ -51,7 +51,7 @@ func tagged(prefix string, set *metrics.Set) []taggedHist {
 // under tags <phase>/<stage>.<op>.latency|service, so shard merges can
 // give stages exact percentiles too.
 func (r *runner) keepStageHists(phase, stage string, set *metrics.Set) {
-	for _, th := range tagged(phase+"/"+stage, set) {
+	for _, th := range tagged(phase+"/"+stage, set, r.ops) {
 		b, err := th.h.Encode(hdr.V2CompressedEncodingCookieBase)
 		if err != nil {
 			continue
@@ -70,7 +70,7 @@ func (r *runner) writeHistograms() error {
 	_ = w.OutputStartTime(now)
 	_ = w.OutputLegend()
 	for _, t := range r.totals {
-		for _, th := range tagged(t.phase, t.set) {
+		for _, th := range tagged(t.phase, t.set, r.ops) {
 			c := hdr.Import(th.h.Export())
 			c.SetTag(th.tag)
 			c.SetStartTimeMs(now)

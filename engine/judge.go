@@ -12,13 +12,14 @@ import (
 	"github.com/soakd/soakd/verdict"
 )
 
-// fillResult fills res from a measured set. tail is the number of
+// fillResult fills res from a measured set, naming its ops from ops (the
+// run's table). tail is the number of
 // warmup ops that completed inside the window: they count toward
 // completed_in_window and the achieved rate (which go by completion
 // time) but not toward the measured ops' figures. tailErrs of them
 // failed: the goodput leaves them out with the measured ops that failed
 // inside the window.
-func fillResult(res *rundir.Result, s *metrics.Set, scheduled uint64, elapsed, drain time.Duration, tail, tailErrs int64, classes []string) {
+func fillResult(res *rundir.Result, s *metrics.Set, ops *scenarios.OpTable, scheduled uint64, elapsed, drain time.Duration, tail, tailErrs int64, classes []string) {
 	if classes == nil {
 		classes = targets.Classes()
 	}
@@ -57,7 +58,7 @@ func fillResult(res *rundir.Result, s *metrics.Set, scheduled uint64, elapsed, d
 			or.GoodputRate = float64(okIn) / elapsed.Seconds()
 		}
 		good += okIn
-		res.Ops[scenarios.Op(op).String()] = or
+		res.Ops[ops.Name(scenarios.Op(op))] = or
 	}
 	res.CompletedInWindow += tail
 	res.DrainSeconds = drain.Seconds()
@@ -72,7 +73,7 @@ func fillResult(res *rundir.Result, s *metrics.Set, scheduled uint64, elapsed, d
 // evaluate judges every non-load phase against the scenario's limits,
 // on the phases' histograms (hist: a phase's measured set, nil when
 // none was kept).
-func evaluate(s *rundir.Summary, l *verdict.Limits, hist func(phase string) *metrics.Set) {
+func evaluate(s *rundir.Summary, l *verdict.Limits, ops *scenarios.OpTable, hist func(phase string) *metrics.Set) {
 	var vs []*verdict.Verdict
 	for i := range s.Phases {
 		p := &s.Phases[i]
@@ -92,7 +93,7 @@ func evaluate(s *rundir.Summary, l *verdict.Limits, hist func(phase string) *met
 			}
 			p.SLO = verdict.Capacity(p.Name, max(held, 0))
 		default:
-			p.SLO = l.Judge(judged(p.Name, &p.Result, len(p.Stages) > 0, hist(p.Name)))
+			p.SLO = l.Judge(judged(p.Name, &p.Result, len(p.Stages) > 0, hist(p.Name), ops))
 		}
 		vs = append(vs, p.SLO)
 	}
@@ -100,12 +101,13 @@ func evaluate(s *rundir.Summary, l *verdict.Limits, hist func(phase string) *met
 }
 
 // judged is a phase's (or probe's) figures as the verdict package
-// takes them, with its latency histograms from set.
-func judged(name string, r *rundir.Result, staged bool, set *metrics.Set) verdict.Phase {
+// takes them, with its latency histograms from set (its ops named by
+// ops, the run's table).
+func judged(name string, r *rundir.Result, staged bool, set *metrics.Set, ops *scenarios.OpTable) verdict.Phase {
 	p := verdict.Phase{Name: name, TargetRate: r.TargetRate, AchievedRate: r.AchievedRate, GoodputRate: r.Goodput(), Scheduled: r.Scheduled,
 		Completed: r.Completed, Errors: r.Errors, Dropped: r.Dropped, Staged: staged, Ops: sortedKeys(r.Ops)}
 	p.Latency = func(op string) *hdr.Histogram {
-		o, ok := scenarios.ParseOp(op)
+		o, ok := ops.Lookup(op)
 		if !ok || set == nil || set.Ops[o] == nil {
 			return nil
 		}

@@ -38,7 +38,7 @@ phases:
 		b.Fatal(err)
 	}
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(1, 2)), sc.Record.FieldBytes)
-	mix, _ := scenarios.NewMix(sc.Phases[0].Mix)
+	mix, _ := scenarios.NewMix(sc.Phases[0].Mix, nil)
 	seg := &segment{Phase: "steady", Kind: scenarios.PhaseSteady, Rate: 1000, Duration: time.Second, Warmup: 100 * time.Millisecond,
 		Mix: mix, Concurrency: 1, Seed: phaseSeed(1, 0, 0)}
 	clk := newClock(seg, time.Now())

@@ -23,6 +23,11 @@ import (
 // scaled by speed (or at i/rate). Workers read each op back from the
 // file by its offset, so the capture is never held in memory.
 
+// replayGroupCap is the most latency groups one replay phase adds to the
+// run's op table (scenarios.MaxCustomOps names in all, the scenario's
+// own ops among them).
+const replayGroupCap = 32
+
 // replayPlan is one replay phase, indexed.
 type replayPlan struct {
 	spec    scenarios.ReplaySpec
@@ -153,12 +158,12 @@ func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
 		counts[e.Group]++
 	}
 	for g, name := range ix.Groups {
-		op, err := scenarios.InternOp(name)
+		op, err := r.ops.Add(name)
 		if err != nil {
-			// The process's op table is full (a daemon that replayed
-			// many other commands): this group's latency goes under
+			// The run's op table is full (many custom ops, or replay
+			// phases of many commands): this group's latency goes under
 			// "other", and the summary says so.
-			if op, err = scenarios.InternOp(capture.OtherGroup); err != nil {
+			if op, err = r.ops.Add(capture.OtherGroup); err != nil {
 				f.Close()
 				return nil, fmt.Errorf("latency group %s: %w", name, err)
 			}
@@ -170,7 +175,7 @@ func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
 		p.ops = append(p.ops, op)
 		weights[name] += float64(counts[g])
 	}
-	if p.mix, err = scenarios.NewMix(weights); err != nil {
+	if p.mix, err = scenarios.NewMix(weights, r.ops); err != nil {
 		f.Close()
 		return nil, err
 	}

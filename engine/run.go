@@ -96,6 +96,9 @@ type runner struct {
 	// limits are the scenario's SLO, parsed once: phases, capacity
 	// probes and the run's verdict are judged with them.
 	limits *verdict.Limits
+	// ops names the run's custom ops: the scenario's, then the replay
+	// phases' latency groups. Read-only once the run starts.
+	ops *scenarios.OpTable
 
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter // writes into hlogBuf
@@ -159,6 +162,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	r.classes = targets.Classes()
 	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
+	if r.ops, err = r.sc.OpTable(); err != nil {
+		return nil, err
+	}
 	if err := r.compileCustom(); err != nil {
 		return nil, err
 	}
@@ -166,11 +172,14 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		return nil, err
 	}
 	defer r.closeReplays()
+	if o.Exporter != nil {
+		o.Exporter.SetOps(r.ops)
+	}
 	if err := r.openCorpus(); err != nil {
 		return nil, err
 	}
 	defer r.closeCorpus()
-	if r.limits, err = verdict.New(r.sc.SLO); err != nil {
+	if r.limits, err = verdict.New(r.sc.SLO, r.ops); err != nil {
 		return nil, err
 	}
 	r.tracer = o.Tracer
@@ -297,7 +306,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	}
 	sum.End = time.Now().UTC()
 	addRateChanges(sum, r.opts.Control.appliedChanges())
-	evaluate(sum, r.limits, r.phaseSet)
+	evaluate(sum, r.limits, r.ops, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry
 	// the SLO verdicts computed over the whole run.
 	for i, ps := range phaseSpans {
@@ -510,7 +519,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 	var err error
 	if p := r.replays[ph.Name]; p != nil && ph.Kind == scenarios.PhaseReplay {
 		mix = p.mix
-	} else if mix, err = scenarios.NewMix(ph.Mix); err != nil {
+	} else if mix, err = scenarios.NewMix(ph.Mix, r.ops); err != nil {
 		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
 	}
 	base := segment{
@@ -590,7 +599,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		tail += res.WarmTail
 		tailErrs += res.WarmTailErrors
 		if s.Stage != "" {
-			st := stageResult(s, res, r.stats())
+			st := stageResult(s, res, r.stats(), r.ops)
 			pr.Stages = append(pr.Stages, st)
 			r.keepStageHists(ph.Name, s.Stage, res.Total)
 			ss.SetAttributes(resultAttrs(&st.Result)...)
@@ -604,7 +613,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		}
 	}
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, tail, tailErrs, r.classes)
+	fillResult(&pr.Result, total, r.ops, scheduled, elapsed, drain, tail, tailErrs, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	if len(segs) > 1 {
 		pr.TargetRate = 0
@@ -618,9 +627,9 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 	return pr, nil
 }
 
-func stageResult(s *segment, res *segResult, stats map[string]float64) rundir.StageResult {
+func stageResult(s *segment, res *segResult, stats map[string]float64, ops *scenarios.OpTable) rundir.StageResult {
 	st := rundir.StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
-	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, nil)
+	fillResult(&st.Result, res.Total, ops, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, nil)
 	st.TargetRate = s.Rate
 	if res.Retimed {
 		st.TargetRate = retimedRate(s, res)
@@ -649,10 +658,10 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 		base := r.hlog.BaseTime()
 		start := float64(from.UnixMilli()-base) / 1000
 		end := float64(to.UnixMilli()-base) / 1000
-		r.hlogBuf.Write(w.AppendHlog(r.hlogBuf.AvailableBuffer(), seg.Phase, start, end-start, &r.hlogEnc))
+		r.hlogBuf.Write(w.AppendHlog(r.hlogBuf.AvailableBuffer(), seg.Phase, r.ops, start, end-start, &r.hlogEnc))
 		r.flushHlog()
 	}
-	r.counts.add(seg.Phase, from, to, w, r.classes)
+	r.counts.add(seg.Phase, from, to, w, r.classes, r.ops)
 	r.hlogMu.Unlock()
 	dt := to.Sub(from).Seconds()
 	achieved := 0.0
@@ -671,11 +680,11 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
 	if r.opts.Progress != nil && r.progress.show(seg, to.Sub(from), r.interval) {
-		fmt.Fprintln(r.opts.Progress, progressLine(seg, rate, elapsed, achieved, done, w, r.classes))
+		fmt.Fprintln(r.opts.Progress, progressLine(seg, rate, elapsed, achieved, done, w, r.classes, r.ops))
 	}
 }
 
-func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved float64, done int64, w *metrics.Set, classes []string) string {
+func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved float64, done int64, w *metrics.Set, classes []string, names *scenarios.OpTable) string {
 	var b strings.Builder
 	name := seg.Phase
 	if seg.Stage != "" {
@@ -728,7 +737,7 @@ func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved fl
 		if os.Count == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, " | %s p50 %s p99 %s", scenarios.Op(op), fmtDur(metrics.Quantile(os.Latency, 50)), fmtDur(metrics.Quantile(os.Latency, 99)))
+		fmt.Fprintf(&b, " | %s p50 %s p99 %s", names.Name(scenarios.Op(op)), fmtDur(metrics.Quantile(os.Latency, 50)), fmtDur(metrics.Quantile(os.Latency, 99)))
 	}
 	if misses > 0 {
 		fmt.Fprintf(&b, " | misses %d", misses)

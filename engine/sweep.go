@@ -28,7 +28,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 		if !ok {
 			return nil, fmt.Errorf("phase %s: point %s: its percentages make no mix of 100 (scenarios.Validate checks this)", ph.Name, ph.PointLabel(j))
 		}
-		mx, err := scenarios.NewMix(m)
+		mx, err := scenarios.NewMix(m, r.ops)
 		if err != nil {
 			return nil, fmt.Errorf("phase %s: point %s: %w", ph.Name, ph.PointLabel(j), err)
 		}
@@ -118,7 +118,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 	}
 	pr.Sweep = out
 	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, acc.tail, acc.tailErrs, r.classes)
+	fillResult(&pr.Result, acc.total, r.ops, acc.scheduled, acc.elapsed, acc.drain, acc.tail, acc.tailErrs, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
 	for _, st := range pr.Stages {
 		pr.TargetRate = max(pr.TargetRate, st.TargetRate)

@@ -13,7 +13,8 @@ import (
 // A custom op (a scenario's ops:) is exported under its own name, in
 // the op label, like a built-in op; latency.hlog tags carry it too.
 func TestCustomOpNameInMetrics(t *testing.T) {
-	op, err := scenarios.InternOp("cart_add")
+	names := &scenarios.OpTable{}
+	op, err := names.Add("cart_add")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,6 +23,7 @@ func TestCustomOpNameInMetrics(t *testing.T) {
 	w := NewWindowSet([]scenarios.Op{op})
 	rec.Drain(w)
 	e := newTestExporter()
+	e.SetOps(names)
 	e.Update("steady", 100, 100, w)
 	reg := prometheus.NewRegistry()
 	if err := e.Register(reg); err != nil {
@@ -51,7 +53,7 @@ func TestCustomOpNameInMetrics(t *testing.T) {
 	if !found {
 		t.Fatal("no series with an op label")
 	}
-	hl := string(w.AppendHlog(nil, "steady", 0, 1, &HlogEncoder{}))
+	hl := string(w.AppendHlog(nil, "steady", names, 0, 1, &HlogEncoder{}))
 	if !strings.Contains(hl, "steady.cart_add.latency") || !strings.Contains(hl, "steady.cart_add.service") {
 		t.Errorf("hlog lines do not name cart_add:\n%s", hl)
 	}

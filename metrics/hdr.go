@@ -146,14 +146,15 @@ type HlogEncoder struct{ e hlogEncoder }
 
 // AppendHlog appends s's interval lines to dst in hdrhistogram-go's
 // HistogramLogWriter format: for each op with completed ops, in op
-// order, <prefix>.<op>.latency then <prefix>.<op>.service, the interval
-// starting startSec after the log's base time and lasting lengthSec.
-func (s *Set) AppendHlog(dst []byte, prefix string, startSec, lengthSec float64, enc *HlogEncoder) []byte {
+// order, <prefix>.<op>.latency then <prefix>.<op>.service (the op named
+// by ops, the run's table), the interval starting startSec after the
+// log's base time and lasting lengthSec.
+func (s *Set) AppendHlog(dst []byte, prefix string, ops *scenarios.OpTable, startSec, lengthSec float64, enc *HlogEncoder) []byte {
 	for op, os := range s.Ops {
 		if os == nil || os.Count == 0 {
 			continue
 		}
-		name := prefix + "." + scenarios.Op(op).String()
+		name := prefix + "." + ops.Name(scenarios.Op(op))
 		var lat, svc *tally
 		if s.mirror != nil && s.mirror.ops[op] != nil {
 			lat, svc = &s.mirror.ops[op].lat, &s.mirror.ops[op].svc

@@ -70,6 +70,8 @@ type Exporter struct {
 	serverDescs map[string]*prometheus.Desc
 	slo         []sloEntry
 	changes     map[changeKey]float64
+	// ops names the run's custom ops in the op label (SetOps).
+	ops *scenarios.OpTable
 
 	opsTotal, dropped, quantile, targetRate, achieved, info *prometheus.Desc
 	goodput                                                 *prometheus.Desc
@@ -263,6 +265,15 @@ func (e *Exporter) ServerStats(stats map[string]float64, err error, took time.Du
 	}
 }
 
+// SetOps gives the exporter the run's op table, which names its custom
+// ops in the op label (without it they are op<n>). The engine sets it
+// before the run's first interval.
+func (e *Exporter) SetOps(ops *scenarios.OpTable) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ops = ops
+}
+
 // SetSLO exposes a latency limit of the scenario as
 // soakd_slo_latency_seconds{op,quantile} so alerts can compare against
 // it. quantile is the label as soakd_op_latency_quantile_seconds writes
@@ -343,7 +354,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			if os == nil {
 				continue
 			}
-			opName := scenarios.Op(op).String()
+			opName := e.ops.Name(scenarios.Op(op))
 			// Every class is exported, zero or not, so rate() sees the
 			// first error and error panels have a series to show.
 			for ci, n := range os.Classes {

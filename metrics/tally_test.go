@@ -181,7 +181,7 @@ func TestAppendHlogMatchesHdrWriter(t *testing.T) {
 	length := float64(toMs-base)/1000 - start
 	var enc HlogEncoder
 	for name, set := range map[string]*Set{"mirror": window, "no mirror": plain} {
-		got := set.AppendHlog(nil, "steady", start, length, &enc)
+		got := set.AppendHlog(nil, "steady", nil, start, length, &enc)
 		gl, rl := strings.Split(string(got), "\n"), strings.Split(ref.String(), "\n")
 		if len(gl) != len(rl) || len(gl) != 5 {
 			t.Fatalf("%s: %d lines, hdr wrote %d:\n%s", name, len(gl), len(rl), got)
@@ -263,7 +263,7 @@ func BenchmarkIntervalTally(b *testing.B) {
 		for _, s := range stripes {
 			s.Drain(window)
 		}
-		buf = window.AppendHlog(buf[:0], "steady", 1, 1, &enc)
+		buf = window.AppendHlog(buf[:0], "steady", nil, 1, 1, &enc)
 	}
 }
 

@@ -37,7 +37,7 @@ func (s *Scenario) MaxOps(ops ...Op) (n int64, bounded bool) {
 		uses := false
 		for _, m := range p.Mixes() {
 			for _, op := range ops {
-				if m[op.String()] > 0 {
+				if m[s.OpName(op)] > 0 {
 					uses = true
 				}
 			}

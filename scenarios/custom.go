@@ -225,15 +225,16 @@ func (c *CustomOp) Kinds() []string {
 	return out
 }
 
-// CustomOps returns the Op of each of the scenario's custom ops, by
-// name, interning the names (InternOp).
+// CustomOps returns each of the scenario's custom ops by its Op in the
+// scenario's table (OpTable).
 func (s *Scenario) CustomOps() (map[Op]*CustomOp, error) {
+	t, err := s.OpTable()
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[Op]*CustomOp, len(s.Ops))
 	for name, c := range s.Ops {
-		o, err := InternOp(name)
-		if err != nil {
-			return nil, err
-		}
+		o, _ := t.Lookup(name)
 		out[o] = c
 	}
 	return out, nil

@@ -30,28 +30,32 @@ func TestCustomCartParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	names, err := sc.OpTable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for o, c := range ops {
 		if !o.IsCustom() {
 			t.Errorf("%v is not a custom op", o)
 		}
-		back, ok := ParseOp(o.String())
+		back, ok := names.Lookup(names.Name(o))
 		if !ok || back != o {
-			t.Errorf("ParseOp(%q) = %v, %v", o.String(), back, ok)
+			t.Errorf("Lookup(%q) = %v, %v", names.Name(o), back, ok)
 		}
 		if c.MaxBytes != DefaultCustomMaxBytes {
-			t.Errorf("%s max_bytes %d", o, c.MaxBytes)
+			t.Errorf("%s max_bytes %d", names.Name(o), c.MaxBytes)
 		}
 	}
-	if o, _ := ParseOp("cart_get"); ops[o].MissWhen != MissEmpty {
+	if o, _ := names.Lookup("cart_get"); ops[o].MissWhen != MissEmpty {
 		t.Errorf("cart_get: %+v", ops[o])
 	}
-	if got := ops[mustOp(t, "cart_add")].Redis.Templates(); strings.Join(got, " ") != "HINCRBY cart:{user} sku{int:1:50} 1" {
+	if got := ops[mustOp(t, names, "cart_add")].Redis.Templates(); strings.Join(got, " ") != "HINCRBY cart:{user} sku{int:1:50} 1" {
 		t.Errorf("cart_add templates %q", got)
 	}
 }
 
-func mustOp(t *testing.T, name string) Op {
-	o, ok := ParseOp(name)
+func mustOp(t *testing.T, names *OpTable, name string) Op {
+	o, ok := names.Lookup(name)
 	if !ok {
 		t.Fatalf("no op %s", name)
 	}

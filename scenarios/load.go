@@ -172,11 +172,6 @@ func parse(file string, data []byte) (*Scenario, error) {
 		return nil, probs
 	}
 	sc.doc = doc
-	// Custom op names become Ops (opnames.go), so the rest of soakd
-	// reads them like built-in op names.
-	if _, err := sc.CustomOps(); err != nil {
-		return nil, Problems{{File: file, Line: lineOf(doc, "ops"), Field: "ops", Msg: err.Error()}}
-	}
 	return &sc, nil
 }
 

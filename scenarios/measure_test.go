@@ -22,7 +22,7 @@ func TestGrowthMeasureField(t *testing.T) {
 	ops := func(names ...string) []Op {
 		var out []Op
 		for _, n := range names {
-			m, err := NewMix(map[string]float64{n: 100})
+			m, err := NewMix(map[string]float64{n: 100}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -31,7 +31,7 @@ func TestGrowthMeasureField(t *testing.T) {
 		return out
 	}
 	var got []string
-	for _, o := range PerOpOrder(ops("del", "set", "get", "delete", "read")) {
+	for _, o := range PerOpOrder(ops("del", "set", "get", "delete", "read"), nil) {
 		got = append(got, o.String())
 	}
 	if strings.Join(got, ",") != "get,read,set,del,delete" {

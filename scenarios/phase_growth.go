@@ -51,14 +51,14 @@ var growthMeasures = newEnum("growth.measure", MeasureMix, MeasurePerOp)
 // PerOpOrder is the order per_op measures a mix's ops in: by name, with
 // deletes last so the reads and writes before them find the whole
 // dataset.
-func PerOpOrder(ops []Op) []Op {
+func PerOpOrder(ops []Op, names *OpTable) []Op {
 	out := append([]Op(nil), ops...)
-	isDel := func(o Op) bool { n := o.String(); return n == "del" || n == "delete" }
+	isDel := func(o Op) bool { return o == OpDel || o == OpDelete }
 	sort.SliceStable(out, func(i, j int) bool {
 		if di, dj := isDel(out[i]), isDel(out[j]); di != dj {
 			return dj
 		}
-		return out[i].String() < out[j].String()
+		return names.Name(out[i]) < names.Name(out[j])
 	})
 	return out
 }

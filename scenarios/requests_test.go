@@ -63,7 +63,7 @@ phases:
 
 func TestNewOpsKnown(t *testing.T) {
 	for _, name := range []string{"ping_inline", "zadd", "zpopmin"} {
-		op, ok := ParseOp(name)
+		op, ok := ParseBuiltinOp(name)
 		if !ok || op.String() != name {
 			t.Errorf("op %s not known", name)
 		}

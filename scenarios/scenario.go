@@ -296,7 +296,7 @@ const (
 	OpZPopMin
 	numBuiltinOps
 	// NumOps bounds every Op: the built-ins, then MaxCustomOps custom
-	// ops (opnames.go).
+	// ops (optable.go).
 	NumOps = numBuiltinOps + MaxCustomOps
 )
 
@@ -357,22 +357,13 @@ func (o Op) String() string {
 	case OpZPopMin:
 		return "zpopmin"
 	}
-	if o.IsCustom() {
-		if n := customName(o); n != "" {
-			return n
-		}
-	}
+	// A custom op's name is its run's (OpTable.Name).
 	return "op" + strconv.Itoa(int(o))
 }
 
-// ParseOp maps an op name to its Op: a built-in op, or a custom op
-// some scenario of this process declared (InternOp).
-func ParseOp(name string) (Op, bool) {
-	if o, ok := parseBuiltinOp(name); ok {
-		return o, true
-	}
-	return parseCustomOp(name)
-}
+// ParseBuiltinOp maps a built-in op's name to its Op; a custom op's
+// name needs its run's table (OpTable.Lookup).
+func ParseBuiltinOp(name string) (Op, bool) { return parseBuiltinOp(name) }
 
 func parseBuiltinOp(name string) (Op, bool) {
 	for o := Op(0); o < numBuiltinOps; o++ {

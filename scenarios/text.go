@@ -122,7 +122,7 @@ func SearchQuery(n int64) string {
 // Uses reports whether any phase's mix runs op (adapters prepare search
 // indexes only for scenarios that search).
 func (sc *Scenario) Uses(op Op) bool {
-	name := op.String()
+	name := sc.OpName(op)
 	for i := range sc.Phases {
 		for _, m := range sc.Phases[i].Mixes() {
 			if m[name] > 0 {

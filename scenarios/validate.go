@@ -296,12 +296,6 @@ func (s *Scenario) Validate() []FieldError {
 	return errs
 }
 
-// KnownOpName reports whether name is an op soakd knows.
-func KnownOpName(name string) bool {
-	_, ok := ParseOp(name)
-	return ok
-}
-
 func (s *Scenario) validateMix(pp string, mix map[string]float64) []FieldError {
 	var errs []FieldError
 	total := 0.0

@@ -251,8 +251,9 @@ type Mix struct {
 	share []float64 // each op's fraction of the mix
 }
 
-// NewMix builds a Mix from percentages (which Validate checked add to 100).
-func NewMix(m map[string]float64) (*Mix, error) {
+// NewMix builds a Mix from percentages (which Validate checked add to
+// 100), naming built-in ops or the custom ops of ops (the run's table).
+func NewMix(m map[string]float64, ops *OpTable) (*Mix, error) {
 	names := make([]string, 0, len(m))
 	for k, w := range m {
 		if w > 0 {
@@ -270,7 +271,7 @@ func NewMix(m map[string]float64) (*Mix, error) {
 	mx := &Mix{}
 	acc := 0.0
 	for i, k := range names {
-		op, ok := ParseOp(k)
+		op, ok := ops.Lookup(k)
 		if !ok {
 			return nil, fmt.Errorf("unknown op %q", k)
 		}

@@ -147,7 +147,7 @@ func TestZetaTailApproximation(t *testing.T) {
 }
 
 func TestMixShares(t *testing.T) {
-	m, err := NewMix(map[string]float64{"read": 95, "update": 5})
+	m, err := NewMix(map[string]float64{"read": 95, "update": 5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,9 +41,10 @@ type Limits struct {
 	MaxDroppedRatio  *float64
 }
 
-// New parses slo. Unknown ops and malformed percentiles are errors
+// New parses slo; its ops are built-in ops or those of ops, the
+// scenario's table. Unknown ops and malformed percentiles are errors
 // (scenario validation reports them with positions first).
-func New(slo scenarios.SLO) (*Limits, error) {
+func New(slo scenarios.SLO, ops *scenarios.OpTable) (*Limits, error) {
 	l := &Limits{byOp: map[string][]LatencyLimit{}, MinAchievedRatio: slo.MinAchievedRatio,
 		MaxErrorRatio: slo.MaxErrorRatio, MaxDroppedRatio: slo.MaxDroppedRatio}
 	parse := func(op string, m map[string]scenarios.Duration) ([]LatencyLimit, error) {
@@ -66,7 +67,7 @@ func New(slo scenarios.SLO) (*Limits, error) {
 		if op == "*" {
 			continue
 		}
-		if _, ok := scenarios.ParseOp(op); !ok {
+		if _, ok := ops.Lookup(op); !ok {
 			return nil, fmt.Errorf("slo latency: unknown op %q", op)
 		}
 		own, err := parse(op, m)
@@ -79,8 +80,8 @@ func New(slo scenarios.SLO) (*Limits, error) {
 }
 
 // MustNew is New for a scenario that passed validation.
-func MustNew(slo scenarios.SLO) *Limits {
-	l, err := New(slo)
+func MustNew(slo scenarios.SLO, ops *scenarios.OpTable) *Limits {
+	l, err := New(slo, ops)
 	if err != nil {
 		panic(err)
 	}

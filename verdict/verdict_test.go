@@ -47,7 +47,7 @@ func TestJudgeExactPercentile(t *testing.T) {
 		{"max", 100.1, true},
 		{"max", 99.5, false}, // p99.99 snapping would not see the max
 	} {
-		l := MustNew(scenarios.SLO{Latency: map[string]map[string]scenarios.Duration{"read": {tc.pct: ms(tc.limit)}}})
+		l := MustNew(scenarios.SLO{Latency: map[string]map[string]scenarios.Duration{"read": {tc.pct: ms(tc.limit)}}}, nil)
 		v := l.Judge(phaseOf("read"))
 		if len(v.Checks) != 1 {
 			t.Fatalf("%s: checks %+v", tc.pct, v.Checks)
@@ -68,7 +68,7 @@ func TestLimitsStarMerged(t *testing.T) {
 	l := MustNew(scenarios.SLO{Latency: map[string]map[string]scenarios.Duration{
 		"*":    {"p99": ms(10), "max": ms(100)},
 		"read": {"p50": ms(1), "p99": ms(5)},
-	}})
+	}}, nil)
 	got := map[string][]string{}
 	for _, op := range []string{"read", "update"} {
 		for _, ll := range l.For(op) {
@@ -90,7 +90,7 @@ func TestSeries(t *testing.T) {
 	l := MustNew(scenarios.SLO{Latency: map[string]map[string]scenarios.Duration{
 		"*":    {"p99": ms(10), "p99.9": ms(20), "max": ms(100)},
 		"read": {"p50": ms(1)},
-	}})
+	}}, nil)
 	got := l.Series([]string{"update", "read"})
 	want := []Series{
 		{"read", "0.5", 0.001}, {"read", "0.99", 0.01}, {"read", "0.999", 0.02}, {"read", "1", 0.1},
@@ -178,7 +178,7 @@ func TestRejudge(t *testing.T) {
 // Judge's rate, error and dropped checks; a staged phase has no
 // achieved ratio; Probe checks it against MinHeldRatio by default.
 func TestJudgeRatios(t *testing.T) {
-	l := MustNew(scenarios.SLO{MinAchievedRatio: 0.9, MaxErrorRatio: ptr(0.01), MaxDroppedRatio: ptr(0)})
+	l := MustNew(scenarios.SLO{MinAchievedRatio: 0.9, MaxErrorRatio: ptr(0.01), MaxDroppedRatio: ptr(0)}, nil)
 	p := Phase{Name: "s", TargetRate: 100, AchievedRate: 85, GoodputRate: 84, Scheduled: 100, Completed: 100, Errors: 1, Dropped: 1}
 	v := l.Judge(p)
 	var whats []string
@@ -192,7 +192,7 @@ func TestJudgeRatios(t *testing.T) {
 	if v := l.Judge(p); len(v.Checks) != 2 {
 		t.Errorf("staged: %+v", v.Checks)
 	}
-	ok, failed := MustNew(scenarios.SLO{}).Probe(Phase{Name: "probe", TargetRate: 100, AchievedRate: 94, GoodputRate: 94})
+	ok, failed := MustNew(scenarios.SLO{}, nil).Probe(Phase{Name: "probe", TargetRate: 100, AchievedRate: 94, GoodputRate: 94})
 	if ok || len(failed) != 1 || failed[0].Limit != MinHeldRatio {
 		t.Errorf("probe: %v %+v", ok, failed)
 	}
@@ -205,7 +205,7 @@ func TestJudgeRatios(t *testing.T) {
 // successful ops, so a phase that completed every op it was asked for
 // but had 47% of them time out fails it, in Judge, Probe and Rejudge.
 func TestAchievedRatioJudgesGoodput(t *testing.T) {
-	l := MustNew(scenarios.SLO{MinAchievedRatio: 0.9})
+	l := MustNew(scenarios.SLO{MinAchievedRatio: 0.9}, nil)
 	p := Phase{Name: "s", TargetRate: 1000, AchievedRate: 1000, GoodputRate: 530, Scheduled: 1000, Completed: 1000, Errors: 470}
 	v := l.Judge(p)
 	if v.Passed || len(v.Checks) != 1 || v.Checks[0].Actual != 0.53 {
@@ -239,7 +239,7 @@ func TestNewRejects(t *testing.T) {
 		{"read": {"q99": ms(1)}},
 		{"nosuchop": {"p99": ms(1)}},
 	} {
-		if _, err := New(scenarios.SLO{Latency: slo}); err == nil {
+		if _, err := New(scenarios.SLO{Latency: slo}, nil); err == nil {
 			t.Errorf("%v accepted", slo)
 		}
 	}

@@ -151,7 +151,11 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 // target kind, and soakd_slo_latency_seconds for every op of the
 // scenario's mixes ("*" limits merged, max as quantile 1).
 func NewExporter(sc *scenarios.Scenario, shard rundir.Shard, version string) (*metrics.Exporter, error) {
-	limits, err := verdict.New(sc.SLO)
+	ops, err := sc.OpTable()
+	if err != nil {
+		return nil, err
+	}
+	limits, err := verdict.New(sc.SLO, ops)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,8 @@ import (
 
 // Custom ops (a scenario's ops: with a cql form) run one statement with
 // ? markers, which the driver prepares once per connection and then
-// executes with the op's rendered args, at the op's consistency (default:
+// executes with the op's rendered args, each bound as its marker's type
+// (customargs.go), at the op's consistency (default:
 // the URL's read consistency for a SELECT, its write consistency
 // otherwise). A server error is an error, classified like the
 // built-ins'; miss_when judges the rows: nil and empty (no row), zero (a
@@ -91,7 +92,7 @@ func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
 	}
 	args := make([]any, len(r.Parts))
 	for i, p := range r.Parts {
-		args[i] = string(p) // the driver converts text to the column's type
+		args[i] = customArg(p) // bound as its marker's type (customargs.go)
 	}
 	return t.exec(ctx, co, args)
 }
@@ -131,6 +132,22 @@ func (t *Target) exec(ctx context.Context, co *customOp, args []any) error {
 				return targets.ErrMiss
 			}
 		case int32:
+			if v == 0 {
+				return targets.ErrMiss
+			}
+		case int16:
+			if v == 0 {
+				return targets.ErrMiss
+			}
+		case int8:
+			if v == 0 {
+				return targets.ErrMiss
+			}
+		case float64:
+			if v == 0 {
+				return targets.ErrMiss
+			}
+		case float32:
 			if v == 0 {
 				return targets.ErrMiss
 			}

@@ -19,6 +19,7 @@ import (
 // delete), empty (no document and no count).
 
 type customOp struct {
+	name string
 	miss scenarios.MissRule
 	read bool // only reads: the read timeout (find, count, distinct, aggregate without $out/$merge)
 	find bool // a find: sent with singleBatch so no cursor stays open
@@ -40,7 +41,7 @@ func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 		if c.Mongo == nil {
 			continue
 		}
-		cs[o-scenarios.OpCustomBase] = &customOp{miss: c.MissWhen, read: c.ReadOnly(scenarios.KindMongo)}
+		cs[o-scenarios.OpCustomBase] = &customOp{name: sc.OpName(o), miss: c.MissWhen, read: c.ReadOnly(scenarios.KindMongo)}
 	}
 	t.custom = &cs
 	return nil
@@ -78,7 +79,7 @@ func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
 	}
 	var cmd bson.D
 	if err := bson.UnmarshalExtJSON(r.Parts[0], false, &cmd); err != nil {
-		return fmt.Errorf("op %s: the rendered command is not extended JSON: %w", r.Op, err)
+		return fmt.Errorf("op %s: the rendered command is not extended JSON: %w", co.name, err)
 	}
 	return t.runCommand(ctx, cmd, co.miss)
 }

@@ -28,8 +28,12 @@ phases:
 	if err := tg.prepareCustom(sc); err != nil {
 		t.Fatal(err)
 	}
+	names, err := sc.OpTable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	timeout := func(name string) time.Duration {
-		op, ok := scenarios.ParseOp(name)
+		op, ok := names.Lookup(name)
 		if !ok {
 			t.Fatalf("no op %s", name)
 		}

@@ -35,7 +35,7 @@ func runScenarioOps(t *testing.T, sc *scenarios.Scenario) {
 	}
 	for _, p := range sc.Phases {
 		for name := range p.Mix {
-			op, _ := scenarios.ParseOp(name)
+			op, _ := scenarios.ParseBuiltinOp(name)
 			for n := int64(1); n <= 2; n++ {
 				r := &targets.Request{Op: op, KeyNum: n, Key: scenarios.AppendKey(nil, sc.Keyspace.Prefix, n, sc.Keyspace.Ordered), Fields: fs, ScanLen: sc.Keyspace.ScanLength}
 				if op == scenarios.OpSearch {

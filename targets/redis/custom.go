@@ -48,11 +48,22 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 	if err != nil {
 		return err
 	}
+	var keyPos map[string]commandKeys
+	if t.mode == scenarios.ModeCluster {
+		if keyPos, err = t.keyPositions(ctx); err != nil {
+			return fmt.Errorf("COMMAND (key positions, to check custom ops' slots): %w", err)
+		}
+	}
 	var cs customOps
 	for o, c := range ops {
 		rt := c.Redis
 		if rt == nil {
 			continue
+		}
+		if keyPos != nil {
+			if err := t.checkSlots(sc, sc.OpName(o), rt, keyPos); err != nil {
+				return err
+			}
 		}
 		co := &customOp{miss: c.MissWhen}
 		switch {
@@ -61,7 +72,7 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 			co.nkeys = len(rt.Keys)
 			sha, err := t.c.ScriptLoad(ctx, rt.Script).Result()
 			if err != nil {
-				return fmt.Errorf("op %s: SCRIPT LOAD: %w", o, err)
+				return fmt.Errorf("op %s: SCRIPT LOAD: %w", sc.OpName(o), err)
 			}
 			co.sha = []byte(sha)
 		case len(rt.Multi) > 0:

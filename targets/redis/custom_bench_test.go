@@ -33,7 +33,11 @@ phases:
 	if err != nil {
 		b.Fatal(err)
 	}
-	op, _ := scenarios.ParseOp("cget")
+	names, err := sc.OpTable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	op, _ := names.Lookup("cget")
 	b.ReportAllocs()
 	b.SetParallelism(25)
 	cpu0 := processCPU(b)

@@ -15,7 +15,10 @@ import (
 	"github.com/soakd/soakd/targets"
 )
 
-func TestSentinel(t *testing.T) {
+// startSentinel starts a master and a sentinel that monitors it as
+// soakmaster, and returns the master and the sentinel's address.
+func startSentinel(t *testing.T) (*Server, string) {
+	t.Helper()
 	master := startRedis(t)
 	dir := t.TempDir()
 	port, err := FreePort()
@@ -47,6 +50,12 @@ func TestSentinel(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return master, addr
+}
+
+func TestSentinel(t *testing.T) {
+	master, addr := startSentinel(t)
+	ctx := ctxT(t)
 	tg := openTarget(t, scenarios.Target{URL: "redis://" + addr, Client: scenarios.ClientOptions{Mode: "sentinel", MasterName: "soakmaster", Addrs: []string{addr}}}, targets.Options{})
 	if err := tg.Do(ctx, insertReq(3)); err != nil {
 		t.Fatal(err)

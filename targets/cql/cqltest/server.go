@@ -305,6 +305,15 @@ func (s *Server) Row(name, key string) map[string]string {
 	return out
 }
 
+// Exec runs a statement without bound values as a QUERY would: a test
+// sets up its schema with it (CREATE KEYSPACE, CREATE TABLE).
+func (s *Server) Exec(stmt string) error {
+	if _, e := s.run(stmt, nil, &Request{}); e != nil {
+		return e
+	}
+	return nil
+}
+
 // Keyspace returns the replication a keyspace was created with.
 func (s *Server) Keyspace(name string) (string, bool) {
 	s.mu.Lock()
@@ -589,16 +598,61 @@ func voidResult() []byte {
 type colType uint16
 
 const (
-	tBigint  colType = 0x0002
-	tBoolean colType = 0x0004
-	tCounter colType = 0x0005
-	tInt     colType = 0x0009
-	tUUID    colType = 0x000C
-	tVarchar colType = 0x000D
-	tInet    colType = 0x0010
-	tMap     colType = 0x0021
-	tSet     colType = 0x0022
+	tAscii     colType = 0x0001
+	tBigint    colType = 0x0002
+	tBlob      colType = 0x0003
+	tBoolean   colType = 0x0004
+	tCounter   colType = 0x0005
+	tDecimal   colType = 0x0006
+	tDouble    colType = 0x0007
+	tFloat     colType = 0x0008
+	tInt       colType = 0x0009
+	tTimestamp colType = 0x000B
+	tUUID      colType = 0x000C
+	tVarchar   colType = 0x000D
+	tVarint    colType = 0x000E
+	tTimeUUID  colType = 0x000F
+	tInet      colType = 0x0010
+	tSmallint  colType = 0x0013
+	tTinyint   colType = 0x0014
+	tMap       colType = 0x0021
+	tSet       colType = 0x0022
 )
+
+// columnTypes are the types a CREATE TABLE of the test server may use.
+var columnTypes = map[string]colType{
+	"text": tVarchar, "varchar": tVarchar, "ascii": tAscii, "counter": tCounter,
+	"int": tInt, "bigint": tBigint, "smallint": tSmallint, "tinyint": tTinyint, "varint": tVarint,
+	"float": tFloat, "double": tDouble, "decimal": tDecimal, "boolean": tBoolean,
+	"uuid": tUUID, "timeuuid": tTimeUUID, "blob": tBlob, "timestamp": tTimestamp,
+}
+
+// fixedSize is the byte length of a value of a fixed-size type (0: any).
+var fixedSize = map[colType]int{
+	tInt: 4, tBigint: 8, tCounter: 8, tTimestamp: 8, tSmallint: 2, tTinyint: 1,
+	tFloat: 4, tDouble: 8, tBoolean: 1, tUUID: 16, tTimeUUID: 16,
+}
+
+// checkValue refuses a bound value of the wrong size for its column, as
+// Cassandra does ("Expected 4 or 0 byte int (3)"); null (nil) and empty
+// values pass.
+func checkValue(c col, v []byte) *Error {
+	if n, ok := fixedSize[c.typ]; ok && len(v) != 0 && len(v) != n {
+		return invalid("Expected %d or 0 byte value for column %s (%d)", n, c.name, len(v))
+	}
+	if c.typ == tDecimal && len(v) != 0 && len(v) < 5 {
+		return invalid("A decimal for column %s needs a 4-byte scale and an unscaled value (%d bytes)", c.name, len(v))
+	}
+	return nil
+}
+
+// keyType is the type of column name of t, text when t does not have it.
+func keyType(t *table, name string) colType {
+	if typ, ok := t.types[name]; ok {
+		return typ
+	}
+	return tVarchar
+}
 
 type col struct {
 	ks, table, name string
@@ -949,7 +1003,7 @@ func (s *Server) markers(stmt string) (vars []col, pk []int, result []col, e *Er
 			n, _, _ := strings.Cut(a, " = ")
 			vars = append(vars, col{m[1], m[2], n, t.types[n]})
 		}
-		vars = append(vars, col{m[1], m[2], m[4], tVarchar})
+		vars = append(vars, col{m[1], m[2], m[4], keyType(t, m[4])})
 		pk = []int{len(vars) - 1}
 	case reScan.MatchString(stmt):
 		m := reScan.FindStringSubmatch(stmt)
@@ -982,14 +1036,15 @@ func (s *Server) markers(stmt string) (vars []col, pk []int, result []col, e *Er
 		if result, e = project(m[2], m[3], t, m[1]); e != nil {
 			return nil, nil, nil, e
 		}
-		vars = []col{{m[2], m[3], m[4], tVarchar}}
+		vars = []col{{m[2], m[3], m[4], keyType(t, m[4])}}
 		pk = []int{0}
 	case reDelete.MatchString(stmt):
 		m := reDelete.FindStringSubmatch(stmt)
-		if _, e := tab(m[1], m[2]); e != nil {
+		t, e := tab(m[1], m[2])
+		if e != nil {
 			return nil, nil, nil, e
 		}
-		vars = []col{{m[1], m[2], m[3], tVarchar}}
+		vars = []col{{m[1], m[2], m[3], keyType(t, m[3])}}
 		pk = []int{0}
 	case reSystemOther.MatchString(stmt):
 		// The driver's schema queries (tables, columns, views, types,
@@ -1096,12 +1151,8 @@ func (s *Server) run(stmt string, vals [][]byte, req *Request) ([]byte, *Error) 
 				if len(f) < 2 {
 					return nil, &Error{Code: ErrSyntax, Msg: "bad column definition " + def}
 				}
-				typ := tVarchar
-				switch f[1] {
-				case "text", "varchar":
-				case "counter":
-					typ = tCounter
-				default:
+				typ, ok := columnTypes[strings.ToLower(f[1])]
+				if !ok {
 					return nil, invalid("the test server has no type %s", f[1])
 				}
 				t.cols = append(t.cols, f[0])
@@ -1126,6 +1177,9 @@ func (s *Server) run(stmt string, vals [][]byte, req *Request) ([]byte, *Error) 
 		row := map[string][]byte{}
 		key := ""
 		for i, n := range names {
+			if e := checkValue(col{name: n, typ: t.types[n]}, vals[i]); e != nil {
+				return nil, e
+			}
 			row[n] = append([]byte(nil), vals[i]...)
 			if n == t.pk {
 				key = string(vals[i])
@@ -1157,6 +1211,15 @@ func (s *Server) run(stmt string, vals [][]byte, req *Request) ([]byte, *Error) 
 		sets := splitCols(m[3])
 		if len(sets)+1 != len(vals) {
 			return nil, invalid("there were %d markers(?) in CQL but %d bound variables", len(sets)+1, len(vals))
+		}
+		for i, a := range sets {
+			n, _, _ := strings.Cut(a, " = ")
+			if e := checkValue(col{name: n, typ: t.types[n]}, vals[i]); e != nil {
+				return nil, e
+			}
+		}
+		if e := checkValue(col{name: m[4], typ: keyType(t, m[4])}, vals[len(vals)-1]); e != nil {
+			return nil, e
 		}
 		key := string(vals[len(vals)-1])
 		row := t.rows[key]
@@ -1221,6 +1284,9 @@ func (s *Server) run(stmt string, vals [][]byte, req *Request) ([]byte, *Error) 
 		if e != nil {
 			return nil, e
 		}
+		if e := checkValue(col{name: m[4], typ: keyType(t, m[4])}, val(0)); e != nil {
+			return nil, e
+		}
 		var rows [][][]byte
 		if r := t.rows[string(val(0))]; r != nil {
 			rows = append(rows, rowValues(r, cols))
@@ -1231,6 +1297,9 @@ func (s *Server) run(stmt string, vals [][]byte, req *Request) ([]byte, *Error) 
 		t := s.tables[m[1]+"."+m[2]]
 		if t == nil {
 			return nil, invalid("unconfigured table %s", m[2])
+		}
+		if e := checkValue(col{name: m[3], typ: keyType(t, m[3])}, val(0)); e != nil {
+			return nil, e
 		}
 		delete(t.rows, string(val(0)))
 		return voidResult(), nil
