@@ -119,7 +119,7 @@ func (a *App) reportMerged(dirs []string, htmlOut string) (code int, done bool) 
 		for _, d := range dirs {
 			if _, err := rundir.ReadSummary(d); err != nil {
 				fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
-				return exitBadUsed, true
+				return exitRefused, true
 			}
 		}
 		return 0, false
@@ -127,7 +127,7 @@ func (a *App) reportMerged(dirs []string, htmlOut string) (code int, done bool) 
 	m, err := report.MergeRunDirs(dirs)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
-		return exitBadUsed, true
+		return exitRefused, true
 	}
 	fmt.Fprint(a.Stdout, m.Text())
 	if htmlOut != "" {
@@ -139,7 +139,7 @@ func (a *App) reportMerged(dirs []string, htmlOut string) (code int, done bool) 
 		}
 		if err := rundir.WriteFileAtomic(htmlOut, report.ReportHTML([]*rundir.Summary{m.Summary()}, []*report.Timeline{tl})); err != nil {
 			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
-			return exitBadUsed, true
+			return exitRefused, true
 		}
 		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", htmlOut)
 	}
