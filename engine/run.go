@@ -136,10 +136,12 @@ type runner struct {
 	drainDeadline time.Duration
 }
 
-// Run executes every phase of the scenario and writes the run directory.
-// The returned summary says whether the SLOs held. A cancelled ctx ends
-// the run early: results so far are written and the run is marked
-// interrupted.
+// Run executes every phase of the scenario and writes the run's logs
+// into OutDir (latency.hlog, counts.csv, histograms.hlog, run.json, the
+// write-error note left blank or holding the logs' error); the summary
+// files are the caller's (internal/runpath). The returned summary says
+// whether the SLOs held. A cancelled ctx ends the run early: results so
+// far are kept and the run is marked interrupted.
 func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
