@@ -650,27 +650,16 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	start := d.o.Now().UTC()
 	d.indexErr(d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start }))
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source, "target", string(sc.Target.Kind)+" "+scenarios.RedactURL(sc.Target.URL))
-	// What soakd validate and soakd run print as warnings (an rdb interval
-	// that never fires): the run goes ahead.
-	for _, w := range sc.Warnings() {
-		d.log.Warn(w.Error(), "id", id, "scenario", sc.Name)
-	}
-	rn, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Getenv: d.o.Getenv, Version: d.o.Version,
-		Exporter: ar.exp, Control: ar.ctl, Warn: func(msg string) {
-			d.log.Warn(msg, "id", id, "scenario", sc.Name)
+	// Warnings (the scenario's, as soakd validate prints them, and the
+	// target's) are logged and the run goes ahead.
+	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Getenv: d.o.Getenv, Version: d.o.Version,
+		Exporter: ar.exp, Control: ar.ctl, Warn: func(w runpath.Warning) {
+			if w.Kind == runpath.WarnClose {
+				d.log.Warn("closing the run", "id", id, "err", w.Msg)
+				return
+			}
+			d.log.Warn(w.Msg, "id", id, "scenario", sc.Name)
 		}})
-	if err != nil {
-		finish(StateFailed, err.Error(), nil)
-		return
-	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := rn.Close(sctx); err != nil {
-			d.log.Warn("closing the run", "id", id, "err", err)
-		}
-	}()
-	sum, err := rn.Start(ctx, "")
 	switch {
 	case sum == nil:
 		finish(StateFailed, err.Error(), nil)

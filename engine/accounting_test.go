@@ -92,7 +92,7 @@ func runWith(t *testing.T, sc *scenarios.Scenario, tg targets.Target, o Options)
 	if o.OutDir == "" {
 		o.OutDir = t.TempDir()
 	}
-	sum, err := Run(context.Background(), o)
+	sum, err := runWritten(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

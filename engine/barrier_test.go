@@ -137,7 +137,7 @@ func TestBarrierTimeoutEndsRun(t *testing.T) {
 	dir := t.TempDir()
 	o := Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir,
 		Shard: rundir.Shard{Index: 1, Count: 3}, RunID: "timeout", BarrierTimeout: 300 * time.Millisecond}
-	sum, err := Run(context.Background(), o)
+	sum, err := runWritten(context.Background(), o)
 	if err == nil || !errors.Is(err, targets.ErrBarrierTimeout) {
 		t.Fatalf("err %v", err)
 	}
@@ -157,7 +157,7 @@ func TestBarrierTimeoutEndsRun(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, cancel)
 	o.OutDir, o.RunID, o.BarrierTimeout = t.TempDir(), "cancel", time.Minute
 	t0 := time.Now()
-	sum, err = Run(ctx, o)
+	sum, err = runWritten(ctx, o)
 	if err != nil || sum.Status != rundir.StatusInterrupted || time.Since(t0) > 5*time.Second {
 		t.Fatalf("cancelled at a barrier: %v, %+v after %s", err, sum, time.Since(t0))
 	}

@@ -59,7 +59,7 @@ phases:
 		}
 	}()
 	dir := t.TempDir()
-	sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: dir, Interval: 100 * time.Millisecond})
+	sum, err := runWritten(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: dir, Interval: 100 * time.Millisecond})
 	close(stop)
 	<-done
 	if err != nil {

@@ -58,7 +58,7 @@ phases:
 `)
 	run := func(tg *shiftTarget) (*rundir.Summary, string) {
 		dir := t.TempDir()
-		sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "fake", OutDir: dir, Interval: 100 * time.Millisecond})
+		sum, err := runWritten(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "fake", OutDir: dir, Interval: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +170,7 @@ phases:
 	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), nil)
 	run := func(tg *errorTarget) (*rundir.Summary, string) {
 		dir := t.TempDir()
-		sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "fake", OutDir: dir, Interval: 100 * time.Millisecond, Exporter: exp})
+		sum, err := runWritten(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "fake", OutDir: dir, Interval: 100 * time.Millisecond, Exporter: exp})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func runEmbedded(t *testing.T, sc *scenarios.Scenario) (*rundir.Summary, string)
 	}
 	defer tg.Close()
 	dir := t.TempDir()
-	sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: dir})
+	sum, err := runWritten(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ slo:
 	}
 	defer tg.Close()
 	dir := t.TempDir()
-	sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir})
+	sum, err := runWritten(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ phases:
 	defer cancel()
 	dir := t.TempDir()
 	start := time.Now()
-	sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir})
+	sum, err := runWritten(ctx, Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) (*rundir.Summary
 	if reopen {
 		o.Reopen = targets.Reopener(ctx, sc.Target, targets.Options{})
 	}
-	sum, err := Run(ctx, o)
+	sum, err := runWritten(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ phases:
 	}
 	defer tg.Close()
 	dir := t.TempDir()
-	sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: dir,
+	sum, err := runWritten(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: dir,
 		Reopen: func(p string) (targets.Target, error) { return nil, errors.New("no server for " + p) }})
 	if err == nil || !strings.Contains(err.Error(), "persistence aof:everysec: no server for aof:everysec") {
 		t.Fatalf("err %v", err)
@@ -322,7 +322,7 @@ phases:
 	time.AfterFunc(1500*time.Millisecond, srv.Kill)
 	dir := t.TempDir()
 	t0 := time.Now()
-	sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: dir})
+	sum, err := runWritten(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: dir})
 	if el := time.Since(t0); el > 8*time.Second {
 		t.Errorf("run went on for %s after its server died", el)
 	}

@@ -39,7 +39,7 @@ phases:
 	ml := &targets.MemoryLimits{MaxMemoryBytes: 1 << 30, Policy: "noeviction", Managed: true, CgroupMemoryBytes: 256 << 20,
 		CgroupNote: "cgroup memory cap not available: cgroup v2 has no memory controller; cgroup v1 memory not mounted", HostSwapBytes: &off}
 	dir := t.TempDir()
-	if _, err := Run(context.Background(), Options{Scenario: sc, Target: limitedTarget{tg, ml}, TargetKind: "embedded", OutDir: dir}); err != nil {
+	if _, err := runWritten(context.Background(), Options{Scenario: sc, Target: limitedTarget{tg, ml}, TargetKind: "embedded", OutDir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	const line = "memory limits: maxmemory 1.0 GB (noeviction); cgroup memory cap not available: cgroup v2 has no memory controller; cgroup v1 memory not mounted; host swap off"

@@ -22,7 +22,6 @@ import (
 
 	"github.com/soakd/soakd/datagen"
 	"github.com/soakd/soakd/metrics"
-	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -104,14 +103,10 @@ type runner struct {
 	hlog   *hdr.HistogramLogWriter // writes into hlogBuf
 	// hlogEnc encodes the interval lines (the collector's, under hlogMu).
 	hlogEnc metrics.HlogEncoder
-	hbuf    *os.File
-	// Each interval's lines go to hlogBuf and then to hout (hbuf, or
-	// hlogWrap(hbuf)) in one Write; after a failed write the file is cut
-	// back to hlogOff, its last whole record, and no more is written.
+	// Each interval's lines go to hlogBuf and then to hfile in one
+	// Write (a failed write ends the log: rundir.PartialFile).
+	hfile   *rundir.PartialFile
 	hlogBuf bytes.Buffer
-	hout    io.Writer
-	hlogOff int64
-	hlogErr error
 	// note is the run's reserved write-error note (rundir.WriteNote):
 	// the first write error goes into it, so a run dir left without
 	// summary.json says why (nil when it could not be reserved).
@@ -144,10 +139,12 @@ type runner struct {
 	drainDeadline time.Duration
 }
 
-// Run executes every phase of the scenario and writes the run directory.
-// The returned summary says whether the SLOs held. A cancelled ctx ends
-// the run early: results so far are written and the run is marked
-// interrupted.
+// Run executes every phase of the scenario and writes the run's logs
+// into OutDir (latency.hlog, counts.csv, histograms.hlog, run.json, the
+// write-error note left blank or holding the logs' error); the summary
+// files are the caller's (internal/runpath). The returned summary says
+// whether the SLOs held. A cancelled ctx ends the run early: results so
+// far are kept and the run is marked interrupted.
 func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
@@ -199,18 +196,15 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	hf, err := os.Create(filepath.Join(o.OutDir, "latency.hlog.partial"))
-	if err != nil {
+	if r.hfile, err = rundir.CreatePartial(o.OutDir, rundir.LatencyLog, "record"); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	r.hbuf, r.hout = hf, hf
 	if r.counts, err = newCountsLog(o.OutDir); err != nil {
-		hf.Close()
-		os.Remove(hf.Name())
+		r.hfile.Discard()
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
 	if o.hlogWrap != nil {
-		r.hout = o.hlogWrap(hf)
+		r.hfile.Wrap(o.hlogWrap)
 	}
 	start := time.Now()
 	r.hlog = newLatencyLog(&r.hlogBuf, start)
@@ -224,8 +218,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 
 	if p, ok := o.Target.(targets.Preparer); ok {
 		if err := p.Prepare(ctx, r.sc); err != nil {
-			hf.Close()
-			os.Remove(hf.Name())
+			r.hfile.Discard()
 			r.counts.discard()
 			r.note.Discard()
 			os.Remove(filepath.Join(o.OutDir, rundir.RunInfoFile))
@@ -284,7 +277,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		// The logs stay .partial, as a killed run's; their
 		// files are closed (a daemon runs on).
 		r.hlogMu.Lock()
-		r.hbuf.Close()
+		r.hfile.Close()
 		r.counts.f.Close()
 		r.hlogMu.Unlock()
 		r.note.Close()
@@ -325,35 +318,20 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		runSpan.SetStatus(codes.Error, stopErr.Error())
 	}
 
-	// Each file is tried even when an earlier one failed (a full disk):
-	// whatever can be written is, and the caller still gets the summary.
+	// Each file is tried even when an earlier one failed (a full disk).
+	// The summary's analyses and files are the caller's (runpath): the
+	// note stays for it, blank or holding the first error.
 	herr := r.writeHistograms()
 	lerr := r.finishHlog()
 	r.hlogMu.Lock()
-	cerr := r.counts.finish(o.OutDir)
+	cerr := r.counts.finish()
 	r.hlogMu.Unlock()
-	if lerr == nil {
-		// Change points come from the finished latency.hlog; a log that
-		// cannot be read back only leaves them out.
-		// The p99 over time (mean of the buckets' p99s) comes from it
-		// too; a log that cannot be read leaves it out.
-		_ = report.FillOverTime(o.OutDir, sum)
-		if report.FindChangePoints(o.OutDir, sum, r.interval) == nil && o.Exporter != nil {
-			for _, p := range sum.Phases {
-				for _, c := range p.ChangePoints {
-					o.Exporter.AddChangePoint(p.Name, c.Op, c.Metric, c.Up())
-					o.Exporter.AddChangePointTime(p.Name, c.Op, c.Metric, c.Up(), c.At)
-				}
-			}
-		}
-	}
-	werr := errors.Join(herr, lerr, cerr, report.WriteRunDir(o.OutDir, sum))
+	werr := errors.Join(herr, lerr, cerr)
+	r.note.Record(werr)
+	r.note.Close()
 	if werr != nil {
-		r.note.Record(werr)
-		r.note.Close()
 		return sum, &rundir.WriteError{Dir: o.OutDir, Err: werr}
 	}
-	r.note.Discard()
 	return sum, stopErr
 }
 
@@ -413,29 +391,11 @@ func watchTarget(tg targets.Target, cancel context.CancelCauseFunc) (stop func()
 }
 
 // flushHlog writes what hlogBuf holds in one Write, so the log ends on a
-// record boundary: a short or failed write (a full disk) is cut back to
-// the last whole record and ends the log. hlogMu is held (or the run has
+// record boundary (rundir.PartialFile). hlogMu is held (or the run has
 // not started).
 func (r *runner) flushHlog() {
-	defer r.hlogBuf.Reset()
-	if r.hlogErr != nil || r.hlogBuf.Len() == 0 {
-		return
-	}
-	n, err := r.hout.Write(r.hlogBuf.Bytes())
-	if err == nil && n < r.hlogBuf.Len() {
-		err = io.ErrShortWrite
-	}
-	if err == nil {
-		r.hlogOff += int64(n)
-		return
-	}
-	r.hlogErr = fmt.Errorf("%s: writing stopped after %d bytes, on the last whole record: %w", rundir.PartialLog, r.hlogOff, err)
-	r.note.Record(r.hlogErr)
-	if n > 0 {
-		if terr := r.hbuf.Truncate(r.hlogOff); terr != nil {
-			r.hlogErr = fmt.Errorf("%w (and cutting back the torn record failed: %v)", r.hlogErr, terr)
-		}
-	}
+	r.note.Record(r.hfile.Write(r.hlogBuf.Bytes()))
+	r.hlogBuf.Reset()
 }
 
 // finishHlog closes the latency log and names it latency.hlog; a log
@@ -444,18 +404,7 @@ func (r *runner) flushHlog() {
 func (r *runner) finishHlog() error {
 	r.hlogMu.Lock()
 	defer r.hlogMu.Unlock()
-	if r.hlogErr != nil {
-		_ = r.hbuf.Sync()
-		_ = r.hbuf.Close()
-		return r.hlogErr
-	}
-	if err := r.hbuf.Sync(); err != nil {
-		return err
-	}
-	if err := r.hbuf.Close(); err != nil {
-		return err
-	}
-	return os.Rename(r.hbuf.Name(), filepath.Join(r.opts.OutDir, "latency.hlog"))
+	return r.hfile.Finish()
 }
 
 // startStats samples server stats each interval in the background so a
@@ -654,7 +603,7 @@ func retimedRate(s *segment, res *segResult) float64 {
 // hlog, feeds Prometheus and prints the progress line.
 func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64) {
 	r.hlogMu.Lock()
-	if r.hlogErr == nil { // after a write error the log has ended
+	if r.hfile.Err() == nil { // after a write error the log has ended
 		base := r.hlog.BaseTime()
 		start := float64(from.UnixMilli()-base) / 1000
 		end := float64(to.UnixMilli()-base) / 1000

@@ -92,7 +92,7 @@ phases:
 			t.Fatal(err)
 		}
 		dir := filepath.Join(base, fmt.Sprintf("s%d", i))
-		sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir, Shard: rundir.Shard{Index: i, Count: 2}})
+		sum, err := runWritten(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir, Shard: rundir.Shard{Index: i, Count: 2}})
 		tg.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -485,7 +485,8 @@ func (m *Merged) Text() string {
 		if l := overTimeLine(&p); l != "" {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
-		writeGrowthCapacity(&b, &p)
+		writeGrowth(&b, &p)
+		writeCapacity(&b, &p)
 		writeSweep(&b, &p)
 		writePersistence(&b, &p)
 		ids := make([]int, 0, len(m.Shards))

@@ -78,7 +78,8 @@ func Text(s *rundir.Summary) string {
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors%s, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, stageGoodput(&st.Result), st.Dropped, stageExtra(st))
 		}
-		writeGrowthCapacity(&b, &p)
+		writeGrowth(&b, &p)
+		writeCapacity(&b, &p)
 		writeSweep(&b, &p)
 		writePersistence(&b, &p)
 		writeChecks(&b, p.SLO)
@@ -193,45 +194,6 @@ func writeChecks(b *strings.Builder, v *rundir.Verdict) {
 	}
 }
 
-func stageExtra(st rundir.StageResult) string {
-	var b strings.Builder
-	if st.Records > 0 {
-		fmt.Fprintf(&b, ", %d records", st.Records)
-	}
-	if st.Misses > 0 {
-		fmt.Fprintf(&b, ", %d misses", st.Misses)
-	}
-	if v, ok := st.Server["used_memory_bytes"]; ok {
-		fmt.Fprintf(&b, ", used_memory %.1f MB", v/1e6)
-	}
-	if v := st.Server["evicted_keys_total"]; v > 0 {
-		fmt.Fprintf(&b, ", %.0f evicted", v)
-	}
-	if m := st.Memory; m != nil && m.CgroupUsageBytes != nil {
-		fmt.Fprintf(&b, ", cgroup %.1f MB", *m.CgroupUsageBytes/1e6)
-		if m.CgroupFileBytes != nil && m.CgroupAnonBytes != nil {
-			fmt.Fprintf(&b, " (page cache %.1f, anon %.1f)", *m.CgroupFileBytes/1e6, *m.CgroupAnonBytes/1e6)
-		}
-	}
-	if m := st.Memory; m != nil && m.SwapBytes != nil && *m.SwapBytes > 0 {
-		fmt.Fprintf(&b, ", swap %.1f MB", *m.SwapBytes/1e6)
-	}
-	if st.Load != nil {
-		fmt.Fprintf(&b, "; load %.0f ops/s, %d errors", st.Load.AchievedRate, st.Load.Errors)
-	}
-	if len(st.PerOp) > 0 {
-		b.WriteString("; alone")
-		for _, op := range sortedKeys(st.PerOp) {
-			r := st.PerOp[op]
-			fmt.Fprintf(&b, " %s %.0f ops/s", op, r.AchievedRate)
-			if r.Errors > 0 {
-				fmt.Fprintf(&b, " (%.0f ok)", r.Goodput())
-			}
-		}
-	}
-	return b.String()
-}
-
 // writePersistence lists a phase's persistence events (with the shard
 // that saw each, in a merged run).
 func writePersistence(b *strings.Builder, p *rundir.PhaseResult) {
@@ -250,99 +212,6 @@ func writePersistence(b *strings.Builder, p *rundir.PhaseResult) {
 		}
 	}
 	b.WriteString("\n")
-}
-
-func writeGrowthCapacity(b *strings.Builder, p *rundir.PhaseResult) {
-	if p.Kind == scenarios.PhaseGrowth {
-		if c := p.Cliff; c != nil {
-			what := CliffText(rundir.CliffEvidence{Reason: c.Reason, Op: c.Op, Value: c.Value, Baseline: c.Baseline})
-			if len(c.Evidence) > 0 {
-				what = CliffText(c.Evidence[0])
-			}
-			un := ""
-			if c.Unconfirmed {
-				un = " (unconfirmed: last stage)"
-			}
-			fmt.Fprintf(b, "  CLIFF at %s (%d records, used_memory %.1f MB): %s%s\n", c.Stage, c.Records, c.UsedMemoryBytes/1e6, what, un)
-			for _, e := range c.Evidence[min(1, len(c.Evidence)):] {
-				fmt.Fprintf(b, "    also: %s\n", CliffText(e))
-			}
-			if len(c.Signals) > 0 {
-				fmt.Fprintf(b, "    server: %s\n", strings.Join(c.Signals, "; "))
-			}
-		} else {
-			fmt.Fprintf(b, "  no cliff in %d stages\n", len(p.Stages))
-		}
-	}
-	if c := p.Capacity; c != nil {
-		fmt.Fprintf(b, "  capacity: highest rate held %.0f ops/s (%d probes)\n", c.HighestRateHeld, len(c.Curve))
-		writeConfirmation(b, c.Confirmation)
-		for _, pt := range c.Curve {
-			mark := "held"
-			if !pt.Passed {
-				mark = "FAIL"
-			}
-			if pt.Recheck {
-				mark += " (recheck)"
-			}
-			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f goodput %.0f", mark, pt.Rate, pt.Achieved, pt.Goodput)
-			if pt.Shard != "" {
-				fmt.Fprintf(b, " (shard %s)", pt.Shard)
-			}
-			for _, op := range sortedKeys(pt.P99) {
-				fmt.Fprintf(b, " %s p99 %s", op, fmtDur(pt.P99[op]))
-			}
-			b.WriteString("\n")
-		}
-	}
-}
-
-// writeSweep prints a sweep phase's cross-point table: per point what
-// it ran, its throughput, and each op's p0/p50/p99 from intended start.
-func writeSweep(b *strings.Builder, p *rundir.PhaseResult) {
-	sw := p.Sweep
-	if sw == nil || len(sw.Points) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "  sweep over %s (%s): per point, latency from intended start p0/p50/p99\n", sw.Over, sw.Measure)
-	ops := map[string]bool{}
-	for _, pt := range sw.Points {
-		for op, o := range pt.Ops {
-			if o.Count > 0 {
-				ops[op] = true
-			}
-		}
-	}
-	names := sortedKeys(ops)
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	head := "    point\tmix\ttarget\tworkers\tfield bytes\tachieved ops/s\terrors"
-	if sw.Measure == scenarios.MeasureCapacity {
-		head += "\thighest rate held"
-	}
-	for _, op := range names {
-		head += "\t" + op
-	}
-	fmt.Fprintln(tw, head+"\t")
-	for _, pt := range sw.Points {
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%d\t%d\t%.1f\t%d", pt.Label, MixString(pt.Mix), rateStr(pt.TargetRate), pt.Concurrency, pt.FieldBytes, pt.AchievedOpsPerSec, pt.Errors)
-		if sw.Measure == scenarios.MeasureCapacity {
-			held := 0.0
-			if pt.HighestRateHeld != nil {
-				held = *pt.HighestRateHeld
-			}
-			fmt.Fprintf(tw, "\t%.0f ops/s", held)
-		}
-		for _, op := range names {
-			o, ok := pt.Ops[op]
-			if !ok || o.Count == 0 {
-				fmt.Fprint(tw, "\t-")
-				continue
-			}
-			fmt.Fprintf(tw, "\t%s/%s/%s", fmtDur(o.P0), fmtDur(o.P50), fmtDur(o.P99))
-		}
-		fmt.Fprintln(tw, "\t")
-	}
-	tw.Flush()
 }
 
 // MixString writes a mix as "read 31.5 search 58.5 update 10": its ops

@@ -43,6 +43,18 @@ func ReserveWriteNote(dir string) (*WriteNote, error) {
 	return &WriteNote{f: f}, nil
 }
 
+// OpenWriteNote opens dir's note as the run left it (reserved, maybe
+// recorded), without touching its room: the caller that writes the
+// summary after the run records its own error there, or discards it.
+// Recording into it records over what is there.
+func OpenWriteNote(dir string) (*WriteNote, error) {
+	f, err := os.OpenFile(filepath.Join(dir, WriteNoteFile), os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &WriteNote{f: f}, nil
+}
+
 // Record writes err's text over the reserved room (cut to fit) and
 // syncs it. Only the first error is kept: it is the cause. Nil-safe.
 func (n *WriteNote) Record(err error) {

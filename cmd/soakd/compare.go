@@ -40,18 +40,18 @@ func (a *App) compare(args []string) int {
 	}
 	if len(pos) != 2 {
 		fmt.Fprintln(a.Stderr, "soakd compare: give BASELINE_DIR and CANDIDATE_DIR")
-		return exitBadUsed
+		return exitRefused
 	}
 	switch {
 	case !(*threshold > 0):
 		fmt.Fprintln(a.Stderr, "soakd compare: --threshold must be > 0")
-		return exitBadUsed
+		return exitRefused
 	case !(*level > 0 && *level < 1):
 		fmt.Fprintln(a.Stderr, "soakd compare: --level must be between 0 and 1 (0.95 = 95%)")
-		return exitBadUsed
+		return exitRefused
 	case *resamples < 100:
 		fmt.Fprintln(a.Stderr, "soakd compare: --resamples must be at least 100")
-		return exitBadUsed
+		return exitRefused
 	}
 	var sides [2][]*rundir.Summary
 	var dirs [2][]string
@@ -63,13 +63,13 @@ func (a *App) compare(args []string) int {
 			sum, err := rundir.ReadSummary(d)
 			if err != nil {
 				fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
-				return exitBadUsed
+				return exitRefused
 			}
 			sides[i], dirs[i] = append(sides[i], sum), append(dirs[i], d)
 		}
 		if len(sides[i]) == 0 {
 			fmt.Fprintln(a.Stderr, "soakd compare: give BASELINE_DIR and CANDIDATE_DIR")
-			return exitBadUsed
+			return exitRefused
 		}
 	}
 	ref := sides[1][0]
@@ -84,7 +84,7 @@ func (a *App) compare(args []string) int {
 			}
 			if !*allowUnlike {
 				fmt.Fprintf(a.Stderr, "soakd compare: the runs are not comparable: %s: %s (--allow-unlike compares them anyway)\n", dirs[i][k], strings.Join(why, "; "))
-				return exitBadUsed
+				return exitRefused
 			}
 			fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s: %s\n", dirs[i][k], strings.Join(why, "; "))
 		}
@@ -93,7 +93,7 @@ func (a *App) compare(args []string) int {
 		Bootstrap: verdict.BootstrapOptions{Level: *level, Resamples: *resamples, Seed: *seed}}, *allowUnlike)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
-		return exitBadUsed
+		return exitRefused
 	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(v, "", "  ")
@@ -102,7 +102,7 @@ func (a *App) compare(args []string) int {
 		fmt.Fprint(a.Stdout, v.Table())
 	}
 	if v.Regressed {
-		return exitSLO
+		return exitFailed
 	}
 	return exitOK
 }

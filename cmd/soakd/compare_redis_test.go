@@ -15,6 +15,7 @@ import (
 
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	redistarget "github.com/soakd/soakd/targets/redis"
@@ -86,11 +87,17 @@ phases:
 				}
 			}()
 		}
-		_, err = engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: "redis", TargetURL: srv.URL(),
-			OutDir: filepath.Join(root, name), Interval: 100 * time.Millisecond})
+		// engine.Run at 100 ms intervals, then what runpath.Run does
+		// after it: the run directory's summary (report.FinishRun).
+		dir := filepath.Join(root, name)
+		sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: "redis", TargetURL: srv.URL(),
+			OutDir: dir, Interval: 100 * time.Millisecond})
 		close(stop)
 		wg.Wait()
-		return err
+		if err != nil {
+			return err
+		}
+		return report.FinishRun(dir, sum, 100*time.Millisecond, nil)
 	}
 	duet := func(base, cand string, candSrv *redistarget.Server, stall bool) (string, string) {
 		var errs [2]error

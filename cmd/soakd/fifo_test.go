@@ -56,8 +56,8 @@ func TestFIFOInputsRefused(t *testing.T) {
 			go func() { done <- a.Main(context.Background(), tc.args) }()
 			select {
 			case code := <-done:
-				if code != exitBadUsed {
-					t.Errorf("exit %d, want %d", code, exitBadUsed)
+				if code != exitRefused {
+					t.Errorf("exit %d, want %d", code, exitRefused)
 				}
 				if msg := errb.String(); !strings.Contains(msg, tc.path) || !strings.Contains(msg, "FIFO") {
 					t.Errorf("stderr does not name %s as a FIFO:\n%s", tc.path, msg)

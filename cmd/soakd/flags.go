@@ -35,7 +35,7 @@ func (a *App) parseCmd(cmd string, fs *flag.FlagSet, args []string) (pos []strin
 		return nil, exitOK, false
 	case err != nil:
 		fmt.Fprintf(a.Stderr, "soakd %s: %s\n", cmd, flagError(cmd, fs, err))
-		return nil, exitBadUsed, false
+		return nil, exitRefused, false
 	}
 	return pos, exitOK, true
 }

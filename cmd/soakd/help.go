@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strings"
@@ -125,4 +126,21 @@ func writeFlags(b *strings.Builder, fs *flag.FlagSet) {
 		}
 		b.WriteString("\n")
 	})
+}
+
+// help is `soakd help [COMMAND]`.
+func (a *App) help(ctx context.Context, args []string) int {
+	switch {
+	case len(args) == 0, args[0] == "help", args[0] == "-h", args[0] == "--help", args[0] == "-help":
+		// help on help is the top help (`soakd help --help` was exit 2).
+		fmt.Fprint(a.Stdout, topHelp())
+		return exitOK
+	}
+	for _, c := range commandDocs {
+		if c.name == args[0] && c.name != "help" {
+			return a.Main(ctx, []string{c.name, "--help"})
+		}
+	}
+	fmt.Fprintf(a.Stderr, "soakd help: unknown command %q\n%s", args[0], shortUsage())
+	return exitRefused
 }

@@ -13,7 +13,7 @@ import (
 func (a *App) compareHistory(dir, scenario string, pos []string) int {
 	if len(pos) > 0 {
 		fmt.Fprintln(a.Stderr, "soakd compare: --history takes no run directories")
-		return exitBadUsed
+		return exitRefused
 	}
 	skipped := 0
 	runs, err := daemon.ReadHistoryReporting(dir, scenario, func(path string, err error) {
@@ -22,11 +22,11 @@ func (a *App) compareHistory(dir, scenario string, pos []string) int {
 	})
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
-		return exitBadUsed
+		return exitRefused
 	}
 	if len(runs) == 0 {
 		fmt.Fprintf(a.Stderr, "soakd compare: no completed runs in %s\n", dir)
-		return exitBadUsed
+		return exitRefused
 	}
 	if skipped > 0 {
 		fmt.Fprintf(a.Stderr, "soakd compare: %d run(s) left out of the history: their summary.json could not be read\n", skipped)

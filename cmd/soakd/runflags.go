@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"strings"
 	"time"
 
 	"github.com/soakd/soakd/engine"
@@ -58,4 +59,14 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.runID, "run-id", "", "name of this run (`ID`), the same on every shard: shards wait for each other in the store before every phase (default $SOAKD_RUN_ID, else derived from --start-at)")
 	fs.DurationVar(&f.barrierTimeout, "barrier-timeout", engine.DefaultBarrierTimeout, "give up when the other shards have not reached a phase barrier within this `D`")
 	return fs
+}
+
+// targetList collects a repeated --target.
+type targetList []string
+
+func (l *targetList) String() string { return strings.Join(*l, ",") }
+
+func (l *targetList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
 }

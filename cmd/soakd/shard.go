@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
 )
 
@@ -102,46 +101,4 @@ func waitUntil(ctx context.Context, t time.Time, now func() time.Time) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// reportMerged merges several run dirs when they are shards of one run
-// (any of them has a shard count above 1). done=false means the dirs are
-// independent unsharded runs, printed one after another.
-func (a *App) reportMerged(dirs []string, htmlOut string) (code int, done bool) {
-	sharded := false
-	for _, d := range dirs {
-		if s, err := rundir.ReadSummary(d); err == nil && s.Shard.Count > 1 {
-			sharded = true
-		}
-	}
-	if !sharded {
-		// A missing/killed dir among unsharded ones is still an error.
-		for _, d := range dirs {
-			if _, err := rundir.ReadSummary(d); err != nil {
-				fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
-				return exitBadUsed, true
-			}
-		}
-		return 0, false
-	}
-	m, err := report.MergeRunDirs(dirs)
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
-		return exitBadUsed, true
-	}
-	fmt.Fprint(a.Stdout, m.Text())
-	if htmlOut != "" {
-		// Latency over time from every shard's latency.hlog, merged per
-		// bucket; without them the page still has every other plot.
-		tl, err := m.Timeline()
-		if err != nil {
-			fmt.Fprintf(a.Stderr, "soakd report: no latency-over-time plots: %v\n", err)
-		}
-		if err := rundir.WriteFileAtomic(htmlOut, report.ReportHTML([]*rundir.Summary{m.Summary()}, []*report.Timeline{tl})); err != nil {
-			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
-			return exitBadUsed, true
-		}
-		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", htmlOut)
-	}
-	return exitOK, true
 }

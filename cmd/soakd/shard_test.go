@@ -317,11 +317,11 @@ func TestShardKilledMidRunIsMissing(t *testing.T) {
 		return app.Main(ctx, append([]string{"report"}, args...)), errb.String()
 	}
 	code, msg := run(dirs...)
-	if code != exitBadUsed || !strings.Contains(msg, "shard 1/3 missing") || !strings.Contains(msg, "no summary.json") {
+	if code != exitRefused || !strings.Contains(msg, "shard 1/3 missing") || !strings.Contains(msg, "no summary.json") {
 		t.Fatalf("killed shard: exit %d, %q", code, msg)
 	}
 	code, msg = run(dirs[0], filepath.Join(base, "nope"), dirs[2])
-	if code != exitBadUsed || !strings.Contains(msg, "shard 1/3 missing") || !strings.Contains(msg, "no such run directory") {
+	if code != exitRefused || !strings.Contains(msg, "shard 1/3 missing") || !strings.Contains(msg, "no such run directory") {
 		t.Fatalf("missing dir: exit %d, %q", code, msg)
 	}
 	code, msg = run(dirs[0])
@@ -330,7 +330,7 @@ func TestShardKilledMidRunIsMissing(t *testing.T) {
 		t.Fatalf("single shard report: exit %d %s", code, msg)
 	}
 	code, msg = run(dirs[0], dirs[2], dirs[0])
-	if code != exitBadUsed || !strings.Contains(msg, "shard 0/3 given twice") {
+	if code != exitRefused || !strings.Contains(msg, "shard 0/3 given twice") {
 		t.Fatalf("duplicate: exit %d, %q", code, msg)
 	}
 }
@@ -387,7 +387,7 @@ func TestRunRejectsBadShard(t *testing.T) {
 	scen := shardScenario(t, 100, "1s")
 	var out, errb syncBuf
 	app := &App{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
-	if code := app.Main(context.Background(), []string{"run", scen, "--shard", "4/4", "--listen", ""}); code != exitBadUsed {
+	if code := app.Main(context.Background(), []string{"run", scen, "--shard", "4/4", "--listen", ""}); code != exitRefused {
 		t.Fatalf("exit %d", code)
 	}
 	if !strings.Contains(errb.String(), "shard 4/4: index must be in 0..3") {
@@ -473,7 +473,7 @@ func TestShardRunIDWarningAndBarrierTimeout(t *testing.T) {
 	// loads, so its SLO fails (exit 1); it must not wait for shard 1.
 	adir := filepath.Join(t.TempDir(), "a")
 	code, msg := run("--shard", "0/2", "--out", adir)
-	if code == exitBadUsed || strings.Count(msg, "phases are not synchronised across shards") != 1 {
+	if code == exitRefused || strings.Count(msg, "phases are not synchronised across shards") != 1 {
 		t.Fatalf("no run id: exit %d\n%s", code, msg)
 	}
 	if s, err := rundir.ReadSummary(adir); err != nil || len(s.Phases) != 2 || s.Status != rundir.StatusCompleted {
@@ -482,7 +482,7 @@ func TestShardRunIDWarningAndBarrierTimeout(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "b")
 	t0 := time.Now()
 	code, msg = run("--shard", "1/2", "--out", dir, "--run-id", fmt.Sprintf("lonely-%d", time.Now().UnixNano()), "--barrier-timeout", "500ms")
-	if code != exitSLO || time.Since(t0) > 10*time.Second {
+	if code != exitFailed || time.Since(t0) > 10*time.Second {
 		t.Fatalf("lonely shard: exit %d after %s\n%s", code, time.Since(t0), msg)
 	}
 	for _, want := range []string{"shard 1/2: barrier before load", "1 of 2 shards arrived", "--barrier-timeout"} {
@@ -497,7 +497,7 @@ func TestShardRunIDWarningAndBarrierTimeout(t *testing.T) {
 	if err != nil || s.Status != rundir.StatusInterrupted || len(s.Phases) != 0 {
 		t.Fatalf("summary %+v %v", s, err)
 	}
-	if code, msg := run("--shard", "1/2", "--barrier-timeout", "0s", "--run-id", "x"); code != exitBadUsed || !strings.Contains(msg, "must be positive") {
+	if code, msg := run("--shard", "1/2", "--barrier-timeout", "0s", "--run-id", "x"); code != exitRefused || !strings.Contains(msg, "must be positive") {
 		t.Fatalf("--barrier-timeout 0s: exit %d %s", code, msg)
 	}
 }

@@ -46,10 +46,10 @@ func TestBinarySignalsAndClosedOutput(t *testing.T) {
 		status   string
 	}{
 		{"closed stdout and stderr", short, nil, true, exitOK, rundir.StatusCompleted},
-		{"SIGHUP", long, syscall.SIGHUP, false, exitSLO, rundir.StatusInterrupted},
-		{"SIGHUP, terminal gone", long, syscall.SIGHUP, true, exitSLO, rundir.StatusInterrupted},
-		{"SIGQUIT", long, syscall.SIGQUIT, false, exitSLO, rundir.StatusInterrupted},
-		{"SIGTERM", long, syscall.SIGTERM, false, exitSLO, rundir.StatusInterrupted},
+		{"SIGHUP", long, syscall.SIGHUP, false, exitFailed, rundir.StatusInterrupted},
+		{"SIGHUP, terminal gone", long, syscall.SIGHUP, true, exitFailed, rundir.StatusInterrupted},
+		{"SIGQUIT", long, syscall.SIGQUIT, false, exitFailed, rundir.StatusInterrupted},
+		{"SIGTERM", long, syscall.SIGTERM, false, exitFailed, rundir.StatusInterrupted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")

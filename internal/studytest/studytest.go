@@ -56,12 +56,7 @@ func Run(t *testing.T, file, url string) (*rundir.Summary, string) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	run, err := runpath.Open(ctx, runpath.Options{Scenario: sc, OutDir: dir, Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close(context.Background())
-	sum, err := run.Start(ctx, "")
+	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, OutDir: dir, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,12 +25,7 @@ func TestStudySearchMix(t *testing.T) {
 	if probs, err := runpath.Apply(sc, o); err != nil || len(probs) > 0 {
 		t.Fatalf("overrides: %v %v", err, probs)
 	}
-	run, err := runpath.Open(context.Background(), runpath.Options{Scenario: sc, OutDir: t.TempDir(), Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer run.Close(context.Background())
-	_, err = run.Start(context.Background(), "")
+	_, err = runpath.Run(context.Background(), runpath.Options{Scenario: sc, OutDir: t.TempDir(), Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), "text index") {
 		t.Fatalf("run on FerretDB: %v, want a prepare error naming the text index", err)
 	}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
+)
+
+func (a *App) report(args []string) int {
+	fs := newFlagSet("report")
+	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to FILE")
+	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's and its 95% interval; sweeps as throughput per point, one line per run or variant")
+	control := fs.Bool("control", false, "with --side-by-side: also the A/A control (the first column's rounds split in two halves against each other): the noise floor")
+	dirs, code, ok := a.parseCmd("report", fs, args)
+	if !ok {
+		return code
+	}
+	if len(dirs) == 0 {
+		fmt.Fprintln(a.Stderr, "soakd report: give one or more run directories")
+		return exitRefused
+	}
+	if *sideBySide {
+		return a.reportSideBySide(dirs, *htmlOut, *control)
+	}
+	if len(dirs) > 1 {
+		if code, done := a.reportMerged(dirs, *htmlOut); done {
+			return code
+		}
+	}
+	var sums []*rundir.Summary
+	var tls []*report.Timeline
+	for i, dir := range dirs {
+		s, err := rundir.ReadSummary(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			// A killed run leaves only latency.hlog.partial: show what
+			// it recorded and say so.
+			if ps, ending, perr := rundir.ReadPartial(dir); perr == nil {
+				what := "the run was killed"
+				if ps.Status == rundir.StatusWriteFailed {
+					what = "the run's results could not be written"
+				}
+				fmt.Fprintf(a.Stderr, "soakd report: %s: %s (no summary.json); reading %s, %s\n", dir, what, rundir.PartialLog, ending)
+				s, err = ps, nil
+			} else if errors.Is(perr, os.ErrNotExist) {
+				err = fmt.Errorf("%s: not a run directory (no summary.json and no %s)", dir, rundir.PartialLog)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
+			return exitRefused
+		}
+		sums = append(sums, s)
+		if *htmlOut != "" {
+			// Latency over time comes from latency.hlog; without it the
+			// page still has every plot made from summary.json.
+			tl, err := report.ReadTimeline(dir, s)
+			if err != nil {
+				fmt.Fprintf(a.Stderr, "soakd report: no latency-over-time plots for %s: %v\n", dir, err)
+			}
+			tls = append(tls, tl)
+		}
+		if i > 0 {
+			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
+		}
+		fmt.Fprint(a.Stdout, report.Text(s))
+	}
+	if *htmlOut != "" {
+		if err := rundir.WriteFileAtomic(*htmlOut, report.ReportHTML(sums, tls)); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
+			return exitRefused
+		}
+		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", *htmlOut)
+	}
+	return exitOK
+}
+
+// reportSideBySide prints the runs in dirs (one column per run, or per
+// persistence variant of a run) as one table.
+func (a *App) reportSideBySide(dirs []string, htmlOut string, control bool) int {
+	var sums []*rundir.Summary
+	for _, dir := range dirs {
+		s, err := rundir.ReadSummary(dir)
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report --side-by-side: %v\n", err)
+			return exitRefused
+		}
+		sums = append(sums, s)
+	}
+	cols := report.SuiteColumns(dirs, sums)
+	if len(cols) < 2 && !control {
+		fmt.Fprintf(a.Stderr, "soakd report --side-by-side: %s is one run without persistence variants: give two or more run directories (or --control for its noise floor)\n", dirs[0])
+		return exitRefused
+	}
+	t := report.BuildSuite(cols)
+	if len(t.Rows) == 0 && len(t.Sweeps) == 0 {
+		fmt.Fprintln(a.Stderr, "soakd report --side-by-side: the runs have no steady, load or sweep phase to compare")
+		return exitRefused
+	}
+	a.printSuite(&t, control)
+	if htmlOut != "" {
+		if err := rundir.WriteFileAtomic(htmlOut, report.SuiteHTML(t)); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
+			return exitRefused
+		}
+		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", htmlOut)
+	}
+	return exitOK
+}
+
+// reportMerged merges several run dirs when they are shards of one run
+// (any of them has a shard count above 1). done=false means the dirs are
+// independent unsharded runs, printed one after another.
+func (a *App) reportMerged(dirs []string, htmlOut string) (code int, done bool) {
+	sharded := false
+	for _, d := range dirs {
+		if s, err := rundir.ReadSummary(d); err == nil && s.Shard.Count > 1 {
+			sharded = true
+		}
+	}
+	if !sharded {
+		// A missing/killed dir among unsharded ones is still an error.
+		for _, d := range dirs {
+			if _, err := rundir.ReadSummary(d); err != nil {
+				fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
+				return exitRefused, true
+			}
+		}
+		return 0, false
+	}
+	m, err := report.MergeRunDirs(dirs)
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
+		return exitRefused, true
+	}
+	fmt.Fprint(a.Stdout, m.Text())
+	if htmlOut != "" {
+		// Latency over time from every shard's latency.hlog, merged per
+		// bucket; without them the page still has every other plot.
+		tl, err := m.Timeline()
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: no latency-over-time plots: %v\n", err)
+		}
+		if err := rundir.WriteFileAtomic(htmlOut, report.ReportHTML([]*rundir.Summary{m.Summary()}, []*report.Timeline{tl})); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd report: --html: %v\n", err)
+			return exitRefused, true
+		}
+		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", htmlOut)
+	}
+	return exitOK, true
+}
