@@ -355,6 +355,12 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	if !strings.Contains(string(body), `soakd_daemon_runs_total{state="completed"} 3`) {
 		t.Errorf("/metrics: runs_total completed != 3")
 	}
+	// The stopped run's live rate change is still there for the
+	// dashboards' annotations (kept.go), its live series are not.
+	if !strings.Contains(string(body), `soakd_rate_changes_total{phase="steady",scenario="long",shard="0"} 1`) ||
+		strings.Contains(string(body), `soakd_run_info{scenario="long"`) {
+		t.Errorf("/metrics after the long run ended: want its rate change kept and its run info gone:\n%s", body)
+	}
 	if _, err := exec.LookPath("promtool"); err == nil || soaktest.RequireTools() {
 		cmd := exec.Command(soaktest.NeedTool(t, "promtool"), "check", "metrics")
 		cmd.Stdin = bytes.NewReader(body)
