@@ -318,7 +318,7 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	v = h.waitState(started.ID, StateInterrupted, 10*time.Second)
 	if v.Summary == nil || v.Summary.Status != rundir.StatusInterrupted {
 		t.Errorf("stopped run has no interrupted summary: %+v", v.Summary)
-	} else if ph := v.Summary.Phases; len(ph) == 0 || len(ph[0].RateChanges) != 1 || ph[0].RateChanges[0].Rate != 400 {
+	} else if ph := v.Summary.Phases; len(ph) == 0 || len(ph[0].RateChanges) != 1 || ph[0].RateChanges[0].Rate != 400 || ph[0].RateChanges[0].FromRate != 200 {
 		t.Errorf("the live rate change is not in summary.json: %+v", ph)
 	}
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/stop", testToken, nil, &e); code != 409 {

@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/rundir"
 )
 
 // TestControlRecordsTheRateReplaced: each change applied to a segment
@@ -29,5 +31,18 @@ func TestControlRecordsTheRateReplaced(t *testing.T) {
 		if got[i].from != w[0] || got[i].rate != w[1] {
 			t.Errorf("change %d: %v -> %v, want %v -> %v", i, got[i].from, got[i].rate, w[0], w[1])
 		}
+	}
+}
+
+// TestRateChangesInSummary: addRateChanges puts each applied change in
+// its phase of the summary with its time, offset, stage, new rate and
+// the rate it replaced.
+func TestRateChangesInSummary(t *testing.T) {
+	start := time.Unix(1000, 0).UTC()
+	sum := &rundir.Summary{Phases: []rundir.PhaseResult{{Name: "load", Start: start}, {Name: "ramp", Start: start.Add(10 * time.Second)}}}
+	addRateChanges(sum, []appliedChange{{phase: "ramp", stage: "step-2", at: start.Add(14 * time.Second), rate: 800, from: 500}})
+	want := rundir.RateChange{At: start.Add(14 * time.Second), OffsetSeconds: 4, Stage: "step-2", Rate: 800, FromRate: 500}
+	if got := sum.Phases[1].RateChanges; len(got) != 1 || got[0] != want || len(sum.Phases[0].RateChanges) != 0 {
+		t.Errorf("rate_changes %+v, want only ramp's %+v", sum.Phases, want)
 	}
 }
