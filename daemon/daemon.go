@@ -80,7 +80,9 @@ type Daemon struct {
 	cfg    *Config
 	token  []byte
 	active map[string]*activeRun
-	slots  int
+	// finished keeps the annotation series of runs that ended (kept.go).
+	finished finishedRuns
+	slots    int
 	// busy holds the scenarios with a run going: runs of one scenario
 	// go one at a time (their series would collide, and two loads on one
 	// store would measure each other).
@@ -221,7 +223,8 @@ func (d *Daemon) setRegression(scenario string, v *Verdict) {
 	}
 }
 
-// runCollector exposes the live metrics of every running run.
+// runCollector exposes the live metrics (and server stats) of every
+// running run, and the annotation series of recently finished ones.
 type runCollector struct{ d *Daemon }
 
 func (runCollector) Describe(chan<- *prometheus.Desc) {}
@@ -234,10 +237,13 @@ func (c runCollector) Collect(ch chan<- prometheus.Metric) {
 			exps = append(exps, r.exp)
 		}
 	}
+	kept := c.d.finished.current(c.d.o.Now())
 	c.d.mu.Unlock()
 	for _, e := range exps {
 		e.Collect(ch)
+		e.CollectServer(ch)
 	}
+	collectKept(ch, exps, kept)
 }
 
 // Run serves until ctx is cancelled (SIGTERM): then it stops the
@@ -617,7 +623,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		// ended, a stop must not find it still there (it answered 202
 		// to a stop of a finished run).
 		d.mu.Lock()
-		delete(d.active, id)
+		d.retireLocked(ar, now)
 		d.mu.Unlock()
 		d.indexErr(d.hist.Update(id, func(e *Entry) {
 			e.State, e.Error, e.End = state, msg, &now

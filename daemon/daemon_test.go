@@ -318,7 +318,7 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	v = h.waitState(started.ID, StateInterrupted, 10*time.Second)
 	if v.Summary == nil || v.Summary.Status != rundir.StatusInterrupted {
 		t.Errorf("stopped run has no interrupted summary: %+v", v.Summary)
-	} else if ph := v.Summary.Phases; len(ph) == 0 || len(ph[0].RateChanges) != 1 || ph[0].RateChanges[0].Rate != 400 {
+	} else if ph := v.Summary.Phases; len(ph) == 0 || len(ph[0].RateChanges) != 1 || ph[0].RateChanges[0].Rate != 400 || ph[0].RateChanges[0].FromRate != 200 {
 		t.Errorf("the live rate change is not in summary.json: %+v", ph)
 	}
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/stop", testToken, nil, &e); code != 409 {
@@ -354,6 +354,12 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	}
 	if !strings.Contains(string(body), `soakd_daemon_runs_total{state="completed"} 3`) {
 		t.Errorf("/metrics: runs_total completed != 3")
+	}
+	// The stopped run's live rate change is still there for the
+	// dashboards' annotations (kept.go), its live series are not.
+	if !strings.Contains(string(body), `soakd_rate_changes_total{phase="steady",scenario="long",shard="0"} 1`) ||
+		strings.Contains(string(body), `soakd_run_info{scenario="long"`) {
+		t.Errorf("/metrics after the long run ended: want its rate change kept and its run info gone:\n%s", body)
 	}
 	if _, err := exec.LookPath("promtool"); err == nil || soaktest.RequireTools() {
 		cmd := exec.Command(soaktest.NeedTool(t, "promtool"), "check", "metrics")

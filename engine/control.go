@@ -25,17 +25,21 @@ type Control struct {
 	mu      sync.Mutex
 	phase   string  // phase[/stage] now running; "" between segments
 	current float64 // its effective rate (0 = closed loop)
+	// before is the segment's rate before its latest change: setCurrent
+	// keeps it when the segment running now is given a new rate, and the
+	// change then applied records it (summary.json's from_rate).
+	before float64
 	// changes are the rate changes the dispatcher applied, in order
 	// (summary.json's rate_changes).
 	changes []appliedChange
 }
 
 // appliedChange is one rate change as the dispatcher applied it: the
-// new schedule's start and rate.
+// new schedule's start and rate, and the rate it replaced.
 type appliedChange struct {
 	phase, stage string
 	at           time.Time
-	rate         float64
+	rate, from   float64
 }
 
 // SetRate asks the running open-loop segment to change its rate. It
@@ -69,17 +73,23 @@ func (c *Control) setCurrent(phase string, rate float64) {
 		return
 	}
 	c.mu.Lock()
+	if phase != "" && phase == c.phase {
+		c.before = c.current // a change to the running segment
+	} else {
+		c.before = rate
+	}
 	c.phase, c.current = phase, rate
 	c.mu.Unlock()
 }
 
-// applied records a rate change the dispatcher put into effect at at.
+// applied records a rate change the dispatcher put into effect at at;
+// setCurrent gave the segment its new rate just before.
 func (c *Control) applied(phase, stage string, rate float64, at time.Time) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
-	c.changes = append(c.changes, appliedChange{phase: phase, stage: stage, at: at, rate: rate})
+	c.changes = append(c.changes, appliedChange{phase: phase, stage: stage, at: at, rate: rate, from: c.before})
 	c.mu.Unlock()
 }
 

@@ -51,6 +51,9 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 		if l := overTimeLine(&p); l != "" {
 			pp.Notes = append(pp.Notes, l)
 		}
+		if l := rateChangesLine(p.RateChanges); l != "" {
+			pp.Notes = append(pp.Notes, l)
+		}
 		ops := sortedKeys(p.Ops)
 		// Percentile spectrum per op, from the phase's latency summary.
 		spec := Plot{Title: "latency percentile spectrum (from intended start)", XLabel: "percentile", YLabel: "latency (s)", XTicks: spectrumTicks}

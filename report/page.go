@@ -14,7 +14,7 @@ import (
 // pageHead opens every soakd HTML page. Charts take the page's width.
 const pageHead = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>soakd report</title><style>
 body{font-family:sans-serif;margin:20px;color:#222;max-width:1400px}h1{font-size:20px;margin-bottom:6px}h2{font-size:17px;border-bottom:1px solid #ccc}
-.plots{display:flex;flex-direction:column;gap:14px}.plots svg.plot{width:100%;height:auto}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
+.plots{display:flex;flex-direction:column;gap:14px}.plots svg.plot,.plots svg.bars{width:100%;height:auto}.note{background:#fff6d5;padding:4px 8px;margin:4px 0}
 table.head{border-collapse:collapse;font-size:14px}table.head th{text-align:left;padding:2px 12px 2px 0;color:#555;font-weight:normal}table.head td{padding:2px 0}
 .fail{color:#b00000;font-weight:bold}.pass{color:#137a13;font-weight:bold}ul.failed{margin:4px 0 10px;color:#b00000}
 pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px}svg text{font-size:12px}

@@ -23,3 +23,13 @@ func rateChangesLine(cs []rundir.RateChange) string {
 	}
 	return "rate changed live: " + strings.Join(parts, ", ")
 }
+
+// rateChangeMarks are a phase's live rate changes as marks on its
+// over-time charts, at the offset each took effect.
+func rateChangeMarks(p *rundir.PhaseResult) []Point {
+	var out []Point
+	for _, c := range p.RateChanges {
+		out = append(out, Point{X: round6(c.OffsetSeconds), Label: "rate changed live -> " + rateStr(c.Rate)})
+	}
+	return out
+}

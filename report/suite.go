@@ -393,40 +393,23 @@ func ownSuite(s *rundir.Summary) *SuiteTable {
 	return &t
 }
 
-// Bars is a grouped horizontal bar chart: one group per label, one bar
-// per series in each group.
-type Bars struct {
-	Title  string
-	Unit   string // axis label; "(s)" in it formats values as durations
-	Labels []string
-	Series []BarSeries
-}
-
-// BarSeries is one column's bars; Present[i] false leaves label i's bar
-// out.
-type BarSeries struct {
-	Name    string
-	Values  []float64
-	Present []bool
-}
-
-// SuiteBars are the table's charts: rps per test and p99 per test, one
-// bar per column.
-func (t SuiteTable) SuiteBars() []Bars {
-	rps := Bars{Title: "requests per second per test (achieved)", Unit: "ops/s"}
-	p99 := Bars{Title: "p99 latency per test (from intended start)", Unit: "latency (s)"}
+// SuiteBars is the table's chart: one row per test, one bar per column
+// in it, the achieved ops/s on the left and the p99 on the right.
+func (t SuiteTable) SuiteBars() Bars {
+	c := Bars{Title: "per test, one bar per column: throughput and p99 side by side"}
+	rps := BarPanel{Title: "achieved ops/s", Unit: "ops/s"}
+	p99 := BarPanel{Title: "p99 latency (s), from intended start", Unit: "latency (s)"}
 	for _, r := range t.Rows {
 		lbl := r.Test
 		if r.Op != r.Test {
 			lbl += " " + r.Op
 		}
-		rps.Labels = append(rps.Labels, lbl)
-		p99.Labels = append(p99.Labels, lbl)
+		c.Labels = append(c.Labels, lbl)
 	}
-	for ci, c := range t.Columns {
-		name := c.Label
-		if c.Variant != "" {
-			name += " " + c.Variant
+	for ci, col := range t.Columns {
+		name := col.Label
+		if col.Variant != "" {
+			name += " " + col.Variant
 		}
 		rs, ps := BarSeries{Name: name}, BarSeries{Name: name}
 		for _, r := range t.Rows {
@@ -436,11 +419,12 @@ func (t SuiteTable) SuiteBars() []Bars {
 		}
 		rps.Series, p99.Series = append(rps.Series, rs), append(p99.Series, ps)
 	}
-	return []Bars{rps, p99}
+	c.Panels = []BarPanel{rps, p99}
+	return c
 }
 
-// SuiteHTML is a self-contained page of the side-by-side table: the
-// rps and p99 charts and the table itself.
+// SuiteHTML is a self-contained page of the side-by-side table: its
+// chart and the table itself.
 func SuiteHTML(t SuiteTable) []byte {
 	var b strings.Builder
 	b.WriteString(pageHead)
@@ -457,8 +441,6 @@ func SuiteHTML(t SuiteTable) []byte {
 
 func writeSuiteSection(b *strings.Builder, t SuiteTable) {
 	b.WriteString(`<h2>side by side</h2><div class="plots">`)
-	for _, c := range t.SuiteBars() {
-		b.WriteString(SVGBars(c))
-	}
+	b.WriteString(SVGBars(t.SuiteBars()))
 	fmt.Fprintf(b, `</div><pre class="suite">%s</pre>`, html.EscapeString(t.Text()))
 }

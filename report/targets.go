@@ -11,7 +11,8 @@ import (
 
 // addTargetRate draws the phase's target rate on its throughput chart:
 // one line when it held one rate, else a "target rate" step series over
-// the stages and live rate changes.
+// the stages and live rate changes (each changed segment drawn at its
+// rate before the change, not the time-weighted one summary.json gives).
 func addTargetRate(pl *Plot, p *rundir.PhaseResult) {
 	type step struct{ at, rate float64 }
 	var steps []step
@@ -23,7 +24,19 @@ func addTargetRate(pl *Plot, p *rundir.PhaseResult) {
 	if len(steps) == 0 && p.TargetRate > 0 {
 		steps = append(steps, step{0, p.TargetRate})
 	}
+	// A segment whose rate changed live reports the time-weighted rate;
+	// until its first change it ran at the rate that change replaced.
+	base, fixed := len(steps), map[int]bool{}
 	for _, c := range p.RateChanges {
+		i := -1
+		for j := 0; j < base; j++ {
+			if steps[j].at <= c.OffsetSeconds {
+				i = j
+			}
+		}
+		if i >= 0 && !fixed[i] && c.FromRate > 0 {
+			steps[i].rate, fixed[i] = c.FromRate, true
+		}
 		steps = append(steps, step{c.OffsetSeconds, c.Rate})
 	}
 	if len(steps) == 0 {

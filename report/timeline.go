@@ -197,8 +197,9 @@ func readTimelines(rds []io.Reader, names []string, s *rundir.Summary, width fun
 // throughput of each op (ops completed per second in each bucket lying
 // wholly inside the phase), then one panel per op of its p99 per bucket
 // with its avg p99 over the run (after the warmup) as a flat line. The
-// warmup is shaded on every chart; stage starts and change points are
-// dashed marks (an op's change points on its own panel).
+// warmup is shaded on every chart; stage starts, live rate changes and
+// change points are dashed marks (an op's change points on its own
+// panel).
 func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 	ops := tl.Phases[p.Name]
 	if len(ops) == 0 {
@@ -211,6 +212,9 @@ func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 			stageMarks = append(stageMarks, Point{X: round6(math.Max(0, st.Start.Sub(p.Start).Seconds())), Label: st.Name})
 		}
 	}
+	// Live rate changes, marked where they took effect (the target
+	// rate's step line shows the new rate on the throughput chart).
+	stageMarks = append(stageMarks, rateChangeMarks(p)...)
 	var shades []Span
 	if p.WarmupSeconds > 0 {
 		shades = append(shades, Span{From: 0, To: p.WarmupSeconds, Label: "warmup"})

@@ -182,12 +182,14 @@ type PhaseResult struct {
 }
 
 // RateChange is one live rate change: from At (OffsetSeconds after the
-// phase's start; in Stage for a staged phase) the schedule ran at Rate.
+// phase's start; in Stage for a staged phase) the schedule ran at Rate
+// instead of FromRate (0 in summaries written before it was recorded).
 type RateChange struct {
 	At            time.Time `json:"at"`
 	OffsetSeconds float64   `json:"offset_seconds"`
 	Stage         string    `json:"stage,omitempty"`
 	Rate          float64   `json:"rate"`
+	FromRate      float64   `json:"from_rate,omitempty"`
 }
 
 // StageResult is one stage of a ramp, growth or capacity phase.
