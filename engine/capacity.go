@@ -44,11 +44,11 @@ func (r *runner) runCapacity(ctx context.Context, ph *scenarios.Phase, base segm
 	if ph.Capacity == nil {
 		return nil, fmt.Errorf("phase %s: no capacity settings (scenarios.ApplyDefaults gives every capacity phase its defaults)", ph.Name)
 	}
-	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
+	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: r.time.now().UTC()}
 	acc := newPhaseAcc(mix.Ops())
 	cr := r.capacitySearch(ctx, ph, base, mix, "", pr, acc)
 	pr.Capacity = cr
-	pr.End = time.Now().UTC()
+	pr.End = r.time.now().UTC()
 	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, 0, 0, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
 	pr.TargetRate = cr.HighestRateHeld
@@ -166,7 +166,7 @@ func settleRate(held, start float64) float64 {
 // drained. Its ops are not part of the phase's figures. It returns how
 // long it took.
 func (r *runner) settle(ctx context.Context, base segment, mix *scenarios.Mix, rate float64, slice time.Duration) time.Duration {
-	start := time.Now()
+	start := r.time.now()
 	for i := 0; ctx.Err() == nil && i < settleSlices; i++ {
 		s := base
 		s.Stage, s.StageIndex = "settle", 0
@@ -179,7 +179,7 @@ func (r *runner) settle(ctx context.Context, base segment, mix *scenarios.Mix, r
 			break
 		}
 	}
-	return time.Since(start)
+	return r.time.since(start)
 }
 
 // progressOnly shows a settle slice on the progress line only: it is

@@ -46,7 +46,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 	if err != nil {
 		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
 	}
-	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
+	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: r.time.now().UTC()}
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
 	var elapsed time.Duration
@@ -120,7 +120,7 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 			break
 		}
 	}
-	pr.End = time.Now().UTC()
+	pr.End = r.time.now().UTC()
 	fillResult(&pr.Result, total, scheduled, elapsed, drain, 0, 0, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	pr.TargetRate = g.MeasureRate
@@ -204,7 +204,7 @@ func (r *runner) freshStats(ctx context.Context) map[string]float64 {
 		st, err := src.ServerStats(c)
 		cancel()
 		if err == nil {
-			r.persist.observe(time.Now(), st)
+			r.persist.observe(r.time.now(), st)
 			r.statsMu.Lock()
 			r.lastStats = st
 			r.statsMu.Unlock()

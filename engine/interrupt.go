@@ -81,7 +81,7 @@ func (r *runner) waitWorkers(ctx context.Context, wg *sync.WaitGroup, workers []
 		return
 	case <-t.C:
 	}
-	now := time.Now()
+	now := r.time.now()
 	stuck := 0
 	for _, w := range workers {
 		if w.state.CompareAndSwap(workerIdle, workerStopped) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -109,7 +108,7 @@ func (r *runner) setTarget(tg targets.Target) {
 	r.lastStats = nil
 	r.statsMu.Unlock()
 	// The old server's persistence jobs end with it.
-	r.persist.newTarget(time.Now())
+	r.persist.newTarget(r.time.now())
 }
 
 var errNoStats = errors.New("target reports no server stats")

@@ -68,6 +68,8 @@ type Options struct {
 	hlogWrap func(io.Writer) io.Writer
 	// drainDeadline replaces DrainDeadline (tests).
 	drainDeadline time.Duration
+	// time replaces wallTime (tests in a synctest bubble: bubbleTime).
+	time timeSource
 }
 
 type runner struct {
@@ -139,6 +141,8 @@ type runner struct {
 	progress progressGate
 	// drainDeadline bounds the wait for in-flight ops after a cancel.
 	drainDeadline time.Duration
+	// time is the run's clock and pacer (timesource.go).
+	time timeSource
 }
 
 // Run executes every phase of the scenario and writes the run directory.
@@ -157,6 +161,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	}
 	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}, drainDeadline: o.drainDeadline}
 	r.classes = targets.Classes()
+	if r.time = o.time; r.time == nil {
+		r.time = wallTime{}
+	}
 	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
 	if err := r.compileCustom(); err != nil {
@@ -203,7 +210,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if o.hlogWrap != nil {
 		r.hout = o.hlogWrap(hf)
 	}
-	start := time.Now()
+	start := r.time.now()
 	r.hlog = newLatencyLog(&r.hlogBuf, start)
 	r.flushHlog()
 	// What a killed run's reader needs beside the partial log: run.json
@@ -295,7 +302,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 			sum.StatusReason = stopErr.Error()
 		}
 	}
-	sum.End = time.Now().UTC()
+	sum.End = r.time.now().UTC()
 	addRateChanges(sum, r.opts.Control.appliedChanges())
 	evaluate(sum, r.limits, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry
@@ -468,16 +475,16 @@ func (r *runner) startStats(ctx context.Context) func() {
 			var took time.Duration
 			if src, ok := tg.(targets.StatsSource); ok {
 				c, cc := context.WithTimeout(sctx, r.interval)
-				t0 := time.Now()
+				t0 := r.time.now()
 				st, err = src.ServerStats(c)
-				took = time.Since(t0)
+				took = r.time.since(t0)
 				cc()
 				if r.opts.Exporter != nil && sctx.Err() == nil {
 					r.opts.Exporter.ServerStats(st, err, took)
 				}
 			}
 			if err == nil && r.currentTarget() == tg {
-				r.persist.observe(time.Now(), st)
+				r.persist.observe(r.time.now(), st)
 				r.statsMu.Lock()
 				r.lastStats = st
 				r.statsMu.Unlock()
@@ -563,7 +570,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 	if ph.Kind == scenarios.PhaseSteady && segs[0].Warmup > 0 {
 		pr.WarmupSeconds = segs[0].Warmup.Seconds()
 	}
-	pr.Start = time.Now().UTC()
+	pr.Start = r.time.now().UTC()
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
 	var elapsed, drain time.Duration
@@ -603,7 +610,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 			}
 		}
 	}
-	pr.End = time.Now().UTC()
+	pr.End = r.time.now().UTC()
 	fillResult(&pr.Result, total, scheduled, elapsed, drain, tail, tailErrs, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, total})
 	if len(segs) > 1 {

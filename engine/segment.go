@@ -81,7 +81,7 @@ type segResult struct {
 }
 
 // pacerSleeper is how the dispatcher waits for the next op's intended
-// start (newPacerSleeper; one per dispatch, closed at its end).
+// start (timeSource.pacer; one per dispatch, closed at its end).
 type pacerSleeper interface {
 	sleep(d time.Duration)
 	close()
@@ -179,7 +179,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 			stripes[i] = metrics.NewRecorder(ops)
 		}
 	}
-	res := &segResult{Total: metrics.NewSet(ops), Start: time.Now()}
+	res := &segResult{Total: metrics.NewSet(ops), Start: r.time.now()}
 	t0 := res.Start
 	clk := newClock(seg, t0)
 
@@ -247,7 +247,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 					halt()
 					return
 				}
-				if seg.Duration > 0 && time.Since(t0) >= seg.Duration {
+				if seg.Duration > 0 && r.time.since(t0) >= seg.Duration {
 					halt()
 					return
 				}
@@ -290,7 +290,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 			for _, s := range stripes {
 				s.DrainSplit(window, warm)
 			}
-			now := time.Now()
+			now := r.time.now()
 			// Only measured ops reach the segment's figures; the
 			// interval's window (progress, Prometheus, latency.hlog)
 			// shows the warmup's ops too.
@@ -323,7 +323,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		select {
 		case <-stop:
 		case <-ctx.Done():
-			clk.stopAt(time.Now())
+			clk.stopAt(r.time.now())
 			halt()
 		}
 	}
@@ -333,7 +333,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		drain = DrainDeadline
 	}
 	r.waitWorkers(ctx, &wg, workers, work, cancelOps, drain)
-	res.End = time.Now()
+	res.End = r.time.now()
 	if seg.Limit > 0 && scheduled.Load() >= seg.Limit {
 		// The count ended it before its duration: the window is the run
 		// of the count, not the whole duration.
@@ -382,7 +382,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 // chunkMax); any other op is a chunk of its own. It reports whether the
 // rate was changed.
 func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work chan chunk, chunkMax int, batchable *[scenarios.NumOps]bool, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
-	pacer := newPacerSleeper()
+	pacer := r.time.pacer()
 	defer pacer.close()
 	t0 := clk.t0
 	ctl := r.opts.Control
@@ -419,13 +419,13 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 	}
 	for sent < limit {
 		if ctx.Err() != nil {
-			clk.stopAt(time.Now())
+			clk.stopAt(r.time.now())
 			break
 		}
 		if g := ctl.generation(); g != gen {
 			gen = g
 			if rate := ctl.requested(); rate > 0 {
-				ep = &epoch{t0: time.Now(), base: sent, sched: Schedule{Rate: rate}}
+				ep = &epoch{t0: r.time.now(), base: sent, sched: Schedule{Rate: rate}}
 				limit = limitFor(ep)
 				retimed = true
 				r.opts.Control.setCurrent(currentName(seg), rate)
@@ -436,7 +436,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 			}
 			continue
 		}
-		el := time.Since(ep.t0)
+		el := r.time.since(ep.t0)
 		due := ep.base + ep.sched.Due(el)
 		if due > limit {
 			due = limit
@@ -448,7 +448,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 				tooLate = due
 			}
 			if tooLate > sent {
-				now := time.Now()
+				now := r.time.now()
 				// The warmup's share of them, then the measured rest.
 				b, _ := warmBound()
 				split := min(max(b, sent), tooLate)
@@ -482,7 +482,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 		if sent >= limit {
 			break
 		}
-		wait, _ := ep.sched.Pace(time.Since(ep.t0), sent-ep.base, limit-ep.base)
+		wait, _ := ep.sched.Pace(r.time.since(ep.t0), sent-ep.base, limit-ep.base)
 		if full || wait < minSleep {
 			wait = minSleep
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"time"
 
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
@@ -39,7 +38,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 			}
 		}
 	}
-	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
+	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: r.time.now().UTC()}
 	acc := newPhaseAcc(ops)
 	out := &rundir.SweepResult{Over: sw.Over, Measure: sw.Measure}
 	axis, xs, hasAxis := ph.SweepAxis()
@@ -117,7 +116,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 		}
 	}
 	pr.Sweep = out
-	pr.End = time.Now().UTC()
+	pr.End = r.time.now().UTC()
 	fillResult(&pr.Result, acc.total, acc.scheduled, acc.elapsed, acc.drain, acc.tail, acc.tailErrs, r.classes)
 	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
 	for _, st := range pr.Stages {
