@@ -132,10 +132,9 @@ type runner struct {
 
 	// round is the 1-based round of a repeated phase being run (0: not
 	// repeated); it gives each round its own random stream, shared by
-	// the variants. sweepOrder is the order of a sweep's points in it
-	// (nil: as listed).
-	round      int
-	sweepOrder []int
+	// the variants. order is the run's round order (nil: not repeated).
+	round int
+	order *RoundOrder
 	// progress drops the progress line of a segment's short last
 	// interval.
 	progress progressGate
@@ -187,7 +186,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	for i, c := range r.classes {
 		r.classIdx[c] = uint8(i)
 	}
-	if len(r.sc.Phases) == 0 || (r.sc.Phases[0].Kind != scenarios.PhaseLoad && r.sc.Phases[0].Kind != scenarios.PhaseGrowth) {
+	if len(r.sc.Phases) == 0 || !fillsDataset(r.sc.Phases[0].Kind) {
 		r.initInserted = r.sc.Keyspace.Records
 	}
 	r.inserted.Store(r.initInserted)
@@ -454,198 +453,6 @@ func (r *runner) finishHlog() error {
 		return err
 	}
 	return os.Rename(r.hbuf.Name(), filepath.Join(r.opts.OutDir, "latency.hlog"))
-}
-
-// startStats samples server stats each interval in the background so a
-// slow stats call never delays the load.
-func (r *runner) startStats(ctx context.Context) func() {
-	if _, ok := r.target.(targets.StatsSource); !ok {
-		return func() {}
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(r.interval)
-		defer t.Stop()
-		for {
-			tg := r.currentTarget()
-			var st map[string]float64
-			err := errNoStats
-			var took time.Duration
-			if src, ok := tg.(targets.StatsSource); ok {
-				c, cc := context.WithTimeout(sctx, r.interval)
-				t0 := r.time.now()
-				st, err = src.ServerStats(c)
-				took = r.time.since(t0)
-				cc()
-				if r.opts.Exporter != nil && sctx.Err() == nil {
-					r.opts.Exporter.ServerStats(st, err, took)
-				}
-			}
-			if err == nil && r.currentTarget() == tg {
-				r.persist.observe(r.time.now(), st)
-				r.statsMu.Lock()
-				r.lastStats = st
-				r.statsMu.Unlock()
-			}
-			select {
-			case <-sctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
-}
-
-func (r *runner) stats() map[string]float64 {
-	r.statsMu.Lock()
-	defer r.statsMu.Unlock()
-	if r.lastStats == nil {
-		return nil
-	}
-	out := make(map[string]float64, len(r.lastStats))
-	for k, v := range r.lastStats {
-		out[k] = v
-	}
-	return out
-}
-
-func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*rundir.PhaseResult, error) {
-	var mix *scenarios.Mix
-	var err error
-	if p := r.replays[ph.Name]; p != nil && ph.Kind == scenarios.PhaseReplay {
-		mix = p.mix
-	} else if mix, err = scenarios.NewMix(ph.Mix); err != nil {
-		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
-	}
-	base := segment{
-		Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(), Mix: mix,
-		Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(),
-		Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi) + uint64(r.round)*0xd1b54a32d192ed03,
-	}
-	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind}
-	var segs []segment
-	switch ph.Kind {
-	case scenarios.PhaseLoad:
-		s := base
-		s.Duration = 0
-		s.Warmup = 0
-		s.Limit = uint64(ph.Records)
-		s.Sequential = true
-		segs = append(segs, s)
-	case scenarios.PhaseSteady:
-		s := base
-		s.Limit = uint64(ph.Requests) // 0 = by duration alone
-		segs = append(segs, s)
-	case scenarios.PhaseRamp:
-		for i, st := range ph.Steps {
-			s := base
-			s.Stage = fmt.Sprintf("step-%d", i+1)
-			s.StageIndex = i + 1
-			s.Rate = st.Rate
-			s.Duration = st.Duration.D()
-			s.Warmup = 0
-			s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
-			segs = append(segs, s)
-		}
-	case scenarios.PhaseGrowth:
-		return r.runGrowth(ctx, ph, base, mix)
-	case scenarios.PhaseCapacity:
-		return r.runCapacity(ctx, ph, base, mix)
-	case scenarios.PhaseSweep:
-		return r.runSweep(ctx, ph, base)
-	case scenarios.PhaseReplay:
-		s, err := r.replaySegment(ph, base)
-		if err != nil {
-			return nil, err
-		}
-		pr.Replay = s.Replay.result()
-		segs = append(segs, s)
-	default:
-		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
-	}
-	r.shardSegments(segs)
-	if ph.Kind == scenarios.PhaseSteady && segs[0].Warmup > 0 {
-		pr.WarmupSeconds = segs[0].Warmup.Seconds()
-	}
-	pr.Start = r.time.now().UTC()
-	total := metrics.NewSet(mix.Ops())
-	var scheduled uint64
-	var elapsed, drain time.Duration
-	var tail, tailErrs int64
-	for i := range segs {
-		if ctx.Err() != nil {
-			break
-		}
-		s := &segs[i]
-		sctx, ss := ctx, trace.Span(nil)
-		if s.Stage != "" {
-			sctx, ss = r.stageSpan(ctx, s)
-		}
-		res := r.runSegment(sctx, s, r)
-		if s.Sequential {
-			if n := r.loadedThrough(s, res.Scheduled, ph); n > r.inserted.Load() {
-				r.inserted.Store(n)
-			}
-		}
-		total.Merge(res.Total)
-		scheduled += res.Scheduled
-		elapsed += res.Elapsed
-		drain = max(drain, res.Drain)
-		tail += res.WarmTail
-		tailErrs += res.WarmTailErrors
-		if s.Stage != "" {
-			st := stageResult(s, res, r.stats())
-			pr.Stages = append(pr.Stages, st)
-			r.keepStageHists(ph.Name, s.Stage, res.Total)
-			ss.SetAttributes(resultAttrs(&st.Result)...)
-			ss.End()
-		}
-		if len(segs) == 1 {
-			pr.TargetRate = s.Rate
-			if res.Retimed {
-				pr.TargetRate = retimedRate(s, res)
-			}
-		}
-	}
-	pr.End = r.time.now().UTC()
-	fillResult(&pr.Result, total, scheduled, elapsed, drain, tail, tailErrs, r.classes)
-	r.totals = append(r.totals, phaseTotal{ph.Name, total})
-	if len(segs) > 1 {
-		pr.TargetRate = 0
-		for _, st := range pr.Stages {
-			if st.TargetRate > pr.TargetRate {
-				pr.TargetRate = st.TargetRate
-			}
-		}
-	}
-	pr.Server = r.stats()
-	return pr, nil
-}
-
-func stageResult(s *segment, res *segResult, stats map[string]float64) rundir.StageResult {
-	st := rundir.StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
-	fillResult(&st.Result, res.Total, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, nil)
-	st.TargetRate = s.Rate
-	if res.Retimed {
-		st.TargetRate = retimedRate(s, res)
-	}
-	return st
-}
-
-// retimedRate is the target rate of a segment whose rate was changed
-// live: what the schedule called for over the time it ran.
-func retimedRate(s *segment, res *segResult) float64 {
-	d := res.End.Sub(res.Start)
-	if s.Duration > 0 && d > s.Duration {
-		d = s.Duration
-	}
-	if d <= 0 {
-		return s.Rate
-	}
-	return float64(res.Scheduled) / d.Seconds()
 }
 
 // interval is called by the collector once per interval: it writes the
