@@ -25,7 +25,10 @@ func runInBubble(t *testing.T, sc *scenarios.Scenario, tg targets.Target, o Opti
 	t.Helper()
 	var sum *rundir.Summary
 	synctest.Test(t, func(t *testing.T) {
-		o.Scenario, o.Target, o.TargetKind, o.time = sc, tg, "fake", bubbleTime{}
+		o.Scenario, o.Target, o.time = sc, tg, bubbleTime{}
+		if o.TargetKind == "" {
+			o.TargetKind = "fake"
+		}
 		if o.OutDir == "" {
 			o.OutDir = t.TempDir()
 		}
