@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/soakd/soakd/metrics"
@@ -214,7 +215,7 @@ phases:
   - {name: steady, kind: steady, rate: 20000, duration: 300ms, concurrency: 4, max_lag: 1h, mix: {insert: 50, read: 50}}
 `)
 	tg := batchingTarget{&recordingTarget{batch: 16}}
-	sum := runWith(t, sc, tg, Options{})
+	sum := runInBubble(t, sc, tg, Options{})
 	multi := 0
 	for _, r := range tg.seen() {
 		if r.Batch > 0 && r.Op != scenarios.OpInsert {
@@ -260,7 +261,7 @@ phases:
 	for i := 0; i < 2; i++ {
 		sc := scenario(t, src)
 		tg := &recordingTarget{}
-		sum := runWith(t, sc, tg, Options{Shard: rundir.Shard{Index: i, Count: 2}})
+		sum := runInBubble(t, sc, tg, Options{Shard: rundir.Shard{Index: i, Count: 2}})
 		seen := tg.seen()
 		if len(seen) != 5 {
 			t.Fatalf("shard %d/2 sent %d ops, want 5 (rate 10 split in two, 1 s)", i, len(seen))
@@ -279,9 +280,10 @@ phases:
 	if same > 1 {
 		t.Errorf("shards 0/2 and 1/2 read the same keys: %v and %v", keys[0], keys[1])
 	}
-	// Shard 1 of 2 at 10 ops/s in all starts at 1/10 s.
-	if first[1] < 90*time.Millisecond {
-		t.Errorf("shard 1/2's first op %s after its start, want >= 100ms (interleaved)", first[1])
+	// Shard 1 of 2 at 10 ops/s in all starts at 1/10 s (in a synctest
+	// bubble, exactly).
+	if first[0] != 0 || first[1] != 100*time.Millisecond {
+		t.Errorf("shards' first ops %s and %s after their start, want 0 and 100ms (interleaved)", first[0], first[1])
 	}
 }
 
@@ -334,19 +336,23 @@ keyspace: {records: 1000}
 phases:
   - {name: steady, kind: steady, rate: 100, duration: 10s, concurrency: 1, mix: {read: 100}}
 `)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	sum, err := Run(ctx, Options{Scenario: sc, Target: &recordingTarget{}, TargetKind: "fake", OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	txt := report.Text(sum)
-	if !containsLine(txt, "interrupted: stopped before its end (signal or stop request)") || containsLine(txt, "SLO FAILED") {
-		t.Errorf("interrupted run's text:\n%s", txt)
-	}
-	if p := sum.Phases[0]; p.DurationSeconds > 1 || p.Scheduled > 40 {
-		t.Errorf("interrupted after ~0.3s: window %.2fs, %d scheduled", p.DurationSeconds, p.Scheduled)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 305*time.Millisecond)
+		defer cancel()
+		sum, err := Run(ctx, Options{Scenario: sc, Target: &recordingTarget{}, TargetKind: "fake", OutDir: t.TempDir(), time: bubbleTime{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		txt := report.Text(sum)
+		if !containsLine(txt, "interrupted: stopped before its end (signal or stop request)") || containsLine(txt, "SLO FAILED") {
+			t.Errorf("interrupted run's text:\n%s", txt)
+		}
+		// Ops 0-30 were sent by 300 ms; the dispatcher saw the end at its
+		// next wake, 310 ms.
+		if p := sum.Phases[0]; p.DurationSeconds != 0.31 || p.Scheduled != 31 {
+			t.Errorf("interrupted at 0.305s: window %.3fs, %d scheduled; want 0.31s and 31", p.DurationSeconds, p.Scheduled)
+		}
+	})
 }
 
 func containsLine(txt, line string) bool {
@@ -426,7 +432,7 @@ phases:
   - {name: closed, kind: steady, rate: 0, requests: 300, duration: 1m, concurrency: 2, mix: {read: 100}}
   - {name: open, kind: steady, rate: 1000, requests: 300, duration: 1m, concurrency: 2, mix: {read: 100}}
 `)
-	sum := runWith(t, sc, &recordingTarget{}, Options{})
+	sum := runInBubble(t, sc, &recordingTarget{service: time.Millisecond}, Options{})
 	for _, p := range sum.Phases {
 		if p.Completed != 300 || p.DurationSeconds >= 30 || p.AchievedRate != float64(p.CompletedInWindow)/p.DurationSeconds || p.CompletedInWindow != 300 {
 			t.Errorf("%s: %d ops, %d in a window of %.2fs, achieved %.1f: want 300 over the time they took", p.Name, p.Completed, p.CompletedInWindow, p.DurationSeconds, p.AchievedRate)
