@@ -75,7 +75,7 @@ func (r *runner) runNamed(ctx context.Context, sum *rundir.Summary, spans *[]tra
 	}
 	pr.Variant, pr.Repeat = v, repeat
 	if !pr.Start.IsZero() && !pr.End.IsZero() {
-		pr.PersistenceEvents = r.persist.between(pr.Start, pr.End)
+		pr.PersistenceEvents = r.srv.persistence(pr.Start, pr.End)
 	}
 	sum.Phases = append(sum.Phases, *pr)
 	*spans = append(*spans, ps)

@@ -124,11 +124,9 @@ type runner struct {
 	// matrix swaps targets between segments.
 	tgMu sync.Mutex
 
-	// per segment, while it runs
-	statsMu   sync.Mutex
-	lastStats map[string]float64
-	// persist turns the stats samples into BGSAVE / AOF rewrite periods.
-	persist persistTracker
+	// srv is the current target's latest server stats and the
+	// persistence periods seen in them (stats.go).
+	srv serverStats
 
 	// round is the 1-based round of a repeated phase being run (0: not
 	// repeated); it gives each round its own random stream, shared by

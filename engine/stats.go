@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"sync"
 	"time"
 
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets"
 )
 
@@ -35,10 +37,7 @@ func (r *runner) startStats(ctx context.Context) func() {
 				}
 			}
 			if err == nil && r.currentTarget() == tg {
-				r.persist.observe(r.time.now(), st)
-				r.statsMu.Lock()
-				r.lastStats = st
-				r.statsMu.Unlock()
+				r.srv.observe(r.time.now(), st)
 			}
 			select {
 			case <-sctx.Done():
@@ -50,18 +49,8 @@ func (r *runner) startStats(ctx context.Context) func() {
 	return func() { cancel(); <-done }
 }
 
-func (r *runner) stats() map[string]float64 {
-	r.statsMu.Lock()
-	defer r.statsMu.Unlock()
-	if r.lastStats == nil {
-		return nil
-	}
-	out := make(map[string]float64, len(r.lastStats))
-	for k, v := range r.lastStats {
-		out[k] = v
-	}
-	return out
-}
+// stats is the latest server stats sample (a copy; nil when none).
+func (r *runner) stats() map[string]float64 { return r.srv.latest() }
 
 // freshStats samples the server now (a stage's closing snapshot) and
 // falls back to the background sampler's latest.
@@ -71,12 +60,54 @@ func (r *runner) freshStats(ctx context.Context) map[string]float64 {
 		st, err := src.ServerStats(c)
 		cancel()
 		if err == nil {
-			r.persist.observe(r.time.now(), st)
-			r.statsMu.Lock()
-			r.lastStats = st
-			r.statsMu.Unlock()
+			r.srv.observe(r.time.now(), st)
 			return r.stats()
 		}
 	}
 	return r.stats()
+}
+
+// serverStats is the current target's latest server stats sample,
+// shared by the background sampler and the stages' closing snapshots,
+// and the persistence jobs (BGSAVE, AOF rewrite) seen in the samples.
+type serverStats struct {
+	mu      sync.Mutex
+	last    map[string]float64
+	persist persistTracker
+}
+
+// observe takes a sample taken at at.
+func (s *serverStats) observe(at time.Time, st map[string]float64) {
+	s.persist.observe(at, st)
+	s.mu.Lock()
+	s.last = st
+	s.mu.Unlock()
+}
+
+// latest returns a copy of the last sample, nil when there is none.
+func (s *serverStats) latest() map[string]float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(s.last))
+	for k, v := range s.last {
+		out[k] = v
+	}
+	return out
+}
+
+// newTarget forgets the old target's sample at a target swap; its
+// persistence jobs end at at.
+func (s *serverStats) newTarget(at time.Time) {
+	s.mu.Lock()
+	s.last = nil
+	s.mu.Unlock()
+	s.persist.newTarget(at)
+}
+
+// persistence returns the persistence periods that overlap [from, to].
+func (s *serverStats) persistence(from, to time.Time) []rundir.PersistenceEvent {
+	return s.persist.between(from, to)
 }
