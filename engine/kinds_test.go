@@ -15,10 +15,17 @@ import (
 
 // TestEveryKindHasAnExecutor: the kind table covers every phase kind.
 func TestEveryKindHasAnExecutor(t *testing.T) {
-	for _, k := range scenarios.PhaseKinds {
-		if _, ok := executorFor(k); !ok {
+	kinds := phaseKindConsts(t, filepath.Join("..", "scenarios"))
+	if len(kinds) == 0 {
+		t.Fatal("no phase kind constants found in scenarios/")
+	}
+	for _, k := range kinds {
+		if _, ok := executorFor(scenarios.PhaseKind(k)); !ok {
 			t.Errorf("phase kind %s has no executor in kinds.go", k)
 		}
+	}
+	if _, ok := executorFor("no-such-kind"); ok {
+		t.Error("an unknown kind has an executor")
 	}
 }
 
