@@ -14,7 +14,7 @@ import (
 // dispatchRig runs dispatch alone in a synctest bubble: no workers, a
 // work queue of room chunks that the test reads (or leaves full).
 type dispatchRig struct {
-	r       *runner
+	d       dispatcher
 	seg     *segment
 	clk     *clock
 	work    chan chunk
@@ -35,13 +35,12 @@ func newDispatchRig(t *testing.T, seg *segment, room int) *dispatchRig {
 	if seg.Warmup > 0 {
 		rec = metrics.NewWarmupRecorder(seg.Mix.Ops())
 	}
-	r := &runner{time: bubbleTime{}}
-	return &dispatchRig{r: r, seg: seg, clk: newClock(seg, time.Now()), work: make(chan chunk, room), stripes: []*metrics.Recorder{rec}}
+	return &dispatchRig{d: dispatcher{time: bubbleTime{}}, seg: seg, clk: newClock(seg, time.Now()), work: make(chan chunk, room), stripes: []*metrics.Recorder{rec}}
 }
 
 func (d *dispatchRig) run(ctx context.Context) bool {
 	var batchable [scenarios.NumOps]bool
-	return d.r.dispatch(ctx, d.seg, d.clk, d.work, 1, &batchable, d.stripes, &d.sched)
+	return d.d.run(ctx, d.seg, d.clk, d.work, 1, &batchable, d.stripes, &d.sched)
 }
 
 // drops returns the ops dropped in the measured window and in the warmup.
@@ -144,7 +143,7 @@ func TestDispatchRateChangeStartsAnEpoch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := newDispatchRig(t, &segment{Phase: "p", Stage: "s", Rate: 100, Duration: time.Second}, 4096)
 		ctl := &Control{}
-		d.r.opts.Control = ctl
+		d.d.ctl = ctl
 		ctl.setCurrent("p/s", 100)
 		t0 := d.clk.t0
 		go func() {
