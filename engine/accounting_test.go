@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/soakd/soakd/metrics"
@@ -101,27 +102,31 @@ func runWith(t *testing.T, sc *scenarios.Scenario, tg targets.Target, o Options)
 
 // TestWarmupCountsByIntendedStart: an op belongs to the measured window
 // by its intended start. rate 200 for 3 s with warmup 1 s measures
-// exactly the 400 ops intended in [1 s, 3 s), at 200 ops/s at most.
+// exactly the 400 ops intended in [1 s, 3 s), at 200 ops/s. In a
+// synctest bubble, with a 20 ms store: the 3 measured ops intended in
+// the window's last 20 ms complete in the drain (15 ms after it), and
+// the 3 warmup ops completing after the warmup's end make up for them
+// in completed_in_window.
 func TestWarmupCountsByIntendedStart(t *testing.T) {
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:
   - {name: steady, kind: steady, rate: 200, duration: 3s, warmup: 1s, concurrency: 4, mix: {read: 100}}
 `)
-	tg := &recordingTarget{}
-	sum := runWith(t, sc, tg, Options{Interval: 250 * time.Millisecond})
+	tg := &recordingTarget{service: 20 * time.Millisecond}
+	sum := runInBubble(t, sc, tg, Options{Interval: 250 * time.Millisecond})
 	p := sum.Phases[0]
-	if p.Scheduled != 400 || p.Completed+p.Dropped != 400 {
+	if p.Scheduled != 400 || p.Completed != 400 || p.Dropped != 0 {
 		t.Errorf("scheduled %d, completed %d + dropped %d: want the 400 ops intended after the warmup", p.Scheduled, p.Completed, p.Dropped)
 	}
 	if p.DurationSeconds != 2 {
 		t.Errorf("measured window %.3fs, want 2s (3s less the 1s warmup)", p.DurationSeconds)
 	}
-	// The rate goes by completion time: warmup ops that finish inside the
-	// window count (after a stall at the warmup's end, a few more than
-	// the measured ops still in flight at the window's end).
-	if p.AchievedRate > 250 || p.AchievedRate < 150 {
-		t.Errorf("achieved %.1f ops/s at a target of 200", p.AchievedRate)
+	if late := p.Ops["read"].Late; late != 3 || p.CompletedInWindow != 400 || p.DrainSeconds != 0.015 {
+		t.Errorf("late %d, completed in the window %d, drain %.3fs: want 3, 400 (397 measured, 3 warmup) and 15ms", late, p.CompletedInWindow, p.DrainSeconds)
+	}
+	if p.AchievedRate != 200 {
+		t.Errorf("achieved %.3f ops/s, want 200 (397 measured and 3 warmup ops completed in the 2 s window)", p.AchievedRate)
 	}
 	if n := len(tg.seen()); n != 600 {
 		t.Errorf("the store saw %d ops, want all 600 scheduled (warmup included)", n)
@@ -131,34 +136,33 @@ phases:
 // TestAchievedCountsByCompletionTime: the achieved rate counts the ops
 // that completed inside the window, whatever their intended start. A
 // store with a 200 ms service time and enough workers holds 200 ops/s:
-// ~40 measured ops are still in flight when the window ends, and ~40
-// warmup ops finish inside it, so the rate comes out at ~200, not ~180.
+// the 39 measured ops intended after 2.8 s are still in flight when the
+// window ends, and the 39 warmup ops intended after 0.8 s finish inside
+// it, so the rate comes out at 200, not 180.
 func TestAchievedCountsByCompletionTime(t *testing.T) {
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:
   - {name: steady, kind: steady, rate: 200, duration: 3s, warmup: 1s, concurrency: 100, max_lag: 1h, mix: {read: 100}}
 `)
-	sum := runWith(t, sc, &recordingTarget{service: 200 * time.Millisecond}, Options{})
+	sum := runInBubble(t, sc, &recordingTarget{service: 200 * time.Millisecond}, Options{})
 	p := sum.Phases[0]
-	if p.Scheduled != 400 || p.Completed != 400 || p.Ops["read"].Late < 20 {
-		t.Fatalf("scheduled %d completed %d late %d: want 400, 400 and ~40 late", p.Scheduled, p.Completed, p.Ops["read"].Late)
+	if p.Scheduled != 400 || p.Completed != 400 || p.Ops["read"].Late != 39 || p.CompletedInWindow != 400 {
+		t.Fatalf("scheduled %d completed %d late %d in window %d: want 400, 400, 39 late and 400 (361 measured, 39 warmup)", p.Scheduled, p.Completed, p.Ops["read"].Late, p.CompletedInWindow)
 	}
-	// Without the warmup's tail the window's first 200 ms hold no
-	// completions: ~360 in 2 s, 180 ops/s. With it, ~400 (200 ops/s),
-	// more when a host stall held warmup ops back and they completed in
-	// the window together (449 in one CI run): the bound above is loose,
-	// the one below is the rule.
-	if p.AchievedRate < 190 || p.AchievedRate > 250 {
-		t.Errorf("achieved %.1f ops/s (%d completed in the window): the warmup's tail is not counted", p.AchievedRate, p.CompletedInWindow)
+	if p.AchievedRate != 200 {
+		t.Errorf("achieved %.3f ops/s: the warmup's tail is not counted", p.AchievedRate)
+	}
+	if p.DrainSeconds != 0.195 {
+		t.Errorf("drain %.3fs, want 195ms (the last op, intended at 2.995s)", p.DrainSeconds)
 	}
 }
 
 // TestAchievedIsCompletedInWindow: ops that finish after the window do
-// not count toward the achieved rate. One worker at 20 ms per op can
-// complete at most 50 of the 100 ops a 1 s window at 100 ops/s calls for;
-// the rest complete in the drain, which is reported, and the achieved
-// ratio SLO fails.
+// not count toward the achieved rate. One worker at 20 ms per op
+// completes 50 of the 100 ops a 1 s window at 100 ops/s calls for; the
+// other 50 complete in the drain, which lasts exactly 1 s more, and the
+// achieved ratio SLO fails.
 func TestAchievedIsCompletedInWindow(t *testing.T) {
 	sc := scenario(t, `
 keyspace: {records: 1000}
@@ -166,21 +170,25 @@ phases:
   - {name: steady, kind: steady, rate: 100, duration: 1s, concurrency: 1, max_lag: 1h, mix: {read: 100}}
 slo: {min_achieved_ratio: 0.9}
 `)
-	sum := runWith(t, sc, &recordingTarget{service: 20 * time.Millisecond}, Options{})
+	sum := runInBubble(t, sc, &recordingTarget{service: 20 * time.Millisecond}, Options{})
 	p := sum.Phases[0]
 	if p.Scheduled != 100 || p.Completed != 100 {
 		t.Fatalf("scheduled %d completed %d, want 100 and 100", p.Scheduled, p.Completed)
 	}
-	if p.CompletedInWindow > 51 || p.AchievedRate > 51 {
-		t.Errorf("completed in window %d, achieved %.1f ops/s: a 20 ms store with one worker completes at most 50 in 1 s",
+	if p.CompletedInWindow != 50 || p.AchievedRate != 50 {
+		t.Errorf("completed in window %d, achieved %.1f ops/s: a 20 ms store with one worker completes 50 in 1 s",
 			p.CompletedInWindow, p.AchievedRate)
 	}
-	if late := p.Ops["read"].Late; late != p.Completed-p.CompletedInWindow || late < 49 {
-		t.Errorf("read late %d, completed %d in window %d", late, p.Completed, p.CompletedInWindow)
+	if late := p.Ops["read"].Late; late != 50 {
+		t.Errorf("read late %d, want 50", late)
 	}
-	// 49+ ops of at least 20 ms each finish after the window.
-	if p.DrainSeconds < 0.9 {
-		t.Errorf("drain %.3fs, want >= 0.9s", p.DrainSeconds)
+	if p.DrainSeconds != 1 {
+		t.Errorf("drain %.3fs, want 1s (the last op ends at 2s)", p.DrainSeconds)
+	}
+	// Op k waits for the k before it: op 99, intended at 990 ms, ends
+	// at 2 s.
+	if max := p.Ops["read"].Latency.Max; max < 1.009 || max > 1.011 {
+		t.Errorf("max latency %.4fs, want 1.01s", max)
 	}
 	if sum.SLO.Passed {
 		t.Errorf("SLO passed at %.1f of 100 ops/s completed in the window", p.AchievedRate)
@@ -191,7 +199,7 @@ slo: {min_achieved_ratio: 0.9}
 			ratio = &sum.SLO.Checks[i]
 		}
 	}
-	if ratio == nil || ratio.Passed || ratio.Actual > 0.51 {
+	if ratio == nil || ratio.Passed || ratio.Actual != 0.5 {
 		t.Errorf("achieved_ratio check %+v", ratio)
 	}
 }
@@ -207,7 +215,7 @@ phases:
   - {name: steady, kind: steady, rate: 20000, duration: 300ms, concurrency: 4, max_lag: 1h, mix: {insert: 50, read: 50}}
 `)
 	tg := batchingTarget{&recordingTarget{batch: 16}}
-	sum := runWith(t, sc, tg, Options{})
+	sum := runInBubble(t, sc, tg, Options{})
 	multi := 0
 	for _, r := range tg.seen() {
 		if r.Batch > 0 && r.Op != scenarios.OpInsert {
@@ -253,7 +261,7 @@ phases:
 	for i := 0; i < 2; i++ {
 		sc := scenario(t, src)
 		tg := &recordingTarget{}
-		sum := runWith(t, sc, tg, Options{Shard: rundir.Shard{Index: i, Count: 2}})
+		sum := runInBubble(t, sc, tg, Options{Shard: rundir.Shard{Index: i, Count: 2}})
 		seen := tg.seen()
 		if len(seen) != 5 {
 			t.Fatalf("shard %d/2 sent %d ops, want 5 (rate 10 split in two, 1 s)", i, len(seen))
@@ -272,9 +280,10 @@ phases:
 	if same > 1 {
 		t.Errorf("shards 0/2 and 1/2 read the same keys: %v and %v", keys[0], keys[1])
 	}
-	// Shard 1 of 2 at 10 ops/s in all starts at 1/10 s.
-	if first[1] < 90*time.Millisecond {
-		t.Errorf("shard 1/2's first op %s after its start, want >= 100ms (interleaved)", first[1])
+	// Shard 1 of 2 at 10 ops/s in all starts at 1/10 s (in a synctest
+	// bubble, exactly).
+	if first[0] != 0 || first[1] != 100*time.Millisecond {
+		t.Errorf("shards' first ops %s and %s after their start, want 0 and 100ms (interleaved)", first[0], first[1])
 	}
 }
 
@@ -327,19 +336,23 @@ keyspace: {records: 1000}
 phases:
   - {name: steady, kind: steady, rate: 100, duration: 10s, concurrency: 1, mix: {read: 100}}
 `)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	sum, err := Run(ctx, Options{Scenario: sc, Target: &recordingTarget{}, TargetKind: "fake", OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	txt := report.Text(sum)
-	if !containsLine(txt, "interrupted: stopped before its end (signal or stop request)") || containsLine(txt, "SLO FAILED") {
-		t.Errorf("interrupted run's text:\n%s", txt)
-	}
-	if p := sum.Phases[0]; p.DurationSeconds > 1 || p.Scheduled > 40 {
-		t.Errorf("interrupted after ~0.3s: window %.2fs, %d scheduled", p.DurationSeconds, p.Scheduled)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 305*time.Millisecond)
+		defer cancel()
+		sum, err := Run(ctx, Options{Scenario: sc, Target: &recordingTarget{}, TargetKind: "fake", OutDir: t.TempDir(), time: bubbleTime{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		txt := report.Text(sum)
+		if !containsLine(txt, "interrupted: stopped before its end (signal or stop request)") || containsLine(txt, "SLO FAILED") {
+			t.Errorf("interrupted run's text:\n%s", txt)
+		}
+		// Ops 0-30 were sent by 300 ms; the dispatcher saw the end at its
+		// next wake, 310 ms.
+		if p := sum.Phases[0]; p.DurationSeconds != 0.31 || p.Scheduled != 31 {
+			t.Errorf("interrupted at 0.305s: window %.3fs, %d scheduled; want 0.31s and 31", p.DurationSeconds, p.Scheduled)
+		}
+	})
 }
 
 func containsLine(txt, line string) bool {
@@ -419,7 +432,7 @@ phases:
   - {name: closed, kind: steady, rate: 0, requests: 300, duration: 1m, concurrency: 2, mix: {read: 100}}
   - {name: open, kind: steady, rate: 1000, requests: 300, duration: 1m, concurrency: 2, mix: {read: 100}}
 `)
-	sum := runWith(t, sc, &recordingTarget{}, Options{})
+	sum := runInBubble(t, sc, &recordingTarget{service: time.Millisecond}, Options{})
 	for _, p := range sum.Phases {
 		if p.Completed != 300 || p.DurationSeconds >= 30 || p.AchievedRate != float64(p.CompletedInWindow)/p.DurationSeconds || p.CompletedInWindow != 300 {
 			t.Errorf("%s: %d ops, %d in a window of %.2fs, achieved %.1f: want 300 over the time they took", p.Name, p.Completed, p.CompletedInWindow, p.DurationSeconds, p.AchievedRate)

@@ -3,91 +3,75 @@ package engine
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/targets"
 )
 
 // TestControlSetRateRestartsSchedule changes a steady phase's rate half
-// way: ops sent before the change stay counted and the rest of the phase
-// follows the new rate from the moment of the change.
+// way, in a synctest bubble: ops sent before the change stay counted
+// and the rest of the phase follows the new rate from the moment the
+// dispatcher sees the change (its next wake, the next op at 200/s).
 func TestControlSetRateRestartsSchedule(t *testing.T) {
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
   - {name: steady, kind: steady, rate: 200, duration: 2s, concurrency: 4, mix: {get: 100}}
 `)
-	tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	ctl := &Control{}
-	if err := ctl.SetRate(100); err == nil {
-		t.Fatal("SetRate with no phase running should fail")
-	}
-	done := make(chan *rundir.Summary, 1)
-	go func() {
-		sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: t.TempDir(), Control: ctl})
-		if err != nil {
-			t.Error(err)
+	synctest.Test(t, func(t *testing.T) {
+		tg := &recordingTarget{service: time.Millisecond}
+		ctl := &Control{}
+		if err := ctl.SetRate(100); err == nil {
+			t.Fatal("SetRate with no phase running should fail")
 		}
-		done <- sum
-	}()
-	deadline := time.Now().Add(time.Second)
-	for {
-		if ph, _ := ctl.Current(); ph != "" {
-			break
+		done := make(chan *rundir.Summary, 1)
+		go func() {
+			sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "fake", OutDir: t.TempDir(), Control: ctl, time: bubbleTime{}})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- sum
+		}()
+		time.Sleep(1002 * time.Millisecond)
+		if ph, rate := ctl.Current(); ph != "steady" || rate != 200 {
+			t.Fatalf("Current() = %q %v, want steady 200", ph, rate)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("phase never started")
+		if err := ctl.SetRate(0); err == nil {
+			t.Error("SetRate(0) accepted")
+		}
+		if err := ctl.SetRate(1000); err != nil {
+			t.Fatal(err)
 		}
 		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(time.Second)
-	if err := ctl.SetRate(0); err == nil {
-		t.Error("SetRate(0) accepted")
-	}
-	if err := ctl.SetRate(1000); err != nil {
-		t.Fatal(err)
-	}
-	// The dispatcher picks the change up within its 10 ms sleep; allow
-	// for a loaded CI machine by polling.
-	seen := time.Now().Add(time.Second)
-	for {
-		ph, rate := ctl.Current()
-		if ph == "steady" && rate == 1000 {
-			break
-		}
-		if time.Now().After(seen) {
+		if ph, rate := ctl.Current(); ph != "steady" || rate != 1000 {
 			t.Errorf("Current() = %q %v, want steady 1000", ph, rate)
-			break
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	sum := <-done
-	p := sum.Phases[0]
-	// ~200 in the first second, ~1000 in the second.
-	if p.Scheduled < 950 || p.Scheduled > 1300 { // 400 without the change
-		t.Errorf("scheduled %d ops, want about 1200 (200/s for 1 s then 1000/s for 1 s)", p.Scheduled)
-	}
-	if got := uint64(p.Completed + p.Dropped); got != p.Scheduled {
-		t.Errorf("completed+dropped %d != scheduled %d", got, p.Scheduled)
-	}
-	if p.TargetRate < 500 || p.TargetRate > 650 {
-		t.Errorf("target rate %.0f, want the time-weighted ~600", p.TargetRate)
-	}
-	// The change is in summary.json: when, and the new rate.
-	if len(p.RateChanges) != 1 {
-		t.Fatalf("rate_changes %+v, want the one change", p.RateChanges)
-	}
-	rc := p.RateChanges[0]
-	if rc.Rate != 1000 || rc.Stage != "" || rc.At.Before(p.Start) || rc.At.After(p.End) ||
-		rc.OffsetSeconds <= 0 || rc.OffsetSeconds > p.End.Sub(p.Start).Seconds() {
-		t.Errorf("rate change %+v, want rate 1000 inside the phase %s..%s", rc, p.Start, p.End)
-	}
-	if p.Ops["get"].Latency.P99 > 0.5 {
-		t.Errorf("p99 %.3fs: intended starts after the change were not restarted from the change", p.Ops["get"].Latency.P99)
-	}
+		sum := <-done
+		if sum == nil {
+			return
+		}
+		p := sum.Phases[0]
+		// Ops 0-200 at 200/s (0 to 1 s), then from 1.005 s on at
+		// 1000/s to the phase's end: 995 more.
+		if p.Scheduled != 1196 || p.Completed != 1196 || p.Dropped != 0 {
+			t.Errorf("scheduled %d completed %d dropped %d, want 1196 and 1196 and 0 (400 without the change)", p.Scheduled, p.Completed, p.Dropped)
+		}
+		if p.TargetRate != 598 {
+			t.Errorf("target rate %.3f, want the time-weighted 598 (1196 ops over 2 s)", p.TargetRate)
+		}
+		// The change is in summary.json: when, and the new rate.
+		if len(p.RateChanges) != 1 {
+			t.Fatalf("rate_changes %+v, want the one change", p.RateChanges)
+		}
+		rc := p.RateChanges[0]
+		if rc.Rate != 1000 || rc.Stage != "" || rc.At.Sub(p.Start) != 1005*time.Millisecond || rc.OffsetSeconds != 1.005 {
+			t.Errorf("rate change %+v, want rate 1000 at 1.005s into the phase (start %s)", rc, p.Start)
+		}
+		// Intended starts after the change follow the new schedule: no
+		// op waits behind the old one (1 ms of service, 4 workers).
+		if max := p.Ops["get"].Latency.Max; max > 0.0011 {
+			t.Errorf("max latency %.4fs: intended starts after the change were not restarted from the change", max)
+		}
+	})
 }

@@ -28,7 +28,7 @@ func (r *runner) compileCustom() error {
 				return fmt.Errorf("op %s has no template for target kind %s", name, kind)
 			}
 		}
-		if g := ph.Growth; ph.Kind == scenarios.PhaseGrowth && g != nil && g.Insert != "" {
+		if g := ph.Growth; g != nil && g.Insert != "" {
 			if err := checkGrowthInsert(r.sc, r.ops, p, g.Insert, kind); err != nil {
 				return fmt.Errorf("phase %s: growth.insert: %w", ph.Name, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,41 +46,28 @@ func metricValue(t *testing.T, fams []*dto.MetricFamily, name string, want map[s
 
 // TestRateChangeCounted: a live rate change the dispatcher applies is
 // counted in soakd_rate_changes_total of its phase (the dashboards'
-// rate change annotation).
+// rate change annotation). In a synctest bubble.
 func TestRateChangeCounted(t *testing.T) {
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
   - {name: steady, kind: steady, rate: 200, duration: 1s, concurrency: 2, mix: {get: 100}}
 `)
-	tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
 	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), nil)
-	ctl := &Control{}
-	done := make(chan error, 1)
-	go func() {
-		_, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: t.TempDir(), Control: ctl, Exporter: exp})
-		done <- err
-	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if ph, _ := ctl.Current(); ph != "" {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		ctl := &Control{}
+		go func() {
+			time.Sleep(502 * time.Millisecond)
+			if err := ctl.SetRate(300); err != nil {
+				t.Error(err)
+			}
+		}()
+		_, err := Run(context.Background(), Options{Scenario: sc, Target: &recordingTarget{service: time.Millisecond}, TargetKind: "fake",
+			OutDir: t.TempDir(), Control: ctl, Exporter: exp, time: bubbleTime{}})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("phase never started")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := ctl.SetRate(300); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	})
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(exp)
 	fams, err := reg.Gather()

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/report"
 )
 
@@ -32,8 +33,9 @@ phases:
 	if ml := sum.Target.MemoryLimits; ml == nil || ml.Cgroup == "" {
 		// A memory cgroup is a property of the host (a rootless or nested
 		// container may allow none), not a tool to install; the project's
-		// machines (cgroup v1, root) have one.
-		t.Skipf("host allows no memory cgroup: %+v", ml)
+		// machines (cgroup v1, root) have one, so under
+		// SOAKD_REQUIRE_TOOLS=1 its absence fails the test.
+		testutil.HostLacks(t, "no memory cgroup: %+v", ml)
 	}
 	if len(sum.Phases) != 2 {
 		t.Fatalf("%d phases", len(sum.Phases))

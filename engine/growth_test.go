@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,8 +74,8 @@ phases:
 
 func TestCapacityEmbedded(t *testing.T) {
 	// Two workers on a store with a fixed 10 ms service time hold at most
-	// 200 ops/s: the search must find a rate at or below that, settle the
-	// store after each failed probe, and hold 50 ops/s (25% busy).
+	// 200 ops/s: the search must find that rate, settle the store after
+	// each failed probe, and hold 50 ops/s (25% busy).
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
@@ -86,11 +87,21 @@ phases:
 slo:
   latency: {"*": {p99: 500ms}}
 `)
-	sum := runWith(t, sc, &recordingTarget{service: 10 * time.Millisecond}, Options{})
+	sum := runInBubble(t, sc, &recordingTarget{service: 10 * time.Millisecond}, Options{})
 	p := sum.Phases[0]
 	c := p.Capacity
-	if c == nil || c.HighestRateHeld < 50 || c.HighestRateHeld > 200 {
-		t.Fatalf("capacity %+v: want 50..200 ops/s", c)
+	// In a synctest bubble the store holds exactly 200 ops/s: the
+	// search steps 50, 200, 800, bisects down to 238 (the last that
+	// fails) and confirms 200 and 238 again.
+	if c == nil || c.HighestRateHeld != 200 {
+		t.Fatalf("capacity %+v: want 200 ops/s", c)
+	}
+	var rates []float64
+	for _, pt := range c.Curve {
+		rates = append(rates, pt.Rate)
+	}
+	if want := []float64{50, 200, 800, 500, 350, 275, 238, 200, 238}; !slices.Equal(rates, want) {
+		t.Errorf("probes at %v, want %v", rates, want)
 	}
 	if pt := c.Curve[0]; pt.Rate != 50 || !pt.Passed || pt.P99["get"] <= 0 {
 		t.Errorf("first probe %+v", pt)

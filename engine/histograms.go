@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -64,7 +63,7 @@ func (r *runner) keepStageHists(phase, stage string, set *metrics.Set) {
 func (r *runner) writeHistograms() error {
 	var buf bytes.Buffer
 	w := hdr.NewHistogramLogWriter(&buf)
-	now := time.Now().UnixMilli()
+	now := r.time.now().UnixMilli()
 	_ = w.OutputLogFormatVersion()
 	_ = w.OutputComment("soakd cumulative histograms per phase and stage: values in ns; tags <phase>.<op>.latency|service and <phase>/<stage>.<op>.latency|service; measured ops only (after warmup)")
 	_ = w.OutputStartTime(now)

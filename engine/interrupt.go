@@ -81,7 +81,7 @@ func (r *runner) waitWorkers(ctx context.Context, wg *sync.WaitGroup, workers []
 		return
 	case <-t.C:
 	}
-	now := time.Now()
+	now := r.time.now()
 	stuck := 0
 	for _, w := range workers {
 		if w.state.CompareAndSwap(workerIdle, workerStopped) {
@@ -114,6 +114,6 @@ func interruptChunk(w *worker, c chunk, now time.Time) {
 		intended := c.ep.intended(i)
 		lag := now.Sub(intended)
 		win := w.clk.window(intended.UnixNano(), now.UnixNano())
-		w.rec.RecordIn(win, w.r.opFor(w.seg, i), int64(lag), 0, int64(lag), class)
+		w.rec.RecordIn(win, w.seg.opFor(i), int64(lag), 0, int64(lag), class)
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sort"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -77,23 +78,12 @@ func evaluate(s *rundir.Summary, l *verdict.Limits, ops *scenarios.OpTable, hist
 	var vs []*verdict.Verdict
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		switch {
-		case p.Kind == scenarios.PhaseLoad:
-			continue
-		case p.Kind == scenarios.PhaseCapacity && p.Capacity != nil:
-			p.SLO = verdict.Capacity(p.Name, p.Capacity.HighestRateHeld)
-		case p.Kind == scenarios.PhaseSweep && p.Sweep != nil && p.Sweep.Measure == scenarios.MeasureCapacity:
-			// Like a capacity phase: judged on the rate held, at every
-			// point (the lowest), not on the probes that failed.
-			held := -1.0
-			for _, pt := range p.Sweep.Points {
-				if pt.HighestRateHeld != nil && (held < 0 || *pt.HighestRateHeld < held) {
-					held = *pt.HighestRateHeld
-				}
-			}
-			p.SLO = verdict.Capacity(p.Name, max(held, 0))
-		default:
-			p.SLO = l.Judge(judged(p.Name, &p.Result, len(p.Stages) > 0, hist(p.Name), ops))
+		ex, ok := executorFor(p.Kind)
+		if !ok {
+			ex = steadyExec{}
+		}
+		if p.SLO = ex.judge(p, l, hist(p.Name), ops); p.SLO == nil {
+			continue // a kind that is not judged (a load)
 		}
 		vs = append(vs, p.SLO)
 	}
@@ -114,4 +104,13 @@ func judged(name string, r *rundir.Result, staged bool, set *metrics.Set, ops *s
 		return set.Ops[o].Latency
 	}
 	return p
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -105,11 +104,8 @@ func (r *runner) setTarget(tg targets.Target) {
 	r.tgMu.Lock()
 	r.target = tg
 	r.tgMu.Unlock()
-	r.statsMu.Lock()
-	r.lastStats = nil
-	r.statsMu.Unlock()
-	// The old server's persistence jobs end with it.
-	r.persist.newTarget(time.Now())
+	// The old server's stats and persistence jobs end with it.
+	r.srv.newTarget(r.time.now())
 }
 
 var errNoStats = errors.New("target reports no server stats")

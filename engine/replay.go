@@ -198,24 +198,6 @@ func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
 	return p, nil
 }
 
-// replaySegment is the segment of replay phase ph.
-func (r *runner) replaySegment(ph *scenarios.Phase, base segment) (segment, error) {
-	p := r.replays[ph.Name]
-	if p == nil {
-		return segment{}, fmt.Errorf("phase %s: its capture was not indexed", ph.Name)
-	}
-	s := base
-	s.Mix = p.mix
-	s.Replay = p
-	s.Rate = p.rate
-	s.Limit = p.limit
-	if !ph.Replay.Loop {
-		// Bounded by the capture; a duration (if given) can cut it short.
-		s.Duration = ph.Duration.D()
-	}
-	return s, nil
-}
-
 // replayResult is what the summary says about a replay phase.
 func (p *replayPlan) result() *rundir.ReplayResult {
 	return &rundir.ReplayResult{

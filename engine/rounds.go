@@ -75,7 +75,7 @@ func (r *runner) runNamed(ctx context.Context, sum *rundir.Summary, spans *[]tra
 	}
 	pr.Variant, pr.Repeat = v, repeat
 	if !pr.Start.IsZero() && !pr.End.IsZero() {
-		pr.PersistenceEvents = r.persist.between(pr.Start, pr.End)
+		pr.PersistenceEvents = r.srv.persistence(pr.Start, pr.End)
 	}
 	sum.Phases = append(sum.Phases, *pr)
 	*spans = append(*spans, ps)
@@ -126,7 +126,7 @@ func (r *runner) runRounds(ctx context.Context, sum *rundir.Summary, spans *[]tr
 				v.target.Close()
 			}
 		}
-		r.sweepOrder = nil
+		r.order = nil
 		r.round = 0
 	}()
 	if err != nil {
@@ -134,6 +134,7 @@ func (r *runner) runRounds(ctx context.Context, sum *rundir.Summary, spans *[]tr
 	}
 	n := r.sc.Repeats()
 	order := NewRoundOrder(r.sc.Interleave, r.sc.Seed)
+	r.order = &order
 	cur := -1
 	enter := func(vi int) {
 		if cur == vi {
@@ -176,16 +177,13 @@ func (r *runner) runRounds(ctx context.Context, sum *rundir.Summary, spans *[]tr
 		for round := range n {
 			slice := ph.RepeatSlice(round, n)
 			r.round = round + 1
-			if ph.Kind == scenarios.PhaseSweep && ph.Sweep != nil {
-				r.sweepOrder = order.Order(len(ph.Sweep.Points), pi, round, 1)
-			}
 			for _, vi := range order.Order(len(vs), pi, round, 0) {
 				if stop, err := run(pi, &slice, vi, round+1); stop || err != nil {
 					return stopErr, err
 				}
 			}
 		}
-		r.round, r.sweepOrder = 0, nil
+		r.round = 0
 	}
 	return stopErr, nil
 }

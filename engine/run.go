@@ -67,6 +67,8 @@ type Options struct {
 	hlogWrap func(io.Writer) io.Writer
 	// drainDeadline replaces DrainDeadline (tests).
 	drainDeadline time.Duration
+	// time replaces wallTime (tests in a synctest bubble: bubbleTime).
+	time timeSource
 }
 
 type runner struct {
@@ -120,23 +122,22 @@ type runner struct {
 	// matrix swaps targets between segments.
 	tgMu sync.Mutex
 
-	// per segment, while it runs
-	statsMu   sync.Mutex
-	lastStats map[string]float64
-	// persist turns the stats samples into BGSAVE / AOF rewrite periods.
-	persist persistTracker
+	// srv is the current target's latest server stats and the
+	// persistence periods seen in them (stats.go).
+	srv serverStats
 
 	// round is the 1-based round of a repeated phase being run (0: not
 	// repeated); it gives each round its own random stream, shared by
-	// the variants. sweepOrder is the order of a sweep's points in it
-	// (nil: as listed).
-	round      int
-	sweepOrder []int
+	// the variants. order is the run's round order (nil: not repeated).
+	round int
+	order *RoundOrder
 	// progress drops the progress line of a segment's short last
 	// interval.
 	progress progressGate
 	// drainDeadline bounds the wait for in-flight ops after a cancel.
 	drainDeadline time.Duration
+	// time is the run's clock and pacer (timesource.go).
+	time timeSource
 }
 
 // Run executes every phase of the scenario and writes the run's logs
@@ -157,6 +158,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	}
 	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}, drainDeadline: o.drainDeadline}
 	r.classes = targets.Classes()
+	if r.time = o.time; r.time == nil {
+		r.time = wallTime{}
+	}
 	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
 	if r.ops, err = r.sc.OpTable(); err != nil {
@@ -186,7 +190,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	for i, c := range r.classes {
 		r.classIdx[c] = uint8(i)
 	}
-	if len(r.sc.Phases) == 0 || (r.sc.Phases[0].Kind != scenarios.PhaseLoad && r.sc.Phases[0].Kind != scenarios.PhaseGrowth) {
+	if len(r.sc.Phases) == 0 || !fillsDataset(r.sc.Phases[0].Kind) {
 		r.initInserted = r.sc.Keyspace.Records
 	}
 	r.inserted.Store(r.initInserted)
@@ -206,7 +210,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if o.hlogWrap != nil {
 		r.hfile.Wrap(o.hlogWrap)
 	}
-	start := time.Now()
+	start := r.time.now()
 	r.hlog = newLatencyLog(&r.hlogBuf, start)
 	r.flushHlog()
 	// What a killed run's reader needs beside the partial log: run.json
@@ -297,7 +301,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 			sum.StatusReason = stopErr.Error()
 		}
 	}
-	sum.End = time.Now().UTC()
+	sum.End = r.time.now().UTC()
 	addRateChanges(sum, r.opts.Control.appliedChanges())
 	evaluate(sum, r.limits, r.ops, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry
@@ -405,198 +409,6 @@ func (r *runner) finishHlog() error {
 	r.hlogMu.Lock()
 	defer r.hlogMu.Unlock()
 	return r.hfile.Finish()
-}
-
-// startStats samples server stats each interval in the background so a
-// slow stats call never delays the load.
-func (r *runner) startStats(ctx context.Context) func() {
-	if _, ok := r.target.(targets.StatsSource); !ok {
-		return func() {}
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(r.interval)
-		defer t.Stop()
-		for {
-			tg := r.currentTarget()
-			var st map[string]float64
-			err := errNoStats
-			var took time.Duration
-			if src, ok := tg.(targets.StatsSource); ok {
-				c, cc := context.WithTimeout(sctx, r.interval)
-				t0 := time.Now()
-				st, err = src.ServerStats(c)
-				took = time.Since(t0)
-				cc()
-				if r.opts.Exporter != nil && sctx.Err() == nil {
-					r.opts.Exporter.ServerStats(st, err, took)
-				}
-			}
-			if err == nil && r.currentTarget() == tg {
-				r.persist.observe(time.Now(), st)
-				r.statsMu.Lock()
-				r.lastStats = st
-				r.statsMu.Unlock()
-			}
-			select {
-			case <-sctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
-}
-
-func (r *runner) stats() map[string]float64 {
-	r.statsMu.Lock()
-	defer r.statsMu.Unlock()
-	if r.lastStats == nil {
-		return nil
-	}
-	out := make(map[string]float64, len(r.lastStats))
-	for k, v := range r.lastStats {
-		out[k] = v
-	}
-	return out
-}
-
-func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*rundir.PhaseResult, error) {
-	var mix *scenarios.Mix
-	var err error
-	if p := r.replays[ph.Name]; p != nil && ph.Kind == scenarios.PhaseReplay {
-		mix = p.mix
-	} else if mix, err = scenarios.NewMix(ph.Mix, r.ops); err != nil {
-		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
-	}
-	base := segment{
-		Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(), Mix: mix,
-		Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(),
-		Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi) + uint64(r.round)*0xd1b54a32d192ed03,
-	}
-	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind}
-	var segs []segment
-	switch ph.Kind {
-	case scenarios.PhaseLoad:
-		s := base
-		s.Duration = 0
-		s.Warmup = 0
-		s.Limit = uint64(ph.Load.Records)
-		s.Sequential = true
-		segs = append(segs, s)
-	case scenarios.PhaseSteady:
-		s := base
-		s.Limit = uint64(ph.Requests) // 0 = by duration alone
-		segs = append(segs, s)
-	case scenarios.PhaseRamp:
-		for i, st := range ph.Ramp.Steps {
-			s := base
-			s.Stage = fmt.Sprintf("step-%d", i+1)
-			s.StageIndex = i + 1
-			s.Rate = st.Rate
-			s.Duration = st.Duration.D()
-			s.Warmup = 0
-			s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
-			segs = append(segs, s)
-		}
-	case scenarios.PhaseGrowth:
-		return r.runGrowth(ctx, ph, base, mix)
-	case scenarios.PhaseCapacity:
-		return r.runCapacity(ctx, ph, base, mix)
-	case scenarios.PhaseSweep:
-		return r.runSweep(ctx, ph, base)
-	case scenarios.PhaseReplay:
-		s, err := r.replaySegment(ph, base)
-		if err != nil {
-			return nil, err
-		}
-		pr.Replay = s.Replay.result()
-		segs = append(segs, s)
-	default:
-		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
-	}
-	r.shardSegments(segs)
-	if ph.Kind == scenarios.PhaseSteady && segs[0].Warmup > 0 {
-		pr.WarmupSeconds = segs[0].Warmup.Seconds()
-	}
-	pr.Start = time.Now().UTC()
-	total := metrics.NewSet(mix.Ops())
-	var scheduled uint64
-	var elapsed, drain time.Duration
-	var tail, tailErrs int64
-	for i := range segs {
-		if ctx.Err() != nil {
-			break
-		}
-		s := &segs[i]
-		sctx, ss := ctx, trace.Span(nil)
-		if s.Stage != "" {
-			sctx, ss = r.stageSpan(ctx, s)
-		}
-		res := r.runSegment(sctx, s, r)
-		if s.Sequential {
-			if n := r.loadedThrough(s, res.Scheduled, ph); n > r.inserted.Load() {
-				r.inserted.Store(n)
-			}
-		}
-		total.Merge(res.Total)
-		scheduled += res.Scheduled
-		elapsed += res.Elapsed
-		drain = max(drain, res.Drain)
-		tail += res.WarmTail
-		tailErrs += res.WarmTailErrors
-		if s.Stage != "" {
-			st := stageResult(s, res, r.stats(), r.ops)
-			pr.Stages = append(pr.Stages, st)
-			r.keepStageHists(ph.Name, s.Stage, res.Total)
-			ss.SetAttributes(resultAttrs(&st.Result)...)
-			ss.End()
-		}
-		if len(segs) == 1 {
-			pr.TargetRate = s.Rate
-			if res.Retimed {
-				pr.TargetRate = retimedRate(s, res)
-			}
-		}
-	}
-	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, r.ops, scheduled, elapsed, drain, tail, tailErrs, r.classes)
-	r.totals = append(r.totals, phaseTotal{ph.Name, total})
-	if len(segs) > 1 {
-		pr.TargetRate = 0
-		for _, st := range pr.Stages {
-			if st.TargetRate > pr.TargetRate {
-				pr.TargetRate = st.TargetRate
-			}
-		}
-	}
-	pr.Server = r.stats()
-	return pr, nil
-}
-
-func stageResult(s *segment, res *segResult, stats map[string]float64, ops *scenarios.OpTable) rundir.StageResult {
-	st := rundir.StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
-	fillResult(&st.Result, res.Total, ops, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, nil)
-	st.TargetRate = s.Rate
-	if res.Retimed {
-		st.TargetRate = retimedRate(s, res)
-	}
-	return st
-}
-
-// retimedRate is the target rate of a segment whose rate was changed
-// live: what the schedule called for over the time it ran.
-func retimedRate(s *segment, res *segResult) float64 {
-	d := res.End.Sub(res.Start)
-	if s.Duration > 0 && d > s.Duration {
-		d = s.Duration
-	}
-	if d <= 0 {
-		return s.Rate
-	}
-	return float64(res.Scheduled) / d.Seconds()
 }
 
 // interval is called by the collector once per interval: it writes the

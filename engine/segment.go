@@ -81,7 +81,7 @@ type segResult struct {
 }
 
 // pacerSleeper is how the dispatcher waits for the next op's intended
-// start (newPacerSleeper; one per dispatch, closed at its end).
+// start (timeSource.pacer; one per dispatch, closed at its end).
 type pacerSleeper interface {
 	sleep(d time.Duration)
 	close()
@@ -179,7 +179,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 			stripes[i] = metrics.NewRecorder(ops)
 		}
 	}
-	res := &segResult{Total: metrics.NewSet(ops), Start: time.Now()}
+	res := &segResult{Total: metrics.NewSet(ops), Start: r.time.now()}
 	t0 := res.Start
 	clk := newClock(seg, t0)
 
@@ -247,7 +247,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 					halt()
 					return
 				}
-				if seg.Duration > 0 && time.Since(t0) >= seg.Duration {
+				if seg.Duration > 0 && r.time.since(t0) >= seg.Duration {
 					halt()
 					return
 				}
@@ -290,7 +290,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 			for _, s := range stripes {
 				s.DrainSplit(window, warm)
 			}
-			now := time.Now()
+			now := r.time.now()
 			// Only measured ops reach the segment's figures; the
 			// interval's window (progress, Prometheus, latency.hlog)
 			// shows the warmup's ops too.
@@ -317,13 +317,14 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 
 	r.opts.Control.setCurrent(currentName(seg), seg.Rate)
 	if work != nil {
-		res.Retimed = r.dispatch(ctx, seg, clk, work, chunkMax, &batchable, stripes, &scheduled)
+		d := dispatcher{time: r.time, ctl: r.opts.Control, exporter: r.opts.Exporter}
+		res.Retimed = d.run(ctx, seg, clk, work, chunkMax, &batchable, stripes, &scheduled)
 		close(work)
 	} else {
 		select {
 		case <-stop:
 		case <-ctx.Done():
-			clk.stopAt(time.Now())
+			clk.stopAt(r.time.now())
 			halt()
 		}
 	}
@@ -333,7 +334,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		drain = DrainDeadline
 	}
 	r.waitWorkers(ctx, &wg, workers, work, cancelOps, drain)
-	res.End = time.Now()
+	res.End = r.time.now()
 	if seg.Limit > 0 && scheduled.Load() >= seg.Limit {
 		// The count ended it before its duration: the window is the run
 		// of the count, not the whole duration.
@@ -369,7 +370,15 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	return res
 }
 
-// dispatch runs the open-loop schedule, sleeping with a pacerSleeper. It never
+// dispatcher is what the open-loop dispatch needs beyond its segment:
+// the run's clock and pacer, the live rate control and the exporter.
+type dispatcher struct {
+	time     timeSource
+	ctl      *Control          // live rate changes; nil = none
+	exporter *metrics.Exporter // nil = none
+}
+
+// run runs the open-loop schedule, sleeping with a pacerSleeper. It never
 // waits for a worker: when the queue is full the ops stay due (late) and
 // are sent as soon as there is room, or counted dropped past max_lag.
 //
@@ -381,11 +390,11 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 // ops the target batches go to one worker as one chunk (up to
 // chunkMax); any other op is a chunk of its own. It reports whether the
 // rate was changed.
-func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work chan chunk, chunkMax int, batchable *[scenarios.NumOps]bool, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
-	pacer := newPacerSleeper()
+func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan chunk, chunkMax int, batchable *[scenarios.NumOps]bool, stripes []*metrics.Recorder, scheduled *atomic.Uint64) (retimed bool) {
+	pacer := d.time.pacer()
 	defer pacer.close()
 	t0 := clk.t0
-	ctl := r.opts.Control
+	ctl := d.ctl
 	gen := ctl.generation()
 	ep := &epoch{t0: t0.Add(seg.Offset), sched: seg.pacing()}
 	limitFor := func(ep *epoch) uint64 {
@@ -419,24 +428,24 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 	}
 	for sent < limit {
 		if ctx.Err() != nil {
-			clk.stopAt(time.Now())
+			clk.stopAt(d.time.now())
 			break
 		}
 		if g := ctl.generation(); g != gen {
 			gen = g
 			if rate := ctl.requested(); rate > 0 {
-				ep = &epoch{t0: time.Now(), base: sent, sched: Schedule{Rate: rate}}
+				ep = &epoch{t0: d.time.now(), base: sent, sched: Schedule{Rate: rate}}
 				limit = limitFor(ep)
 				retimed = true
-				r.opts.Control.setCurrent(currentName(seg), rate)
-				r.opts.Control.applied(seg.Phase, seg.Stage, rate, ep.t0)
-				if r.opts.Exporter != nil {
-					r.opts.Exporter.RateChanged(seg.Phase)
+				ctl.setCurrent(currentName(seg), rate)
+				ctl.applied(seg.Phase, seg.Stage, rate, ep.t0)
+				if d.exporter != nil {
+					d.exporter.RateChanged(seg.Phase)
 				}
 			}
 			continue
 		}
-		el := time.Since(ep.t0)
+		el := d.time.since(ep.t0)
 		due := ep.base + ep.sched.Due(el)
 		if due > limit {
 			due = limit
@@ -448,12 +457,12 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 				tooLate = due
 			}
 			if tooLate > sent {
-				now := time.Now()
+				now := d.time.now()
 				// The warmup's share of them, then the measured rest.
 				b, _ := warmBound()
 				split := min(max(b, sent), tooLate)
-				r.countDrops(seg, stripes[0], metrics.InWarmup, sent, split, now.Sub(ep.intended(sent)))
-				r.countDrops(seg, stripes[0], metrics.InWindow, split, tooLate, now.Sub(ep.intended(split)))
+				seg.countDrops(stripes[0], metrics.InWarmup, sent, split, now.Sub(ep.intended(sent)))
+				seg.countDrops(stripes[0], metrics.InWindow, split, tooLate, now.Sub(ep.intended(split)))
 				sent = tooLate
 				countWarm()
 			}
@@ -465,7 +474,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 				n = uint64(chunkMax)
 			}
 			if n > 1 {
-				n = r.batchRun(seg, batchable, sent, n)
+				n = seg.batchRun(batchable, sent, n)
 			}
 			select {
 			case work <- chunk{first: sent, n: uint32(n), ep: ep}:
@@ -482,7 +491,7 @@ func (r *runner) dispatch(ctx context.Context, seg *segment, clk *clock, work ch
 		if sent >= limit {
 			break
 		}
-		wait, _ := ep.sched.Pace(time.Since(ep.t0), sent-ep.base, limit-ep.base)
+		wait, _ := ep.sched.Pace(d.time.since(ep.t0), sent-ep.base, limit-ep.base)
 		if full || wait < minSleep {
 			wait = minSleep
 		}
@@ -511,12 +520,12 @@ func (seg *segment) pacing() pacing {
 // batchRun returns how many of the n ops from index first go to the
 // store as one batch: the run of consecutive ops the target batches,
 // or 1 when the first is one it does not.
-func (r *runner) batchRun(seg *segment, batchable *[scenarios.NumOps]bool, first, n uint64) uint64 {
-	if !batchable[r.opFor(seg, first)] {
+func (seg *segment) batchRun(batchable *[scenarios.NumOps]bool, first, n uint64) uint64 {
+	if !batchable[seg.opFor(first)] {
 		return 1
 	}
 	k := uint64(1)
-	for k < n && batchable[r.opFor(seg, first+k)] {
+	for k < n && batchable[seg.opFor(first+k)] {
 		k++
 	}
 	return k
@@ -529,14 +538,14 @@ const exactDrops = 4096
 
 // countDrops counts schedule indices [from, to) of seg as dropped in
 // window w of rec, per op kind, with lag how late the first was.
-func (r *runner) countDrops(seg *segment, rec *metrics.Recorder, w metrics.Window, from, to uint64, lag time.Duration) {
+func (seg *segment) countDrops(rec *metrics.Recorder, w metrics.Window, from, to uint64, lag time.Duration) {
 	if to <= from {
 		return
 	}
 	var n [scenarios.NumOps]int64
 	if to-from <= exactDrops {
 		for i := from; i < to; i++ {
-			n[r.opFor(seg, i)]++
+			n[seg.opFor(i)]++
 		}
 	} else {
 		seg.Mix.Split(int64(to-from), &n)
@@ -557,7 +566,7 @@ func currentName(seg *segment) string {
 
 // opFor returns the op kind of schedule index i: a pure function of the
 // index, so the dispatcher (counting drops) and a worker agree.
-func (r *runner) opFor(seg *segment, i uint64) scenarios.Op {
+func (seg *segment) opFor(i uint64) scenarios.Op {
 	if seg.Replay != nil {
 		return seg.Replay.op(i)
 	}
@@ -633,7 +642,7 @@ func (w *worker) fill(j int, i uint64) scenarios.Op {
 	if seg.Replay != nil {
 		return w.fillReplay(&w.reqs[j], i)
 	}
-	op := w.r.opFor(seg, i)
+	op := seg.opFor(i)
 	req := &w.reqs[j]
 	req.Op = op
 	var keyNum int64
@@ -707,7 +716,7 @@ func (w *worker) runChunk(ctx context.Context, c chunk) bool {
 			if intended.UnixNano() < w.clk.warmEnd {
 				win = metrics.InWarmup
 			}
-			w.rec.DropIn(win, w.r.opFor(w.seg, i), 1, int64(lag))
+			w.rec.DropIn(win, w.seg.opFor(i), 1, int64(lag))
 			continue
 		}
 		w.fill(n, i)

@@ -37,17 +37,14 @@ type shardState struct {
 func newShardState(sh rundir.Shard, sc *scenarios.Scenario) *shardState {
 	st := &shardState{shard: sh, insertBase: sc.Keyspace.Records}
 	for _, p := range sc.Phases {
-		if p.Kind == scenarios.PhaseLoad && p.Load.Records > st.insertBase {
-			st.insertBase = p.Load.Records
-		}
+		st.insertBase = max(st.insertBase, loadRecords(&p))
 	}
 	return st
 }
 
 // shardSegments scales every segment to this shard: rate/N and, for a
 // sequential (load) segment, its slice of the records.
-func (r *runner) shardSegments(segs []segment) {
-	sh := r.opts.Shard
+func shardSegments(sh rundir.Shard, segs []segment) {
 	if sh.Count <= 1 {
 		return
 	}
@@ -71,19 +68,6 @@ func (r *runner) shardSegments(segs []segment) {
 	}
 }
 
-// loadedThrough returns the record count that exists once every shard
-// has run sequential segment s (which scheduled n ops on this shard).
-func (r *runner) loadedThrough(s *segment, n uint64, ph *scenarios.Phase) int64 {
-	if r.opts.Shard.Count <= 1 || ph.Kind != scenarios.PhaseLoad {
-		return s.KeyBase + int64(n)
-	}
-	if n < s.Limit {
-		// This shard stopped early (cancelled): only its own prefix is known.
-		return s.KeyBase + int64(n)
-	}
-	return ph.Load.Records
-}
-
 // nextInsertKey returns the record number of the next insert in a
 // non-sequential segment.
 func (r *runner) nextInsertKey() int64 {
@@ -105,8 +89,8 @@ func CheckShard(sc *scenarios.Scenario, sh rundir.Shard) error {
 		return err
 	}
 	for _, p := range sc.Phases {
-		if p.Kind == scenarios.PhaseLoad && p.Load.Records < int64(sh.Count) {
-			return fmt.Errorf("phase %s loads %d records, fewer than %d shards", p.Name, p.Load.Records, sh.Count)
+		if n := loadRecords(&p); n > 0 && n < int64(sh.Count) {
+			return fmt.Errorf("phase %s loads %d records, fewer than %d shards", p.Name, n, sh.Count)
 		}
 		if p.Requests > 0 && p.Requests < int64(sh.Count) {
 			return fmt.Errorf("phase %s runs %d requests, fewer than %d shards", p.Name, p.Requests, sh.Count)

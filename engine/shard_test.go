@@ -40,7 +40,7 @@ func TestShardSegmentsAndInsertKeys(t *testing.T) {
 		r := &runner{opts: Options{Shard: rundir.Shard{Index: i, Count: 3}}, inserted: &scenarios.Inserted{}}
 		r.shard = newShardState(r.opts.Shard, sc)
 		segs := []segment{{Rate: 900, Sequential: true, Limit: 1000}, {Rate: 300}}
-		r.shardSegments(segs)
+		shardSegments(r.opts.Shard, segs)
 		if segs[0].Rate != 300 || segs[1].Rate != 100 {
 			t.Fatalf("shard %d rates %v %v", i, segs[0].Rate, segs[1].Rate)
 		}
@@ -49,7 +49,7 @@ func TestShardSegmentsAndInsertKeys(t *testing.T) {
 		}
 		loaded += int64(segs[0].Limit)
 		ph := &sc.Phases[0]
-		if got := r.loadedThrough(&segs[0], segs[0].Limit, ph); got != 1000 {
+		if got := loadedThrough(r.opts.Shard, &segs[0], segs[0].Limit, ph.Load.Records); got != 1000 {
 			t.Fatalf("shard %d: loaded through %d, want the whole load", i, got)
 		}
 		r.inserted.Store(1000)

@@ -181,7 +181,7 @@ phases:
   - {name: sizes, kind: sweep, requests: 300, concurrency: 2, mix: {insert: 100}, sweep: {over: value_size, points: [{field_bytes: 10}, {field_bytes: 300}]}}
 `)
 	tg := newSweepTarget()
-	sum := runWith(t, sc, tg, Options{})
+	sum := runInBubble(t, sc, tg, Options{})
 	rates := sum.Phases[0]
 	for j, want := range []uint64{100, 300} {
 		st := rates.Stages[j]
@@ -229,9 +229,8 @@ phases:
 // TestSweepCapacityPoints: each point of a capacity sweep is a capacity
 // search of its own: a point whose mix only reads holds the search's
 // max; a point whose ops all fail holds nothing (judged by the
-// error-ratio SLO; the rate and drop limits are set so loose that a
-// busy host cannot fail a probe), and the phase's verdict is the lowest
-// rate held.
+// error-ratio SLO alone: the rate and drop limits are loose), and the
+// phase's verdict is the lowest rate held. In a synctest bubble.
 func TestSweepCapacityPoints(t *testing.T) {
 	sc := scenario(t, `
 keyspace: {records: 100}
@@ -247,7 +246,7 @@ slo: {max_error_ratio: 0.1, min_achieved_ratio: 0.01, max_dropped_ratio: 1}
 `)
 	tg := newSweepTarget()
 	tg.failOp, tg.failOn = scenarios.OpUpdate, true
-	sum := runWith(t, sc, tg, Options{})
+	sum := runInBubble(t, sc, tg, Options{})
 	p := sum.Phases[0]
 	pts := p.Sweep.Points
 	if len(pts) != 2 || pts[0].HighestRateHeld == nil || pts[1].HighestRateHeld == nil {

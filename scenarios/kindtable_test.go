@@ -22,11 +22,7 @@ const kindTableFile = "scenarios/phase_kinds.go"
 // is its own files (see ownsKind), a line in the kind table and its
 // result type in rundir.
 var kindConstExceptions = map[string]string{
-	"engine/run.go":          "the engine's per-kind dispatch (runPhase's switch) and its load-first check; moving to per-kind executor files",
-	"engine/judge.go":        "which phases the SLO judges (load and search phases are reported, not judged); moving with the executors",
-	"engine/shard.go":        "a sharded load splits its records and key base; moving with the load executor",
-	"engine/rounds.go":       "repeat rounds interleave sweep points; moving with the sweep executor",
-	"engine/custom.go":       "a growth phase's custom insert op is resolved at start; moving with the growth executor",
+	"engine/kinds.go":        "the engine's kind table: each kind's executor",
 	"report/phase_stages.go": "the stage table shared by ramp, capacity and growth; growth stages go by records",
 	"report/changes.go":      "change points per stage of staged kinds (ramp, capacity, growth, sweep): report's per-kind sections",
 	"report/html.go":         "growth charts by records and variant: report's per-kind sections",

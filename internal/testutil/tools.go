@@ -27,6 +27,15 @@ func Missing(t testing.TB, format string, args ...any) {
 	t.Skip(msg)
 }
 
+// HostLacks ends t because the host does not offer a capability it
+// needs (a memory cgroup, swap, root): like Missing, a skip normally
+// and a failure under SOAKD_REQUIRE_TOOLS=1, where a capability CI's
+// machines have must not quietly read green when it is gone.
+func HostLacks(t testing.TB, format string, args ...any) {
+	t.Helper()
+	Missing(t, "host capability: "+format, args...)
+}
+
 // NeedTool returns the path of the first of names found on PATH; when
 // none is, it calls Missing (skip, or fail under SOAKD_REQUIRE_TOOLS=1).
 func NeedTool(t testing.TB, names ...string) string {

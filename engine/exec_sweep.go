@@ -5,17 +5,25 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"time"
 
+	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
 )
 
-// runSweep measures the phase's template once per sweep point, each
+// sweepExec measures the phase's template once per sweep point, each
 // point a stage named by its label (a capacity point: a search whose
 // probes are stages <label>-probe-N), and sums the points up in
-// PhaseResult.Sweep: the cross-point table and chart.
-func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment) (*rundir.PhaseResult, error) {
+// PhaseResult.Sweep: the cross-point table and chart. A sweep of
+// capacity points is judged, like a capacity phase, on the rate held.
+type sweepExec struct{}
+
+func (sweepExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult) (*metrics.Set, error) {
+	ph, base := env.ph, env.base
+	if _, err := env.phaseMix(); err != nil {
+		return nil, err
+	}
 	sw := ph.Sweep
 	if sw == nil || len(sw.Points) == 0 {
 		return nil, fmt.Errorf("phase %s: a sweep phase needs sweep points (scenarios.Validate checks this)", ph.Name)
@@ -28,7 +36,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 		if !ok {
 			return nil, fmt.Errorf("phase %s: point %s: its percentages make no mix of 100 (scenarios.Validate checks this)", ph.Name, ph.PointLabel(j))
 		}
-		mx, err := scenarios.NewMix(m, r.ops)
+		mx, err := scenarios.NewMix(m, env.ops)
 		if err != nil {
 			return nil, fmt.Errorf("phase %s: point %s: %w", ph.Name, ph.PointLabel(j), err)
 		}
@@ -39,14 +47,17 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 			}
 		}
 	}
-	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
 	acc := newPhaseAcc(ops)
 	out := &rundir.SweepResult{Over: sw.Over, Measure: sw.Measure}
 	axis, xs, hasAxis := ph.SweepAxis()
 	if hasAxis {
 		out.Axis = axis
 	}
-	order := r.sweepOrder
+	// A round of a repeated sweep runs its points in the round's order.
+	var order []int
+	if env.order != nil && env.round > 0 {
+		order = env.order.Order(len(sw.Points), env.pi, env.round-1, 1)
+	}
 	if len(order) != len(sw.Points) {
 		order = make([]int, len(sw.Points))
 		for j := range order {
@@ -67,7 +78,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 		s.Mix = mixes[j]
 		s.Limit = uint64(ph.Requests)
 		s.Seed = base.Seed + uint64(j+1)*0x9e3779b97f4a7c15
-		fieldBytes := r.sc.Record.FieldBytes
+		fieldBytes := env.sc.Record.FieldBytes
 		switch sw.Over {
 		case scenarios.SweepRate:
 			s.Rate = pt.Rate
@@ -75,7 +86,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 			s.Concurrency = pt.Concurrency
 		case scenarios.SweepValueSize:
 			fieldBytes = pt.FieldBytes
-			s.Values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), fieldBytes)
+			s.Values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(env.sc.Seed), 0x5eed)), fieldBytes)
 		}
 		if sw.Measure != scenarios.MeasureRate {
 			s.Rate = 0
@@ -86,7 +97,7 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 		}
 		if sw.Measure == scenarios.MeasureCapacity {
 			first := len(pr.Stages)
-			cr := r.capacitySearch(ctx, ph, s, s.Mix, label+"-", pr, acc)
+			cr := env.capacitySearch(ctx, s, label+"-", pr, acc)
 			held := cr.HighestRateHeld
 			rp.HighestRateHeld = &held
 			rp.Confirmation = cr.Confirmation
@@ -103,9 +114,9 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 			continue
 		}
 		segs := []segment{s}
-		r.shardSegments(segs)
+		shardSegments(env.shard, segs)
 		s = segs[0]
-		st, _, span := r.runStage(ctx, ph.Name, &s, acc, pr)
+		st, _, span := env.runStage(ctx, &s, acc, pr)
 		span.SetAttributes(resultAttrs(&st.Result)...)
 		span.End()
 		rundir.FillSweepPoint(&rp, &st)
@@ -117,12 +128,24 @@ func (r *runner) runSweep(ctx context.Context, ph *scenarios.Phase, base segment
 		}
 	}
 	pr.Sweep = out
-	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, acc.total, r.ops, acc.scheduled, acc.elapsed, acc.drain, acc.tail, acc.tailErrs, r.classes)
-	r.totals = append(r.totals, phaseTotal{ph.Name, acc.total})
+	acc.result(&pr.Result, true, env.classes, env.ops)
 	for _, st := range pr.Stages {
 		pr.TargetRate = max(pr.TargetRate, st.TargetRate)
 	}
-	pr.Server = r.stats()
-	return pr, nil
+	return acc.total, nil
+}
+
+func (sweepExec) judge(pr *rundir.PhaseResult, l *verdict.Limits, hist *metrics.Set, ops *scenarios.OpTable) *rundir.Verdict {
+	if pr.Sweep == nil || pr.Sweep.Measure != scenarios.MeasureCapacity {
+		return sloJudged{}.judge(pr, l, hist, ops)
+	}
+	// Judged at every point (the lowest rate held), not on the probes
+	// that failed.
+	held := -1.0
+	for _, pt := range pr.Sweep.Points {
+		if pt.HighestRateHeld != nil && (held < 0 || *pt.HighestRateHeld < held) {
+			held = *pt.HighestRateHeld
+		}
+	}
+	return verdict.Capacity(pr.Name, max(held, 0))
 }

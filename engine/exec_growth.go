@@ -7,12 +7,10 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/verdict"
 )
 
@@ -34,26 +32,34 @@ func growthInsertOp(g *scenarios.GrowthSpec, mix map[string]float64) string {
 	return "insert"
 }
 
-// runGrowth runs stages of (insert a batch, measure at a fixed rate)
-// until a stop condition: stop_records, stop_memory (server
-// used_memory_bytes), the first cliff plus after_cliff stages, or
-// max_stages.
-func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segment, mix *scenarios.Mix) (*rundir.PhaseResult, error) {
+// growthExec runs a growth phase: stages of (insert a batch, measure
+// at a fixed rate) until a stop condition: stop_records, stop_memory
+// (server used_memory_bytes), the first cliff plus after_cliff stages,
+// or max_stages.
+type growthExec struct{ sloJudged }
+
+func (growthExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult) (*metrics.Set, error) {
+	ph, sg := env.ph, env.stages
+	mix, err := env.phaseMix()
+	if err != nil {
+		return nil, err
+	}
+	base := env.base
+	base.Mix = mix
 	// Defaults (cliff factor, max stages, stop records) are the
 	// scenario's: scenarios.ApplyDefaults.
 	g := *ph.Growth
-	insMix, err := scenarios.NewMix(map[string]float64{growthInsertOp(&g, ph.Mix): 100}, r.ops)
+	insMix, err := scenarios.NewMix(map[string]float64{growthInsertOp(&g, ph.Mix): 100}, env.ops)
 	if err != nil {
 		return nil, fmt.Errorf("phase %s: %w", ph.Name, err)
 	}
-	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: time.Now().UTC()}
 	total := metrics.NewSet(mix.Ops())
 	var scheduled uint64
 	var elapsed time.Duration
 	// n is the next record number (a failed insert's number is not
 	// reused); records counts the records that exist: those before the
 	// phase plus the inserts that succeeded.
-	n := r.inserted.Load()
+	n := env.inserted.Load()
 	records := n
 	var drain time.Duration
 	for i := 0; i < g.MaxStages && ctx.Err() == nil; i++ {
@@ -72,12 +78,12 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		ms := base
 		ms.Stage, ms.StageIndex, ms.Rate, ms.Duration, ms.Warmup = name, i+1, g.MeasureRate, g.MeasureFor.D(), 0
 		ms.Seed = base.Seed + uint64(2*i+2)*0x632be59bd9b4e019
-		sctx, span := r.stageSpan(ctx, &ms) // the batch insert and the measuring
-		lres := r.runSegment(sctx, &ls, r)
+		sctx, span := sg.stageSpan(ctx, &ms) // the batch insert and the measuring
+		lres := sg.measure(sctx, &ls)
 		n += int64(lres.Scheduled)
 		records += succeeded(lres.Total)
-		if n > r.inserted.Load() {
-			r.inserted.Store(n)
+		if n > env.inserted.Load() {
+			env.inserted.Store(n)
 		}
 		if ctx.Err() != nil {
 			span.End()
@@ -86,22 +92,22 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		var mres *segResult
 		var perOp map[string]*rundir.Result
 		if g.Measure == scenarios.MeasurePerOp {
-			mres, perOp = r.measurePerOp(sctx, &ms, &ls, mix)
+			mres, perOp = env.measurePerOp(sctx, &ms, &ls, mix)
 		} else {
-			mres = r.runSegment(sctx, &ms, r)
+			mres = sg.measure(sctx, &ms)
 		}
 		total.Merge(mres.Total)
 		scheduled += mres.Scheduled
 		elapsed += mres.Elapsed
 		drain = max(drain, mres.Drain)
-		st := stageResult(&ms, mres, r.freshStats(ctx), r.ops)
+		st := stageResult(&ms, mres, sg.freshStats(ctx), env.ops)
 		st.PerOp = perOp
-		r.keepStageHists(ph.Name, name, mres.Total)
+		sg.keepStageHists(ph.Name, name, mres.Total)
 		st.Start = lres.Start.UTC()
 		st.Records = records
 		st.Memory = rundir.StageMemoryOf(st.Server)
 		load := &rundir.Result{}
-		fillResult(load, lres.Total, r.ops, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, lres.WarmTailErrors, r.classes)
+		fillResult(load, lres.Total, env.ops, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, lres.WarmTailErrors, env.classes)
 		load.TargetRate = g.LoadRate
 		st.Load = load
 		pr.Stages = append(pr.Stages, st)
@@ -110,8 +116,8 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 		span.End()
 
 		pr.Cliff = verdict.DetectCliff(pr.Stages, g.CliffFactor)
-		if c := pr.Cliff; c != nil && !c.Unconfirmed && r.opts.Exporter != nil {
-			r.opts.Exporter.SetCliff(ph.Name, c.Stage, c.Reason, pr.Stages[c.StageIndex].Start)
+		if c := pr.Cliff; c != nil && !c.Unconfirmed && env.exporter != nil {
+			env.exporter.SetCliff(ph.Name, c.Stage, c.Reason, pr.Stages[c.StageIndex].Start)
 		}
 		if c := pr.Cliff; c != nil && !c.Unconfirmed && g.AfterCliff >= 0 && len(pr.Stages)-1-c.StageIndex >= g.AfterCliff {
 			break
@@ -120,12 +126,9 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 			break
 		}
 	}
-	pr.End = time.Now().UTC()
-	fillResult(&pr.Result, total, r.ops, scheduled, elapsed, drain, 0, 0, r.classes)
-	r.totals = append(r.totals, phaseTotal{ph.Name, total})
+	fillResult(&pr.Result, total, env.ops, scheduled, elapsed, drain, 0, 0, env.classes)
 	pr.TargetRate = g.MeasureRate
-	pr.Server = r.stats()
-	return pr, nil
+	return total, nil
 }
 
 // measurePerOp measures a growth stage one op at a time: each op of the
@@ -138,8 +141,8 @@ func (r *runner) runGrowth(ctx context.Context, ph *scenarios.Phase, base segmen
 // of consecutive existing records from a random start, at most a batch
 // of them, and afterwards the batch insert ls puts exactly those back,
 // unmeasured, so every stage measures against all the records inserted.
-func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenarios.Mix) (*segResult, map[string]*rundir.Result) {
-	ops := scenarios.PerOpOrder(mix.Ops(), r.ops)
+func (e *phaseEnv) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenarios.Mix) (*segResult, map[string]*rundir.Result) {
+	ops := scenarios.PerOpOrder(mix.Ops(), e.ops)
 	all := &segResult{Total: metrics.NewSet(ops)}
 	per := map[string]*rundir.Result{}
 	slice := ms.Duration / time.Duration(len(ops))
@@ -148,7 +151,7 @@ func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenari
 		if ctx.Err() != nil {
 			break
 		}
-		one, err := scenarios.NewMix(map[string]float64{r.ops.Name(op): 100}, r.ops)
+		one, err := scenarios.NewMix(map[string]float64{e.ops.Name(op): 100}, e.ops)
 		if err != nil {
 			continue // an op of a valid mix always makes a mix of its own
 		}
@@ -156,7 +159,7 @@ func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenari
 		s.Rate, s.Duration, s.Mix = 0, slice, one
 		s.Seed = ms.Seed + uint64(k+1)*0x9e3779b97f4a7c15
 		del := op == scenarios.OpDel || op == scenarios.OpDelete
-		n := r.inserted.Load()
+		n := e.inserted.Load()
 		if del {
 			run := min(ls.Limit, uint64(n))
 			if run == 0 {
@@ -165,11 +168,11 @@ func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenari
 			s.Sequential, s.Limit = true, run
 			s.KeyBase = rng.Int64N(n - int64(run) + 1) // records [0, n) all exist
 		}
-		res := r.runSegment(ctx, &s, r)
+		res := e.stages.measure(ctx, &s)
 		if del && res.Scheduled > 0 && ctx.Err() == nil {
 			back := *ls
 			back.KeyBase, back.Limit = s.KeyBase, res.Scheduled
-			r.runSegment(ctx, &back, r)
+			e.stages.measure(ctx, &back)
 		}
 		if all.Start.IsZero() {
 			all.Start = res.Start
@@ -183,35 +186,10 @@ func (r *runner) measurePerOp(ctx context.Context, ms, ls *segment, mix *scenari
 		all.WarmTailErrors += res.WarmTailErrors
 		all.Canceled = all.Canceled || res.Canceled
 		pr := &rundir.Result{}
-		fillResult(pr, res.Total, r.ops, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, r.classes)
-		per[r.ops.Name(op)] = pr
+		fillResult(pr, res.Total, e.ops, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, e.classes)
+		per[op.String()] = pr
 	}
 	return all, per
-}
-
-// stageSpan starts the soakd.stage span of a ramp step, growth stage or
-// capacity probe.
-func (r *runner) stageSpan(ctx context.Context, s *segment) (context.Context, trace.Span) {
-	return r.tracer.Start(ctx, "soakd.stage", trace.WithAttributes(attribute.String("soakd.stage", s.Stage),
-		attribute.Int("soakd.stage.index", s.StageIndex), attribute.Float64("soakd.target_rate", s.Rate)))
-}
-
-// freshStats samples the server now (a stage's closing snapshot) and
-// falls back to the background sampler's latest.
-func (r *runner) freshStats(ctx context.Context) map[string]float64 {
-	if src, ok := r.currentTarget().(targets.StatsSource); ok {
-		c, cancel := context.WithTimeout(ctx, 2*time.Second)
-		st, err := src.ServerStats(c)
-		cancel()
-		if err == nil {
-			r.persist.observe(time.Now(), st)
-			r.statsMu.Lock()
-			r.lastStats = st
-			r.statsMu.Unlock()
-			return r.stats()
-		}
-	}
-	return r.stats()
 }
 
 // succeeded counts the ops of s that succeeded (class ok): an insert

@@ -1,0 +1,32 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
+)
+
+// replayExec runs a replay phase: one segment that sends the phase's
+// indexed capture (replay.go) on its captured timing, or at its rate,
+// through the same dispatcher as a steady phase.
+type replayExec struct{ sloJudged }
+
+func (replayExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult) (*metrics.Set, error) {
+	ph, p := env.ph, env.replay
+	if p == nil {
+		return nil, fmt.Errorf("phase %s: its capture was not indexed", ph.Name)
+	}
+	s := env.base
+	s.Mix = p.mix
+	s.Replay = p
+	s.Rate = p.rate
+	s.Limit = p.limit
+	if !ph.Replay.Loop {
+		// Bounded by the capture; a duration (if given) can cut it short.
+		s.Duration = ph.Duration.D()
+	}
+	pr.Replay = p.result()
+	return env.runSegments(ctx, pr, p.mix, []segment{s}, nil), nil
+}

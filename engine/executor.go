@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/verdict"
+)
+
+// A phase kind's executor turns its phase into segments, runs them on
+// the run's shared machinery (stages: dispatch, workers, histograms,
+// the latency logs) and sums them up in the phase's result. Each kind's
+// executor is a file of its own (exec_<kind>.go); kinds.go maps each
+// kind to its executor.
+type executor interface {
+	// run runs env's phase and fills pr (its name, kind and start are
+	// set; the run sets its end and server stats). It fills pr.Result
+	// and returns the phase's measured ops, for histograms.hlog and the
+	// SLO verdict.
+	run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult) (*metrics.Set, error)
+	// judge is the phase's SLO verdict once the run is over (hist: its
+	// measured ops, nil when none were kept); nil when the kind is not
+	// judged (a load).
+	judge(pr *rundir.PhaseResult, l *verdict.Limits, hist *metrics.Set, ops *scenarios.OpTable) *rundir.Verdict
+}
+
+// stages is the run's shared machinery as an executor sees it.
+type stages interface {
+	// measure runs a segment whose intervals are measured: the progress
+	// line, Prometheus, latency.hlog and counts.csv.
+	measure(ctx context.Context, s *segment) *segResult
+	// unmeasured runs a segment shown on the progress line only (a
+	// capacity search's settling): it is not measurement.
+	unmeasured(ctx context.Context, s *segment) *segResult
+	// stageSpan starts the soakd.stage span of a stage.
+	stageSpan(ctx context.Context, s *segment) (context.Context, trace.Span)
+	// keepStageHists keeps a stage's measured histograms for
+	// histograms.hlog.
+	keepStageHists(phase, stage string, set *metrics.Set)
+	// stats is the server stats sampler's latest; freshStats samples
+	// the server now (a stage's closing snapshot).
+	stats() map[string]float64
+	freshStats(ctx context.Context) map[string]float64
+}
+
+// phaseEnv is what an executor gets: its phase, the phase's segment
+// template and what of the run it may read or advance.
+type phaseEnv struct {
+	ph *scenarios.Phase
+	pi int // the phase's index in the scenario
+	// base is the phase's segment template: its name, rate, duration,
+	// concurrency, max_lag, warmup and random stream; its Mix is nil
+	// (an executor sets the mix it runs: phaseMix for most).
+	base   segment
+	stages stages
+	time   timeSource
+	// sc is the scenario, read only (record sizes, the seed).
+	sc      *scenarios.Scenario
+	shard   rundir.Shard
+	classes []string
+	limits  *verdict.Limits
+	// inserted is the count of records known to exist, which load and
+	// growth phases advance.
+	inserted *scenarios.Inserted
+	// exporter feeds Prometheus; nil = none.
+	exporter *metrics.Exporter
+	// round is the 1-based round of a repeated phase (0: not repeated);
+	// order, with it, is the run's round order.
+	round int
+	order *RoundOrder
+	// replay is the phase's indexed capture (a replay phase), else nil.
+	replay *replayPlan
+	// ops names the run's ops (its custom ops and replay groups).
+	ops *scenarios.OpTable
+}
+
+// phaseMix is the phase's mix: block.
+func (e *phaseEnv) phaseMix() (*scenarios.Mix, error) {
+	mix, err := scenarios.NewMix(e.ph.Mix, e.ops)
+	if err != nil {
+		return nil, fmt.Errorf("phase %s: %w", e.ph.Name, err)
+	}
+	return mix, nil
+}
+
+// runPhase runs phase pi (ph: the phase, or one round's slice of it) on
+// its kind's executor.
+func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*rundir.PhaseResult, error) {
+	ex, ok := executorFor(ph.Kind)
+	if !ok {
+		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
+	}
+	env := &phaseEnv{
+		ph: ph, pi: pi, stages: r, time: r.time, sc: r.sc, shard: r.opts.Shard, classes: r.classes,
+		limits: r.limits, inserted: r.inserted, exporter: r.opts.Exporter, round: r.round, order: r.order,
+		replay: r.replays[ph.Name], ops: r.ops,
+		base: segment{
+			Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(),
+			Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(),
+			Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi) + uint64(r.round)*0xd1b54a32d192ed03,
+		},
+	}
+	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: r.time.now().UTC()}
+	total, err := ex.run(ctx, env, pr)
+	if err != nil {
+		return nil, err
+	}
+	pr.End = r.time.now().UTC()
+	r.totals = append(r.totals, phaseTotal{ph.Name, total})
+	pr.Server = r.stats()
+	return pr, nil
+}
+
+func (r *runner) measure(ctx context.Context, s *segment) *segResult {
+	return r.runSegment(ctx, s, r)
+}
+
+func (r *runner) unmeasured(ctx context.Context, s *segment) *segResult {
+	return r.runSegment(ctx, s, progressOnly{r})
+}
+
+// progressOnly shows a settle slice on the progress line only: it is
+// not measurement, so it feeds neither Prometheus nor latency.hlog.
+type progressOnly struct{ r *runner }
+
+func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64) {
+	if p.r.opts.Progress == nil || !p.r.progress.show(seg, to.Sub(from), p.r.interval) {
+		return
+	}
+	achieved := 0.0
+	if dt := to.Sub(from).Seconds(); dt > 0 {
+		achieved = float64(completed) / dt
+	}
+	fmt.Fprintln(p.r.opts.Progress, progressLine(seg, seg.Rate, elapsed, achieved, done, w, p.r.classes, p.r.ops))
+}
+
+// stageSpan starts the soakd.stage span of a ramp step, growth stage or
+// capacity probe.
+func (r *runner) stageSpan(ctx context.Context, s *segment) (context.Context, trace.Span) {
+	return r.tracer.Start(ctx, "soakd.stage", trace.WithAttributes(attribute.String("soakd.stage", s.Stage),
+		attribute.Int("soakd.stage.index", s.StageIndex), attribute.Float64("soakd.target_rate", s.Rate)))
+}
+
+// runSegments runs a phase made of fixed segments of mix (a steady
+// phase, a ramp's steps, a load, a replay), each scaled to this shard, one after
+// another until ctx ends. A segment with a stage name is a stage of pr.
+// after, when set, sees each segment's result as it ends. It fills
+// pr.Result and its target rate: the segment's, or the highest
+// stage's.
+func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix *scenarios.Mix, segs []segment, after func(*segment, *segResult)) *metrics.Set {
+	shardSegments(e.shard, segs)
+	acc := newPhaseAcc(mix.Ops())
+	for i := range segs {
+		if ctx.Err() != nil {
+			break
+		}
+		s := &segs[i]
+		sctx, ss := ctx, trace.Span(nil)
+		if s.Stage != "" {
+			sctx, ss = e.stages.stageSpan(ctx, s)
+		}
+		res := e.stages.measure(sctx, s)
+		if after != nil {
+			after(s, res)
+		}
+		acc.add(res)
+		if s.Stage != "" {
+			st := stageResult(s, res, e.stages.stats(), e.ops)
+			pr.Stages = append(pr.Stages, st)
+			e.stages.keepStageHists(e.ph.Name, s.Stage, res.Total)
+			ss.SetAttributes(resultAttrs(&st.Result)...)
+			ss.End()
+		}
+		if len(segs) == 1 {
+			pr.TargetRate = s.Rate
+			if res.Retimed {
+				pr.TargetRate = retimedRate(s, res)
+			}
+		}
+	}
+	fillResult(&pr.Result, acc.total, e.ops, acc.scheduled, acc.elapsed, acc.drain, acc.tail, acc.tailErrs, e.classes)
+	if len(segs) > 1 {
+		pr.TargetRate = 0
+		for _, st := range pr.Stages {
+			if st.TargetRate > pr.TargetRate {
+				pr.TargetRate = st.TargetRate
+			}
+		}
+	}
+	return acc.total
+}
+
+// runStage runs one stage of a phase (a capacity probe, a sweep point)
+// in its own span, adds it to the phase's figures, keeps its histograms
+// for shard merges and appends its result to pr.Stages. The caller
+// ends the span, after adding what it judged.
+func (e *phaseEnv) runStage(ctx context.Context, s *segment, acc *phaseAcc, pr *rundir.PhaseResult) (rundir.StageResult, *segResult, trace.Span) {
+	sctx, span := e.stages.stageSpan(ctx, s)
+	res := e.stages.measure(sctx, s)
+	acc.add(res)
+	st := stageResult(s, res, e.stages.stats(), e.ops)
+	e.stages.keepStageHists(e.ph.Name, s.Stage, res.Total)
+	pr.Stages = append(pr.Stages, st)
+	return st, res, span
+}
+
+// phaseAcc adds up a phase's segments.
+type phaseAcc struct {
+	total          *metrics.Set
+	scheduled      uint64
+	elapsed, drain time.Duration
+	tail, tailErrs int64
+}
+
+func newPhaseAcc(ops []scenarios.Op) *phaseAcc { return &phaseAcc{total: metrics.NewSet(ops)} }
+
+func (a *phaseAcc) add(res *segResult) {
+	a.total.Merge(res.Total)
+	a.scheduled += res.Scheduled
+	a.elapsed += res.Elapsed
+	a.drain = max(a.drain, res.Drain)
+	a.tail += res.WarmTail
+	a.tailErrs += res.WarmTailErrors
+}
+
+// result fills r with the accumulated figures; withTail counts the
+// warmup ops completed in the windows (a phase whose segments have
+// warmups).
+func (a *phaseAcc) result(r *rundir.Result, withTail bool, classes []string, ops *scenarios.OpTable) {
+	tail, tailErrs := a.tail, a.tailErrs
+	if !withTail {
+		tail, tailErrs = 0, 0
+	}
+	fillResult(r, a.total, ops, a.scheduled, a.elapsed, a.drain, tail, tailErrs, classes)
+}
+
+func stageResult(s *segment, res *segResult, stats map[string]float64, ops *scenarios.OpTable) rundir.StageResult {
+	st := rundir.StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
+	fillResult(&st.Result, res.Total, ops, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, nil)
+	st.TargetRate = s.Rate
+	if res.Retimed {
+		st.TargetRate = retimedRate(s, res)
+	}
+	return st
+}
+
+// retimedRate is the target rate of a segment whose rate was changed
+// live: what the schedule called for over the time it ran.
+func retimedRate(s *segment, res *segResult) float64 {
+	d := res.End.Sub(res.Start)
+	if s.Duration > 0 && d > s.Duration {
+		d = s.Duration
+	}
+	if d <= 0 {
+		return s.Rate
+	}
+	return float64(res.Scheduled) / d.Seconds()
+}
+
+// sloJudged is the verdict of most kinds: the SLO's limits on the
+// phase's figures and latency histograms.
+type sloJudged struct{}
+
+func (sloJudged) judge(pr *rundir.PhaseResult, l *verdict.Limits, hist *metrics.Set, ops *scenarios.OpTable) *rundir.Verdict {
+	return l.Judge(judged(pr.Name, &pr.Result, len(pr.Stages) > 0, hist, ops))
+}

@@ -1,0 +1,31 @@
+package engine
+
+import "github.com/soakd/soakd/scenarios"
+
+// The kind table: each phase kind's executor. A new kind is its
+// executor's file (exec_<kind>.go) and a line here.
+func executorFor(k scenarios.PhaseKind) (executor, bool) {
+	switch k {
+	case scenarios.PhaseLoad:
+		return loadExec{}, true
+	case scenarios.PhaseSteady:
+		return steadyExec{}, true
+	case scenarios.PhaseRamp:
+		return rampExec{}, true
+	case scenarios.PhaseCapacity:
+		return capacityExec{}, true
+	case scenarios.PhaseGrowth:
+		return growthExec{}, true
+	case scenarios.PhaseSweep:
+		return sweepExec{}, true
+	case scenarios.PhaseReplay:
+		return replayExec{}, true
+	}
+	return nil, false
+}
+
+// fillsDataset reports whether a phase of kind k puts the records in
+// place (a run that starts with one starts from an empty dataset).
+func fillsDataset(k scenarios.PhaseKind) bool {
+	return k == scenarios.PhaseLoad || k == scenarios.PhaseGrowth
+}
