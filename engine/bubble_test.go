@@ -33,7 +33,7 @@ func runInBubble(t *testing.T, sc *scenarios.Scenario, tg targets.Target, o Opti
 			o.OutDir = t.TempDir()
 		}
 		var err error
-		if sum, err = Run(context.Background(), o); err != nil {
+		if sum, err = runWritten(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -29,7 +29,7 @@ func runNamed(t *testing.T, sc *scenarios.Scenario) (*rundir.Summary, string, []
 	defer tg.Close()
 	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), nil)
 	dir := memDir(t)
-	sum, err := Run(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: dir, Exporter: exp})
+	sum, err := runWritten(context.Background(), Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: dir, Exporter: exp})
 	if err != nil {
 		t.Fatal(err)
 	}
