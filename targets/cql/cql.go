@@ -40,15 +40,14 @@ func init() {
 type Target struct {
 	// session is swapped once, by Prepare, for one bound to the keyspace
 	// it created (see useKeyspace).
-	session atomic.Pointer[gocql.Session]
-	hosts   atomic.Pointer[hostCounter]
-	st      scenarios.Target
-	opts    targets.Options
-	cfg     Config
-	url     string // redacted
-	secrets []string
-	readTO  time.Duration
-	writeTO time.Duration
+	session  atomic.Pointer[gocql.Session]
+	hosts    atomic.Pointer[hostCounter]
+	st       scenarios.Target
+	opts     targets.Options
+	cfg      Config
+	url      string // redacted
+	secrets  []string
+	timeouts targets.Timeouts // client.read_timeout, write_timeout
 	// table is keyspace.table; statements name it in full because the
 	// session has no keyspace (Prepare may create it).
 	table string
@@ -67,7 +66,7 @@ type Target struct {
 	viewPools    viewQuery // system_views.thread_pools (views.go)
 	viewClients  viewQuery // system_views.clients
 	errCounts    [numErrKinds]atomic.Int64
-	custom       *customOps // the scenario's custom ops (custom.go), set by Prepare
+	custom       *targets.CustomOps[customOp] // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -89,14 +88,13 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 		return nil, err
 	}
 	tg := &Target{
-		cfg:     cfg,
-		url:     scenarios.RedactURL(t.URL),
-		readTO:  t.Client.ReadTimeout.D(),
-		writeTO: t.Client.WriteTimeout.D(),
-		table:   cfg.Keyspace + "." + cfg.Table,
-		inserts: map[int]string{},
-		st:      t,
-		opts:    o,
+		cfg:      cfg,
+		url:      scenarios.RedactURL(t.URL),
+		timeouts: targets.Timeouts{Read: t.Client.ReadTimeout.D(), Write: t.Client.WriteTimeout.D()},
+		table:    cfg.Keyspace + "." + cfg.Table,
+		inserts:  map[int]string{},
+		st:       t,
+		opts:     o,
 	}
 	tg.setStatements(scenarios.DefaultFields)
 	s, err := tg.connect("")
@@ -247,17 +245,6 @@ func connsPerHost(c Config, co scenarios.ClientOptions, o targets.Options) int {
 
 func (t *Target) scrub(err error) error { return targets.Scrub(err, t.secrets) }
 
-func (t *Target) opCtx(ctx context.Context, write bool) (context.Context, context.CancelFunc) {
-	d := t.readTO
-	if write {
-		d = t.writeTO
-	}
-	if d <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, d)
-}
-
 // errConnLost marks a driver error that says "context canceled" while
 // the op's own context was not: the driver cancels a connection's
 // requests when the connection closes under them.
@@ -332,7 +319,7 @@ func (t *Target) readStmts() (read, scan string) {
 
 // Do runs one operation.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	ctx, cancel := t.opCtx(ctx, t.writes(r.Op))
+	ctx, cancel := t.timeouts.Context(ctx, t.custom.Writes(r.Op))
 	defer cancel()
 	return t.scrub(lost(ctx, t.do(ctx, r)))
 }
@@ -507,7 +494,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		return
 	}
 	groups := groupBy(ins, func(i int) string { return t.replicaOf(reqs[i].Key) })
-	wctx, cancel := t.opCtx(ctx, true)
+	wctx, cancel := t.timeouts.Context(ctx, true)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, g := range groups {

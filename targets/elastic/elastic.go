@@ -57,8 +57,7 @@ type Target struct {
 	refresh  scenarios.Refresh // "" (server default, false) | wait_for | true
 	url      string            // redacted
 	secrets  []string
-	readTO   time.Duration
-	writeTO  time.Duration
+	timeouts targets.Timeouts // client.read_timeout, write_timeout
 	dialTO   time.Duration
 	maxBatch int
 	shards   int
@@ -70,8 +69,8 @@ type Target struct {
 	// corpus: documents come from record.source; searches and the index
 	// cover its text fields (set by Prepare, corpus.go).
 	corpus       bool
-	searchFields []byte     // JSON array of the fields searches query
-	custom       *customOps // the scenario's custom ops (custom.go), set by Prepare
+	searchFields []byte                       // JSON array of the fields searches query
+	custom       *targets.CustomOps[customOp] // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -93,8 +92,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	}
 	tg := &Target{
 		url:      scenarios.RedactURL(t.URL),
-		readTO:   t.Client.ReadTimeout.D(),
-		writeTO:  t.Client.WriteTimeout.D(),
+		timeouts: targets.Timeouts{Read: t.Client.ReadTimeout.D(), Write: t.Client.WriteTimeout.D()},
 		dialTO:   t.Client.DialTimeout.D(),
 		maxBatch: t.Client.MaxBatch,
 		shards:   t.Client.IndexShards,
@@ -277,17 +275,6 @@ func (t *Target) call(ctx context.Context, method, path, query string, body []by
 	return res.StatusCode, t.scrub(e)
 }
 
-func (t *Target) opCtx(ctx context.Context, write bool) (context.Context, context.CancelFunc) {
-	d := t.readTO
-	if write {
-		d = t.writeTO
-	}
-	if d <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, d)
-}
-
 func (t *Target) refreshQuery() string {
 	if t.refresh == "" {
 		return ""
@@ -297,7 +284,7 @@ func (t *Target) refreshQuery() string {
 
 // Do runs one operation.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	ctx, cancel := t.opCtx(ctx, t.writes(r.Op))
+	ctx, cancel := t.timeouts.Context(ctx, t.custom.Writes(r.Op))
 	defer cancel()
 	if r.Op.IsCustom() {
 		return t.doCustom(ctx, r)
@@ -509,7 +496,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 	if len(idx) == 0 {
 		return
 	}
-	wctx, cancel := t.opCtx(ctx, true)
+	wctx, cancel := t.timeouts.Context(ctx, true)
 	defer cancel()
 	var res struct {
 		Errors bool `json:"errors"`

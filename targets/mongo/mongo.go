@@ -50,8 +50,7 @@ type Target struct {
 	coll     *mongo.Collection
 	url      string // redacted
 	secrets  []string
-	readTO   time.Duration
-	writeTO  time.Duration
+	timeouts targets.Timeouts // client.read_timeout, write_timeout
 	dialTO   time.Duration
 	maxBatch int
 	desc     atomic.Pointer[string]
@@ -61,7 +60,7 @@ type Target struct {
 	// corpus: documents come from record.source as they are, and the
 	// text index covers record.query.from (corpus.go).
 	corpus bool
-	custom *customOps // the scenario's custom ops (custom.go), set by Prepare
+	custom *targets.CustomOps[customOp] // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -81,8 +80,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	}
 	tg := &Target{
 		url:      scenarios.RedactURL(t.URL),
-		readTO:   t.Client.ReadTimeout.D(),
-		writeTO:  t.Client.WriteTimeout.D(),
+		timeouts: targets.Timeouts{Read: t.Client.ReadTimeout.D(), Write: t.Client.WriteTimeout.D()},
 		dialTO:   t.Client.DialTimeout.D(),
 		maxBatch: t.Client.MaxBatch,
 	}
@@ -232,20 +230,9 @@ func ParseWriteConcern(s string) (*writeconcern.WriteConcern, error) {
 
 func (t *Target) scrub(err error) error { return targets.Scrub(err, t.secrets) }
 
-func (t *Target) opCtx(ctx context.Context, write bool) (context.Context, context.CancelFunc) {
-	d := t.readTO
-	if write {
-		d = t.writeTO
-	}
-	if d <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, d)
-}
-
 // Do runs one operation.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	ctx, cancel := t.opCtx(ctx, t.writes(r.Op))
+	ctx, cancel := t.timeouts.Context(ctx, t.custom.Writes(r.Op))
 	defer cancel()
 	return t.scrub(t.do(ctx, r))
 }
@@ -429,7 +416,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		errs[idx[0]] = t.Do(ctx, reqs[idx[0]])
 		return
 	}
-	wctx, cancel := t.opCtx(ctx, true)
+	wctx, cancel := t.timeouts.Context(ctx, true)
 	defer cancel()
 	_, err := t.coll.InsertMany(wctx, docs, options.InsertMany().SetOrdered(false))
 	for _, i := range idx {
