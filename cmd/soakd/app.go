@@ -152,7 +152,7 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 	var name string
 	repeat := f.repeat
 	for _, tg := range f.targets {
-		sc, err := scenarios.LoadFile(path)
+		sc, err := targets.LoadScenario(path)
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
 			return exitBadUsed
@@ -243,7 +243,7 @@ func (a *App) applyOverrides(sc *scenarios.Scenario, f runFlags, note func(strin
 // directory under it) and returns the exit code, the summary (nil when
 // nothing ran) and the run directory.
 func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub string) (int, *rundir.Summary, string) {
-	sc, err := scenarios.LoadFile(path)
+	sc, err := targets.LoadScenario(path)
 	if err != nil {
 		fmt.Fprintln(a.Stderr, err)
 		return exitBadUsed, nil, ""
@@ -444,7 +444,7 @@ func (a *App) validate(ctx context.Context, args []string) int {
 		loaded := make(chan error, 1)
 		var sc *scenarios.Scenario
 		go func() {
-			s, err := scenarios.LoadFile(path)
+			s, err := targets.LoadScenario(path)
 			sc = s
 			loaded <- err
 		}()

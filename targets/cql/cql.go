@@ -27,15 +27,6 @@ import (
 	"github.com/soakd/soakd/targets"
 )
 
-// Kinds are the target kinds this adapter registers.
-var Kinds = []scenarios.TargetKind{scenarios.KindCQL, scenarios.KindScylla, scenarios.KindCassandra}
-
-func init() {
-	for _, k := range Kinds {
-		targets.Register(string(k), Open)
-	}
-}
-
 // Target is a connected CQL cluster.
 type Target struct {
 	// session is swapped once, by Prepare, for one bound to the keyspace
@@ -160,7 +151,7 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 	// No retries: a soak tool shows the store's errors, it does not
 	// paper over them (the driver's default policy is also none).
 	cc.RetryPolicy = nil
-	cc.NumConns = connsPerHost(c, st.Client, o)
+	cc.NumConns = connsPerHost(c, st.Client.ClientCommon, o)
 	if c.WriteCoalesceSet {
 		cc.WriteCoalesceWaitTime = c.WriteCoalesce
 	}
@@ -232,7 +223,7 @@ func sharedPort(hosts []string) int {
 // 2, at most MaxConnsPerHost): a CQL connection multiplexes thousands
 // of requests, so one per worker (as for Redis) would only cost the
 // server memory.
-func connsPerHost(c Config, co scenarios.ClientOptions, o targets.Options) int {
+func connsPerHost(c Config, co scenarios.ClientCommon, o targets.Options) int {
 	if c.Conns > 0 {
 		return c.Conns
 	}

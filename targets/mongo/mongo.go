@@ -42,8 +42,6 @@ const (
 	BodyField  = "body"
 )
 
-func init() { targets.Register(string(scenarios.KindMongo), Open) }
-
 // Target is a connected MongoDB deployment.
 type Target struct {
 	client   *mongo.Client
@@ -78,6 +76,10 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	if !strings.HasPrefix(t.URL, "mongodb://") && !strings.HasPrefix(t.URL, "mongodb+srv://") {
 		return nil, errors.New("URL must start with mongodb:// or mongodb+srv://")
 	}
+	cc, err := clientSchema.Decode(t)
+	if err != nil {
+		return nil, err
+	}
 	tg := &Target{
 		url:      scenarios.RedactURL(t.URL),
 		timeouts: targets.Timeouts{Read: t.Client.ReadTimeout.D(), Write: t.Client.WriteTimeout.D()},
@@ -109,11 +111,11 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 		return nil, tg.scrub(fmt.Errorf("connect: %w", err))
 	}
 	tg.client = cl
-	db := t.Client.Database
+	db := cc.Database
 	if db == "" {
 		db = DefaultDatabase
 	}
-	coll := t.Client.Collection
+	coll := cc.Collection
 	if coll == "" {
 		coll = DefaultCollection
 	}
@@ -126,6 +128,10 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 // then the scenario's client options, auth and TLS block, which override
 // the URI. It also returns the secrets errors must not show.
 func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOptions, []string, error) {
+	cc, err := clientSchema.Decode(t)
+	if err != nil {
+		return nil, nil, err
+	}
 	var secrets []string
 	dial := t.Client.DialTimeout.D()
 	// Defaults first: options present in the URI override them.
@@ -146,10 +152,10 @@ func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOption
 	// Scenario client options override the URI.
 	// client.pool_size, else the URI's maxPoolSize, else one connection
 	// per worker of the busiest phase (the driver's default is 100).
-	if n := o.PoolSize(t.Client); n > 0 && (t.Client.PoolSize > 0 || co.MaxPoolSize == nil) {
+	if n := o.PoolSize(t.Client.ClientCommon); n > 0 && (t.Client.PoolSize > 0 || co.MaxPoolSize == nil) {
 		co.SetMaxPoolSize(uint64(n))
 	}
-	if rp := t.Client.ReadPreference; rp != "" {
+	if rp := cc.ReadPreference; rp != "" {
 		mode, err := readpref.ModeFromString(string(rp))
 		if err != nil {
 			return nil, nil, fmt.Errorf("client.read_preference %q: %w", rp, err)
@@ -160,7 +166,7 @@ func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOption
 		}
 		co.SetReadPreference(p)
 	}
-	if wc := t.Client.WriteConcern; wc != "" {
+	if wc := cc.WriteConcern; wc != "" {
 		w, err := ParseWriteConcern(wc)
 		if err != nil {
 			return nil, nil, err

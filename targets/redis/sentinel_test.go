@@ -47,7 +47,7 @@ func TestSentinel(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	tg := openTarget(t, scenarios.Target{URL: "redis://" + addr, Client: scenarios.ClientOptions{Mode: "sentinel", MasterName: "soakmaster", Addrs: []string{addr}}}, targets.Options{})
+	tg := openTarget(t, scenarios.Target{URL: "redis://" + addr, Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Mode: "sentinel", MasterName: "soakmaster", Addrs: []string{addr}})}, targets.Options{})
 	if err := tg.Do(ctx, insertReq(3)); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestSentinel(t *testing.T) {
 	if rawClient(t, master).Exists(ctx, string(key(3))).Val() != 1 {
 		t.Fatal("record not on the master")
 	}
-	if _, err := targets.Open(ctx, scenarios.Target{Kind: "redis", URL: "redis://" + addr, Client: scenarios.ClientOptions{Mode: "sentinel"}}, targets.Options{}); err == nil {
+	if _, err := targets.Open(ctx, scenarios.Target{Kind: "redis", URL: "redis://" + addr, Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Mode: "sentinel"})}, targets.Options{}); err == nil {
 		t.Fatal("sentinel without master_name accepted")
 	}
 }
