@@ -3,7 +3,6 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,13 +69,6 @@ func (c Client) Keys() []string {
 	return keys
 }
 
-var (
-	typeErrRE = regexp.MustCompile(`^line (\d+): (.*)$`)
-	// quotedRE is a value yaml.v3 quotes in a type error: left out, as
-	// the daemon leaves out what a problem would quote of a file.
-	quotedRE = regexp.MustCompile("`[^`]*` ")
-)
-
 // Decode decodes the block into v, a pointer to a store's own options
 // (a struct with a yaml-tagged field per key). Keys v lacks are left to
 // CheckStore (ClientCommon's are in Client itself); each value of the
@@ -96,13 +88,29 @@ func (c Client) Decode(v any) []FieldError {
 	out := make([]FieldError, 0, len(te.Errors))
 	for _, e := range te.Errors {
 		path, msg := "target.client", e
-		if m := typeErrRE.FindStringSubmatch(e); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			path, msg = c.pathAt(line), m[2]
+		if rest, ok := strings.CutPrefix(e, "line "); ok {
+			if n, m, ok := strings.Cut(rest, ": "); ok {
+				line, _ := strconv.Atoi(n)
+				path, msg = c.pathAt(line), m
+			}
 		}
-		out = append(out, FieldError{Path: path, Msg: friendlier(quotedRE.ReplaceAllString(msg, ""))})
+		out = append(out, FieldError{Path: path, Msg: friendlier(unquoted(msg))})
 	}
 	return out
+}
+
+// unquoted leaves out the value yaml.v3 quotes in a type error
+// ("cannot unmarshal !!str `abc` into int"), as the daemon leaves out
+// what a problem would quote of a file.
+func unquoted(msg string) string {
+	before, rest, ok := strings.Cut(msg, "`")
+	if !ok {
+		return msg
+	}
+	if _, after, ok := strings.Cut(rest, "` "); ok {
+		return before + after
+	}
+	return msg
 }
 
 // pathAt names the key of the block on line (target.client when none
@@ -133,7 +141,9 @@ func (c Client) Problems(fes []FieldError) Problems {
 }
 
 // commonKeys are ClientCommon's keys, in the order messages name them.
-var commonKeys = []string{"pool_size", "dial_timeout", "read_timeout", "write_timeout", "max_batch"}
+func commonKeys() []string {
+	return []string{"pool_size", "dial_timeout", "read_timeout", "write_timeout", "max_batch"}
+}
 
 // problems checks the shared options (max_batch with the memory bounds,
 // memory.go): each problem with its path.
@@ -182,9 +192,9 @@ func CheckStore(stores Stores, t Target) []FieldError {
 		return nil
 	}
 	var errs []FieldError
-	own := schema.ClientKeys()
+	known := append(commonKeys(), schema.ClientKeys()...)
 	for _, k := range t.Client.Keys() {
-		if slices.Contains(commonKeys, k) || slices.Contains(own, k) {
+		if slices.Contains(known, k) {
 			continue
 		}
 		path := "target.client." + k
@@ -192,7 +202,7 @@ func CheckStore(stores Stores, t Target) []FieldError {
 			errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf("only %s target takes %s (this is %s target)", withArticle(orList(owners)), k, withArticle(string(t.Kind)))})
 			continue
 		}
-		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf("unknown key %q (%s target's client takes %s)", k, withArticle(string(t.Kind)), strings.Join(append(slices.Clone(commonKeys), own...), ", "))})
+		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf("unknown key %q (%s target's client takes %s)", k, withArticle(string(t.Kind)), strings.Join(known, ", "))})
 	}
 	return append(errs, schema.CheckTarget(t)...)
 }
