@@ -18,6 +18,7 @@ import (
 
 	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/verdict"
 )
 
@@ -227,7 +228,7 @@ func (c *Config) OpenScenario(path string) (*scenarios.Scenario, error) {
 	if err != nil || len(data) > scenarios.MaxFileBytes {
 		return nil, fmt.Errorf("scenario %s: cannot read it (or it grew past %d bytes)", path, scenarios.MaxFileBytes)
 	}
-	sc, err := scenarios.Parse(path, data)
+	sc, err := targets.ParseScenario(path, data)
 	if err != nil {
 		return nil, opaque(path, err)
 	}

@@ -213,7 +213,7 @@ func (d *Daemon) initMetrics() {
 	}
 }
 
-func (d *Daemon) setRegression(scenario string, v *Verdict) {
+func (d *Daemon) setRegression(scenario string, v *Regression) {
 	for op, bad := range v.OpRegressed() {
 		val := 0.0
 		if bad {
@@ -607,7 +607,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	id := ar.id
 	finish := func(state, msg string, sum *rundir.Summary) {
 		now := d.o.Now().UTC()
-		var reg *Verdict
+		var reg *Regression
 		if sum != nil && state == StateCompleted {
 			d.mu.Lock()
 			rc := d.cfg.Regression

@@ -59,9 +59,9 @@ type Entry struct {
 	SLOPassed    *bool        `json:"slo_passed,omitempty"`
 	// ChecksPassed is an interrupted run's: whether the SLO checks on
 	// what it measured held (setVerdict).
-	ChecksPassed *bool    `json:"checks_passed,omitempty"`
-	Dir          string   `json:"dir"` // relative to data_dir
-	Regression   *Verdict `json:"regression,omitempty"`
+	ChecksPassed *bool       `json:"checks_passed,omitempty"`
+	Dir          string      `json:"dir"` // relative to data_dir
+	Regression   *Regression `json:"regression,omitempty"`
 }
 
 // Finished says the entry will not change any more.

@@ -5,10 +5,11 @@ import (
 )
 
 // The regression verdict is the verdict package's; the daemon stores it
-// in the index and serves it from the API under these names.
+// in the index and serves it from the API under these names. (Verdict,
+// in verdict and rundir, is a run's SLO verdict: a different thing.)
 type (
-	Verdict        = verdict.Regression
-	OpVerdict      = verdict.OpRegression
+	Regression     = verdict.Regression
+	OpRegression   = verdict.OpRegression
 	QuantCheck     = verdict.QuantCheck
 	RegressOptions = verdict.RegressOptions
 )

@@ -219,7 +219,7 @@ func TestWebPageScenarioHistory(t *testing.T) {
 	shiftRun := string(rune('z'-9)) + "-run"
 	regressed := string(rune('z'-12)) + "-run"
 	if err := d.hist.Update(regressed, func(e *Entry) {
-		e.Regression = &Verdict{Regressed: true, History: 8, Ops: []OpVerdict{{Phase: "steady", Op: "get", Regressed: true}}}
+		e.Regression = &Regression{Regressed: true, History: 8, Ops: []OpRegression{{Phase: "steady", Op: "get", Regressed: true}}}
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -60,13 +60,18 @@ func (e FieldError) Error() string { return e.Path + ": " + e.Msg }
 
 // LoadFile reads, decodes, defaults and validates a scenario file. On any
 // problem it returns Problems listing all of them. Files larger than
-// MaxFileBytes are refused unread.
-func LoadFile(path string) (*Scenario, error) {
+// MaxFileBytes are refused unread. The store options of target: are
+// checked when the target opens; LoadFileWith checks them here too.
+func LoadFile(path string) (*Scenario, error) { return LoadFileWith(path, nil) }
+
+// LoadFileWith is LoadFile with the store options of target: checked by
+// the adapters in stores (targets.LoadScenario passes the registry).
+func LoadFileWith(path string, stores Stores) (*Scenario, error) {
 	data, err := ReadFileCapped(path)
 	if err != nil {
 		return nil, Problems{{File: path, Msg: err.Error()}}
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, stores)
 }
 
 // ReadFileCapped reads at most MaxFileBytes of path; a longer file is an
@@ -90,9 +95,15 @@ func ReadFileCapped(path string) ([]byte, error) {
 var errTooLarge = fmt.Errorf("file is larger than %d bytes (4 MB), the cap for scenario and config files", MaxFileBytes)
 
 // Parse decodes data (named file in messages) strictly: unknown keys,
-// wrong types and failed validation are all reported, each with its line.
-func Parse(file string, data []byte) (*Scenario, error) {
-	sc, err := parse(file, data)
+// wrong types and failed validation are all reported, each with its
+// line; target:'s store options are checked when the target opens.
+func Parse(file string, data []byte) (*Scenario, error) { return ParseWith(file, data, nil) }
+
+// ParseWith is Parse with target:'s store options checked by the
+// adapters in stores too (nil: as Parse), here and by every later
+// Validate of the scenario.
+func ParseWith(file string, data []byte, stores Stores) (*Scenario, error) {
+	sc, err := parse(file, data, stores)
 	var ps Problems
 	if errors.As(err, &ps) && len(ps) > MaxProblems {
 		// The first MaxProblems by line say what is wrong; thousands of
@@ -107,7 +118,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 // MaxProblems is how many problems Parse lists for one file.
 const MaxProblems = 100
 
-func parse(file string, data []byte) (*Scenario, error) {
+func parse(file string, data []byte, stores Stores) (*Scenario, error) {
 	if probs := precheck(file, data); len(probs) > 0 {
 		return nil, probs
 	}
@@ -157,6 +168,8 @@ func parse(file string, data []byte) (*Scenario, error) {
 		probs = append(probs, sc.Phases[i].decodeProblems(file, i)...)
 	}
 	sc.File = file
+	sc.Target.Client.file = file
+	sc.stores = stores
 	var fes []FieldError
 	// concurrency: 0 written out is a mistake, not "use the default".
 	for i, p := range sc.Phases {

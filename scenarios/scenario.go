@@ -41,6 +41,9 @@ type Scenario struct {
 	File string `yaml:"-"`
 	// doc is the YAML the scenario was read from, for Warnings' lines.
 	doc *yaml.Node
+	// stores checks target: per store (ParseWith); nil: the adapter
+	// checks it when the target opens.
+	stores Stores
 }
 
 // Target says which store to drive and how to reach it.
@@ -49,9 +52,9 @@ type Target struct {
 	URL  string     `yaml:"url"`
 	TLS  TLS        `yaml:"tls"`
 	Auth Auth       `yaml:"auth"`
-	// Client holds client options shared by the adapters; each adapter
-	// reads the ones that apply to it.
-	Client ClientOptions `yaml:"client"`
+	// Client holds the client options: those every adapter takes, and
+	// the block as written for the kind's adapter to decode (client.go).
+	Client Client `yaml:"client"`
 	// Managed asks soakd to start and stop the server process itself.
 	Managed *Managed `yaml:"managed"`
 	// Embedded tunes the in-process store (kind embedded only).
@@ -74,27 +77,6 @@ type Auth struct {
 	UsernameEnv string `yaml:"username_env"`
 	PasswordEnv string `yaml:"password_env"`
 	APIKeyEnv   string `yaml:"api_key_env"`
-}
-
-// ClientOptions are per-store client settings.
-type ClientOptions struct {
-	PoolSize       int            `yaml:"pool_size"`
-	DialTimeout    Duration       `yaml:"dial_timeout"`
-	ReadTimeout    Duration       `yaml:"read_timeout"`
-	WriteTimeout   Duration       `yaml:"write_timeout"`
-	MaxBatch       int            `yaml:"max_batch"`       // pipelining/bulk size where the adapter batches
-	ReadPreference ReadPreference `yaml:"read_preference"` // mongo
-	WriteConcern   string         `yaml:"write_concern"`   // mongo
-	Refresh        Refresh        `yaml:"refresh"`         // elastic: false | wait_for | true
-	Database       string         `yaml:"database"`        // mongo database / elastic index prefix
-	Collection     string         `yaml:"collection"`      // mongo collection / elastic index
-	IndexShards    int            `yaml:"index_shards"`    // elastic
-	IndexReplicas  *int           `yaml:"index_replicas"`  // elastic
-	Mode           RedisMode      `yaml:"mode"`            // redis: standalone | cluster | sentinel
-	MasterName     string         `yaml:"master_name"`     // redis sentinel
-	Addrs          []string       `yaml:"addrs"`           // redis cluster/sentinel seed addresses
-	Search         SearchFormat   `yaml:"search"`          // redis: auto | json | hash
-	Protocol       RedisProtocol  `yaml:"protocol"`        // redis: fast | goredis ("" = fast when standalone)
 }
 
 // Managed describes a server process soakd starts for the run.

@@ -8,17 +8,13 @@ import (
 // Upper bounds of the client timeouts. An op waits at most its timeout
 // (a store that accepts and never answers holds a worker that long), and
 // the timeouts bound how long opening a target can take; a stopped run
-// waits for its ops in flight only up to engine.DrainDeadline. In a CQL
-// URL, timeout=0s and connect_timeout=0s ("no timeout" to the driver)
-// mean these caps, never an unbounded wait.
-const (
-	MaxClientTimeout  = 5 * time.Minute // dial_timeout, read_timeout, write_timeout; CQL timeout
-	MaxConnectTimeout = time.Minute     // CQL connect_timeout
-)
+// waits for its ops in flight only up to engine.DrainDeadline. A store's
+// own timeouts (a CQL URL's timeout=) are capped by it too.
+const MaxClientTimeout = 5 * time.Minute // dial_timeout, read_timeout, write_timeout
 
 // timeoutProblems checks target.client's timeouts against
 // MaxClientTimeout: each problem as (path, message).
-func (c ClientOptions) timeoutProblems() [][2]string {
+func (c ClientCommon) timeoutProblems() [][2]string {
 	var out [][2]string
 	for _, t := range []struct {
 		name string
@@ -32,20 +28,4 @@ func (c ClientOptions) timeoutProblems() [][2]string {
 		}
 	}
 	return out
-}
-
-// cqlTimeout bounds a CQL URL timeout option: 0 means the cap, a longer
-// one is refused ("" when d is fine).
-func cqlTimeout(k string, d time.Duration) (time.Duration, string) {
-	limit := MaxClientTimeout
-	if k == "connect_timeout" {
-		limit = MaxConnectTimeout
-	}
-	switch {
-	case d == 0:
-		return limit, ""
-	case d > limit:
-		return d, fmt.Sprintf("%s %s is longer than the %s cap (0s means the cap)", k, d, limit)
-	}
-	return d, ""
 }

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestClientTimeoutsBounded: a client timeout past MaxClientTimeout (a
@@ -23,25 +22,5 @@ func TestClientTimeoutsBounded(t *testing.T) {
 	}
 	if strings.Contains(msg, "dial_timeout") {
 		t.Errorf("dial_timeout 5m (the cap itself) refused:\n%s", msg)
-	}
-}
-
-// TestCQLTimeoutZeroIsTheCap: in a CQL URL, timeout=0s and
-// connect_timeout=0s (no timeout, to the driver: a connect that hangs
-// for ever) become the caps; longer ones are refused.
-func TestCQLTimeoutZeroIsTheCap(t *testing.T) {
-	c, bad := ParseCQLURL("cql://127.0.0.1:9042/ks?timeout=0s&connect_timeout=0s")
-	if len(bad) != 0 {
-		t.Fatalf("refused: %v", bad)
-	}
-	if c.Timeout != MaxClientTimeout || c.ConnectTimeout != MaxConnectTimeout {
-		t.Errorf("timeout %s, connect_timeout %s; want the caps %s, %s", c.Timeout, c.ConnectTimeout, MaxClientTimeout, MaxConnectTimeout)
-	}
-	_, bad = ParseCQLURL("cql://127.0.0.1:9042/ks?timeout=1h&connect_timeout=2m")
-	if got := strings.Join(bad, "; "); !strings.Contains(got, "timeout 1h0m0s is longer than the 5m0s cap") || !strings.Contains(got, "connect_timeout 2m0s is longer than the 1m0s cap") {
-		t.Errorf("long timeouts: %q", got)
-	}
-	if c, bad := ParseCQLURL("cql://127.0.0.1:9042/ks?timeout=2s"); len(bad) != 0 || c.Timeout != 2*time.Second {
-		t.Errorf("timeout=2s: %v %v", c.Timeout, bad)
 	}
 }

@@ -181,12 +181,6 @@ func (s *Scenario) Validate() []FieldError {
 		if k := KindFromURL(s.Target.URL); k != "" && s.Target.Kind != KindEmbedded && k != CanonicalKind(s.Target.Kind) {
 			add("target.url", "URL scheme is for %s but target.kind is %s", k, s.Target.Kind)
 		}
-		if CanonicalKind(s.Target.Kind) == KindCQL && KindFromURL(s.Target.URL) == KindCQL {
-			_, probs := ParseCQLURL(s.Target.URL)
-			for _, p := range probs {
-				add("target.url", "%s", p)
-			}
-		}
 	}
 	if s.Target.Kind == KindEmbedded && s.Target.URL != "" {
 		add("target.url", "the embedded target takes no URL")
@@ -217,22 +211,7 @@ func (s *Scenario) Validate() []FieldError {
 			add("target.managed.cgroup_memory", "must be at least 4mb (redis-server needs a few MB to start), got %d bytes", m.CgroupMemory)
 		}
 	}
-	if c := s.Target.Client; c.PoolSize < 0 {
-		add("target.client.pool_size", "must not be negative")
-	}
-	for _, p := range s.Target.Client.timeoutProblems() {
-		add(p[0], "%s", p[1])
-	}
-	if p := s.Target.Client.Protocol; p != "" {
-		if !p.Valid() {
-			add("target.client.protocol", "must be %s, got %q", redisProtocols.Text(), string(p))
-		} else if m := s.Target.Client.Mode; p == ProtocolFast && m != "" && m != ModeStandalone {
-			add("target.client.protocol", "fast needs client.mode standalone (%s mode runs on go-redis)", m)
-		}
-	}
-	if r := s.Target.Client.Refresh; r != "" && !r.Valid() {
-		add("target.client.refresh", "must be false, true or wait_for")
-	}
+	errs = append(errs, s.validateClient()...)
 	if s.Record.Fields < 1 || s.Record.Fields > 1000 {
 		add("record.fields", "must be between 1 and 1000, got %d", s.Record.Fields)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 func (a *App) run(ctx context.Context, args []string) int {
@@ -57,7 +58,7 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 	var name string
 	repeat := f.repeat
 	for _, tg := range f.targets {
-		sc, err := scenarios.LoadFile(path)
+		sc, err := targets.LoadScenario(path)
 		if err != nil {
 			fmt.Fprintln(a.Stderr, err)
 			return exitRefused
@@ -148,7 +149,7 @@ func (a *App) applyOverrides(sc *scenarios.Scenario, f runFlags, note func(strin
 // directory under it) and returns the exit code, the summary (nil when
 // nothing ran) and the run directory.
 func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub string) (int, *rundir.Summary, string) {
-	sc, err := scenarios.LoadFile(path)
+	sc, err := targets.LoadScenario(path)
 	if err != nil {
 		fmt.Fprintln(a.Stderr, err)
 		return exitRefused, nil, ""

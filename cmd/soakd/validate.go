@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 func (a *App) validate(ctx context.Context, args []string) int {
@@ -23,7 +24,7 @@ func (a *App) validate(ctx context.Context, args []string) int {
 		loaded := make(chan error, 1)
 		var sc *scenarios.Scenario
 		go func() {
-			s, err := scenarios.LoadFile(path)
+			s, err := targets.LoadScenario(path)
 			sc = s
 			loaded <- err
 		}()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets/cql"
 )
 
 func TestMergeTargetURL(t *testing.T) {
@@ -66,7 +67,7 @@ func TestApplyTargetKeepsScenarioOptions(t *testing.T) {
 			}
 		}
 		if c.file == "scylla-weak-consistency.yaml" {
-			u, probs := scenarios.ParseCQLURL(sc.Target.URL)
+			u, probs := cql.ReadURL(sc.Target.URL)
 			if len(probs) > 0 || u.ReadConsistency != "ONE" || u.Hosts[0] != "node:9042" {
 				t.Errorf("parsed %+v %v", u, probs)
 			}

@@ -18,7 +18,7 @@ import (
 	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 // Short are the overrides a study test runs with: a small dataset and
@@ -33,7 +33,7 @@ const PointRequests = 200
 // the run directory.
 func Run(t *testing.T, file, url string) (*rundir.Summary, string) {
 	t.Helper()
-	sc, err := scenarios.LoadFile(file)
+	sc, err := targets.LoadScenario(file)
 	if err != nil {
 		t.Fatal(err)
 	}

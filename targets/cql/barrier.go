@@ -18,7 +18,7 @@ const BarrierTable = "soakd_barriers"
 // lets them pass together. A counter update is not idempotent: it is
 // sent once, never retried.
 func (t *Target) Arrive(ctx context.Context, key string) (int, error) {
-	ctx, cancel := t.opCtx(ctx, true)
+	ctx, cancel := t.timeouts.Context(ctx, true)
 	defer cancel()
 	err := t.sess().Query("UPDATE "+t.cfg.Keyspace+"."+BarrierTable+" SET n = n + 1 WHERE k = ?", key).
 		WithContext(ctx).Consistency(gocql.Quorum).Exec()
@@ -30,7 +30,7 @@ func (t *Target) Arrive(ctx context.Context, key string) (int, error) {
 
 // Arrived reads barrier key's counter; no row is 0.
 func (t *Target) Arrived(ctx context.Context, key string) (int, error) {
-	ctx, cancel := t.opCtx(ctx, false)
+	ctx, cancel := t.timeouts.Context(ctx, false)
 	defer cancel()
 	return t.arrived(ctx, key)
 }

@@ -27,28 +27,18 @@ import (
 	"github.com/soakd/soakd/targets"
 )
 
-// Kinds are the target kinds this adapter registers.
-var Kinds = []scenarios.TargetKind{scenarios.KindCQL, scenarios.KindScylla, scenarios.KindCassandra}
-
-func init() {
-	for _, k := range Kinds {
-		targets.Register(string(k), Open)
-	}
-}
-
 // Target is a connected CQL cluster.
 type Target struct {
 	// session is swapped once, by Prepare, for one bound to the keyspace
 	// it created (see useKeyspace).
-	session atomic.Pointer[gocql.Session]
-	hosts   atomic.Pointer[hostCounter]
-	st      scenarios.Target
-	opts    targets.Options
-	cfg     Config
-	url     string // redacted
-	secrets []string
-	readTO  time.Duration
-	writeTO time.Duration
+	session  atomic.Pointer[gocql.Session]
+	hosts    atomic.Pointer[hostCounter]
+	st       scenarios.Target
+	opts     targets.Options
+	cfg      Config
+	url      string // redacted
+	secrets  []string
+	timeouts targets.Timeouts // client.read_timeout, write_timeout
 	// table is keyspace.table; statements name it in full because the
 	// session has no keyspace (Prepare may create it).
 	table string
@@ -67,7 +57,7 @@ type Target struct {
 	viewPools    viewQuery // system_views.thread_pools (views.go)
 	viewClients  viewQuery // system_views.clients
 	errCounts    [numErrKinds]atomic.Int64
-	custom       *customOps // the scenario's custom ops (custom.go), set by Prepare
+	custom       *targets.CustomOps[customOp] // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -89,14 +79,13 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 		return nil, err
 	}
 	tg := &Target{
-		cfg:     cfg,
-		url:     scenarios.RedactURL(t.URL),
-		readTO:  t.Client.ReadTimeout.D(),
-		writeTO: t.Client.WriteTimeout.D(),
-		table:   cfg.Keyspace + "." + cfg.Table,
-		inserts: map[int]string{},
-		st:      t,
-		opts:    o,
+		cfg:      cfg,
+		url:      scenarios.RedactURL(t.URL),
+		timeouts: targets.Timeouts{Read: t.Client.ReadTimeout.D(), Write: t.Client.WriteTimeout.D()},
+		table:    cfg.Keyspace + "." + cfg.Table,
+		inserts:  map[int]string{},
+		st:       t,
+		opts:     o,
 	}
 	tg.setStatements(scenarios.DefaultFields)
 	s, err := tg.connect("")
@@ -162,7 +151,7 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 	// No retries: a soak tool shows the store's errors, it does not
 	// paper over them (the driver's default policy is also none).
 	cc.RetryPolicy = nil
-	cc.NumConns = connsPerHost(c, st.Client, o)
+	cc.NumConns = connsPerHost(c, st.Client.ClientCommon, o)
 	if c.WriteCoalesceSet {
 		cc.WriteCoalesceWaitTime = c.WriteCoalesce
 	}
@@ -234,7 +223,7 @@ func sharedPort(hosts []string) int {
 // 2, at most MaxConnsPerHost): a CQL connection multiplexes thousands
 // of requests, so one per worker (as for Redis) would only cost the
 // server memory.
-func connsPerHost(c Config, co scenarios.ClientOptions, o targets.Options) int {
+func connsPerHost(c Config, co scenarios.ClientCommon, o targets.Options) int {
 	if c.Conns > 0 {
 		return c.Conns
 	}
@@ -246,17 +235,6 @@ func connsPerHost(c Config, co scenarios.ClientOptions, o targets.Options) int {
 }
 
 func (t *Target) scrub(err error) error { return targets.Scrub(err, t.secrets) }
-
-func (t *Target) opCtx(ctx context.Context, write bool) (context.Context, context.CancelFunc) {
-	d := t.readTO
-	if write {
-		d = t.writeTO
-	}
-	if d <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, d)
-}
 
 // errConnLost marks a driver error that says "context canceled" while
 // the op's own context was not: the driver cancels a connection's
@@ -332,7 +310,7 @@ func (t *Target) readStmts() (read, scan string) {
 
 // Do runs one operation.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	ctx, cancel := t.opCtx(ctx, t.writes(r.Op))
+	ctx, cancel := t.timeouts.Context(ctx, t.custom.Writes(r.Op))
 	defer cancel()
 	return t.scrub(lost(ctx, t.do(ctx, r)))
 }
@@ -507,7 +485,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		return
 	}
 	groups := groupBy(ins, func(i int) string { return t.replicaOf(reqs[i].Key) })
-	wctx, cancel := t.opCtx(ctx, true)
+	wctx, cancel := t.timeouts.Context(ctx, true)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, g := range groups {

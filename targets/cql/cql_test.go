@@ -137,7 +137,7 @@ func TestParseURL(t *testing.T) {
 // TestValidateCQLURL: soakd validate reports a CQL URL's problems, each
 // at target.url with its line, through the same parser the target uses.
 func TestValidateCQLURL(t *testing.T) {
-	_, err := scenarios.Parse("bad.yaml", []byte("name: x\ntarget:\n  kind: scylla\n  url: \"cql://h/ks?consistancy=ONE&read_consistency=MOST&replication=SimpleStrategy:0\"\nphases: [{kind: steady, rate: 10, duration: 1s, mix: {read: 100}}]\n"))
+	_, err := targets.ParseScenario("bad.yaml", []byte("name: x\ntarget:\n  kind: scylla\n  url: \"cql://h/ks?consistancy=ONE&read_consistency=MOST&replication=SimpleStrategy:0\"\nphases: [{kind: steady, rate: 10, duration: 1s, mix: {read: 100}}]\n"))
 	var ps scenarios.Problems
 	if !errors.As(err, &ps) {
 		t.Fatalf("not Problems: %v", err)

@@ -27,51 +27,27 @@ type customOp struct {
 	nargs int
 }
 
-type customOps [scenarios.MaxCustomOps]*customOp
-
 // prepareCustom compiles sc's custom ops with a cql form.
 func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
-	if sc == nil || len(sc.Ops) == 0 {
-		return nil
-	}
-	ops, err := sc.CustomOps()
-	if err != nil {
-		return err
-	}
-	var cs customOps
-	for o, c := range ops {
+	cs, err := targets.CompileCustom(sc, func(_ scenarios.Op, c *scenarios.CustomOp) (*customOp, bool, error) {
 		q := c.CQL
 		if q == nil {
-			continue
+			return nil, false, nil
 		}
 		co := &customOp{stmt: q.Statement, read: q.IsRead(), miss: c.MissWhen, nargs: len(q.Args), cons: t.cfg.Write}
 		if co.read {
 			co.cons = t.cfg.Read
 		}
 		if q.Consistency != "" {
+			var err error
 			if co.cons, err = ParseConsistency(q.Consistency); err != nil {
-				return err
+				return nil, false, err
 			}
 		}
-		cs[o-scenarios.OpCustomBase] = co
-	}
-	t.custom = &cs
-	return nil
-}
-
-// writes reports whether op runs under the write timeout: a built-in op
-// that writes, or a custom op that does not only read
-// (scenarios.CustomOp.ReadOnly: a SELECT).
-func (t *Target) writes(op scenarios.Op) bool {
-	if !op.IsCustom() {
-		return op.IsWrite()
-	}
-	if t.custom != nil {
-		if co := t.custom[op-scenarios.OpCustomBase]; co != nil {
-			return !co.read
-		}
-	}
-	return true
+		return co, co.read, nil
+	})
+	t.custom = cs
+	return err
 }
 
 var errNoCustom = errors.New("custom op has no cql form")
@@ -80,10 +56,7 @@ var errNoCustom = errors.New("custom op has no cql form")
 // op the scenario's ops: did not compile is a replay phase's group
 // (replay.go).
 func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
-	var co *customOp
-	if t.custom != nil {
-		co = t.custom[r.Op-scenarios.OpCustomBase]
-	}
+	co := t.custom.Of(r.Op)
 	if co == nil {
 		return t.doReplay(ctx, r)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/gocql/gocql"
 
@@ -23,7 +22,7 @@ const (
 )
 
 // Config is a cql:// URL as the driver needs it. The URL's options and
-// defaults are scenarios.ParseCQLURL's (also used by soakd validate):
+// defaults are ReadURL's (also used by soakd validate):
 //
 //	consistency=QUORUM        reads and writes (default QUORUM)
 //	read_consistency=ONE      reads (read, scan, the read of rmw)
@@ -42,7 +41,7 @@ const (
 //	batch=none|unlogged       see README: inserts are not batched by default
 //	metrics_port=9180         scrape each node's ScyllaDB Prometheus endpoint for ServerStats
 type Config struct {
-	scenarios.CQLURL
+	URL
 	Read, Write gocql.Consistency
 	Serial      gocql.SerialConsistency
 }
@@ -75,11 +74,11 @@ func ParseConsistency(s string) (gocql.Consistency, error) {
 // ParseURL reads cql://[user@]host1[:port],host2[:port]/keyspace?options
 // (cqls:// for TLS); every problem is in the one error.
 func ParseURL(raw string) (Config, error) {
-	u, probs := scenarios.ParseCQLURL(raw)
+	u, probs := ReadURL(raw)
 	if u.HasPassword {
 		probs = append(probs, "the URL holds a password; name an environment variable in target.auth.password_env")
 	}
-	c := Config{CQLURL: u, Serial: gocql.Serial}
+	c := Config{URL: u, Serial: gocql.Serial}
 	if u.SerialConsistency == "LOCAL_SERIAL" {
 		c.Serial = gocql.LocalSerial
 	}
@@ -95,10 +94,3 @@ func ParseURL(raw string) (Config, error) {
 	}
 	return c, nil
 }
-
-// DefaultTimeout and friends restate the URL defaults for callers here.
-const (
-	DefaultKeyspace = scenarios.CQLDefaultKeyspace
-	DefaultPageSize = scenarios.CQLDefaultPageSize
-	DefaultTimeout  = time.Duration(scenarios.CQLDefaultTimeout)
-)

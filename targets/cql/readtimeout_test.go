@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 // A custom op that only reads runs under the read timeout, any other
@@ -22,7 +23,7 @@ phases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := &Target{readTO: time.Hour, writeTO: 3 * time.Hour}
+	tg := &Target{timeouts: targets.Timeouts{Read: time.Hour, Write: 3 * time.Hour}}
 	if err := tg.prepareCustom(sc); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ phases:
 		if !ok {
 			t.Fatalf("no op %s", name)
 		}
-		ctx, cancel := tg.opCtx(context.Background(), tg.writes(op))
+		ctx, cancel := tg.timeouts.Context(context.Background(), tg.custom.Writes(op))
 		defer cancel()
 		dl, ok := ctx.Deadline()
 		if !ok {

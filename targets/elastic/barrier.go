@@ -36,7 +36,7 @@ func barrierPath(kind, key string) string {
 // retry_on_conflict lets the server retry the shards' simultaneous
 // arrivals on the one document; a 409 that still comes back is retried.
 func (t *Target) Arrive(ctx context.Context, key string) (int, error) {
-	ctx, cancel := t.opCtx(ctx, true)
+	ctx, cancel := t.timeouts.Context(ctx, true)
 	defer cancel()
 	var res struct {
 		Result string `json:"result"`
@@ -65,7 +65,7 @@ func (t *Target) Arrive(ctx context.Context, key string) (int, error) {
 // Arrived reads barrier key's counter (GET _doc, real time, no refresh
 // needed); a missing document or a missing index is 0.
 func (t *Target) Arrived(ctx context.Context, key string) (int, error) {
-	ctx, cancel := t.opCtx(ctx, false)
+	ctx, cancel := t.timeouts.Context(ctx, false)
 	defer cancel()
 	var res struct {
 		Found  bool          `json:"found"`

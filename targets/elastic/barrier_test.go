@@ -75,7 +75,7 @@ func (b *barrierES) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 func TestBarrier(t *testing.T) {
 	b := &barrierES{n: map[string]int{}, conflicts: map[string]bool{}}
 	f := newFake(t, b.handle)
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	key := "soakd:barrier:run-1:kv:1"

@@ -19,7 +19,7 @@ import (
 func TestCorpusSearchThroughEngine(t *testing.T) {
 	x := newIndexingES()
 	f := newFake(t, x.handle)
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{}, nil)
 	src, _ := filepath.Abs("../../scenarios/testdata/corpus/docs.ndjson.gz")
 	sc, err := scenarios.Parse("corpus.yaml", []byte(`
 target: {kind: elastic, url: "`+f.URL+`"}

@@ -24,50 +24,26 @@ import (
 type customOp struct {
 	method string
 	bulk   bool // NDJSON body
-	read   bool // only reads: the read timeout (GET, HEAD, searches, counts)
 	miss   scenarios.MissRule
 }
 
-type customOps [scenarios.MaxCustomOps]*customOp
-
 // prepareCustom compiles sc's custom ops with an elastic form.
 func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
-	if sc == nil || len(sc.Ops) == 0 {
-		return nil
-	}
-	ops, err := sc.CustomOps()
-	if err != nil {
-		return err
-	}
-	var cs customOps
-	for o, c := range ops {
+	cs, err := targets.CompileCustom(sc, func(_ scenarios.Op, c *scenarios.CustomOp) (*customOp, bool, error) {
 		e := c.Elastic
 		if e == nil {
-			continue
+			return nil, false, nil
 		}
-		cs[o-scenarios.OpCustomBase] = &customOp{method: e.HTTPMethod(), miss: c.MissWhen, read: c.ReadOnly(scenarios.KindElastic),
-			bulk: strings.Contains(e.Path, "_bulk") || strings.Contains(e.Path, "_msearch")}
-	}
-	t.custom = &cs
-	return nil
+		// Only reads: GET and HEAD, and POSTs to _search, _count, _msearch, _mget ...
+		read := c.ReadOnly(scenarios.KindElastic)
+		return &customOp{method: e.HTTPMethod(), miss: c.MissWhen,
+			bulk: strings.Contains(e.Path, "_bulk") || strings.Contains(e.Path, "_msearch")}, read, nil
+	})
+	t.custom = cs
+	return err
 }
 
 var errNoCustom = errors.New("custom op has no elastic form")
-
-// writes reports whether op runs under the write timeout: a built-in op
-// that writes, or a custom op that does not only read
-// (scenarios.CustomOp.ReadOnly: GET and HEAD, and POSTs to _search, _count, _msearch, _mget ...).
-func (t *Target) writes(op scenarios.Op) bool {
-	if !op.IsCustom() {
-		return op.IsWrite()
-	}
-	if t.custom != nil {
-		if co := t.custom[op-scenarios.OpCustomBase]; co != nil {
-			return !co.read
-		}
-	}
-	return true
-}
 
 // customReply is what a custom op's reply is judged by.
 type customReply struct {
@@ -90,10 +66,7 @@ type customReply struct {
 // op the scenario's ops: did not compile is a replay phase's group
 // (replay.go).
 func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
-	var co *customOp
-	if t.custom != nil {
-		co = t.custom[r.Op-scenarios.OpCustomBase]
-	}
+	co := t.custom.Of(r.Op)
 	if co == nil {
 		return t.doReplay(ctx, r)
 	}

@@ -45,20 +45,17 @@ const (
 	BodyField  = "body"
 )
 
-func init() { targets.Register(string(scenarios.KindElastic), Open) }
-
 // Target is a connected Elasticsearch cluster.
 type Target struct {
 	es       *elasticsearch.BaseClient
 	index    string
-	pathDoc  string            // "/index/_doc/"
-	pathUpd  string            // "/index/_update/"
-	pathSrch string            // "/index/_search"
-	refresh  scenarios.Refresh // "" (server default, false) | wait_for | true
-	url      string            // redacted
+	pathDoc  string  // "/index/_doc/"
+	pathUpd  string  // "/index/_update/"
+	pathSrch string  // "/index/_search"
+	refresh  Refresh // "" (server default, false) | wait_for | true
+	url      string  // redacted
 	secrets  []string
-	readTO   time.Duration
-	writeTO  time.Duration
+	timeouts targets.Timeouts // client.read_timeout, write_timeout
 	dialTO   time.Duration
 	maxBatch int
 	shards   int
@@ -70,8 +67,8 @@ type Target struct {
 	// corpus: documents come from record.source; searches and the index
 	// cover its text fields (set by Prepare, corpus.go).
 	corpus       bool
-	searchFields []byte     // JSON array of the fields searches query
-	custom       *customOps // the scenario's custom ops (custom.go), set by Prepare
+	searchFields []byte                       // JSON array of the fields searches query
+	custom       *targets.CustomOps[customOp] // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -91,35 +88,24 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("URL must look like http://host:9200 or https://host:9200")
 	}
+	cc, err := clientSchema.Decode(t)
+	if err != nil {
+		return nil, err
+	}
 	tg := &Target{
 		url:      scenarios.RedactURL(t.URL),
-		readTO:   t.Client.ReadTimeout.D(),
-		writeTO:  t.Client.WriteTimeout.D(),
+		timeouts: targets.Timeouts{Read: t.Client.ReadTimeout.D(), Write: t.Client.WriteTimeout.D()},
 		dialTO:   t.Client.DialTimeout.D(),
 		maxBatch: t.Client.MaxBatch,
-		shards:   t.Client.IndexShards,
-		replicas: t.Client.IndexReplicas,
+		shards:   cc.IndexShards,
+		replicas: cc.IndexReplicas,
+		index:    cc.index(),
 	}
 	if tg.maxBatch <= 0 {
 		tg.maxBatch = DefaultMaxBatch
 	}
-	switch t.Client.Refresh {
-	case "", scenarios.RefreshFalse:
-	case scenarios.RefreshWaitFor, scenarios.RefreshTrue:
-		tg.refresh = t.Client.Refresh
-	default:
-		_, err := scenarios.ParseRefresh(string(t.Client.Refresh))
-		return nil, err
-	}
-	tg.index = t.Client.Collection
-	if tg.index == "" {
-		tg.index = DefaultIndex
-	}
-	if t.Client.Database != "" {
-		tg.index = t.Client.Database + "-" + tg.index
-	}
-	if tg.index != strings.ToLower(tg.index) || strings.ContainsAny(tg.index, `\/*?"<>| ,#:`) {
-		return nil, fmt.Errorf("index name %q must be lower case without \\ / * ? \" < > | space , # :", tg.index)
+	if cc.Refresh != RefreshFalse {
+		tg.refresh = cc.Refresh
 	}
 	ei := url.PathEscape(tg.index)
 	tg.pathDoc, tg.pathUpd, tg.pathSrch = "/"+ei+"/_doc/", "/"+ei+"/_update/", "/"+ei+"/_search"
@@ -171,7 +157,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 // in flight than that still open connections (HTTP/1.1 has one request
 // per connection); they are closed after use instead of kept.
 func transport(t scenarios.Target, o targets.Options) (*http.Transport, error) {
-	pool := o.PoolSize(t.Client)
+	pool := o.PoolSize(t.Client.ClientCommon)
 	if pool <= 0 {
 		pool = DefaultPoolSize
 	}
@@ -277,17 +263,6 @@ func (t *Target) call(ctx context.Context, method, path, query string, body []by
 	return res.StatusCode, t.scrub(e)
 }
 
-func (t *Target) opCtx(ctx context.Context, write bool) (context.Context, context.CancelFunc) {
-	d := t.readTO
-	if write {
-		d = t.writeTO
-	}
-	if d <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, d)
-}
-
 func (t *Target) refreshQuery() string {
 	if t.refresh == "" {
 		return ""
@@ -297,7 +272,7 @@ func (t *Target) refreshQuery() string {
 
 // Do runs one operation.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	ctx, cancel := t.opCtx(ctx, t.writes(r.Op))
+	ctx, cancel := t.timeouts.Context(ctx, t.custom.Writes(r.Op))
 	defer cancel()
 	if r.Op.IsCustom() {
 		return t.doCustom(ctx, r)
@@ -509,7 +484,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 	if len(idx) == 0 {
 		return
 	}
-	wctx, cancel := t.opCtx(ctx, true)
+	wctx, cancel := t.timeouts.Context(ctx, true)
 	defer cancel()
 	var res struct {
 		Errors bool `json:"errors"`

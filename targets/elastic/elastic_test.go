@@ -113,7 +113,7 @@ func happy(w http.ResponseWriter, r *http.Request, _ []byte) {
 	}
 }
 
-func openT(t *testing.T, url string, c scenarios.ClientOptions, a scenarios.Auth, env map[string]string) *Target {
+func openT(t *testing.T, url string, c scenarios.Client, a scenarios.Auth, env map[string]string) *Target {
 	t.Helper()
 	tg, err := targets.Open(context.Background(), scenarios.Target{Kind: "elastic", URL: url, Client: c, Auth: a},
 		targets.Options{Env: func(k string) string { return env[k] }})
@@ -149,7 +149,7 @@ func fields(kv ...string) []targets.Field {
 
 func TestOpsSendExactRequests(t *testing.T) {
 	f := newFake(t, happy)
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{}, nil)
 	ctx := context.Background()
 
 	type step struct {
@@ -234,7 +234,7 @@ func TestOpsSendExactRequests(t *testing.T) {
 
 func TestReadOfMissingIndexIsNotNotFound(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { reply(w, 404, indexNotFound) })
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{}, nil)
 	err := tg.Do(context.Background(), &targets.Request{Op: scenarios.OpRead, Key: []byte("user1")})
 	if err == nil || errors.Is(err, targets.ErrNotFound) || !strings.Contains(err.Error(), "index_not_found_exception") {
 		t.Errorf("read against a missing index: %v", err)
@@ -246,7 +246,7 @@ func TestReadOfMissingIndexIsNotNotFound(t *testing.T) {
 
 func TestRefreshPolicy(t *testing.T) {
 	for _, tc := range []struct {
-		refresh scenarios.Refresh
+		refresh Refresh
 		want    string
 	}{{"", ""}, {"false", ""}, {"wait_for", "refresh=wait_for"}, {"true", "refresh=true"}} {
 		f := newFake(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -256,7 +256,7 @@ func TestRefreshPolicy(t *testing.T) {
 			}
 			happy(w, r, body)
 		})
-		tg := openT(t, f.URL, scenarios.ClientOptions{Refresh: tc.refresh}, scenarios.Auth{}, nil)
+		tg := openT(t, f.URL, scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Refresh: tc.refresh}), scenarios.Auth{}, nil)
 		ctx := context.Background()
 		ins := &targets.Request{Op: scenarios.OpInsert, Key: []byte("user1"), Fields: fields("field0", "a")}
 		for _, r := range []*targets.Request{ins,
@@ -286,7 +286,7 @@ func TestRefreshPolicy(t *testing.T) {
 		}
 	}
 	if _, err := targets.Open(context.Background(), scenarios.Target{Kind: "elastic", URL: "http://localhost:9200",
-		Client: scenarios.ClientOptions{Refresh: "sometimes"}}, targets.Options{}); err == nil || !strings.Contains(err.Error(), "client.refresh") {
+		Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Refresh: "sometimes"})}, targets.Options{}); err == nil || !strings.Contains(err.Error(), "client.refresh") {
 		t.Errorf("bad refresh accepted: %v", err)
 	}
 }
@@ -303,7 +303,7 @@ func TestBulkPartialFailure(t *testing.T) {
 		}
 		happy(w, r, body)
 	})
-	tg := openT(t, f.URL, scenarios.ClientOptions{MaxBatch: 3, Refresh: "wait_for"}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.ClientOf(scenarios.ClientCommon{MaxBatch: 3}, ClientConfig{Refresh: "wait_for"}), scenarios.Auth{}, nil)
 	if tg.MaxBatch() != 3 {
 		t.Errorf("MaxBatch = %d", tg.MaxBatch())
 	}
@@ -355,7 +355,7 @@ func TestBulkPartialFailure(t *testing.T) {
 
 func TestWholeBulkRejected(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { reply(w, 429, rejected) })
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{}, nil)
 	reqs := []*targets.Request{
 		{Op: scenarios.OpInsert, Key: []byte("user1")}, {Op: scenarios.OpInsert, Key: []byte("user2")},
 	}
@@ -378,7 +378,7 @@ func TestWholeBulkRejected(t *testing.T) {
 
 func TestClusterDown(t *testing.T) {
 	f := newFake(t, happy)
-	tg := openT(t, f.URL, scenarios.ClientOptions{DialTimeout: scenarios.Duration(500 * time.Millisecond)}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.ClientOf(scenarios.ClientCommon{DialTimeout: scenarios.Duration(500 * time.Millisecond)}, nil), scenarios.Auth{}, nil)
 	ctx := context.Background()
 	if err := tg.Do(ctx, &targets.Request{Op: scenarios.OpRead, Key: []byte("user1")}); err != nil {
 		t.Fatal(err)
@@ -415,7 +415,7 @@ func TestConnectionDroppedMidRequest(t *testing.T) {
 		c, _, _ := hj.Hijack()
 		_ = c.Close()
 	})
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{}, nil)
 	err := tg.Do(context.Background(), &targets.Request{Op: scenarios.OpRead, Key: []byte("user1")})
 	if c := targets.Classify(tg, err); err == nil || c != targets.ClassConnection {
 		t.Errorf("dropped connection: %v classified %s", err, c)
@@ -432,7 +432,7 @@ func TestTimeout(t *testing.T) {
 		reply(w, 200, getFound)
 	})
 	defer close(release)
-	tg := openT(t, f.URL, scenarios.ClientOptions{ReadTimeout: scenarios.Duration(100 * time.Millisecond)}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.ClientOf(scenarios.ClientCommon{ReadTimeout: scenarios.Duration(100 * time.Millisecond)}, nil), scenarios.Auth{}, nil)
 	start := time.Now()
 	err := tg.Do(context.Background(), &targets.Request{Op: scenarios.OpRead, Key: []byte("user1")})
 	if c := targets.Classify(tg, err); err == nil || c != targets.ClassTimeout {
@@ -474,7 +474,7 @@ func TestPrepareCreatesIndex(t *testing.T) {
 		}
 	})
 	two := 2
-	tg := openT(t, f.URL, scenarios.ClientOptions{Database: "soak", Collection: "search", IndexShards: 3, IndexReplicas: &two}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Database: "soak", Collection: "search", IndexShards: 3, IndexReplicas: &two}), scenarios.Auth{}, nil)
 	sc := &scenarios.Scenario{Record: scenarios.Record{Fields: 2}}
 	if err := tg.Prepare(context.Background(), sc); err != nil {
 		t.Fatalf("Prepare: %v", err)
@@ -499,7 +499,7 @@ func TestPrepareCreatesIndex(t *testing.T) {
 	}
 	// Server defaults for shards/replicas when the scenario is silent.
 	exists.Store(false)
-	tg2 := openT(t, f.URL, scenarios.ClientOptions{Database: "soak", Collection: "search"}, scenarios.Auth{}, nil)
+	tg2 := openT(t, f.URL, scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Database: "soak", Collection: "search"}), scenarios.Auth{}, nil)
 	if err := tg2.Prepare(context.Background(), sc); err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +513,7 @@ func TestNotElasticsearch(t *testing.T) {
 	f.mu.Lock()
 	f.noProd = true
 	f.mu.Unlock()
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{}, nil)
 	if err := tg.Prepare(context.Background(), &scenarios.Scenario{}); err == nil || !strings.Contains(err.Error(), "not Elasticsearch") {
 		t.Errorf("Prepare against a server without X-Elastic-Product: %v", err)
 	}
@@ -524,12 +524,12 @@ func TestAuth(t *testing.T) {
 		reply(w, 401, `{"error":{"root_cause":[{"type":"security_exception","reason":"unable to authenticate with provided credentials and anonymous access is not allowed for this request"}],"type":"security_exception","reason":"unable to authenticate with provided credentials"},"status":401}`)
 	})
 	env := map[string]string{"ES_KEY": "VnVhQ2ZHY0JDZGJrUW0tZTVhT3g6dWkybHAyYXhUTm1zeWFrdzl0dk5udw==", "ES_USER": "elastic", "ES_PASS": "hunter2-secret"}
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{APIKeyEnv: "ES_KEY"}, env)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{APIKeyEnv: "ES_KEY"}, env)
 	err := tg.Do(context.Background(), &targets.Request{Op: scenarios.OpRead, Key: []byte("user1")})
 	if err == nil || strings.Contains(err.Error(), env["ES_KEY"]) {
 		t.Errorf("api key auth failure: %v", err)
 	}
-	tg2 := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{UsernameEnv: "ES_USER", PasswordEnv: "ES_PASS"}, env)
+	tg2 := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{UsernameEnv: "ES_USER", PasswordEnv: "ES_PASS"}, env)
 	_ = tg2.Do(context.Background(), &targets.Request{Op: scenarios.OpRead, Key: []byte("user1")})
 	got := f.take()
 	if len(got) != 2 {
@@ -561,7 +561,7 @@ func TestOpenRefusesBadURL(t *testing.T) {
 		}
 	}
 	if _, err := targets.Open(context.Background(), scenarios.Target{Kind: "elastic", URL: "http://localhost:9200",
-		Client: scenarios.ClientOptions{Collection: "Bad/Name"}}, targets.Options{}); err == nil {
+		Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Collection: "Bad/Name"})}, targets.Options{}); err == nil {
 		t.Error("bad index name accepted")
 	}
 }
@@ -589,7 +589,7 @@ func TestServerStats(t *testing.T) {
 		}
 		reply(w, 404, `{}`)
 	})
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{}, nil)
 	got, err := tg.ServerStats(context.Background())
 	if err != nil {
 		t.Fatal(err)

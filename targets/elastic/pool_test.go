@@ -18,7 +18,7 @@ func TestPoolFollowsConcurrency(t *testing.T) {
 		{8, 50, 8},
 		{0, 0, DefaultPoolSize},
 	} {
-		tr, err := transport(scenarios.Target{Client: scenarios.ClientOptions{PoolSize: c.pool}}, targets.Options{Concurrency: c.conc})
+		tr, err := transport(scenarios.Target{Client: scenarios.ClientOf(scenarios.ClientCommon{PoolSize: c.pool}, nil)}, targets.Options{Concurrency: c.conc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -201,7 +201,7 @@ func (x *indexingES) search(w http.ResponseWriter, body []byte) {
 func TestSearchMixThroughEngine(t *testing.T) {
 	x := newIndexingES()
 	f := newFake(t, x.handle)
-	tg := openT(t, f.URL, scenarios.ClientOptions{}, scenarios.Auth{}, nil)
+	tg := openT(t, f.URL, scenarios.Client{}, scenarios.Auth{}, nil)
 	sc, err := scenarios.Parse("search.yaml", []byte(`
 target: {kind: elastic, url: "`+f.URL+`"}
 record: {fields: 2, field_bytes: 20}

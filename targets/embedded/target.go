@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	targets.Register(string(scenarios.KindEmbedded), Open)
+	targets.Register(string(scenarios.KindEmbedded), targets.Adapter{Open: Open}) // only the shared client: options
 }
 
 // Target is the redis adapter connected to an embedded server that it

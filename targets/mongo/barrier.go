@@ -32,7 +32,7 @@ type barrierDoc struct {
 // arrivals racing on the upsert's unique _id get a duplicate key error
 // from the server; the arrival is then retried as a plain update.
 func (t *Target) Arrive(ctx context.Context, key string) (int, error) {
-	ctx, cancel := t.opCtx(ctx, true)
+	ctx, cancel := t.timeouts.Context(ctx, true)
 	defer cancel()
 	upd := bson.D{
 		{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}},
@@ -55,7 +55,7 @@ func (t *Target) Arrive(ctx context.Context, key string) (int, error) {
 
 // Arrived reads barrier key's counter (findOne); no document is 0.
 func (t *Target) Arrived(ctx context.Context, key string) (int, error) {
-	ctx, cancel := t.opCtx(ctx, false)
+	ctx, cancel := t.timeouts.Context(ctx, false)
 	defer cancel()
 	var d barrierDoc
 	err := t.barriers().FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Decode(&d)

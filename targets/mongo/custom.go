@@ -21,56 +21,28 @@ import (
 type customOp struct {
 	name string
 	miss scenarios.MissRule
-	read bool // only reads: the read timeout (find, count, distinct, aggregate without $out/$merge)
-	find bool // a find: sent with singleBatch so no cursor stays open
 }
-
-type customOps [scenarios.MaxCustomOps]*customOp
 
 // prepareCustom compiles sc's custom ops with a mongo form.
 func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
-	if sc == nil || len(sc.Ops) == 0 {
-		return nil
-	}
-	ops, err := sc.CustomOps()
-	if err != nil {
-		return err
-	}
-	var cs customOps
-	for o, c := range ops {
+	cs, err := targets.CompileCustom(sc, func(o scenarios.Op, c *scenarios.CustomOp) (*customOp, bool, error) {
 		if c.Mongo == nil {
-			continue
+			return nil, false, nil
 		}
-		cs[o-scenarios.OpCustomBase] = &customOp{name: sc.OpName(o), miss: c.MissWhen, read: c.ReadOnly(scenarios.KindMongo)}
-	}
-	t.custom = &cs
-	return nil
+		// Only reads: find, count, distinct, an aggregate without $out or $merge.
+		read := c.ReadOnly(scenarios.KindMongo)
+		return &customOp{name: sc.OpName(o), miss: c.MissWhen}, read, nil
+	})
+	t.custom = cs
+	return err
 }
 
 var errNoCustom = errors.New("custom op has no mongo form")
 
-// writes reports whether op runs under the write timeout: a built-in op
-// that writes, or a custom op that does not only read
-// (scenarios.CustomOp.ReadOnly: find, count, distinct, an aggregate without $out or $merge).
-func (t *Target) writes(op scenarios.Op) bool {
-	if !op.IsCustom() {
-		return op.IsWrite()
-	}
-	if t.custom != nil {
-		if co := t.custom[op-scenarios.OpCustomBase]; co != nil {
-			return !co.read
-		}
-	}
-	return true
-}
-
 // doCustom runs custom op r. A custom op the scenario's ops: did not
 // compile is a replay phase's group (replay.go).
 func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
-	var co *customOp
-	if t.custom != nil {
-		co = t.custom[r.Op-scenarios.OpCustomBase]
-	}
+	co := t.custom.Of(r.Op)
 	if co == nil {
 		return t.doReplay(ctx, r)
 	}

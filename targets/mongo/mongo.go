@@ -42,16 +42,13 @@ const (
 	BodyField  = "body"
 )
 
-func init() { targets.Register(string(scenarios.KindMongo), Open) }
-
 // Target is a connected MongoDB deployment.
 type Target struct {
 	client   *mongo.Client
 	coll     *mongo.Collection
 	url      string // redacted
 	secrets  []string
-	readTO   time.Duration
-	writeTO  time.Duration
+	timeouts targets.Timeouts // client.read_timeout, write_timeout
 	dialTO   time.Duration
 	maxBatch int
 	desc     atomic.Pointer[string]
@@ -61,7 +58,7 @@ type Target struct {
 	// corpus: documents come from record.source as they are, and the
 	// text index covers record.query.from (corpus.go).
 	corpus bool
-	custom *customOps // the scenario's custom ops (custom.go), set by Prepare
+	custom *targets.CustomOps[customOp] // the scenario's custom ops (custom.go), set by Prepare
 }
 
 var (
@@ -79,10 +76,13 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	if !strings.HasPrefix(t.URL, "mongodb://") && !strings.HasPrefix(t.URL, "mongodb+srv://") {
 		return nil, errors.New("URL must start with mongodb:// or mongodb+srv://")
 	}
+	cc, err := clientSchema.Decode(t)
+	if err != nil {
+		return nil, err
+	}
 	tg := &Target{
 		url:      scenarios.RedactURL(t.URL),
-		readTO:   t.Client.ReadTimeout.D(),
-		writeTO:  t.Client.WriteTimeout.D(),
+		timeouts: targets.Timeouts{Read: t.Client.ReadTimeout.D(), Write: t.Client.WriteTimeout.D()},
 		dialTO:   t.Client.DialTimeout.D(),
 		maxBatch: t.Client.MaxBatch,
 	}
@@ -111,11 +111,11 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 		return nil, tg.scrub(fmt.Errorf("connect: %w", err))
 	}
 	tg.client = cl
-	db := t.Client.Database
+	db := cc.Database
 	if db == "" {
 		db = DefaultDatabase
 	}
-	coll := t.Client.Collection
+	coll := cc.Collection
 	if coll == "" {
 		coll = DefaultCollection
 	}
@@ -128,6 +128,10 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 // then the scenario's client options, auth and TLS block, which override
 // the URI. It also returns the secrets errors must not show.
 func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOptions, []string, error) {
+	cc, err := clientSchema.Decode(t)
+	if err != nil {
+		return nil, nil, err
+	}
 	var secrets []string
 	dial := t.Client.DialTimeout.D()
 	// Defaults first: options present in the URI override them.
@@ -148,10 +152,10 @@ func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOption
 	// Scenario client options override the URI.
 	// client.pool_size, else the URI's maxPoolSize, else one connection
 	// per worker of the busiest phase (the driver's default is 100).
-	if n := o.PoolSize(t.Client); n > 0 && (t.Client.PoolSize > 0 || co.MaxPoolSize == nil) {
+	if n := o.PoolSize(t.Client.ClientCommon); n > 0 && (t.Client.PoolSize > 0 || co.MaxPoolSize == nil) {
 		co.SetMaxPoolSize(uint64(n))
 	}
-	if rp := t.Client.ReadPreference; rp != "" {
+	if rp := cc.ReadPreference; rp != "" {
 		mode, err := readpref.ModeFromString(string(rp))
 		if err != nil {
 			return nil, nil, fmt.Errorf("client.read_preference %q: %w", rp, err)
@@ -162,7 +166,7 @@ func clientOptions(t scenarios.Target, o targets.Options) (*options.ClientOption
 		}
 		co.SetReadPreference(p)
 	}
-	if wc := t.Client.WriteConcern; wc != "" {
+	if wc := cc.WriteConcern; wc != "" {
 		w, err := ParseWriteConcern(wc)
 		if err != nil {
 			return nil, nil, err
@@ -232,20 +236,9 @@ func ParseWriteConcern(s string) (*writeconcern.WriteConcern, error) {
 
 func (t *Target) scrub(err error) error { return targets.Scrub(err, t.secrets) }
 
-func (t *Target) opCtx(ctx context.Context, write bool) (context.Context, context.CancelFunc) {
-	d := t.readTO
-	if write {
-		d = t.writeTO
-	}
-	if d <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(ctx, d)
-}
-
 // Do runs one operation.
 func (t *Target) Do(ctx context.Context, r *targets.Request) error {
-	ctx, cancel := t.opCtx(ctx, t.writes(r.Op))
+	ctx, cancel := t.timeouts.Context(ctx, t.custom.Writes(r.Op))
 	defer cancel()
 	return t.scrub(t.do(ctx, r))
 }
@@ -429,7 +422,7 @@ func (t *Target) DoBatch(ctx context.Context, reqs []*targets.Request, errs []er
 		errs[idx[0]] = t.Do(ctx, reqs[idx[0]])
 		return
 	}
-	wctx, cancel := t.opCtx(ctx, true)
+	wctx, cancel := t.timeouts.Context(ctx, true)
 	defer cancel()
 	_, err := t.coll.InsertMany(wctx, docs, options.InsertMany().SetOrdered(false))
 	for _, i := range idx {

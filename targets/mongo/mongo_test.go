@@ -55,8 +55,8 @@ func TestCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc.Target.Client.ReadPreference != "secondaryPreferred" {
-		t.Errorf("weak consistency read_preference = %q", sc.Target.Client.ReadPreference)
+	if cc, err := clientSchema.Decode(sc.Target); err != nil || cc.ReadPreference != ReadSecondaryPreferred {
+		t.Errorf("weak consistency read_preference = %q (%v)", cc.ReadPreference, err)
 	}
 	sc, err = scenarios.LoadFile("../../scenarios/mongo-sensor.yaml")
 	if err != nil {
@@ -75,8 +75,8 @@ func TestOpenRefusesBadInput(t *testing.T) {
 	}{
 		{scenarios.Target{Kind: "mongo", URL: "http://localhost:27017"}, "mongodb://"},
 		{scenarios.Target{Kind: "mongo", URL: "mongodb://localhost:27017/?readPreference=sometimes"}, "bad MongoDB URL"},
-		{scenarios.Target{Kind: "mongo", URL: "mongodb://localhost:27017", Client: scenarios.ClientOptions{ReadPreference: "nearestish"}}, "client.read_preference"},
-		{scenarios.Target{Kind: "mongo", URL: "mongodb://localhost:27017", Client: scenarios.ClientOptions{WriteConcern: "most"}}, "client.write_concern"},
+		{scenarios.Target{Kind: "mongo", URL: "mongodb://localhost:27017", Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{ReadPreference: "nearestish"})}, "client.read_preference"},
+		{scenarios.Target{Kind: "mongo", URL: "mongodb://localhost:27017", Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{WriteConcern: "most"})}, "client.write_concern"},
 		{scenarios.Target{Kind: "mongo", URL: "mongodb://localhost:27017", Auth: scenarios.Auth{UsernameEnv: "SOAKD_TEST_NO_SUCH_USER"}}, "SOAKD_TEST_NO_SUCH_USER, which is empty"},
 	} {
 		_, err := targets.Open(ctx, tc.tg, targets.Options{Env: func(string) string { return "" }})
@@ -250,7 +250,7 @@ func TestClientOptions(t *testing.T) {
 	// The scenario's client block overrides the URI.
 	env := map[string]string{"MU": "soak", "MP": "pw"}
 	co, secrets, err := clientOptions(scenarios.Target{Kind: "mongo", URL: uri,
-		Client: scenarios.ClientOptions{ReadPreference: "primary", WriteConcern: "1", PoolSize: 7},
+		Client: scenarios.ClientOf(scenarios.ClientCommon{PoolSize: 7}, ClientConfig{ReadPreference: "primary", WriteConcern: "1"}),
 		Auth:   scenarios.Auth{UsernameEnv: "MU", PasswordEnv: "MP"}},
 		targets.Options{Env: func(k string) string { return env[k] }})
 	if err != nil {
@@ -274,7 +274,7 @@ func TestClientOptions(t *testing.T) {
 
 	// Defaults when the URI is silent; dial_timeout bounds server selection.
 	co, _, err = clientOptions(scenarios.Target{Kind: "mongo", URL: "mongodb://h1",
-		Client: scenarios.ClientOptions{DialTimeout: scenarios.Duration(2 * time.Second)}}, targets.Options{})
+		Client: scenarios.ClientOf(scenarios.ClientCommon{DialTimeout: scenarios.Duration(2 * time.Second)}, nil)}, targets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

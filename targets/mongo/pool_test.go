@@ -22,7 +22,7 @@ func TestPoolFollowsConcurrency(t *testing.T) {
 		{"mongodb://127.0.0.1:27017/?maxPoolSize=7", 9, 50, 9},
 		{"mongodb://127.0.0.1:27017", 0, 0, 0},
 	} {
-		co, _, err := clientOptions(scenarios.Target{URL: c.url, Client: scenarios.ClientOptions{PoolSize: c.pool}}, targets.Options{Concurrency: c.conc})
+		co, _, err := clientOptions(scenarios.Target{URL: c.url, Client: scenarios.ClientOf(scenarios.ClientCommon{PoolSize: c.pool}, nil)}, targets.Options{Concurrency: c.conc})
 		if err != nil {
 			t.Fatal(err)
 		}

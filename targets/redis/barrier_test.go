@@ -94,7 +94,7 @@ func TestBarrierCluster(t *testing.T) {
 	nodes := startCluster(t)
 	addrs := []string{nodes[0].Addr(), nodes[1].Addr(), nodes[2].Addr()}
 	open := func() targets.Barrier {
-		return openTarget(t, scenarios.Target{Kind: "redis", URL: nodes[0].URL(), Client: scenarios.ClientOptions{Mode: "cluster", Addrs: addrs}}, targets.Options{})
+		return openTarget(t, scenarios.Target{Kind: "redis", URL: nodes[0].URL(), Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Mode: "cluster", Addrs: addrs})}, targets.Options{})
 	}
 	testBarrier(t, open, fmt.Sprintf("soakd:barrier:cluster-%d:s:0", time.Now().UnixNano()))
 }

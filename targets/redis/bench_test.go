@@ -13,7 +13,7 @@ import (
 // benchTarget starts a redis-server for b (skipped without one, failed
 // under SOAKD_REQUIRE_TOOLS=1) and opens the adapter on it with client
 // protocol p.
-func benchTarget(b *testing.B, p scenarios.RedisProtocol) targets.Target {
+func benchTarget(b *testing.B, p Protocol) targets.Target {
 	b.Helper()
 	testutil.NeedTool(b, "redis-server")
 	s, err := StartServer(b.Context(), ServerConfig{Dir: b.TempDir()})
@@ -21,7 +21,7 @@ func benchTarget(b *testing.B, p scenarios.RedisProtocol) targets.Target {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Stop() })
-	tg, err := targets.Open(b.Context(), scenarios.Target{Kind: "redis", URL: s.URL(), Client: scenarios.ClientOptions{Protocol: p}}, targets.Options{})
+	tg, err := targets.Open(b.Context(), scenarios.Target{Kind: "redis", URL: s.URL(), Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Protocol: p})}, targets.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,12 +42,12 @@ func seed(b *testing.B, tg targets.Target, op scenarios.Op, key string) {
 // benchOp times op from 25 goroutines on each client protocol
 // (BenchmarkGet/fast, BenchmarkGet/goredis).
 func benchOp(b *testing.B, op, seedOp scenarios.Op) {
-	for _, p := range scenarios.RedisProtocols() {
+	for _, p := range Protocols {
 		b.Run(string(p), func(b *testing.B) { benchOpOn(b, p, op, seedOp) })
 	}
 }
 
-func benchOpOn(b *testing.B, p scenarios.RedisProtocol, op, seedOp scenarios.Op) {
+func benchOpOn(b *testing.B, p Protocol, op, seedOp scenarios.Op) {
 	tg := benchTarget(b, p)
 	seed(b, tg, seedOp, "user1")
 	b.ReportAllocs()
@@ -84,12 +84,12 @@ func BenchmarkInsert(b *testing.B) { benchOp(b, scenarios.OpInsert, scenarios.Op
 func BenchmarkUpdate(b *testing.B) { benchOp(b, scenarios.OpUpdate, scenarios.OpInsert) }
 
 func BenchmarkBatchRead(b *testing.B) {
-	for _, p := range scenarios.RedisProtocols() {
+	for _, p := range Protocols {
 		b.Run(string(p), func(b *testing.B) { benchBatchRead(b, p) })
 	}
 }
 
-func benchBatchRead(b *testing.B, p scenarios.RedisProtocol) {
+func benchBatchRead(b *testing.B, p Protocol) {
 	tg := benchTarget(b, p)
 	seed(b, tg, scenarios.OpSet, "k")
 	bt := tg.(targets.Batcher)

@@ -52,7 +52,7 @@ func startCluster(t *testing.T) []*Server {
 func TestCluster(t *testing.T) {
 	nodes := startCluster(t)
 	addrs := []string{nodes[0].Addr(), nodes[1].Addr(), nodes[2].Addr()}
-	tg := openTarget(t, scenarios.Target{Kind: "redis", URL: nodes[0].URL(), Client: scenarios.ClientOptions{Mode: "cluster", Addrs: addrs}}, targets.Options{})
+	tg := openTarget(t, scenarios.Target{Kind: "redis", URL: nodes[0].URL(), Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Mode: "cluster", Addrs: addrs})}, targets.Options{})
 	ctx := ctxT(t)
 	var reqs []*targets.Request
 	for n := int64(0); n < 60; n++ {

@@ -49,7 +49,7 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 		return err
 	}
 	var keyPos map[string]commandKeys
-	if t.mode == scenarios.ModeCluster {
+	if t.mode == ModeCluster {
 		if keyPos, err = t.keyPositions(ctx); err != nil {
 			return fmt.Errorf("COMMAND (key positions, to check custom ops' slots): %w", err)
 		}

@@ -14,7 +14,7 @@ import (
 // engine's worker does) and sent over the fast path. Compare its
 // cpu-ns/op and allocs/op with BenchmarkGet/fast's.
 func BenchmarkCustomGet(b *testing.B) {
-	tg := benchTarget(b, scenarios.ProtocolFast)
+	tg := benchTarget(b, ProtocolFast)
 	seed(b, tg, scenarios.OpSet, "user1")
 	sc, err := scenarios.Parse("b.yaml", []byte(`name: b
 target: {kind: redis, url: "redis://127.0.0.1:6379"}

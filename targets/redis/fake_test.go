@@ -214,7 +214,7 @@ func TestSearchRediSearch2JSON(t *testing.T) {
 		t.Fatalf("update/read sent %q", got)
 	}
 	// client.search: hash keeps hashes even with RedisJSON loaded.
-	tg2 := openTarget(t, scenarios.Target{URL: f.url(), Client: scenarios.ClientOptions{Search: "hash"}}, targets.Options{})
+	tg2 := openTarget(t, scenarios.Target{URL: f.url(), Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Search: "hash"})}, targets.Options{})
 	if err := tg2.Prepare(ctx, searchScenarioPrefix("doc:")); err != nil || tg2.search.mode != searchHash {
 		t.Fatalf("mode %d: %v", tg2.search.mode, err)
 	}
@@ -222,7 +222,7 @@ func TestSearchRediSearch2JSON(t *testing.T) {
 
 func TestTimeoutAndOtherClasses(t *testing.T) {
 	f := startFake(t)
-	tg := openTarget(t, scenarios.Target{URL: f.url(), Client: scenarios.ClientOptions{ReadTimeout: scenarios.Duration(100 * time.Millisecond)}}, targets.Options{})
+	tg := openTarget(t, scenarios.Target{URL: f.url(), Client: scenarios.ClientOf(scenarios.ClientCommon{ReadTimeout: scenarios.Duration(100 * time.Millisecond)}, nil)}, targets.Options{})
 	f.mu.Lock()
 	f.silent = true
 	f.mu.Unlock()

@@ -22,13 +22,12 @@ import (
 )
 
 // protocols are the two paths every test here runs on.
-var testProtocols = []scenarios.RedisProtocol{scenarios.ProtocolFast, scenarios.ProtocolGoRedis}
+var testProtocols = []Protocol{ProtocolFast, ProtocolGoRedis}
 
-func openProto(t *testing.T, url string, p scenarios.RedisProtocol, c scenarios.ClientOptions) *Target {
+func openProto(t *testing.T, url string, p Protocol, c scenarios.ClientCommon) *Target {
 	t.Helper()
-	c.Protocol = p
-	tg := openTarget(t, scenarios.Target{URL: url, Client: c}, targets.Options{})
-	if tg.fast != (p == scenarios.ProtocolFast) {
+	tg := openTarget(t, scenarios.Target{URL: url, Client: scenarios.ClientOf(c, ClientConfig{Protocol: p})}, targets.Options{})
+	if tg.fast != (p == ProtocolFast) {
 		t.Fatalf("protocol %s: fast path %v", p, tg.fast)
 	}
 	return tg
@@ -162,8 +161,8 @@ func dump(t *testing.T, rc *goredis.Client) string {
 // and go-redis reads back what the fast path wrote.
 func TestFastMatchesGoRedis(t *testing.T) {
 	sf, sg := startRedis(t), startRedis(t)
-	tf := openProto(t, sf.URL(), scenarios.ProtocolFast, scenarios.ClientOptions{})
-	tg := openProto(t, sg.URL(), scenarios.ProtocolGoRedis, scenarios.ClientOptions{})
+	tf := openProto(t, sf.URL(), ProtocolFast, scenarios.ClientCommon{})
+	tg := openProto(t, sg.URL(), ProtocolGoRedis, scenarios.ClientCommon{})
 	ctx := ctxT(t)
 	for _, r := range fastOpsSequence(0) {
 		if !tf.fastOp(r.Op) {
@@ -196,7 +195,7 @@ func TestFastMatchesGoRedis(t *testing.T) {
 	}
 	// Cross reads: the fast parser on go-redis's writes, go-redis on the
 	// fast path's writes, each against what the ops sent.
-	tfg := openProto(t, sg.URL(), scenarios.ProtocolFast, scenarios.ClientOptions{})
+	tfg := openProto(t, sg.URL(), ProtocolFast, scenarios.ClientCommon{})
 	for _, n := range []int64{1, 101} {
 		got := fetch(t, tfg, &targets.Request{Op: scenarios.OpRead, Key: key(n)})
 		m := map[string]string{}
@@ -232,7 +231,7 @@ func TestFastErrorClasses(t *testing.T) {
 		t.Run(string(p), func(t *testing.T) {
 			ctx := ctxT(t)
 			s := startRedis(t, "--maxmemory", "1mb", "--maxmemory-policy", "noeviction", "--enable-debug-command", "yes")
-			tg := openProto(t, s.URL(), p, scenarios.ClientOptions{ReadTimeout: scenarios.Duration(300 * time.Millisecond)})
+			tg := openProto(t, s.URL(), p, scenarios.ClientCommon{ReadTimeout: scenarios.Duration(300 * time.Millisecond)})
 			big := bytes.Repeat([]byte("x"), 4096)
 			var err error
 			for n := int64(0); n < 2000 && err == nil; n++ {
@@ -259,7 +258,7 @@ func TestFastErrorClasses(t *testing.T) {
 				t.Fatalf("get from a stalled server: class %s for %v", c, err)
 			}
 			wg.Wait()
-			if p == scenarios.ProtocolFast {
+			if p == ProtocolFast {
 				for i := 0; i < 3; i++ {
 					if got := fetch(t, tg, &targets.Request{Op: scenarios.OpGet, Key: []byte("b")}); len(got) != 1 || string(got[0]) != "B" {
 						t.Fatalf("GET b after a timeout read %q (a stale reply?)", got)
@@ -300,7 +299,7 @@ func TestFastAuthSelect(t *testing.T) {
 			if err := rawClient(t, s).ConfigSet(ctx, "requirepass", pw).Err(); err != nil {
 				t.Fatal(err)
 			}
-			tg := openProto(t, "redis://:"+pw+"@"+s.Addr()+"/3", p, scenarios.ClientOptions{})
+			tg := openProto(t, "redis://:"+pw+"@"+s.Addr()+"/3", p, scenarios.ClientCommon{})
 			if err := tg.Do(ctx, insertReq(7)); err != nil {
 				t.Fatal(err)
 			}
@@ -416,7 +415,7 @@ func TestFastBatchStampsEachOp(t *testing.T) {
 	}
 	addr := stallProxy(t, s.Addr(), marker, pause)
 	for _, p := range testProtocols {
-		tg := openProto(t, "redis://"+addr, p, scenarios.ClientOptions{})
+		tg := openProto(t, "redis://"+addr, p, scenarios.ClientCommon{})
 		reqs := make([]*targets.Request, 4)
 		for i := range reqs {
 			reqs[i] = &targets.Request{Op: scenarios.OpGet, Key: []byte("k" + strconv.Itoa(i))}
@@ -429,7 +428,7 @@ func TestFastBatchStampsEachOp(t *testing.T) {
 			if errs[i] != nil {
 				t.Fatalf("%s: op %d: %v", p, i, errs[i])
 			}
-			if p == scenarios.ProtocolGoRedis {
+			if p == ProtocolGoRedis {
 				if !r.End.Equal(reqs[0].End) {
 					t.Errorf("go-redis: op %d stamped %v, op 0 %v (one stamp per batch)", i, r.End.Sub(start), reqs[0].End.Sub(start))
 				}
@@ -450,7 +449,7 @@ func TestFastBatchStampsEachOp(t *testing.T) {
 // against a real redis-server without one allocation per op.
 func TestFastPathDoesNotAllocate(t *testing.T) {
 	s := startRedis(t)
-	tg := openProto(t, s.URL(), scenarios.ProtocolFast, scenarios.ClientOptions{})
+	tg := openProto(t, s.URL(), ProtocolFast, scenarios.ClientCommon{})
 	ctx := context.Background()
 	fs := record(1, 10)
 	batch := make([]*targets.Request, 16)
@@ -482,7 +481,7 @@ func TestFastPathDoesNotAllocate(t *testing.T) {
 // every one is a connection error.
 func TestOwnPoolStopsDialingADeadServer(t *testing.T) {
 	s := startRedis(t)
-	tg := openProto(t, s.URL(), scenarios.ProtocolFast, scenarios.ClientOptions{PoolSize: 4})
+	tg := openProto(t, s.URL(), ProtocolFast, scenarios.ClientCommon{PoolSize: 4})
 	ctx := ctxT(t)
 	var dials int
 	dial := tg.own.dial

@@ -25,7 +25,7 @@ func clusterScenario(t *testing.T, nodes []*Server, src string) *scenarios.Scena
 	for _, n := range nodes {
 		addrs = append(addrs, n.Addr())
 	}
-	sc.Target = scenarios.Target{Kind: "redis", URL: nodes[0].URL(), Client: scenarios.ClientOptions{Mode: "cluster", Addrs: addrs}}
+	sc.Target = scenarios.Target{Kind: "redis", URL: nodes[0].URL(), Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Mode: "cluster", Addrs: addrs})}
 	return sc
 }
 
@@ -147,7 +147,7 @@ phases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc.Target = scenarios.Target{Kind: "redis", URL: "redis://" + addr, Client: scenarios.ClientOptions{Mode: "sentinel", MasterName: "soakmaster", Addrs: []string{addr}}}
+	sc.Target = scenarios.Target{Kind: "redis", URL: "redis://" + addr, Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Mode: "sentinel", MasterName: "soakmaster", Addrs: []string{addr}})}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tg := openTarget(t, sc.Target, targets.Options{})

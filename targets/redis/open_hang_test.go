@@ -38,7 +38,7 @@ func TestOpenSilentStoreBoundedByPingTimeout(t *testing.T) {
 		}
 	}()
 	tgt := scenarios.Target{Kind: scenarios.KindRedis, URL: "redis://" + ln.Addr().String(),
-		Client: scenarios.ClientOptions{ReadTimeout: scenarios.Duration(4 * time.Minute), WriteTimeout: scenarios.Duration(4 * time.Minute)}}
+		Client: scenarios.ClientOf(scenarios.ClientCommon{ReadTimeout: scenarios.Duration(4 * time.Minute), WriteTimeout: scenarios.Duration(4 * time.Minute)}, nil)}
 	done := make(chan error, 1)
 	go func() {
 		tg, err := Open(context.Background(), tgt, targets.Options{})

@@ -38,7 +38,7 @@ func TestPoolSizeFollowsConcurrency(t *testing.T) {
 		{s.URL() + "?pool_size=7", 0, 50, 7},
 		{s.URL() + "?pool_size=7", 9, 50, 9},
 	} {
-		tg := openTarget(t, scenarios.Target{URL: c.url, Client: scenarios.ClientOptions{PoolSize: c.pool}}, targets.Options{Concurrency: c.conc})
+		tg := openTarget(t, scenarios.Target{URL: c.url, Client: scenarios.ClientOf(scenarios.ClientCommon{PoolSize: c.pool}, nil)}, targets.Options{Concurrency: c.conc})
 		if got := tg.Client().(*goredis.Client).Options().PoolSize; got != c.want {
 			t.Errorf("%s pool_size %d concurrency %d: PoolSize %d, want %d", c.url, c.pool, c.conc, got, c.want)
 		}

@@ -114,8 +114,7 @@ func TestPoolWaitEndsAtContextDeadline(t *testing.T) {
 // read timeout, as a timeout (the outcome the engine records).
 func TestFastOpPoolWaitIsTimeout(t *testing.T) {
 	s := mustRedis(t)
-	tg := openTarget(t, scenarios.Target{URL: s.URL(), Client: scenarios.ClientOptions{PoolSize: 1,
-		ReadTimeout: scenarios.Duration(50 * time.Millisecond), Protocol: scenarios.ProtocolFast}}, targets.Options{})
+	tg := openTarget(t, scenarios.Target{URL: s.URL(), Client: scenarios.ClientOf(scenarios.ClientCommon{PoolSize: 1, ReadTimeout: scenarios.Duration(50 * time.Millisecond)}, ClientConfig{Protocol: ProtocolFast})}, targets.Options{})
 	held, err := tg.own.get(ctxT(t))
 	if err != nil {
 		t.Fatal(err)

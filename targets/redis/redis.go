@@ -26,10 +26,6 @@ import (
 	"github.com/soakd/soakd/targets"
 )
 
-func init() {
-	targets.Register(string(scenarios.KindRedis), Open)
-}
-
 // IndexKey is the sorted set of inserted records used by scan.
 const IndexKey = "soakd:index"
 
@@ -38,8 +34,8 @@ type Target struct {
 	c        goredis.UniversalClient
 	maxBatch int
 	desc     string
-	mode     scenarios.RedisMode // standalone | cluster | sentinel
-	local    bool                // the server runs on this host (swap from /proc)
+	mode     Mode // standalone | cluster | sentinel
+	local    bool // the server runs on this host (swap from /proc)
 	managed  *Server
 	search   searchState
 	own      *connPool // soakd's own connections: ping_inline, and the fast path (fast.go)
@@ -68,9 +64,8 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 			o.Warnf("redis-server on port %d runs without its cgroup_memory cap of %s: %s", ms.Port, targets.FormatBytes(int64(m.CgroupMemory)), note)
 		}
 		t.URL = ms.URL()
-		t.Client.Mode = ""
 	}
-	tg, err := open(ctx, t, o)
+	tg, err := open(ctx, t, ms != nil, o)
 	if err != nil {
 		if ms != nil {
 			ms.Stop()
@@ -87,7 +82,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 // the host's swap for a server on this host. Nil in cluster mode (one
 // figure per node).
 func (t *Target) memoryLimits(ctx context.Context, ms *Server) *targets.MemoryLimits {
-	if t.mode == scenarios.ModeCluster {
+	if t.mode == ModeCluster {
 		return nil
 	}
 	m := &targets.MemoryLimits{}
@@ -127,8 +122,17 @@ func (t *Target) memoryLimits(ctx context.Context, ms *Server) *targets.MemoryLi
 // MemoryLimits reports what caps the server's memory (read at Open).
 func (t *Target) MemoryLimits() *targets.MemoryLimits { return t.limits }
 
-func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, error) {
-	if t.URL == "" && len(t.Client.Addrs) == 0 {
+// open connects to t; a managed server is standalone whatever
+// client.mode says.
+func open(ctx context.Context, t scenarios.Target, managed bool, o targets.Options) (*Target, error) {
+	cc, err := clientSchema.Decode(t)
+	if err != nil {
+		return nil, err
+	}
+	if managed {
+		cc.Mode = ""
+	}
+	if t.URL == "" && len(cc.Addrs) == 0 {
 		return nil, errors.New("no url (use redis://host:port)")
 	}
 	var opt *goredis.Options
@@ -139,7 +143,7 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 			return nil, fmt.Errorf("bad url: %s", scenarios.RedactText(err.Error(), t.URL))
 		}
 	} else {
-		opt = &goredis.Options{Addr: t.Client.Addrs[0]}
+		opt = &goredis.Options{Addr: cc.Addrs[0]}
 	}
 	// A named variable that is empty is an error, as on the other
 	// targets: connecting without the password meant to be sent would
@@ -158,7 +162,7 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 	if err != nil {
 		return nil, err
 	}
-	c := t.Client
+	c := t.Client.ClientCommon
 	// One connection per worker of the busiest phase (redis-benchmark -c
 	// N opens N), unless client.pool_size or the URL's pool_size says
 	// otherwise; go-redis's own default is 10 per CPU.
@@ -181,20 +185,20 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 	if opt.DialTimeout == 0 || opt.DialTimeout > time.Second {
 		opt.DialTimeout = time.Second
 	}
-	mode := c.Mode
+	mode := cc.Mode
 	if mode == "" {
-		mode = scenarios.ModeStandalone
+		mode = ModeStandalone
 	}
 	var cl goredis.UniversalClient
 	switch mode {
-	case scenarios.ModeStandalone:
+	case ModeStandalone:
 		cl = goredis.NewClient(&goredis.Options{
 			Addr: opt.Addr, Network: opt.Network, Username: opt.Username, Password: opt.Password, DB: opt.DB,
 			TLSConfig: tlsCfg, PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout,
 			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true, ContextTimeoutEnabled: true,
 		})
-	case scenarios.ModeCluster:
-		addrs := c.Addrs
+	case ModeCluster:
+		addrs := cc.Addrs
 		if len(addrs) == 0 {
 			addrs = []string{opt.Addr}
 		}
@@ -203,22 +207,18 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 			PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout, WriteTimeout: opt.WriteTimeout,
 			MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true, ContextTimeoutEnabled: true,
 		})
-	case scenarios.ModeSentinel:
-		if c.MasterName == "" {
-			return nil, errors.New("client.mode sentinel needs client.master_name")
-		}
-		addrs := c.Addrs
+	case ModeSentinel:
+		addrs := cc.Addrs
 		if len(addrs) == 0 {
 			addrs = []string{opt.Addr}
 		}
 		cl = goredis.NewFailoverClient(&goredis.FailoverOptions{
-			MasterName: c.MasterName, SentinelAddrs: addrs, Username: opt.Username, Password: opt.Password, DB: opt.DB,
+			MasterName: cc.MasterName, SentinelAddrs: addrs, Username: opt.Username, Password: opt.Password, DB: opt.DB,
 			TLSConfig: tlsCfg, PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout,
 			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true, ContextTimeoutEnabled: true,
 		})
 	default:
-		_, err := scenarios.ParseRedisMode(string(c.Mode))
-		return nil, err
+		return nil, fmt.Errorf("unknown client.mode %q", mode) // clientSchema refused it
 	}
 	// ContextTimeoutEnabled (above): this deadline, not a read timeout
 	// of minutes, bounds the ping of a store that accepts and never
@@ -234,20 +234,12 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 		mb = 256
 	}
 	tg := &Target{c: cl, maxBatch: mb, mode: mode, url: scenarios.RedactURL(t.URL)}
-	tg.own = newConnPool(opt.PoolSize, ownDialer(mode, opt, c, tlsCfg), ownSetup(opt), opt.ReadTimeout, opt.WriteTimeout)
-	switch c.Protocol {
-	case "", scenarios.ProtocolFast:
-		// Cluster and sentinel need go-redis's routing and failover; an
-		// explicit fast there is refused by Validate.
-		tg.fast = mode == scenarios.ModeStandalone
-	case scenarios.ProtocolGoRedis:
-	default:
-		cl.Close()
-		_, err := scenarios.ParseRedisProtocol(string(c.Protocol))
-		return nil, err
-	}
-	tg.local = isLocal(opt.Addr, opt.Network) && mode == scenarios.ModeStandalone
-	tg.search.pref = c.Search
+	tg.own = newConnPool(opt.PoolSize, ownDialer(mode, opt, cc, tlsCfg), ownSetup(opt), opt.ReadTimeout, opt.WriteTimeout)
+	// Cluster and sentinel need go-redis's routing and failover; an
+	// explicit fast there is refused by checkClient.
+	tg.fast = cc.Protocol != ProtocolGoRedis && mode == ModeStandalone
+	tg.local = isLocal(opt.Addr, opt.Network) && mode == ModeStandalone
+	tg.search.pref = cc.Search
 	if info, err := cl.Info(pctx, "server").Result(); err == nil {
 		tg.desc = "redis " + infoField(info, "redis_version")
 		if m := infoField(info, "redis_mode"); m != "" && m != "standalone" {
@@ -260,17 +252,17 @@ func open(ctx context.Context, t scenarios.Target, o targets.Options) (*Target, 
 // ownDialer dials the node soakd's own connections talk to: the server, a
 // cluster's first seed node (PING is keyless) or the master the
 // sentinels name at dial time.
-func ownDialer(mode scenarios.RedisMode, opt *goredis.Options, c scenarios.ClientOptions, tc *tls.Config) func(context.Context) (net.Conn, error) {
+func ownDialer(mode Mode, opt *goredis.Options, c ClientConfig, tc *tls.Config) func(context.Context) (net.Conn, error) {
 	addr := func(context.Context) (string, error) { return opt.Addr, nil }
 	network := opt.Network
 	switch mode {
-	case scenarios.ModeCluster:
+	case ModeCluster:
 		network = "tcp"
 		if len(c.Addrs) > 0 {
 			seed := c.Addrs[0]
 			addr = func(context.Context) (string, error) { return seed, nil }
 		}
-	case scenarios.ModeSentinel:
+	case ModeSentinel:
 		network = "tcp"
 		sentinels := c.Addrs
 		if len(sentinels) == 0 {
@@ -669,7 +661,7 @@ func (t *Target) build(ctx context.Context, c cmdable, r *targets.Request) post 
 		// redis-benchmark's MSET sets 10 keys. In a cluster they share a
 		// hash tag so MSET stays in one slot.
 		base := key
-		if t.mode == scenarios.ModeCluster {
+		if t.mode == ModeCluster {
 			base = "{" + key + "}"
 		}
 		args := make([]any, 0, 20)

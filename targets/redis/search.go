@@ -24,7 +24,7 @@ const (
 const SearchIndex = "soakd:search"
 
 type searchState struct {
-	pref   scenarios.SearchFormat // client.search: auto | json | hash
+	pref   SearchFormat // client.search: auto | json | hash
 	mode   int
 	index  string
 	module string // "search 2.8.4" for Describe
@@ -158,7 +158,7 @@ func (t *Target) prepareSearch(ctx context.Context, sc *scenarios.Scenario) erro
 	t.search.module = "RediSearch " + versionString(ft.Version)
 	v2 := ft.Version >= 20000
 	switch pref := t.search.pref; {
-	case pref == scenarios.SearchJSON:
+	case pref == SearchJSON:
 		if js == nil {
 			return fmt.Errorf("client.search is json but the server at %s has no RedisJSON (ReJSON) module", t.url)
 		}
@@ -166,18 +166,17 @@ func (t *Target) prepareSearch(ctx context.Context, sc *scenarios.Scenario) erro
 			return fmt.Errorf("client.search is json but RediSearch %s predates ON JSON (needs 2.2+)", versionString(ft.Version))
 		}
 		t.search.mode = searchJSON
-	case pref == scenarios.SearchHash && !v2, pref == "" && !v2, pref == scenarios.SearchAuto && !v2:
+	case pref == SearchHash && !v2, pref == "" && !v2, pref == SearchAuto && !v2:
 		t.search.mode = searchFT1
-	case pref == scenarios.SearchHash:
+	case pref == SearchHash:
 		t.search.mode = searchHash
-	case pref == "" || pref == scenarios.SearchAuto:
+	case pref == "" || pref == SearchAuto:
 		t.search.mode = searchHash
 		if js != nil {
 			t.search.mode = searchJSON
 		}
 	default:
-		_, err := scenarios.ParseSearchFormat(string(pref))
-		return err
+		return fmt.Errorf("unknown client.search %q (use auto, json or hash)", pref)
 	}
 	if t.search.mode == searchJSON {
 		t.search.module += " + RedisJSON " + versionString(js.Version)

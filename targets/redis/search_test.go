@@ -118,7 +118,7 @@ func TestSearchWithoutModuleFailsAtPrepare(t *testing.T) {
 	// JSON documents need RedisJSON, which is not installed here.
 	if _, err := os.Stat(redisearchSO); err == nil {
 		s2 := startRedis(t, "--loadmodule", redisearchSO)
-		tg2 := openTarget(t, scenarios.Target{URL: s2.URL(), Client: scenarios.ClientOptions{Search: "json"}}, targets.Options{})
+		tg2 := openTarget(t, scenarios.Target{URL: s2.URL(), Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Search: "json"})}, targets.Options{})
 		if err := tg2.Prepare(ctxT(t), searchScenario()); err == nil || !strings.Contains(err.Error(), "RedisJSON") {
 			t.Fatalf("json without RedisJSON: %v", err)
 		}

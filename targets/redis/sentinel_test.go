@@ -56,7 +56,7 @@ func startSentinel(t *testing.T) (*Server, string) {
 func TestSentinel(t *testing.T) {
 	master, addr := startSentinel(t)
 	ctx := ctxT(t)
-	tg := openTarget(t, scenarios.Target{URL: "redis://" + addr, Client: scenarios.ClientOptions{Mode: "sentinel", MasterName: "soakmaster", Addrs: []string{addr}}}, targets.Options{})
+	tg := openTarget(t, scenarios.Target{URL: "redis://" + addr, Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Mode: "sentinel", MasterName: "soakmaster", Addrs: []string{addr}})}, targets.Options{})
 	if err := tg.Do(ctx, insertReq(3)); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestSentinel(t *testing.T) {
 	if rawClient(t, master).Exists(ctx, string(key(3))).Val() != 1 {
 		t.Fatal("record not on the master")
 	}
-	if _, err := targets.Open(ctx, scenarios.Target{Kind: "redis", URL: "redis://" + addr, Client: scenarios.ClientOptions{Mode: "sentinel"}}, targets.Options{}); err == nil {
+	if _, err := targets.Open(ctx, scenarios.Target{Kind: "redis", URL: "redis://" + addr, Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Mode: "sentinel"})}, targets.Options{}); err == nil {
 		t.Fatal("sentinel without master_name accepted")
 	}
 }

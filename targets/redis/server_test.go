@@ -208,7 +208,7 @@ func TestOOMClass(t *testing.T) {
 func TestReconnectAfterRestart(t *testing.T) {
 	dir := t.TempDir()
 	s := startRedisOn(t, 0, dir)
-	tg := openTarget(t, scenarios.Target{URL: s.URL(), Client: scenarios.ClientOptions{PoolSize: 8}}, targets.Options{})
+	tg := openTarget(t, scenarios.Target{URL: s.URL(), Client: scenarios.ClientOf(scenarios.ClientCommon{PoolSize: 8}, nil)}, targets.Options{})
 	ctx := ctxT(t)
 	ping := &targets.Request{Op: scenarios.OpPing}
 	for i := 0; i < 100; i++ {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
-	_ "github.com/soakd/soakd/targets/mongo"
+	soakmongo "github.com/soakd/soakd/targets/mongo"
 )
 
 // ferret is one in-process FerretDB (SQLite backend).
@@ -69,7 +69,7 @@ func testURL(f *ferret) string {
 func open(t *testing.T, url string) targets.Target {
 	t.Helper()
 	tg, err := targets.Open(context.Background(), scenarios.Target{Kind: "mongo", URL: url,
-		Client: scenarios.ClientOptions{Database: "soakd", Collection: "usertable", MaxBatch: 50}}, targets.Options{})
+		Client: scenarios.ClientOf(scenarios.ClientCommon{MaxBatch: 50}, soakmongo.ClientConfig{Database: "soakd", Collection: "usertable"})}, targets.Options{})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -398,8 +398,7 @@ func TestURIAndClientOptions(t *testing.T) {
 	for i, tc := range []scenarios.Target{
 		{Kind: "mongo", URL: testURL(f) + "&w=majority&journal=true&readPreference=secondaryPreferred&retryWrites=false&compressors=zlib,snappy"},
 		{Kind: "mongo", URL: testURL(f) + "&w=majority&readPreference=secondaryPreferred",
-			Client: scenarios.ClientOptions{ReadPreference: "nearest", WriteConcern: "1,j", PoolSize: 4, Collection: "other",
-				ReadTimeout: scenarios.Duration(5 * time.Second), WriteTimeout: scenarios.Duration(5 * time.Second)}},
+			Client: scenarios.ClientOf(scenarios.ClientCommon{PoolSize: 4, ReadTimeout: scenarios.Duration(5 * time.Second), WriteTimeout: scenarios.Duration(5 * time.Second)}, soakmongo.ClientConfig{ReadPreference: "nearest", WriteConcern: "1, j", Collection: "other"})},
 	} {
 		tg, err := targets.Open(ctx, tc, targets.Options{})
 		if err != nil {

@@ -1,50 +1,55 @@
-package scenarios
+package cql
 
 import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/soakd/soakd/scenarios"
 )
 
-// CQL URL defaults (the cql target: targets/cql).
+// URL defaults.
 const (
-	CQLDefaultPort           = 9042
-	CQLDefaultKeyspace       = "ycsb"
-	CQLDefaultTable          = "usertable"
-	CQLDefaultPageSize       = 100
-	CQLDefaultReplication    = "SimpleStrategy:1"
-	CQLDefaultConsistency    = "QUORUM"
-	CQLDefaultTimeout        = 5 * time.Second
-	CQLDefaultConnectTimeout = 5 * time.Second
+	DefaultPort           = 9042
+	DefaultKeyspace       = "ycsb"
+	DefaultTable          = "usertable"
+	DefaultPageSize       = 100
+	DefaultReplication    = "SimpleStrategy:1"
+	DefaultConsistency    = "QUORUM"
+	DefaultTimeout        = 5 * time.Second
+	DefaultConnectTimeout = 5 * time.Second
 )
 
-// Bounds on a cql:// URL's options.
+// Bounds on a cql:// URL's options. timeout is capped by
+// scenarios.MaxClientTimeout like the client: timeouts; timeout=0s and
+// connect_timeout=0s ("no timeout" to the driver) mean the caps, never
+// an unbounded wait.
 const (
-	CQLMaxWriteCoalesce = time.Second
+	MaxWriteCoalesce  = time.Second
+	MaxConnectTimeout = time.Minute // connect_timeout
 )
 
-// cqlIntMax bounds the URL's integer options: page_size (rows a page
+// intMax bounds the URL's integer options: page_size (rows a page
 // holds in memory), conns (connections per host), metrics_port.
-var cqlIntMax = map[string]int{"page_size": 100_000, "conns": 1000, "metrics_port": 65535}
+var intMax = map[string]int{"page_size": 100_000, "conns": 1000, "metrics_port": 65535}
 
-// CQLConsistencies are the consistency level names a cql:// URL takes.
-var CQLConsistencies = []string{"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "LOCAL_ONE"}
-
-// CQLURL is what a cql:// (or cqls://) URL says:
-// cql://[user@]host1[:port],host2[:port]/keyspace?options. The cql
-// target and scenario validation read it with the same parser, so a
-// typo fails `soakd validate` with its line, not the run's first second.
-type CQLURL struct {
+// URL is what a cql:// (or cqls://) URL says:
+// cql://[user@]host1[:port],host2[:port]/keyspace?options. The target
+// and scenario validation (clientSchema) read it with the same parser,
+// so a typo fails `soakd validate` with its line, not the run's first
+// second.
+type URL struct {
 	Hosts             []string // host:port
 	Keyspace, Table   string
 	TLS               bool // cqls://
 	User              string
 	HasPassword       bool   // user:password@ (refused by the target)
-	ReadConsistency   string // upper case, one of CQLConsistencies
+	ReadConsistency   string // upper case, one of scenarios.CQLConsistencies
 	WriteConsistency  string
 	SerialConsistency string // SERIAL | LOCAL_SERIAL
 	Timeout           time.Duration
@@ -55,20 +60,20 @@ type CQLURL struct {
 	Conns             int
 	Proto             int
 	MetricsPort       int
-	Replication       CQLReplication
+	Replication       Replication
 	LocalDC           string
 	Compression       string // "" | snappy | none
 	Batch             string // none | unlogged
 }
 
-// CQLReplication is a keyspace replication strategy.
-type CQLReplication struct {
+// Replication is a keyspace replication strategy.
+type Replication struct {
 	Class   string         // SimpleStrategy | NetworkTopologyStrategy
 	Factors map[string]int // "replication_factor" or datacenter -> RF
 }
 
 // CQL renders the replication map: {'class': 'SimpleStrategy', 'replication_factor': 3}.
-func (r CQLReplication) CQL() string {
+func (r Replication) CQL() string {
 	keys := make([]string, 0, len(r.Factors))
 	for k := range r.Factors {
 		keys = append(keys, k)
@@ -83,20 +88,20 @@ func (r CQLReplication) CQL() string {
 	return b.String()
 }
 
-// ParseCQLReplication reads SimpleStrategy:3 or
+// ParseReplication reads SimpleStrategy:3 or
 // NetworkTopologyStrategy:dc1=3,dc2=2 (short names simple and nts too).
-func ParseCQLReplication(s string) (CQLReplication, error) {
+func ParseReplication(s string) (Replication, error) {
 	class, rest, ok := strings.Cut(s, ":")
 	if !ok || rest == "" {
-		return CQLReplication{}, fmt.Errorf("replication %q: want SimpleStrategy:RF or NetworkTopologyStrategy:dc1=RF,dc2=RF", s)
+		return Replication{}, fmt.Errorf("replication %q: want SimpleStrategy:RF or NetworkTopologyStrategy:dc1=RF,dc2=RF", s)
 	}
-	r := CQLReplication{Factors: map[string]int{}}
+	r := Replication{Factors: map[string]int{}}
 	switch strings.ToLower(class) {
 	case "simple", "simplestrategy":
 		r.Class = "SimpleStrategy"
 		n, err := strconv.Atoi(rest)
 		if err != nil || n < 1 {
-			return CQLReplication{}, fmt.Errorf("replication %q: the replication factor must be a positive number", s)
+			return Replication{}, fmt.Errorf("replication %q: the replication factor must be a positive number", s)
 		}
 		r.Factors["replication_factor"] = n
 	case "nts", "networktopologystrategy":
@@ -105,12 +110,12 @@ func ParseCQLReplication(s string) (CQLReplication, error) {
 			dc, n, ok := strings.Cut(p, "=")
 			rf, err := strconv.Atoi(n)
 			if !ok || err != nil || rf < 0 || !cqlName(dc, true) {
-				return CQLReplication{}, fmt.Errorf("replication %q: want dc=RF pairs, got %q", s, p)
+				return Replication{}, fmt.Errorf("replication %q: want dc=RF pairs, got %q", s, p)
 			}
 			r.Factors[dc] = rf
 		}
 	default:
-		return CQLReplication{}, fmt.Errorf("replication %q: unknown class %q (use SimpleStrategy or NetworkTopologyStrategy)", s, class)
+		return Replication{}, fmt.Errorf("replication %q: unknown class %q (use SimpleStrategy or NetworkTopologyStrategy)", s, class)
 	}
 	return r, nil
 }
@@ -131,30 +136,26 @@ func cqlName(s string, dash bool) bool {
 
 func cqlConsistency(s string) (string, bool) {
 	u := strings.ToUpper(s)
-	for _, c := range CQLConsistencies {
-		if c == u {
-			return u, true
-		}
-	}
-	return "", false
+	return u, slices.Contains(scenarios.CQLConsistencies, u)
 }
 
-// ParseCQLURL reads a cql:// or cqls:// URL and returns every problem
+// ReadURL reads a cql:// or cqls:// URL and returns every problem
 // with it (none: the URL is usable). Defaults fill what it leaves out.
-func ParseCQLURL(raw string) (CQLURL, []string) {
-	c := CQLURL{
-		Keyspace:          CQLDefaultKeyspace,
-		Table:             CQLDefaultTable,
-		ReadConsistency:   CQLDefaultConsistency,
-		WriteConsistency:  CQLDefaultConsistency,
+// ParseURL adds what the driver needs.
+func ReadURL(raw string) (URL, []string) {
+	c := URL{
+		Keyspace:          DefaultKeyspace,
+		Table:             DefaultTable,
+		ReadConsistency:   DefaultConsistency,
+		WriteConsistency:  DefaultConsistency,
 		SerialConsistency: "SERIAL",
-		Timeout:           CQLDefaultTimeout,
-		ConnectTimeout:    CQLDefaultConnectTimeout,
-		PageSize:          CQLDefaultPageSize,
+		Timeout:           DefaultTimeout,
+		ConnectTimeout:    DefaultConnectTimeout,
+		PageSize:          DefaultPageSize,
 		Proto:             4,
 		Batch:             "none",
 	}
-	c.Replication, _ = ParseCQLReplication(CQLDefaultReplication)
+	c.Replication, _ = ParseReplication(DefaultReplication)
 	var probs []string
 	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
 	scheme, rest, ok := strings.Cut(raw, "://")
@@ -181,7 +182,7 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 			continue
 		}
 		if host, port, err := net.SplitHostPort(h); err != nil {
-			h = net.JoinHostPort(strings.Trim(h, "[]"), strconv.Itoa(CQLDefaultPort))
+			h = net.JoinHostPort(strings.Trim(h, "[]"), strconv.Itoa(DefaultPort))
 		} else if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 			bad("host %q: port %q is not a port (1-65535)", host, port)
 			continue
@@ -217,7 +218,7 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 		case "consistency", "read_consistency", "write_consistency":
 			cl, ok := cqlConsistency(v)
 			if !ok {
-				bad("%s %q: use one of %s", k, v, strings.Join(CQLConsistencies, ", "))
+				bad("%s %q: use one of %s", k, v, strings.Join(scenarios.CQLConsistencies, ", "))
 				continue
 			}
 			switch k {
@@ -248,8 +249,8 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 					continue
 				}
 			}
-			if k == "write_coalesce" && d > CQLMaxWriteCoalesce {
-				bad("write_coalesce %q: at most %s (it delays every write by up to that)", v, CQLMaxWriteCoalesce)
+			if k == "write_coalesce" && d > MaxWriteCoalesce {
+				bad("write_coalesce %q: at most %s (it delays every write by up to that)", v, MaxWriteCoalesce)
 				continue
 			}
 			switch k {
@@ -266,7 +267,7 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 				bad("%s %q: want a positive number", k, v)
 				continue
 			}
-			if lim, ok := cqlIntMax[k]; ok && n > lim {
+			if lim, ok := intMax[k]; ok && n > lim {
 				bad("%s %d: at most %d", k, n, lim)
 				continue
 			}
@@ -284,7 +285,7 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 				c.Proto = n
 			}
 		case "replication":
-			r, err := ParseCQLReplication(v)
+			r, err := ParseReplication(v)
 			if err != nil {
 				bad("%v", err)
 				continue
@@ -322,4 +323,20 @@ func ParseCQLURL(raw string) (CQLURL, []string) {
 		}
 	}
 	return c, probs
+}
+
+// cqlTimeout bounds a URL timeout option: 0 means the cap, a longer one
+// is refused ("" when d is fine).
+func cqlTimeout(k string, d time.Duration) (time.Duration, string) {
+	limit := scenarios.MaxClientTimeout
+	if k == "connect_timeout" {
+		limit = MaxConnectTimeout
+	}
+	switch {
+	case d == 0:
+		return limit, ""
+	case d > limit:
+		return d, fmt.Sprintf("%s %s is longer than the %s cap (0s means the cap)", k, d, limit)
+	}
+	return d, ""
 }
