@@ -209,3 +209,38 @@ func newRawPause(t *testing.T) func(d time.Duration) {
 		}
 	}
 }
+
+// A unix socket gets the raw path too, and a round trip on it works.
+func TestRawIOUnixSocket(t *testing.T) {
+	ln, err := net.Listen("unix", t.TempDir()+"/s")
+	if err != nil {
+		t.Skipf("no unix sockets here: %v", err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		b := make([]byte, 6)
+		if _, err := io.ReadFull(c, b); err == nil && string(b) == "PING\r\n" {
+			_, _ = c.Write([]byte("+PONG\r\n"))
+		}
+	}()
+	nc, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := newConn(nc)
+	if _, ok := c.w.(*rawIO); !ok {
+		t.Fatalf("a unix connection writes with %T, want *rawIO", c.w)
+	}
+	if _, err := c.w.Write([]byte("PING\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if srvErr, ioErr := c.next(); srvErr != nil || ioErr != nil || c.kind != kindStatus {
+		t.Fatalf("reply: %v %v kind %d", srvErr, ioErr, c.kind)
+	}
+}
