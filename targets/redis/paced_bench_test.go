@@ -1,3 +1,5 @@
+//go:build linux
+
 package redis
 
 import (
@@ -10,24 +12,26 @@ import (
 )
 
 // BenchmarkPacedOp is the fast path as a slow soak drives it: one op,
-// then the process idle until the next (a 200 us pause), so that every op
+// then the process idle until the next (a 200 us pause on a timerfd,
+// newRawPause, which wakes nothing but its own thread), so that every op
 // finds the runtime asleep and pays the wake-ups of a modest rate, not
 // the batched cost of a closed loop. It reports the client's CPU per op
 // (cpu-ns/op) and the process's context switches per op (ctxsw/op, every
 // thread's, voluntary and not): the wake-ups docs/capacity.md counts.
 func BenchmarkPacedOp(b *testing.B) {
 	for _, op := range []scenarios.Op{scenarios.OpRead, scenarios.OpUpdate} {
-		b.Run(string(op), func(b *testing.B) {
+		b.Run(op.String(), func(b *testing.B) {
 			tg := benchTarget(b, scenarios.ProtocolFast)
 			seed(b, tg, scenarios.OpInsert, "user1")
 			r := &targets.Request{Op: op, KeyNum: 1, Key: []byte("user1"), Fields: record(1, 100)}
+			pause := newRawPause(b)
 			b.ReportAllocs()
 			ru0 := rusage(b)
 			for b.Loop() {
 				if err := tg.Do(b.Context(), r); err != nil {
 					b.Fatalf("%s: %v", op, err)
 				}
-				time.Sleep(200 * time.Microsecond)
+				pause(200 * time.Microsecond)
 			}
 			ru1 := rusage(b)
 			n := float64(b.N)

@@ -177,7 +177,7 @@ func TestFastOpDoesNotWakeSysmon(t *testing.T) {
 // newRawPause returns a sleep that parks the goroutine on a timerfd
 // through the netpoller with raw syscalls only (as the engine's pacer
 // sleeps), so that the pause itself wakes nothing but its own thread.
-func newRawPause(t *testing.T) func(d time.Duration) {
+func newRawPause(t testing.TB) func(d time.Duration) {
 	t.Helper()
 	const clockMonotonic = 1
 	fd, _, errno := syscall.RawSyscall(syscall.SYS_TIMERFD_CREATE, clockMonotonic, syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
