@@ -40,7 +40,6 @@ func newPacerSleeper() pacerSleeper {
 type timerfdSleeper struct {
 	f     *os.File
 	rc    syscall.RawConn
-	fd    uintptr
 	buf   [8]byte
 	spec  itimerspec
 	armed bool
@@ -62,7 +61,7 @@ func newTimerfdSleeper() (*timerfdSleeper, error) {
 		_ = f.Close()
 		return nil, err
 	}
-	s := &timerfdSleeper{f: f, rc: rc, fd: fd}
+	s := &timerfdSleeper{f: f, rc: rc}
 	s.wait = s.waitFD
 	return s, nil
 }
