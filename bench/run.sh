@@ -18,6 +18,9 @@
 #   CLOSED=1 bash bench/run.sh   # also closed-loop GET c=50 on one core vs redis-benchmark and memtier_benchmark
 #   CLOSED=only bash bench/run.sh    # just that section (CLOSED_N requests per run, CLOSED_ROUNDS rounds)
 #   RSS=only bash bench/run.sh   # just the 10-minute memory-slope run (RSS_RATE, default 100000 ops/s)
+#   SOAKCPU=1 / SOAKCPU=only bash bench/run.sh  # soak CPU per op at 6,000 and 20,000 ops/s beside memtier_benchmark
+#                                             # ($MEMTIER or PATH; bench/soakcpu.py) and at 250 ops/s; SOAKD_BASE=PATH adds
+#                                             # another soakd build to the same rounds (before/after)
 #   CUSTOM=1 / CUSTOM=only bash bench/run.sh  # custom op [GET, "{key}"] vs built-in get: soakd CPU per op at
 #                                             # CUSTOM_RATE (default 50000) ops/s, and the Go render/op benchmarks
 set -euo pipefail
@@ -639,6 +642,26 @@ PY
   go test -run XXX -bench 'BenchmarkGet$/fast|BenchmarkCustomGet' -benchmem -benchtime 100000x ./targets/redis/ | grep -E '^Benchmark'
 }
 
+# soakcpu: what a soak costs, beside memtier_benchmark in the same run
+# (bench/soakcpu.py: redis-server on CPU 0, generators on CPU 1, 32
+# connections, 100 B values, SOAKCPU_ROUNDS interleaved rounds of
+# SOAKCPU_DUR seconds a run). Goals: soakd's CPU-s per million ops over
+# memtier's <= 1 at 6,000 and 20,000 ops/s; 250 ops/s under 1% of a core.
+# Then the Go benchmark of a paced fast-path op (cpu-ns and context
+# switches per op).
+soakcpu() {
+  command -v redis-server >/dev/null || { echo "soakcpu: no redis-server"; return; }
+  local memtier
+  memtier=${MEMTIER:-$(command -v memtier_benchmark || true)}
+  echo "## soak CPU beside memtier_benchmark (${SOAKCPU_DUR:-20} s a run, ${SOAKCPU_ROUNDS:-3} rounds)"
+  python3 bench/soakcpu.py "$OUT" "$OUT/soakd" "$memtier" "${SOAKCPU_RATES:-250,6000,20000}" "${SOAKCPU_ROUNDS:-3}" "${SOAKCPU_DUR:-20}"
+  go test -run XXX -bench PacedOp -benchtime 3000x ./targets/redis/ | grep -E '^Benchmark'
+}
+
+if [ "${SOAKCPU:-0}" = only ]; then
+  soakcpu
+  exit 0
+fi
 if [ "${CUSTOM:-0}" = only ]; then
   custom
   exit 0
@@ -715,6 +738,9 @@ YAML
   stop_redis
 fi
 
+if [ "${SOAKCPU:-0}" = 1 ]; then
+  soakcpu
+fi
 if [ "${CUSTOM:-0}" = 1 ]; then
   custom
 fi

@@ -30,11 +30,21 @@ func newPacerSleeper() pacerSleeper {
 	return newThreadSleeper()
 }
 
-// timerfdSleeper sleeps on a CLOCK_MONOTONIC timerfd.
+// timerfdSleeper sleeps on a CLOCK_MONOTONIC timerfd, through the
+// file's syscall.RawConn: the netpoller parks the pacer until the timer
+// fires, and the timerfd_settime and the read of the expiration are raw
+// syscalls. An ordinary read (os.File.Read) enters the runtime's syscall
+// path, and while every P is idle that wakes the runtime's monitor
+// thread (sysmon: a futex wake, then its 20 us nanosleep), once per
+// pacer wake-up; and it first tried a read before the timer had fired.
 type timerfdSleeper struct {
-	f   *os.File
-	fd  uintptr
-	buf [8]byte
+	f     *os.File
+	rc    syscall.RawConn
+	buf   [8]byte
+	spec  itimerspec
+	armed bool
+	err   syscall.Errno
+	wait  func(fd uintptr) bool // s.waitFD, made once
 }
 
 func newTimerfdSleeper() (*timerfdSleeper, error) {
@@ -43,26 +53,60 @@ func newTimerfdSleeper() (*timerfdSleeper, error) {
 	if errno != 0 {
 		return nil, errno
 	}
-	// A non-blocking fd is registered with the netpoller: Read parks
-	// the goroutine until the timer fires.
-	return &timerfdSleeper{f: os.NewFile(fd, "pacer-timerfd"), fd: fd}, nil
+	// A non-blocking fd is registered with the netpoller: a RawConn
+	// read parks the goroutine until the timer fires.
+	f := os.NewFile(fd, "pacer-timerfd")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	s := &timerfdSleeper{f: f, rc: rc}
+	s.wait = s.waitFD
+	return s, nil
 }
 
 type itimerspec struct {
 	interval, value syscall.Timespec
 }
 
+// waitFD is the RawConn read's step: the first call arms the timer (after
+// the RawConn has cleared the fd's readiness, so its firing cannot be
+// missed) and asks to wait; later calls read the expiration count, and
+// wait again while there is none.
+func (s *timerfdSleeper) waitFD(fd uintptr) bool {
+	if !s.armed {
+		s.armed = true
+		_, _, errno := syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&s.spec)), 0, 0, 0)
+		if errno != 0 {
+			s.err = errno
+			return true
+		}
+		return false
+	}
+	for {
+		_, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
+		switch errno {
+		case 0:
+			return true
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		s.err = errno
+		return true
+	}
+}
+
 func (s *timerfdSleeper) sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	spec := itimerspec{value: syscall.NsecToTimespec(int64(d))}
-	_, _, errno := syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, s.fd, 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
-	if errno == 0 {
-		// The read returns the number of expirations (1) once it fired.
-		if _, err := s.f.Read(s.buf[:]); err == nil {
-			return
-		}
+	s.spec = itimerspec{value: syscall.NsecToTimespec(int64(d))}
+	s.armed, s.err = false, 0
+	if err := s.rc.Read(s.wait); err == nil && s.err == 0 {
+		return
 	}
 	time.Sleep(d)
 }

@@ -45,6 +45,7 @@ type connPool struct {
 // op's replies (vals, split at ends), all reused.
 type conn struct {
 	nc   net.Conn
+	w    io.Writer // nc, or its rawIO (rawio_linux.go)
 	br   *bufio.Reader
 	out  []byte
 	vals []byte
@@ -185,7 +186,7 @@ func (p *connPool) open(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	p.dialFails.Store(0)
-	c := &conn{nc: nc, br: bufio.NewReaderSize(nc, 16<<10)}
+	c := newConn(nc)
 	for _, cmd := range p.setup {
 		c.out = appendArgs(c.out[:0], cmd)
 		err := p.send(ctx, c)
@@ -201,6 +202,16 @@ func (p *connPool) open(ctx context.Context) (*conn, error) {
 		}
 	}
 	return c, nil
+}
+
+// newConn wraps nc; its reads and writes are raw syscalls where newRawIO
+// allows (a plain TCP or unix connection on Linux).
+func newConn(nc net.Conn) *conn {
+	var rw io.ReadWriter = nc
+	if r := newRawIO(nc); r != nil {
+		rw = r
+	}
+	return &conn{nc: nc, w: rw, br: bufio.NewReaderSize(rw, 16<<10)}
 }
 
 // Close closes the idle connections; connections in use are closed when
@@ -233,7 +244,7 @@ func deadline(ctx context.Context, now time.Time, timeout time.Duration) time.Ti
 func (p *connPool) send(ctx context.Context, c *conn) error {
 	now := time.Now()
 	_ = c.nc.SetWriteDeadline(deadline(ctx, now, p.writeTimeout))
-	if _, err := c.nc.Write(c.out); err != nil {
+	if _, err := c.w.Write(c.out); err != nil {
 		return err
 	}
 	_ = c.nc.SetReadDeadline(deadline(ctx, now, p.readTimeout))
