@@ -21,7 +21,7 @@ import (
 func BenchmarkPacedOp(b *testing.B) {
 	for _, op := range []scenarios.Op{scenarios.OpRead, scenarios.OpUpdate} {
 		b.Run(op.String(), func(b *testing.B) {
-			tg := benchTarget(b, scenarios.ProtocolFast)
+			tg := benchTarget(b, ProtocolFast)
 			seed(b, tg, scenarios.OpInsert, "user1")
 			r := &targets.Request{Op: op, KeyNum: 1, Key: []byte("user1"), Fields: record(1, 100)}
 			pause := newRawPause(b)
