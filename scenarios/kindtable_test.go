@@ -25,13 +25,8 @@ var kindConstExceptions = map[string]string{
 	"engine/kinds.go":        "the engine's kind table: each kind's executor",
 	"report/phase_stages.go": "the stage table shared by ramp, capacity and growth; growth stages go by records",
 	"report/changes.go":      "change points per stage of staged kinds (ramp, capacity, growth, sweep): report's per-kind sections",
-	"report/html.go":         "growth charts by records and variant: report's per-kind sections",
 	"report/overtime.go":     "over-time buckets for steady phases: report's per-kind sections",
 	"report/suite.go":        "a suite compares steady and load phases: report's per-kind sections",
-	"report/text.go":         "growth's text table: report's per-kind sections",
-	"verdict/regress.go":     "a regression check compares steady phases of two runs (the summary's kind, result side)",
-	"verdict/runcompare.go":  "run comparison pairs steady phases (the summary's kind, result side)",
-	"cmd/soakd/compare.go":   "soakd compare lists steady phases' ops (the summary's kind, result side)",
 }
 
 // ownsKind is the naming rule for a kind's own files: a non-test .go
