@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/verdict"
 
 	"github.com/soakd/soakd/internal/regfile"
@@ -86,7 +85,7 @@ func findChangePointsIn(rds []io.Reader, names []string, counts []rundir.Interva
 	}
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		if p.Kind == scenarios.PhaseSweep {
+		if kindOf(p).variedWorkload {
 			// A sweep changes its workload at every point on purpose;
 			// its points are compared in the sweep table and chart.
 			continue
@@ -106,7 +105,7 @@ func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, counts []ru
 	// Buckets wholly inside the phase: a last, shorter one would look
 	// like a drop in rate.
 	whole := int64(p.End.Sub(p.Start) / w)
-	staged := p.Kind == scenarios.PhaseRamp || p.Kind == scenarios.PhaseCapacity || p.Kind == scenarios.PhaseGrowth
+	staged := kindOf(p).staged
 	// The log holds the warmup too: a store warming up is what warmup
 	// hides, not a change. Buckets start after it (the phase's time
 	// less its measured window and drain).

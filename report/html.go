@@ -70,25 +70,16 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			spec.Series = append(spec.Series, sr)
 		}
 		spec.Targets = specTargets(&p, ops)
-		if sw := p.Sweep; sw != nil && len(sw.Points) > 0 {
-			pp.Plots = append(pp.Plots, sweepPlots(sw)...)
-		}
-		if len(p.Stages) > 0 && p.Capacity == nil && p.Sweep == nil { // capacity and sweep phases show their curves instead
-			pp.Plots = append(pp.Plots, stagePlots(&p)...)
-		}
-		if c := p.Capacity; c != nil {
-			notes, plots := capacitySection(c)
-			pp.Notes = append(pp.Notes, notes...)
-			pp.Plots = append(pp.Plots, plots...)
-		}
-		pp.Notes = append(pp.Notes, cliffNotes(&p)...)
+		notes, plots := kindSection(&p)
+		pp.Notes = append(pp.Notes, notes...)
+		pp.Plots = append(pp.Plots, plots...)
 		if len(spec.Series) > 0 {
 			pp.Plots = append(pp.Plots, spec)
 		}
 		pp.Notes = append(pp.Notes, goodputNote(p.Result))
 		rd.Phases = append(rd.Phases, pp)
 	}
-	rd.Phases = withVariantComparison(s, rd.Phases)
+	rd.Phases = withSideBySide(s, rd.Phases)
 	return rd
 }
 

@@ -485,9 +485,7 @@ func (m *Merged) Text() string {
 		if l := overTimeLine(&p); l != "" {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
-		writeGrowth(&b, &p)
-		writeCapacity(&b, &p)
-		writeSweep(&b, &p)
+		writeKindText(&b, &p)
 		writePersistence(&b, &p)
 		ids := make([]int, 0, len(m.Shards))
 		for i := range m.Shards {

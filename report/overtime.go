@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/scenarios"
 
 	"github.com/soakd/soakd/internal/regfile"
 )
@@ -34,7 +33,7 @@ func FillOverTime(dir string, s *rundir.Summary) error {
 func fillOverTime(s *rundir.Summary, tl *Timeline) {
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		if p.Kind != scenarios.PhaseSteady {
+		if !kindOf(p).overTime {
 			continue
 		}
 		w := tl.Width[p.Name]

@@ -38,8 +38,12 @@ func writeCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 
 // capacitySection is a capacity phase's notes (the highest rate held,
 // the confirmation) and its curve: achieved rate and p99 against the
-// target rate.
-func capacitySection(c *rundir.CapacityResult) (notes []string, plots []Plot) {
+// target rate. Its probes are stages, drawn as the curve instead.
+func capacitySection(p *rundir.PhaseResult) (notes []string, plots []Plot) {
+	c := p.Capacity
+	if c == nil {
+		return nil, nil
+	}
 	notes = append(notes, fmt.Sprintf("highest rate held: %.0f ops/s", c.HighestRateHeld))
 	if n := confirmationNote(c.Confirmation); n != "" {
 		notes = append(notes, n)

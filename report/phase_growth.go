@@ -13,9 +13,6 @@ import (
 
 // writeGrowth writes a growth phase's cliff, or that it had none.
 func writeGrowth(b *strings.Builder, p *rundir.PhaseResult) {
-	if p.Kind != scenarios.PhaseGrowth {
-		return
-	}
 	if c := p.Cliff; c != nil {
 		what := CliffText(rundir.CliffEvidence{Reason: c.Reason, Op: c.Op, Value: c.Value, Baseline: c.Baseline})
 		if len(c.Evidence) > 0 {
@@ -37,8 +34,18 @@ func writeGrowth(b *strings.Builder, p *rundir.PhaseResult) {
 	}
 }
 
-// cliffNotes is a phase's cliff as a note, or for a growth phase
-// without one, that none was found.
+// growthSection is a growth phase's cliff as a note and its per-stage
+// charts against the dataset size.
+func growthSection(p *rundir.PhaseResult) (notes []string, plots []Plot) {
+	notes = cliffNotes(p)
+	if len(p.Stages) > 0 {
+		plots = stagePlots(p, true)
+	}
+	return notes, plots
+}
+
+// cliffNotes is a growth phase's cliff as a note, or that none was
+// found.
 func cliffNotes(p *rundir.PhaseResult) []string {
 	if c := p.Cliff; c != nil {
 		n := fmt.Sprintf("cliff at %s (%d records, used_memory %.0f bytes): %s", c.Stage, c.Records, c.UsedMemoryBytes, c.Reason)
@@ -53,10 +60,7 @@ func cliffNotes(p *rundir.PhaseResult) []string {
 		}
 		return []string{n}
 	}
-	if p.Kind == scenarios.PhaseGrowth {
-		return []string{fmt.Sprintf("no cliff in %d stages", len(p.Stages))}
-	}
-	return nil
+	return []string{fmt.Sprintf("no cliff in %d stages", len(p.Stages))}
 }
 
 // cliffMarks is the mark of p's cliff on a per-stage chart whose x is

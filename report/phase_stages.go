@@ -8,15 +8,13 @@ import (
 	"strings"
 
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/scenarios"
 )
 
 // stagePlots are the per-stage charts of a phase run in stages (ramp
-// steps, growth stages) against the stage or, for growth, the dataset
-// size: latency, achieved rate, batch insert rate, miss ratio, per-op
-// throughput and memory, each growth cliff marked on every one.
-func stagePlots(p *rundir.PhaseResult) []Plot {
-	byRecords := p.Kind == scenarios.PhaseGrowth
+// steps, growth stages) against the stage or, byRecords (growth), the
+// dataset size: latency, achieved rate, batch insert rate, miss ratio,
+// per-op throughput and memory, each growth cliff marked on every one.
+func stagePlots(p *rundir.PhaseResult, byRecords bool) []Plot {
 	xl := "stage"
 	if byRecords {
 		xl = "dataset (records)"

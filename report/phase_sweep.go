@@ -60,6 +60,15 @@ func writeSweep(b *strings.Builder, p *rundir.PhaseResult) {
 	tw.Flush()
 }
 
+// sweepSection is a sweep phase's charts across its points (its points
+// are stages, drawn on the sweep's axis instead).
+func sweepSection(p *rundir.PhaseResult) (notes []string, plots []Plot) {
+	if sw := p.Sweep; sw != nil && len(sw.Points) > 0 {
+		return nil, sweepPlots(sw)
+	}
+	return nil, nil
+}
+
 // SweepChartTitle starts the title of a sweep's cross-point chart.
 const SweepChartTitle = "sweep: throughput per point"
 

@@ -128,10 +128,10 @@ func colLabel(i int) string {
 	return fmt.Sprintf("C%d", i+1)
 }
 
-// suitePhase says whether a phase is a test of the table: steady and
-// load phases, which have one rate over one window.
+// suitePhase says whether a phase is a test of the table: its kind has
+// one rate over one window (steady, load).
 func suitePhase(p *rundir.PhaseResult) bool {
-	return p.Kind == scenarios.PhaseSteady || p.Kind == scenarios.PhaseLoad
+	return kindOf(p).suiteTest
 }
 
 // BuildSuite lines the columns' tests up by phase name (less the

@@ -78,9 +78,7 @@ func Text(s *rundir.Summary) string {
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors%s, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, stageGoodput(&st.Result), st.Dropped, stageExtra(st))
 		}
-		writeGrowth(&b, &p)
-		writeCapacity(&b, &p)
-		writeSweep(&b, &p)
+		writeKindText(&b, &p)
 		writePersistence(&b, &p)
 		writeChecks(&b, p.SLO)
 		writeChangePoints(&b, &p)

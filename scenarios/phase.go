@@ -85,6 +85,9 @@ type kindDef struct {
 	// plan answers what the rest of the package asks of a phase of the
 	// kind (bounds, scheduled time, memory, repeats).
 	plan planRule
+	// compared says two runs' phases of the kind are compared op by op
+	// (PhaseKind.Compared).
+	compared bool
 }
 
 // planRule is what a kind says about how its phase runs; a nil func
@@ -178,6 +181,16 @@ func phaseKindText() string {
 func (k PhaseKind) Valid() bool {
 	_, ok := lookupKind(k)
 	return ok
+}
+
+// Compared reports whether phases of kind k are compared across runs:
+// a regression check against earlier runs and soakd compare pair them
+// by name, op by op. Those are the kinds that hold one workload at one
+// rate for a set time; the others change rate or workload on purpose
+// (or only fill the store). An unknown kind is not compared.
+func (k PhaseKind) Compared() bool {
+	d, ok := lookupKind(k)
+	return ok && d.compared
 }
 
 // ParsePhaseKind returns the phase kind named s, or an error naming the

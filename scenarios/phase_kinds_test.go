@@ -226,3 +226,16 @@ phases:
 		t.Errorf("--records 70: %d, %d", sc.Phases[0].Load.Records, sc.Phases[1].Load.Records)
 	}
 }
+
+// Only steady phases are compared across runs (regression checks,
+// soakd compare); a kind the table does not know is not.
+func TestKindCompared(t *testing.T) {
+	for _, k := range PhaseKinds() {
+		if got, want := k.Compared(), k == PhaseSteady; got != want {
+			t.Errorf("%s.Compared() = %v, want %v", k, got, want)
+		}
+	}
+	if PhaseKind("").Compared() || PhaseKind("soak").Compared() {
+		t.Error("an unknown kind is compared")
+	}
+}

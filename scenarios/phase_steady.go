@@ -11,6 +11,7 @@ func steadyKind() *kindDef {
 		takes:     []string{"requests"},
 		validate:  validateSteady,
 		overrides: overrideRule{rate: always, timed: always},
+		compared:  true,
 		plan: planRule{
 			maxOps:   func(p *Phase) (int64, bool) { return boundedOps(p.Requests, p.Rate, p.Duration) },
 			repeated: always,

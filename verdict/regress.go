@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/scenarios"
 )
 
 // Regression defaults (the daemon config's and soakd compare's).
@@ -175,7 +174,7 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 	}
 	tq := tQuantiles{}
 	for _, ph := range cand.Phases {
-		if ph.Kind != scenarios.PhaseSteady {
+		if !ph.Kind.Compared() {
 			continue
 		}
 		ops := make([]string, 0, len(ph.Ops))
@@ -192,7 +191,7 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 			for _, q := range regressQuantiles {
 				var hist []float64
 				for _, h := range history {
-					if hp := phaseNamed(h, ph.Name); hp != nil && hp.Kind == scenarios.PhaseSteady {
+					if hp := phaseNamed(h, ph.Name); hp != nil && hp.Kind.Compared() {
 						if ho, ok := hp.Ops[op]; ok && ho.Count > 0 {
 							hist = append(hist, quant(ho, q))
 						}
@@ -228,7 +227,7 @@ func Unlike(a, b *rundir.Summary) []string {
 	}
 	for _, pa := range a.Phases {
 		pb := phaseNamed(b, pa.Name)
-		if pa.Kind != scenarios.PhaseSteady || pb == nil || pb.Kind != scenarios.PhaseSteady {
+		if !pa.Kind.Compared() || pb == nil || !pb.Kind.Compared() {
 			continue
 		}
 		if math.Abs(pa.TargetRate-pb.TargetRate) > 1e-9*math.Max(pa.TargetRate, pb.TargetRate) {

@@ -10,7 +10,6 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/scenarios"
 )
 
 // QuantThroughput is the QuantCheck of a closed-loop phase's rate.
@@ -30,7 +29,7 @@ type RunIntervals map[string]map[string][]*hdr.Histogram
 func SteadyIntervals(s *rundir.Summary, tags map[string][]*hdr.Histogram) RunIntervals {
 	out := RunIntervals{}
 	for _, ph := range s.Phases {
-		if ph.Kind != scenarios.PhaseSteady {
+		if !ph.Kind.Compared() {
 			continue
 		}
 		warmEnd := ph.Start.Add(time.Duration(ph.WarmupSeconds * float64(time.Second))).UnixMilli()
@@ -90,7 +89,7 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 		v.Notes = append(v.Notes, "one run on a side: the intervals hold the noise within a run (second to second), not a host's drift between runs; repeats cover that")
 	}
 	for _, ph := range cand[0].Phases {
-		if ph.Kind != scenarios.PhaseSteady {
+		if !ph.Kind.Compared() {
 			continue
 		}
 		ops := make([]string, 0, len(ph.Ops))

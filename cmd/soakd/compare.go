@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/verdict"
 )
 
@@ -146,7 +145,7 @@ func compareRuns(dirs [2][]string, sides [2][]*rundir.Summary, o verdict.Interva
 
 func hasSteadyOps(s *rundir.Summary) bool {
 	for _, p := range s.Phases {
-		if p.Kind == scenarios.PhaseSteady && len(p.Ops) > 0 {
+		if p.Kind.Compared() && len(p.Ops) > 0 {
 			return true
 		}
 	}
