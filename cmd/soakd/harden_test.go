@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 // mainWithin runs a command line and fails the test if it has not
@@ -61,7 +63,7 @@ func TestValidateHonoursSIGINT(t *testing.T) {
 	// A filesystem without FIFOs is a property of where TMPDIR lives,
 	// not a missing tool; the skip says so (CI's /tmp has them).
 	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
+		testutil.HostSkip(t, "no FIFOs here: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 // TestRealSwapfile turns a real 16 MB swapfile on and off with the real
@@ -15,7 +17,7 @@ import (
 // The project's machines run the tests as root.
 func TestRealSwapfile(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("swapon needs root")
+		testutil.HostSkip(t, "swapon needs root")
 	}
 	// /var/tmp: a swapfile needs a disk filesystem (tmpfs refuses it).
 	h := Host{Dir: "/var/tmp"}

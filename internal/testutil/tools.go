@@ -27,6 +27,28 @@ func Missing(t testing.TB, format string, args ...any) {
 	t.Skip(msg)
 }
 
+// SkipLogEnv names the file HostSkip appends its skips to (make test
+// sets it and prints the file at the end, so CI's output says what the
+// host could not test).
+const SkipLogEnv = "SOAKD_SKIP_LOG"
+
+// HostSkip skips t for a property of the host that CI cannot install
+// and tests must not turn on (host swap, a kernel without VmSwap, a
+// non-root account): a skip even under SOAKD_REQUIRE_TOOLS=1, but never
+// a silent one: with SOAKD_SKIP_LOG set, the test's name and the reason
+// are appended to that file.
+func HostSkip(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if p := os.Getenv(SkipLogEnv); p != "" {
+		if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintf(f, "%s: %s\n", t.Name(), msg)
+			f.Close()
+		}
+	}
+	t.Skip(msg)
+}
+
 // HostLacks ends t because the host does not offer a capability it
 // needs (a memory cgroup, swap, root): like Missing, a skip normally
 // and a failure under SOAKD_REQUIRE_TOOLS=1, where a capability CI's

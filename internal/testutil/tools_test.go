@@ -1,6 +1,8 @@
 package testutil
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 )
@@ -59,5 +61,25 @@ func TestHostLacks(t *testing.T) {
 	e = end(func(e *endRecorder) { HostLacks(e, "no swap") })
 	if e.failed == "" || e.skipped != "" {
 		t.Errorf("under %s=1: skipped %q, failed %q", RequireToolsEnv, e.skipped, e.failed)
+	}
+}
+
+// HostSkip skips even under SOAKD_REQUIRE_TOOLS=1 and writes the test's
+// name and reason to SOAKD_SKIP_LOG, so the skip is said in CI output.
+func TestHostSkipIsLogged(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "skips")
+	t.Setenv(SkipLogEnv, log)
+	t.Setenv(RequireToolsEnv, "1")
+	var skipped bool
+	t.Run("sub", func(t *testing.T) {
+		defer func() { skipped = t.Skipped() }()
+		HostSkip(t, "host swap %d bytes", 0)
+	})
+	if !skipped {
+		t.Fatal("HostSkip did not skip under SOAKD_REQUIRE_TOOLS=1")
+	}
+	b, err := os.ReadFile(log)
+	if err != nil || string(b) != "TestHostSkipIsLogged/sub: host swap 0 bytes\n" {
+		t.Errorf("skip log %q (%v)", b, err)
 	}
 }

@@ -26,11 +26,11 @@ import (
 func needCgroup(t *testing.T) {
 	t.Helper()
 	if s := (cgroup.Host{}).Detect(); s.Version == "" {
-		t.Skipf("host allows no memory cgroup: %s", s.Reason)
+		testutil.HostSkip(t, "host allows no memory cgroup: %s", s.Reason)
 	}
 	g, err := cgroup.Host{}.Create(fmt.Sprintf("soakd-probe-%d", os.Getpid()), cgroup.Limits{Memory: 64 << 20})
 	if err != nil {
-		t.Skipf("host allows no memory cgroup: %v", err)
+		testutil.HostSkip(t, "host allows no memory cgroup: %v", err)
 	}
 	if err := g.Remove(); err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestManagedCgroupSwap(t *testing.T) {
 	// Host swap is machine configuration that tests must not turn on
 	// (bench/run.sh SWAPCLIFF=1 does), so this stays a skip in CI too.
 	if sw, _ := HostSwapBytes(); sw < 256<<20 {
-		t.Skipf("host swap %.0f bytes: needs at least 256 MB of swap", sw)
+		testutil.HostSkip(t, "host swap %.0f bytes: needs at least 256 MB of swap", sw)
 	}
 	testutil.NeedFile(t, "/usr/bin/redis-server")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

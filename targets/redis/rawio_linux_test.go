@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -182,7 +183,7 @@ func newRawPause(t testing.TB) func(d time.Duration) {
 	const clockMonotonic = 1
 	fd, _, errno := syscall.RawSyscall(syscall.SYS_TIMERFD_CREATE, clockMonotonic, syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if errno != 0 {
-		t.Skipf("timerfd refused here: %v", errno)
+		testutil.HostSkip(t, "timerfd refused here: %v", errno)
 	}
 	f := os.NewFile(fd, "test-timerfd")
 	t.Cleanup(func() { f.Close() })
@@ -214,7 +215,7 @@ func newRawPause(t testing.TB) func(d time.Duration) {
 func TestRawIOUnixSocket(t *testing.T) {
 	ln, err := net.Listen("unix", t.TempDir()+"/s")
 	if err != nil {
-		t.Skipf("no unix sockets here: %v", err)
+		testutil.HostSkip(t, "no unix sockets here: %v", err)
 	}
 	defer ln.Close()
 	go func() {

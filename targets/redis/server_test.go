@@ -86,7 +86,7 @@ func TestParseInfo(t *testing.T) {
 	// VmSwap is absent from /proc on kernels built without swap: a
 	// property of the host, not a missing tool, so a skip even in CI.
 	if _, ok := ProcSwapBytes(os.Getpid()); !ok {
-		t.Skip("no VmSwap in /proc on this host")
+		testutil.HostSkip(t, "no VmSwap in /proc on this host")
 	}
 }
 
