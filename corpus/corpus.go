@@ -45,6 +45,10 @@ func FormatOf(path string) Format {
 type Field struct {
 	Name  string
 	Value []byte
+	// JSON says Value is JSON text (a number, a boolean, an object or an
+	// array) rather than a string's text, so a store that keeps JSON
+	// documents can keep the value's type.
+	JSON bool
 }
 
 // Options say what Open collects besides the documents.

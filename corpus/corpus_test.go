@@ -217,3 +217,41 @@ func TestKeyMemoryCapped(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// Field.JSON marks the values that are JSON text (numbers, booleans,
+// objects, arrays), so a JSON store can keep their types; strings and
+// every CSV value are text.
+func TestFieldJSONMarks(t *testing.T) {
+	c, err := Open(write(t, "d.ndjson", `{"id":"a1","s":"42","n":42,"b":true,"o":{"k":[1,"x"]},"a":[],"z":null}`+"\n"), Options{KeyField: "id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d, err := c.Read(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"id": false, "s": false, "n": true, "b": true, "o": true, "a": true}
+	if len(d) != len(want) {
+		t.Fatalf("fields %v", d)
+	}
+	for _, f := range d {
+		if w, ok := want[f.Name]; !ok || f.JSON != w {
+			t.Errorf("field %s (%s): JSON %v", f.Name, f.Value, f.JSON)
+		}
+	}
+	cc, err := Open(write(t, "d.csv", "id,n\na1,42\n"), Options{KeyField: "id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	d, err = cc.Read(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d {
+		if f.JSON {
+			t.Errorf("CSV field %s marked JSON", f.Name)
+		}
+	}
+}

@@ -10,8 +10,8 @@ import (
 
 // parseObject flattens one NDJSON line, a JSON object, into fields in
 // the file's order: strings unquoted, numbers and booleans as their
-// JSON text, objects and arrays as their compact JSON; null fields are
-// left out (a hash has no null).
+// JSON text, objects and arrays as their compact JSON (those marked
+// Field.JSON); null fields are left out (a hash has no null).
 func parseObject(line []byte) ([]Field, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
@@ -43,7 +43,7 @@ func parseObject(line []byte) ([]Field, error) {
 			return nil, fmt.Errorf("field %q: %v", name, err)
 		}
 		if ok {
-			doc = append(doc, Field{Name: name, Value: v})
+			doc = append(doc, Field{Name: name, Value: v, JSON: raw[0] != '"'})
 		}
 	}
 	if _, err := dec.Token(); err != nil {

@@ -86,7 +86,7 @@ func (w *worker) fillCorpus(req *targets.Request, i uint64) {
 		out := make([]targets.Field, 0, len(fs))
 		for _, f := range fs {
 			if keep == "" || f.Name != keep {
-				out = append(out, targets.Field{Name: f.Name, Value: f.Value})
+				out = append(out, targets.Field{Name: f.Name, Value: f.Value, JSON: f.JSON})
 			}
 		}
 		req.Fields = out

@@ -6,6 +6,7 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 )
 
 // replayExec runs a replay phase: one segment that sends the phase's
@@ -29,4 +30,11 @@ func (replayExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 	}
 	pr.Replay = p.result()
 	return env.runSegments(ctx, pr, p.mix, []segment{s}, nil), nil
+}
+
+// refuseShards: a replay is not split across shards yet. Each shard
+// would send the whole capture, so the store would take the captured
+// traffic once per shard and the merged results would count it so.
+func (replayExec) refuseShards(ph *scenarios.Phase, sh rundir.Shard) error {
+	return fmt.Errorf("shard %s: phase %s (kind replay) cannot be sharded yet: every one of the %d shards would send the whole capture, %d times its traffic; run this scenario as one instance (no --shard, SOAKD_SHARD or SOAKD_SHARDS)", sh, ph.Name, sh.Count, sh.Count)
 }

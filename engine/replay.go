@@ -53,9 +53,6 @@ func (r *runner) prepareReplays() error {
 		if ph.Kind != scenarios.PhaseReplay {
 			continue
 		}
-		if r.opts.Shard.Count > 1 {
-			return fmt.Errorf("phase %s: a replay phase cannot be sharded yet (run it with one instance)", ph.Name)
-		}
 		p, err := r.openReplay(ph, i)
 		if err != nil {
 			r.closeReplays()

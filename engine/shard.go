@@ -83,12 +83,39 @@ func (r *runner) nextInsertKey() int64 {
 	return key
 }
 
-// CheckShard reports why sc cannot be split into sh.Count shards.
+// shardRefuser is an executor whose phases cannot run split across
+// shards.
+type shardRefuser interface {
+	// refuseShards says why ph cannot run as one of sh.Count shards.
+	refuseShards(ph *scenarios.Phase, sh rundir.Shard) error
+}
+
+// refuseShards is the error of a sharded run (sh.Count > 1) whose phase
+// ph is of a kind that cannot be sharded.
+func refuseShards(ph *scenarios.Phase, sh rundir.Shard) error {
+	if sh.Count <= 1 {
+		return nil
+	}
+	e, ok := executorFor(ph.Kind)
+	if !ok {
+		return nil
+	}
+	if r, ok := e.(shardRefuser); ok {
+		return r.refuseShards(ph, sh)
+	}
+	return nil
+}
+
+// CheckShard reports why sc cannot be split into sh.Count shards. soakd
+// run calls it before it opens the target, and Run again first thing.
 func CheckShard(sc *scenarios.Scenario, sh rundir.Shard) error {
 	if err := sh.Validate(); err != nil {
 		return err
 	}
 	for _, p := range sc.Phases {
+		if err := refuseShards(&p, sh); err != nil {
+			return err
+		}
 		if n := loadRecords(&p); n > 0 && n < int64(sh.Count) {
 			return fmt.Errorf("phase %s loads %d records, fewer than %d shards", p.Name, n, sh.Count)
 		}

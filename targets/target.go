@@ -48,6 +48,10 @@ type Request struct {
 type Field struct {
 	Name  string
 	Value []byte
+	// JSON says Value is JSON text (a corpus document's number, boolean,
+	// object or array), not a string: a store that keeps JSON documents
+	// writes it as that JSON value.
+	JSON bool
 }
 
 // Target is a connected store. Do must be safe for concurrent use by the

@@ -484,6 +484,9 @@ func (t *Target) multi(op scenarios.Op) bool {
 	switch op {
 	case scenarios.OpInsert, scenarios.OpDelete:
 		return true
+	case scenarios.OpUpdate:
+		// Over JSON an update is a JSON.SET a field.
+		return t.search.mode == searchJSON
 	}
 	return false
 }
@@ -742,6 +745,9 @@ func (t *Target) update(ctx context.Context, c cmdable, r *targets.Request) post
 		args := fieldArgs([]any{"FT.ADD", t.search.index, key, "1.0", "REPLACE", "PARTIAL", "FIELDS"}, fs)
 		return done(c.Do(ctx, args...))
 	case searchJSON:
+		if t.search.corpus {
+			return t.updateCorpusJSON(ctx, c, key, fs)
+		}
 		cmds := make([]goredis.Cmder, len(fs))
 		for i, f := range fs {
 			v, _ := json.Marshal(string(f.Value))
