@@ -73,8 +73,8 @@ func queryKey(kv string) string {
 // the URL whole. Replacing it whole silently dropped the scenario's
 // read_consistency=ONE (scylla-weak-consistency.yaml), so a run measured
 // another configuration than its file says.
-func MergeTargetURL(scenarioURL, flagURL string) string {
-	if scenarioURL == "" || scenarios.KindFromURL(scenarioURL) != scenarios.KindFromURL(flagURL) {
+func MergeTargetURL(stores scenarios.Stores, scenarioURL, flagURL string) string {
+	if scenarioURL == "" || scenarios.KindOfURL(stores, scenarioURL) != scenarios.KindOfURL(stores, flagURL) {
 		return flagURL
 	}
 	s, ok1 := cutStoreURL(scenarioURL)
