@@ -40,7 +40,9 @@ func (r *runner) compileCustom() error {
 
 // checkGrowthInsert checks, for the kind known at run time, what
 // validation could not when the scenario named no target kind: the op
-// growth.insert names has a form for kind, and that form writes.
+// growth.insert names has a form for kind, and that form writes. kind
+// is as the scenario names it, store its adapter's own name (an alias
+// resolved).
 func checkGrowthInsert(sc *scenarios.Scenario, ops *scenarios.OpTable, p *datagen.Program, name string, kind, store scenarios.TargetKind) error {
 	o, ok := ops.Lookup(name)
 	c := sc.Ops[name]
