@@ -48,7 +48,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 		if kind == "" {
 			return nil, &OverrideError{"target", " " + scenarios.RedactURL(o.Target) + ": unknown URL scheme (use " + scenarios.SchemeHint(stores) + ")"}
 		}
-		if sc.StoreKind() != kind {
+		if st, ok := stores.Store(sc.Target.Kind); !ok || st.Kind != kind {
 			sc.Target.Kind = kind // an alias (scylla, cassandra) naming the same adapter stays
 		}
 		sc.Target.URL = MergeTargetURL(stores, sc.Target.URL, o.Target)
