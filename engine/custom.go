@@ -14,11 +14,11 @@ func (r *runner) compileCustom() error {
 	if len(r.sc.Ops) == 0 {
 		return nil
 	}
-	kind := r.sc.Target.Kind
+	kind, store := r.sc.Target.Kind, r.sc.StoreKind() // store: an alias (scylla) resolved
 	if kind == "" {
-		kind = r.opts.TargetKind
+		kind, store = r.opts.TargetKind, r.opts.TargetKind
 	}
-	p, err := datagen.Compile(r.sc, kind)
+	p, err := datagen.Compile(r.sc, store)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (r *runner) compileCustom() error {
 			}
 		}
 		if g := ph.Growth; g != nil && g.Insert != "" {
-			if err := checkGrowthInsert(r.sc, r.ops, p, g.Insert, kind); err != nil {
+			if err := checkGrowthInsert(r.sc, r.ops, p, g.Insert, kind, store); err != nil {
 				return fmt.Errorf("phase %s: growth.insert: %w", ph.Name, err)
 			}
 		}
@@ -40,14 +40,16 @@ func (r *runner) compileCustom() error {
 
 // checkGrowthInsert checks, for the kind known at run time, what
 // validation could not when the scenario named no target kind: the op
-// growth.insert names has a form for kind, and that form writes.
-func checkGrowthInsert(sc *scenarios.Scenario, ops *scenarios.OpTable, p *datagen.Program, name string, kind scenarios.TargetKind) error {
+// growth.insert names has a form for kind, and that form writes. kind
+// is as the scenario names it, store its adapter's own name (an alias
+// resolved).
+func checkGrowthInsert(sc *scenarios.Scenario, ops *scenarios.OpTable, p *datagen.Program, name string, kind, store scenarios.TargetKind) error {
 	o, ok := ops.Lookup(name)
 	c := sc.Ops[name]
 	if !ok || c == nil || !p.Has(o) {
 		return fmt.Errorf("op %s has no template for target kind %s", name, kind)
 	}
-	if c.ReadOnly(kind) {
+	if c.ReadOnly(store) {
 		return fmt.Errorf("op %s only reads, so it inserts no records", name)
 	}
 	return nil

@@ -137,7 +137,7 @@ func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
 	}
 	p.ix = ix
 	if len(ix.DBs) > 1 {
-		if k := scenarios.CanonicalKind(r.sc.Target.Kind); k != scenarios.KindRedis && k != scenarios.KindEmbedded {
+		if k := r.sc.StoreKind(); k != scenarios.KindRedis && k != scenarios.KindEmbedded {
 			f.Close()
 			return nil, fmt.Errorf(`ops in %d dbs ("db" in the op log): only a redis replay keeps dbs apart`, len(ix.DBs))
 		}

@@ -9,14 +9,14 @@ import (
 	"time"
 )
 
-// parseWithin parses src and fails the test when parsing takes longer
+// parseWithin parses src (with stores like soakd's own) and fails the test when parsing takes longer
 // than limit: a hang or a quadratic blow-up, not a latency figure (the
 // limits are generous so a busy 2-core machine still passes).
 func parseWithin(t *testing.T, limit time.Duration, src []byte) error {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		_, err := Parse("s.yaml", src)
+		_, err := ParseWith("s.yaml", src, likeBuiltins)
 		done <- err
 	}()
 	select {

@@ -171,26 +171,16 @@ type StoreSchema interface {
 	CheckTarget(t Target) []FieldError
 }
 
-// Stores is the registry of store adapters as scenarios sees it:
-// package targets implements it (scenarios cannot import targets) and
-// ParseWith takes it.
-type Stores interface {
-	// StoreSchema returns the schema of kind's adapter; false when no
-	// adapter is registered for kind.
-	StoreSchema(kind TargetKind) (StoreSchema, bool)
-	// StoreKinds lists the registered kinds.
-	StoreKinds() []TargetKind
-}
-
 // CheckStore checks t's store options against the adapter registered
 // for t.Kind: a client: key that store does not take (naming the store
 // that does, if one does) and the adapter's own checks. A kind with no
 // adapter in stores is checked when it is opened, not here.
 func CheckStore(stores Stores, t Target) []FieldError {
-	schema, ok := stores.StoreSchema(t.Kind)
-	if !ok {
+	st, ok := stores.Store(t.Kind)
+	if !ok || st.Schema == nil {
 		return nil
 	}
+	schema := st.Schema
 	var errs []FieldError
 	known := append(commonKeys(), schema.ClientKeys()...)
 	for _, k := range t.Client.Keys() {
@@ -207,17 +197,16 @@ func CheckStore(stores Stores, t Target) []FieldError {
 	return append(errs, schema.CheckTarget(t)...)
 }
 
-// keyOwners lists the kinds (aliases left out) whose client: takes key.
+// keyOwners lists the kinds (aliases left out) whose client: takes key,
+// by name.
 func keyOwners(stores Stores, key string) []string {
 	var out []string
 	for _, k := range stores.StoreKinds() {
-		if CanonicalKind(k) != k {
-			continue
-		}
-		if s, ok := stores.StoreSchema(k); ok && slices.Contains(s.ClientKeys(), key) {
+		if st, ok := stores.Store(k); ok && st.Schema != nil && slices.Contains(st.Schema.ClientKeys(), key) {
 			out = append(out, string(k))
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 

@@ -29,18 +29,18 @@ func (f fakeSchema) CheckTarget(t Target) []FieldError {
 	return errs
 }
 
-func (fakeStores) StoreSchema(k TargetKind) (StoreSchema, bool) {
+func (fakeStores) Store(k TargetKind) (Store, bool) {
 	switch k {
 	case KindRedis:
-		return fakeSchema{[]string{"mode", "addrs"}, func() any { return &kvOptions{} }}, true
+		return Store{Kind: k, URLSchemes: []string{"redis"}, Schema: fakeSchema{[]string{"mode", "addrs"}, func() any { return &kvOptions{} }}}, true
 	case KindMongo:
-		return fakeSchema{[]string{"database"}, func() any {
+		return Store{Kind: k, URLSchemes: []string{"mongodb"}, Schema: fakeSchema{[]string{"database"}, func() any {
 			return &struct {
 				Database string `yaml:"database"`
 			}{}
-		}}, true
+		}}}, true
 	}
-	return nil, false
+	return Store{}, false
 }
 
 func (fakeStores) StoreKinds() []TargetKind { return []TargetKind{KindMongo, KindRedis} }

@@ -186,7 +186,7 @@ func (t *RedisTemplate) Commands() [][]string {
 // Templates is the custom op's template strings for target kind k (see
 // RedisTemplate.Templates), and false when the op has no form for k.
 func (c *CustomOp) Templates(k TargetKind) ([]string, bool) {
-	switch CanonicalKind(k) {
+	switch k {
 	case KindRedis, KindEmbedded:
 		if c.Redis != nil {
 			return c.Redis.Templates(), true

@@ -36,7 +36,7 @@ var elasticReadPaths = []string{"/_search", "/_count", "/_msearch", "/_mget", "/
 // counts; a CQL SELECT. A script and an op without a form for k are
 // not.
 func (c *CustomOp) ReadOnly(k TargetKind) bool {
-	switch CanonicalKind(k) {
+	switch k {
 	case KindRedis, KindEmbedded:
 		if c.Redis == nil || c.Redis.Script != "" {
 			return false

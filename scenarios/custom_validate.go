@@ -163,7 +163,7 @@ func (s *Scenario) validateCustom() []FieldError {
 			if !ok || c == nil || s.Target.Kind == "" {
 				continue
 			}
-			if _, has := c.Templates(s.Target.Kind); !has {
+			if _, has := c.Templates(s.StoreKind()); !has {
 				add(fmt.Sprintf("phases[%d].mix.%s", i, name), "op %s has no template for target kind %s (it has: %s)", name, s.Target.Kind, strings.Join(c.Kinds(), ", "))
 			}
 		}

@@ -46,31 +46,3 @@ phases:
 		}
 	}
 }
-
-func TestTargetKindParse(t *testing.T) {
-	for _, k := range TargetKinds() {
-		if got, err := ParseTargetKind(string(k)); err != nil || got != k {
-			t.Errorf("ParseTargetKind(%q) = %q, %v", k, got, err)
-		}
-	}
-	if _, err := ParseTargetKind("postgres"); err == nil || err.Error() != `unknown target kind "postgres" (use embedded, redis, mongo, elastic or cql (aliases scylla, cassandra))` {
-		t.Errorf("ParseTargetKind(postgres): %v", err)
-	}
-	if TargetKind("").Valid() || TargetKind("Redis").Valid() {
-		t.Error("Valid accepts a value outside the enum")
-	}
-	for _, k := range []TargetKind{KindScylla, KindCassandra, KindCQL} {
-		if CanonicalKind(k) != KindCQL {
-			t.Errorf("CanonicalKind(%s) = %s", k, CanonicalKind(k))
-		}
-	}
-	_, err := Parse("bad.yaml", []byte(`
-name: bad
-target: {kind: postgres}
-phases:
-  - {name: a, kind: steady, rate: 10, duration: 1s, mix: {read: 100}}
-`))
-	if err == nil || !strings.Contains(err.Error(), `target.kind`) || !strings.Contains(err.Error(), `unknown target kind "postgres" (use embedded, redis, mongo, elastic or cql (aliases scylla, cassandra))`) {
-		t.Errorf("kind postgres: %v", err)
-	}
-}

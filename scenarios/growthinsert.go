@@ -40,9 +40,9 @@ func (s *Scenario) validateGrowthInserts() []FieldError {
 				add("op %s only reads, so it inserts no records; growth.insert needs an op that writes a new record per {key} or {seq}", name)
 			}
 		default:
-			if _, has := c.Templates(s.Target.Kind); !has {
+			if _, has := c.Templates(s.StoreKind()); !has {
 				add("op %s has no template for target kind %s (it has: %s)", name, s.Target.Kind, strings.Join(c.Kinds(), ", "))
-			} else if c.ReadOnly(s.Target.Kind) {
+			} else if c.ReadOnly(s.StoreKind()) {
 				add("op %s only reads, so it inserts no records; growth.insert needs an op that writes a new record per {key} or {seq}", name)
 			}
 		}

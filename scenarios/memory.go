@@ -38,11 +38,6 @@ const (
 	embeddedFieldOverhead  = 32
 )
 
-// Default pipeline depths of the adapters when client.max_batch is
-// left out (open-loop workers send up to this many due ops at once).
-// They mirror the targets' defaults; only the estimate uses them.
-var defaultDepth = map[TargetKind]int{KindEmbedded: 256, KindRedis: 256, KindMongo: 100, KindElastic: 500, KindCQL: 16}
-
 // recordBytes is fields x field_bytes.
 func recordBytes(fields, fieldBytes int) int64 { return int64(fields) * int64(fieldBytes) }
 
@@ -137,7 +132,7 @@ func (s *Scenario) validateMemory() []FieldError {
 	}
 	depth := mb
 	if depth == 0 {
-		depth = defaultDepth[CanonicalKind(s.Target.Kind)]
+		depth = s.defaultMaxBatch() // open-loop workers send up to this many due ops at once
 	}
 	depth = max(depth, 1)
 	scanLen := int64(min(s.Keyspace.ScanLength, MaxScanLength))

@@ -69,7 +69,7 @@ func (s *Scenario) ReplayRefusal(args []string) string {
 		return ""
 	}
 	d := ""
-	switch CanonicalKind(s.Target.Kind) {
+	switch s.StoreKind() {
 	case KindMongo:
 		for _, c := range mongoDestructive {
 			if strings.EqualFold(args[0], c) {
@@ -109,7 +109,7 @@ func destructiveElastic(method, path string) string {
 
 // ReplayDialect is how a replay reads ops for the scenario's target.
 func (s *Scenario) ReplayDialect() (capture.Dialect, error) {
-	return capture.NewDialect(string(CanonicalKind(s.Target.Kind)), ReplaySkips)
+	return capture.NewDialect(string(s.StoreKind()), ReplaySkips)
 }
 
 // ReplayOptions are the capture.Build options of replay phase p.
@@ -190,13 +190,13 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	if len(p.Mix) > 0 {
 		add("mix", "a replay sends the capture's commands; it takes no mix")
 	}
-	switch k := CanonicalKind(s.Target.Kind); k {
+	switch k := s.StoreKind(); k {
 	case KindMongo, KindElastic, KindCQL:
 		if r.Format == string(capture.FormatMonitor) {
 			add("format", "monitor (the default) is redis-cli MONITOR's output, Redis commands; a %s target replays format: ndjson, the op log", s.Target.Kind)
 		}
 	}
-	switch CanonicalKind(s.Target.Kind) {
+	switch s.StoreKind() {
 	case KindCQL:
 		if r.KeyPrefix != "" {
 			add("key_prefix", "a cql replay runs its statements as they are (they name their tables); point the target's keyspace at a scratch one instead")

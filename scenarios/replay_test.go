@@ -66,7 +66,7 @@ func TestReplayValidation(t *testing.T) {
 			t.Errorf("%s%s: error %v, want %q", tc.target, tc.extra, err, tc.want)
 		}
 	}
-	_, err := Parse("m.yaml", []byte("target: {kind: scylla, url: \"cql://127.0.0.1:1/ks\"}\nphases:\n  - {kind: replay, source: "+ops+"}\n"))
+	_, err := ParseWith("m.yaml", []byte("target: {kind: scylla, url: \"cql://127.0.0.1:1/ks\"}\nphases:\n  - {kind: replay, source: "+ops+"}\n"), likeBuiltins)
 	if err == nil || !strings.Contains(err.Error(), "phases[0].format: monitor (the default) is redis-cli MONITOR's output, Redis commands; a scylla target replays format: ndjson") {
 		t.Errorf("monitor on scylla: %v", err)
 	}
@@ -130,9 +130,9 @@ func TestReplayRefusal(t *testing.T) {
 	for kind, cases := range map[TargetKind]map[string][]string{
 		KindMongo:   {"dropDatabase": {"dropDatabase"}, "": {"find"}},
 		KindElastic: {"DELETE /products": {"DELETE", "/products"}, "_delete_by_query": {"POST", "/p/_delete_by_query"}, "": {"DELETE", "/p/_doc/1"}},
-		KindScylla:  {"TRUNCATE": {"truncate ks.t"}, "": {"SELECT * FROM t"}},
+		"scylla":    {"TRUNCATE": {"truncate ks.t"}, "": {"SELECT * FROM t"}},
 	} {
-		sc := &Scenario{Target: Target{Kind: kind}}
+		sc := &Scenario{Target: Target{Kind: kind}, stores: likeBuiltins}
 		for want, args := range cases {
 			got := sc.ReplayRefusal(args)
 			if want == "" && got != "" || want != "" && !strings.Contains(got, want+" destroys data") {

@@ -89,7 +89,7 @@ func (s *Scenario) ApplyDefaults() {
 		s.Name = strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
 	}
 	if s.Target.Kind == "" {
-		s.Target.Kind = KindFromURL(s.Target.URL)
+		s.Target.Kind = s.kindOfURL()
 	}
 	if s.Record.Fields == 0 {
 		s.Record.Fields = DefaultFields
@@ -134,42 +134,13 @@ func (s *Scenario) ApplyDefaults() {
 	}
 }
 
-// KindFromURL guesses the target kind from a URL scheme ("" if none).
-func KindFromURL(u string) TargetKind {
-	switch {
-	case u == "":
-		return KindEmbedded
-	case strings.HasPrefix(u, "redis://"), strings.HasPrefix(u, "rediss://"), strings.HasPrefix(u, "unix://"):
-		return KindRedis
-	case strings.HasPrefix(u, "mongodb://"), strings.HasPrefix(u, "mongodb+srv://"):
-		return KindMongo
-	case strings.HasPrefix(u, "http://"), strings.HasPrefix(u, "https://"):
-		return KindElastic
-	case strings.HasPrefix(u, "cql://"), strings.HasPrefix(u, "cqls://"):
-		return KindCQL
-	}
-	return ""
-}
-
-// CanonicalKind maps a target kind alias to the adapter it names:
-// scylla and cassandra are the cql adapter.
-func CanonicalKind(kind TargetKind) TargetKind {
-	switch kind {
-	case KindScylla, KindCassandra:
-		return KindCQL
-	}
-	return kind
-}
-
 // Validate reports every problem with the (defaulted) scenario at once.
 func (s *Scenario) Validate() []FieldError {
 	var errs []FieldError
 	add := func(path, format string, args ...any) {
 		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
-	if _, err := ParseTargetKind(string(s.Target.Kind)); err != nil {
-		add("target.kind", "%s", err)
-	}
+	errs = append(errs, s.validateKind()...)
 	if s.Target.URL != "" {
 		if u, err := url.Parse(s.Target.URL); err != nil || u.Scheme == "" {
 			add("target.url", "not a URL: %s", RedactURL(s.Target.URL))
@@ -177,9 +148,6 @@ func (s *Scenario) Validate() []FieldError {
 			if _, has := u.User.Password(); has {
 				add("target.url", "the URL holds a password; put it in an environment variable and name it in target.auth.password_env")
 			}
-		}
-		if k := KindFromURL(s.Target.URL); k != "" && s.Target.Kind != KindEmbedded && k != CanonicalKind(s.Target.Kind) {
-			add("target.url", "URL scheme is for %s but target.kind is %s", k, s.Target.Kind)
 		}
 	}
 	if s.Target.Kind == KindEmbedded && s.Target.URL != "" {

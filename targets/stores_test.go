@@ -1,6 +1,7 @@
 package targets_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,13 +32,43 @@ func TestShippedScenariosPassTheStores(t *testing.T) {
 	}
 }
 
-// TestEveryKindHasASchema: each built-in kind is registered with a
-// schema, so scenario validation knows its client: keys.
+// TestEveryKindHasASchema: each built-in kind is registered, in the
+// order messages name them, with a schema, so scenario validation knows
+// its client: keys; the messages naming the kinds and the URL schemes
+// read as they did when scenarios listed them itself.
 func TestEveryKindHasASchema(t *testing.T) {
-	for _, k := range scenarios.TargetKinds() {
-		if s, ok := targets.Stores().StoreSchema(k); !ok || s == nil {
-			t.Errorf("kind %s: no schema registered", k)
+	stores := targets.Stores()
+	var kinds []string
+	for _, k := range stores.StoreKinds() {
+		kinds = append(kinds, string(k))
+		if st, ok := stores.Store(k); !ok || st.Schema == nil || st.Kind != k {
+			t.Errorf("kind %s: no schema registered (%+v)", k, st)
 		}
+	}
+	if got := strings.Join(kinds, ","); got != "embedded,redis,mongo,elastic,cql" {
+		t.Errorf("kinds %s", got)
+	}
+	if got, want := scenarios.UnknownKind(stores, "postgres"), `unknown target kind "postgres" (use embedded, redis, mongo, elastic or cql (aliases scylla, cassandra))`; got != want {
+		t.Errorf("UnknownKind:\n got %s\nwant %s", got, want)
+	}
+	if got, want := scenarios.SchemeHint(stores), "redis://, rediss://, mongodb://, http(s)://, cql://, cqls://"; got != want {
+		t.Errorf("SchemeHint:\n got %s\nwant %s", got, want)
+	}
+	for u, want := range map[string]scenarios.TargetKind{
+		"redis://h": "redis", "rediss://h": "redis", "unix:///s.sock": "redis", "mongodb://h": "mongo", "mongodb+srv://h": "mongo",
+		"http://h:9200": "elastic", "https://h": "elastic", "cql://h/ks": "cql", "cqls://h/ks": "cql", "ftp://h": "", "": "",
+	} {
+		if got := scenarios.KindOfURL(stores, u); got != want {
+			t.Errorf("KindOfURL(%q) = %q, want %q", u, got, want)
+		}
+	}
+	for kind, depth := range map[scenarios.TargetKind]int{"embedded": 256, "redis": 256, "mongo": 100, "elastic": 500, "cql": 16, "scylla": 16, "cassandra": 16} {
+		if st, _ := stores.Store(kind); st.DefaultMaxBatch != depth {
+			t.Errorf("%s: default max_batch %d, want %d", kind, st.DefaultMaxBatch, depth)
+		}
+	}
+	if _, err := targets.Open(context.Background(), scenarios.Target{Kind: "postgres"}, targets.Options{}); err == nil || !strings.Contains(err.Error(), `unknown target kind "postgres" (use embedded,`) {
+		t.Errorf("Open(postgres): %v", err)
 	}
 }
 

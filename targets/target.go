@@ -10,9 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
-	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -151,100 +149,19 @@ func (o Options) Getenv(k string) string {
 // Factory opens a target from a scenario's target block.
 type Factory func(ctx context.Context, t scenarios.Target, o Options) (Target, error)
 
-// Adapter is what a store registers for its kind: how to open it and how
-// its part of a target: block (client: options, URL) is checked.
-type Adapter struct {
-	Open Factory
-	// Schema checks the store's options; ClientSchema[T] builds one
-	// from the store's options type. Nil: the kind takes only the
-	// client: options every adapter takes (scenarios.ClientCommon).
-	Schema scenarios.StoreSchema
-}
-
-// Registry maps target kinds to adapters. It is the one piece of
-// package-level state in soakd: adapters register in init. It is also
-// scenarios.Stores, so a scenario is checked against the adapters
-// (LoadScenario).
-type Registry struct {
-	mu sync.RWMutex
-	m  map[string]Adapter
-}
-
-var registry = &Registry{m: map[string]Adapter{}}
-
-// Register adds the adapter for a kind; registering a kind twice, or
-// without a factory, panics. The registry is keyed by plain strings so
-// that any adapter can register (the built-in ones pass scenarios'
-// TargetKind constants); Open converts target.kind at this boundary.
-func Register(kind string, a Adapter) {
-	registry.mu.Lock()
-	defer registry.mu.Unlock()
-	if _, dup := registry.m[kind]; dup {
-		panic("targets: kind registered twice: " + kind)
-	}
-	if a.Open == nil {
-		panic("targets: kind registered without a factory: " + kind)
-	}
-	if a.Schema == nil {
-		a.Schema = ClientSchema[struct{}]{}
-	}
-	registry.m[kind] = a
-}
-
-// Kinds lists the registered kinds.
-func Kinds() []string {
-	registry.mu.RLock()
-	defer registry.mu.RUnlock()
-	out := make([]string, 0, len(registry.m))
-	for k := range registry.m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Stores is the registry as scenarios sees it (scenarios.ParseWith).
-func Stores() scenarios.Stores { return registry }
-
-// StoreSchema returns the schema kind's adapter registered.
-func (r *Registry) StoreSchema(kind scenarios.TargetKind) (scenarios.StoreSchema, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	a, ok := r.m[string(kind)]
-	return a.Schema, ok
-}
-
-// StoreKinds lists the registered kinds.
-func (r *Registry) StoreKinds() []scenarios.TargetKind {
-	var out []scenarios.TargetKind
-	for _, k := range Kinds() {
-		out = append(out, scenarios.TargetKind(k))
-	}
-	return out
-}
-
-// LoadScenario reads a scenario file as scenarios.LoadFile does, with
-// target:'s store options checked by the registered adapters.
-func LoadScenario(path string) (*scenarios.Scenario, error) {
-	return scenarios.LoadFileWith(path, registry)
-}
-
-// ParseScenario is scenarios.Parse with target:'s store options checked
-// by the registered adapters.
-func ParseScenario(file string, data []byte) (*scenarios.Scenario, error) {
-	return scenarios.ParseWith(file, data, registry)
-}
-
 // Open connects to the target a scenario names, once its store options
 // pass the adapter's checks (a problem names the file and line).
 func Open(ctx context.Context, t scenarios.Target, o Options) (Target, error) {
-	registry.mu.RLock()
-	a, ok := registry.m[string(t.Kind)]
-	registry.mu.RUnlock()
+	return registry.Open(ctx, t, o)
+}
+
+// Open is the package's Open with r's adapters.
+func (r *Registry) Open(ctx context.Context, t scenarios.Target, o Options) (Target, error) {
+	a, ok := r.adapter(t.Kind)
 	if !ok {
-		return nil, fmt.Errorf("no adapter for target kind %q (built in: %s)", t.Kind, strings.Join(Kinds(), ", "))
+		return nil, errors.New(scenarios.UnknownKind(r, t.Kind))
 	}
-	if fes := scenarios.CheckStore(registry, t); len(fes) > 0 {
+	if fes := scenarios.CheckStore(r, t); len(fes) > 0 {
 		err := t.Client.Problems(fes)
 		return nil, &redactedError{msg: fmt.Sprintf("%s target %s: %s", t.Kind, scenarios.RedactURL(t.URL), scenarios.RedactText(err.Error(), t.URL)), err: err}
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 // Overrides change a scenario for one run: --target/--rate/--duration/
@@ -42,14 +43,15 @@ func (e *OverrideError) Error() string { return e.Name + e.Msg }
 // every run with it again.
 func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) {
 	if o.Target != "" {
-		kind := scenarios.KindFromURL(o.Target)
-		if kind == "" || kind == scenarios.KindEmbedded {
-			return nil, &OverrideError{"target", " " + scenarios.RedactURL(o.Target) + ": unknown URL scheme (use redis://, rediss://, mongodb://, http(s)://, cql://, cqls://)"}
+		stores := storesOf(sc)
+		kind := scenarios.KindOfURL(stores, o.Target)
+		if kind == "" {
+			return nil, &OverrideError{"target", " " + scenarios.RedactURL(o.Target) + ": unknown URL scheme (use " + scenarios.SchemeHint(stores) + ")"}
 		}
-		if scenarios.CanonicalKind(sc.Target.Kind) != kind {
+		if st, ok := stores.Store(sc.Target.Kind); !ok || st.Kind != kind {
 			sc.Target.Kind = kind // an alias (scylla, cassandra) naming the same adapter stays
 		}
-		sc.Target.URL = MergeTargetURL(sc.Target.URL, o.Target)
+		sc.Target.URL = MergeTargetURL(stores, sc.Target.URL, o.Target)
 	}
 	if o.Rate != nil {
 		if err := scenarios.CheckRate(*o.Rate, true); err != nil {
@@ -130,4 +132,14 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 		sc.Repeat = o.Repeat
 	}
 	return sc.Validate(), nil
+}
+
+// storesOf is the store registry sc was read with, else the adapters
+// registered in this binary (a scenario read with plain Parse or built
+// in code): what a --target URL's scheme selects.
+func storesOf(sc *scenarios.Scenario) scenarios.Stores {
+	if st := sc.Stores(); st != nil {
+		return st
+	}
+	return targets.Stores()
 }

@@ -69,12 +69,13 @@ func queryKey(kv string) string {
 // scenario's; the scenario's options (query parameters), each replaced
 // by the flag's of the same name, then the flag's others. A flag option
 // with an empty value (?replicaSet=) removes the scenario's. A flag for
-// another kind of store, or a unix:// socket on either side, replaces
-// the URL whole. Replacing it whole silently dropped the scenario's
-// read_consistency=ONE (scylla-weak-consistency.yaml), so a run measured
-// another configuration than its file says.
-func MergeTargetURL(scenarioURL, flagURL string) string {
-	if scenarioURL == "" || scenarios.KindFromURL(scenarioURL) != scenarios.KindFromURL(flagURL) {
+// another kind of store (by the URL schemes in stores), or a unix://
+// socket on either side, replaces the URL whole. Replacing it whole
+// silently dropped the scenario's read_consistency=ONE
+// (scylla-weak-consistency.yaml), so a run measured another
+// configuration than its file says.
+func MergeTargetURL(stores scenarios.Stores, scenarioURL, flagURL string) string {
+	if scenarioURL == "" || scenarios.KindOfURL(stores, scenarioURL) != scenarios.KindOfURL(stores, flagURL) {
 		return flagURL
 	}
 	s, ok1 := cutStoreURL(scenarioURL)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/targets/cql"
 )
 
@@ -33,7 +34,7 @@ func TestMergeTargetURL(t *testing.T) {
 		{"to a unix socket", "redis://127.0.0.1:6379/1?protocol=3", "unix:///run/redis.sock", "unix:///run/redis.sock"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := MergeTargetURL(c.scenario, c.flag); got != c.want {
+			if got := MergeTargetURL(targets.Stores(), c.scenario, c.flag); got != c.want {
 				t.Errorf("MergeTargetURL(%q, %q)\n got %q\nwant %q", c.scenario, c.flag, got, c.want)
 			}
 		})

@@ -7,13 +7,14 @@ import (
 	"github.com/soakd/soakd/targets"
 )
 
-// Kinds are the target kinds this adapter registers.
-var Kinds = []scenarios.TargetKind{scenarios.KindCQL, scenarios.KindScylla, scenarios.KindCassandra}
+// Aliases are the other names target.kind may give this adapter.
+var Aliases = []string{"scylla", "cassandra"}
 
 func init() {
-	for _, k := range Kinds {
-		targets.Register(string(k), targets.Adapter{Open: Open, Schema: clientSchema})
-	}
+	targets.Register(string(scenarios.KindCQL), targets.Adapter{
+		Open: Open, Schema: clientSchema, Order: 50, Aliases: Aliases,
+		URLSchemes: []string{"cql", "cqls"}, DefaultMaxBatch: DefaultMaxBatch,
+	})
 }
 
 // The cql adapter takes only the client: options every adapter takes

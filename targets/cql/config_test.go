@@ -14,7 +14,7 @@ import (
 // with file:line: field, and so is each problem of the URL, for every
 // kind the adapter registers.
 func TestClientConfigDecode(t *testing.T) {
-	for _, kind := range Kinds {
+	for _, kind := range append([]string{"cql"}, Aliases...) {
 		src := "name: c\ntarget:\n  kind: " + string(kind) + "\n  url: \"cql://127.0.0.1/ks?consistency=MOST\"\n  client:\n    pool_size: 2\n    database: d\n" +
 			"phases:\n  - {name: a, kind: steady, rate: 10, duration: 1s, mix: {read: 100}}\n"
 		_, err := targets.ParseScenario("bad.yaml", []byte(src))

@@ -158,29 +158,29 @@ func TestValidateCQLURL(t *testing.T) {
 }
 
 func TestKindsAndSchemes(t *testing.T) {
-	if k := scenarios.KindFromURL("cql://h/ks"); k != "cql" {
-		t.Errorf("KindFromURL(cql://) = %q", k)
+	if k := scenarios.KindOfURL(targets.Stores(), "cql://h/ks"); k != "cql" {
+		t.Errorf("KindOfURL(cql://) = %q", k)
 	}
-	if k := scenarios.KindFromURL("cqls://h/ks"); k != "cql" {
-		t.Errorf("KindFromURL(cqls://) = %q", k)
+	if k := scenarios.KindOfURL(targets.Stores(), "cqls://h/ks"); k != "cql" {
+		t.Errorf("KindOfURL(cqls://) = %q", k)
 	}
 	kinds := strings.Join(targets.Kinds(), ",")
-	for _, k := range Kinds {
-		if !strings.Contains(kinds, string(k)) {
+	for _, k := range []string{"cql", "scylla", "cassandra"} {
+		if !strings.Contains(kinds, k) {
 			t.Errorf("kind %s not registered (%s)", k, kinds)
 		}
 	}
 	for _, kind := range []string{"cql", "scylla", "cassandra"} {
-		sc, err := scenarios.Parse("k.yaml", []byte("target: {kind: "+kind+", url: \"cql://127.0.0.1/ks\"}\nphases: [{kind: steady, rate: 10, duration: 1s, mix: {read: 100}}]\n"))
+		sc, err := targets.ParseScenario("k.yaml", []byte("target: {kind: "+kind+", url: \"cql://127.0.0.1/ks\"}\nphases: [{kind: steady, rate: 10, duration: 1s, mix: {read: 100}}]\n"))
 		if err != nil {
 			t.Errorf("kind %s: %v", kind, err)
 			continue
 		}
-		if string(sc.Target.Kind) != kind {
-			t.Errorf("kind %s became %s", kind, sc.Target.Kind)
+		if string(sc.Target.Kind) != kind || sc.StoreKind() != "cql" {
+			t.Errorf("kind %s became %s (store %s)", kind, sc.Target.Kind, sc.StoreKind())
 		}
 	}
-	if _, err := scenarios.Parse("k.yaml", []byte("target: {kind: mongo, url: \"cql://127.0.0.1/ks\"}\nphases: [{kind: steady, rate: 10, duration: 1s, mix: {read: 100}}]\n")); err == nil {
+	if _, err := targets.ParseScenario("k.yaml", []byte("target: {kind: mongo, url: \"cql://127.0.0.1/ks\"}\nphases: [{kind: steady, rate: 10, duration: 1s, mix: {read: 100}}]\n")); err == nil {
 		t.Error("kind mongo with a cql:// URL accepted")
 	}
 }
@@ -526,7 +526,7 @@ func TestBarrier(t *testing.T) {
 func TestThroughEngine(t *testing.T) {
 	s := startServer(t)
 	url := "cql://" + s.Addr() + "/ycsb?read_consistency=ONE&write_consistency=QUORUM"
-	sc, err := scenarios.Parse("cql.yaml", []byte(`
+	sc, err := targets.ParseScenario("cql.yaml", []byte(`
 target: {kind: scylla, url: "`+url+`"}
 record: {fields: 4, field_bytes: 20}
 keyspace: {records: 300}
@@ -597,7 +597,7 @@ func TestCatalog(t *testing.T) {
 	}
 	have := map[string]*scenarios.Scenario{}
 	for _, f := range files {
-		sc, err := scenarios.LoadFile(f)
+		sc, err := targets.LoadScenario(f)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -866,7 +866,7 @@ func TestTLS(t *testing.T) {
 func TestBatchedLoadThroughEngine(t *testing.T) {
 	s := startServer(t)
 	url := "cql://" + s.Addr() + "/ycsb?batch=unlogged&write_consistency=ONE"
-	sc, err := scenarios.Parse("cql.yaml", []byte(`
+	sc, err := targets.ParseScenario("cql.yaml", []byte(`
 target: {kind: cql, url: "`+url+`"}
 record: {fields: 2, field_bytes: 20}
 keyspace: {records: 2000}

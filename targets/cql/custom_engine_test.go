@@ -23,7 +23,7 @@ func TestCustomCQLOps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	sc, err := scenarios.Parse("custom.yaml", []byte(`name: custom-cql
+	sc, err := targets.ParseScenario("custom.yaml", []byte(`name: custom-cql
 target: {kind: cql, url: "cql://`+s.Addr()+`/ycsb?replication=SimpleStrategy:1"}
 keyspace: {records: 100}
 record: {fields: 2}
@@ -107,7 +107,7 @@ func TestCustomCQLShippedScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	sc, err := scenarios.LoadFile("../../scenarios/custom-profiles-cql.yaml")
+	sc, err := targets.LoadScenario("../../scenarios/custom-profiles-cql.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

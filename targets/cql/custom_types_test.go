@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/engine"
-	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/targets/cql/cqltest"
 )
@@ -35,7 +34,7 @@ func TestCustomCQLTypedArgs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sc, err := scenarios.Parse("typed.yaml", []byte(`name: typed
+	sc, err := targets.ParseScenario("typed.yaml", []byte(`name: typed
 target: {kind: cql, url: "cql://`+s.Addr()+`/ycsb?replication=SimpleStrategy:1"}
 keyspace: {records: 100}
 ops:

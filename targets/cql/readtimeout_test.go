@@ -5,14 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
 
 // A custom op that only reads runs under the read timeout, any other
 // under the write timeout, like the built-in ops.
 func TestCustomReadsUseReadTimeout(t *testing.T) {
-	sc, err := scenarios.Parse("s.yaml", []byte(`name: t
+	sc, err := targets.ParseScenario("s.yaml", []byte(`name: t
 target: {kind: cql, url: "cql://127.0.0.1/ks"}
 ops:
   look: {cql: {statement: "SELECT v FROM ks.t WHERE k = ?", args: ["{key}"]}}

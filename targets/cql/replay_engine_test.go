@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/engine"
-	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/targets/cql/cqltest"
 )
@@ -46,7 +45,7 @@ func TestReplayCQL(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "ops.ndjson"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scenarios.Parse(filepath.Join(dir, "r.yaml"), []byte(`name: replay-cql
+	sc, err := targets.ParseScenario(filepath.Join(dir, "r.yaml"), []byte(`name: replay-cql
 target: {kind: cql, url: "cql://`+s.Addr()+`/ycsb?replication=SimpleStrategy:1"}
 record: {fields: 2}
 phases:

@@ -10,7 +10,11 @@ import (
 )
 
 func init() {
-	targets.Register(string(scenarios.KindElastic), targets.Adapter{Open: Open, Schema: clientSchema})
+	targets.Register(string(scenarios.KindElastic), targets.Adapter{
+		Open: Open, Schema: clientSchema, Order: 40,
+		URLSchemes: []string{"http", "https"}, SchemeHint: "http(s)://",
+		DefaultMaxBatch: DefaultMaxBatch,
+	})
 }
 
 // ClientConfig is the elastic adapter's own target.client options (the

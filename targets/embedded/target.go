@@ -9,7 +9,9 @@ import (
 )
 
 func init() {
-	targets.Register(string(scenarios.KindEmbedded), targets.Adapter{Open: Open}) // only the shared client: options
+	// Only the shared client: options; no URL (scenarios picks this kind
+	// for a target without one); the redis adapter's pipeline.
+	targets.Register(string(scenarios.KindEmbedded), targets.Adapter{Open: Open, Order: 10, DefaultMaxBatch: redis.DefaultMaxBatch})
 }
 
 // Target is the redis adapter connected to an embedded server that it

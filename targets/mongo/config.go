@@ -9,7 +9,11 @@ import (
 )
 
 func init() {
-	targets.Register(string(scenarios.KindMongo), targets.Adapter{Open: Open, Schema: clientSchema})
+	targets.Register(string(scenarios.KindMongo), targets.Adapter{
+		Open: Open, Schema: clientSchema, Order: 30,
+		URLSchemes: []string{"mongodb", "mongodb+srv"}, SchemeHint: "mongodb://",
+		DefaultMaxBatch: DefaultMaxBatch,
+	})
 }
 
 // ClientConfig is the mongo adapter's own target.client options (the

@@ -9,7 +9,11 @@ import (
 )
 
 func init() {
-	targets.Register(string(scenarios.KindRedis), targets.Adapter{Open: Open, Schema: clientSchema})
+	targets.Register(string(scenarios.KindRedis), targets.Adapter{
+		Open: Open, Schema: clientSchema, Order: 20,
+		URLSchemes: []string{"redis", "rediss", "unix"}, SchemeHint: "redis://, rediss://",
+		DefaultMaxBatch: DefaultMaxBatch,
+	})
 }
 
 // ClientConfig is the redis adapter's own target.client options (the

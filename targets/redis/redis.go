@@ -231,7 +231,7 @@ func open(ctx context.Context, t scenarios.Target, managed bool, o targets.Optio
 	}
 	mb := c.MaxBatch
 	if mb <= 0 {
-		mb = 256
+		mb = DefaultMaxBatch
 	}
 	tg := &Target{c: cl, maxBatch: mb, mode: mode, url: scenarios.RedactURL(t.URL)}
 	tg.own = newConnPool(opt.PoolSize, ownDialer(mode, opt, cc, tlsCfg), ownSetup(opt), opt.ReadTimeout, opt.WriteTimeout)
@@ -378,6 +378,10 @@ func (t *Target) Close() error {
 	}
 	return err
 }
+
+// DefaultMaxBatch is the pipeline depth of due ops when client.max_batch
+// is left out.
+const DefaultMaxBatch = 256
 
 // MaxBatch is the pipeline depth used for due ops.
 func (t *Target) MaxBatch() int { return t.maxBatch }
