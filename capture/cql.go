@@ -56,6 +56,10 @@ func (cqlDialect) Render(op Op, _ string, buf []byte, parts [][]byte) ([]byte, [
 	return buf, cut(buf[start:], ends, parts)
 }
 
+// CQLVerb is a statement's first word as written (SELECT, INSERT, ...;
+// "" for a blank statement).
+func CQLVerb(s string) string { return firstWord(s) }
+
 func firstWord(s string) string {
 	f := strings.Fields(s)
 	if len(f) == 0 {
@@ -64,7 +68,9 @@ func firstWord(s string) string {
 	return f[0]
 }
 
-// cqlMarkers counts the ? bind markers of stmt outside quoted text.
+// CQLMarkers counts the ? bind markers of stmt outside quoted text.
+func CQLMarkers(stmt string) int { return cqlMarkers(stmt) }
+
 func cqlMarkers(stmt string) int {
 	n := 0
 	var quote byte

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+
+	"github.com/soakd/soakd/capture"
 )
 
 // CQLTemplate is a custom op's cql form: one statement with ? markers,
@@ -20,15 +22,7 @@ type CQLTemplate struct {
 
 // IsRead reports whether the statement is a SELECT.
 func (t *CQLTemplate) IsRead() bool {
-	return strings.EqualFold(firstWord(t.Statement), "SELECT")
-}
-
-func firstWord(s string) string {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
+	return strings.EqualFold(capture.CQLVerb(t.Statement), "SELECT")
 }
 
 // cqlStatements are the statements a cql custom op may run; the DDL and
@@ -37,26 +31,6 @@ var (
 	cqlStatements  = []string{"SELECT", "INSERT", "UPDATE", "DELETE", "BEGIN"}
 	cqlDestructive = []string{"DROP", "TRUNCATE", "ALTER", "CREATE", "GRANT", "REVOKE"}
 )
-
-// cqlMarkers counts the ? bind markers of stmt outside quoted text.
-func cqlMarkers(stmt string) int {
-	n := 0
-	var quote byte
-	for i := 0; i < len(stmt); i++ {
-		c := stmt[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '?':
-			n++
-		}
-	}
-	return n
-}
 
 func (s *Scenario) validateCQLTemplate(name, pp string, c *CustomOp, isBinding func(string) bool, maxLen func([]Segment) int64) []FieldError {
 	var errs []FieldError
@@ -72,7 +46,7 @@ func (s *Scenario) validateCQLTemplate(name, pp string, c *CustomOp, isBinding f
 	if _, lit := Literal(segs); err != nil || !lit {
 		add(pp+".statement", "op %s: the statement is prepared once, so it takes ? markers, not placeholders; put the values in args:", name)
 	}
-	w := strings.ToUpper(firstWord(q.Statement))
+	w := strings.ToUpper(capture.CQLVerb(q.Statement))
 	switch {
 	case contains(cqlDestructive, w):
 		if !s.AllowDestructive {
@@ -81,7 +55,7 @@ func (s *Scenario) validateCQLTemplate(name, pp string, c *CustomOp, isBinding f
 	case !contains(cqlStatements, w):
 		add(pp+".statement", "op %s: %q is not a statement a custom op runs (use SELECT, INSERT, UPDATE, DELETE or BEGIN BATCH)", name, w)
 	}
-	if n := cqlMarkers(q.Statement); n != len(q.Args) {
+	if n := capture.CQLMarkers(q.Statement); n != len(q.Args) {
 		add(pp+".args", "op %s: the statement has %d ? markers and args has %d values", name, n, len(q.Args))
 	}
 	if q.Consistency != "" {

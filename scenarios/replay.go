@@ -81,7 +81,7 @@ func (s *Scenario) ReplayRefusal(args []string) string {
 			d = destructiveElastic(strings.ToUpper(args[0]), args[1])
 		}
 	case KindCQL:
-		if w := strings.ToUpper(firstWord(args[0])); slices.Contains(cqlDestructive, w) {
+		if w := strings.ToUpper(capture.CQLVerb(args[0])); slices.Contains(cqlDestructive, w) {
 			d = w
 		}
 	default:
