@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -160,6 +161,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	r.classes = targets.Classes()
 	if r.time = o.time; r.time == nil {
 		r.time = wallTime{}
+		if err := pacerCheck(timerfdRefused(), runtime.GOMAXPROCS(0)); err != nil {
+			return nil, err
+		}
 	}
 	r.shard = newShardState(o.Shard, o.Scenario)
 	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)

@@ -30,6 +30,17 @@ func newPacerSleeper() pacerSleeper {
 	return newThreadSleeper()
 }
 
+// timerfdRefused is why this process cannot have a timerfd pacer (nil:
+// it can).
+func timerfdRefused() error {
+	s, err := newTimerfdSleeper()
+	if err != nil {
+		return err
+	}
+	s.close()
+	return nil
+}
+
 // timerfdSleeper sleeps on a CLOCK_MONOTONIC timerfd, through the
 // file's syscall.RawConn: the netpoller parks the pacer until the timer
 // fires, and the timerfd_settime and the read of the expiration are raw
