@@ -16,7 +16,8 @@
 #                                        # concurrent /metrics scrapers (goal: lag p99 < 2 ms with them)
 #   OPEN500K=1 / OPEN500K=only bash bench/run.sh  # 500k GET/s open loop, then the highest rate held at p99 < 2 ms
 #   CLOSED=1 bash bench/run.sh   # also closed-loop GET c=50 on one core vs redis-benchmark and memtier_benchmark
-#   CLOSED=only bash bench/run.sh    # just that section (CLOSED_N requests per run, CLOSED_ROUNDS rounds)
+#   CLOSED=only bash bench/run.sh    # just that section (CLOSED_N requests per run, CLOSED_ROUNDS rounds,
+#                                    # CLOSED_CONNS=1,10,50,200,1000 for the issue's one table)
 #   RSS=only bash bench/run.sh   # just the 10-minute memory-slope run (RSS_RATE, default 100000 ops/s)
 #   SOAKCPU=1 / SOAKCPU=only bash bench/run.sh  # soak CPU per op at 6,000 and 20,000 ops/s beside memtier_benchmark
 #                                             # ($MEMTIER or PATH; bench/soakcpu.py) and at 250 ops/s; SOAKD_BASE=PATH adds
@@ -495,16 +496,6 @@ closed() {
   taskset -c 0 redis-server --port "$port" --save '' --appendonly no --dir "$CDIR" --daemonize no >/dev/null &
   CPID=$!
   for i in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
-  for proto in fast goredis; do
-    cat > "$OUT/closed-$proto.yaml" <<YAML
-name: bench-closed-get
-target: {kind: redis, client: {protocol: $proto}}
-keyspace: {records: 10000}
-record: {fields: 1, field_bytes: 3}
-phases:
-  - {name: steady, kind: steady, rate: 0, requests: ${CLOSED_N:-500000}, concurrency: 50, mix: {get: 100}}
-YAML
-  done
   cat > "$OUT/closed-load.yaml" <<YAML
 name: bench-closed-load
 keyspace: {records: 10000}
@@ -512,11 +503,22 @@ record: {fields: 1, field_bytes: 3}
 phases:
   - {name: load, kind: load, concurrency: 16, mix: {set: 100}}
 YAML
-  echo "## closed loop GET, 50 connections, one core (redis-server on CPU 0, generators on CPU 1)"
+  echo "## closed loop GET at ${CLOSED_CONNS:-50} connections, one core (redis-server on CPU 0, generators on CPU 1)"
   "$OUT/soakd" run "$OUT/closed-load.yaml" --target "redis://127.0.0.1:$port" --out "$OUT/closed-load" --listen "" --quiet >/dev/null 2>&1
-  python3 - "$OUT" "$port" "$memtier" "${CLOSED_N:-500000}" "${CLOSED_ROUNDS:-2}" <<'PY'
+  python3 - "$OUT" "$port" "$memtier" "${CLOSED_N:-500000}" "${CLOSED_ROUNDS:-2}" "${CLOSED_CONNS:-50}" <<'PY'
 import json, os, re, shutil, subprocess, sys, time
 out, port, memtier, n, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+conns = [int(c) for c in sys.argv[6].split(",")]
+for c in conns:
+    for proto in ("fast", "goredis"):
+        with open(f"{out}/closed-{proto}-c{c}.yaml", "w") as f:
+            f.write(f"""name: bench-closed-get
+target: {{kind: redis, client: {{protocol: {proto}}}}}
+keyspace: {{records: 10000}}
+record: {{fields: 1, field_bytes: 3}}
+phases:
+  - {{name: steady, kind: steady, rate: 0, requests: {n}, concurrency: {c}, mix: {{get: 100}}}}
+""")
 def cli(*a):
     return subprocess.run(["redis-cli", "-p", port, *a], capture_output=True, text=True, check=True).stdout
 # redis-benchmark -r 10000 GETs key:<12 digits>, memtier memtier-1..10000.
@@ -543,14 +545,15 @@ if memtier:
     tools.append(("memtier_benchmark", None))
 else:
     print("closed: memtier_benchmark not found (set MEMTIER=path): no memtier ratio")
-for r in range(1, rounds + 1):
+table = {}
+for c, r in [(c, r) for r in range(1, rounds + 1) for c in conns]:
     res = {}
     for name, _ in tools:
         if name.startswith("soakd"):
             proto = "goredis" if name.endswith("goredis") else "fast"
-            d = f"{out}/closed-{proto}"
+            d = f"{out}/closed-{proto}-c{c}"
             shutil.rmtree(d, ignore_errors=True)
-            text, cpu, wall, h, m = run([f"{out}/soakd", "run", f"{out}/closed-{proto}.yaml", "--target", f"redis://127.0.0.1:{port}",
+            text, cpu, wall, h, m = run([f"{out}/soakd", "run", f"{out}/closed-{proto}-c{c}.yaml", "--target", f"redis://127.0.0.1:{port}",
                                          "--out", d, "--listen", "", "--quiet"])
             try:
                 ph = [x for x in json.load(open(d + "/summary.json"))["phases"] if x["name"] == "steady"][0]
@@ -560,26 +563,27 @@ for r in range(1, rounds + 1):
                 print(f"closed {name}: no summary ({e}): {text[-300:]}")
                 continue
         elif name == "redis-benchmark":
-            text, cpu, wall, h, m = run(["redis-benchmark", "-p", port, "-t", "get", "-c", "50", "-n", str(n), "-P", "1", "-r", "10000", "-q"])
+            text, cpu, wall, h, m = run(["redis-benchmark", "-p", port, "-t", "get", "-c", str(c), "-n", str(n), "-P", "1", "-r", "10000", "-q"])
             g = re.findall(r"GET: ([0-9.]+) requests per second", text.replace("\r", "\n"))
             if not g:
                 print(f"closed {name}: no figure: {text[-300:]}")
                 continue
             ops, done, extra = float(g[-1]), n, ""
         else:
-            per = n // 50
-            text, cpu, wall, h, m = run([memtier, "-s", "127.0.0.1", "-p", port, "--protocol", "redis", "-c", "50", "-t", "1",
+            per = max(n // c, 1)
+            text, cpu, wall, h, m = run([memtier, "-s", "127.0.0.1", "-p", port, "--protocol", "redis", "-c", str(c), "-t", "1",
                                          "-n", str(per), "--ratio", "0:1", "--key-pattern", "R:R", "--key-minimum", "1",
                                          "--key-maximum", "10000", "--hide-histogram", "--distinct-client-seed"])
             g = re.findall(r"^Totals\s+([0-9.]+)", text, re.M)
             if not g:
                 print(f"closed {name}: no figure: {text[-300:]}")
                 continue
-            ops, done, extra = float(g[-1]), per * 50, ""
+            ops, done, extra = float(g[-1]), per * c, ""
         res[name] = ops
-        print(f"closed round {r} {name}: ops/s={ops:.0f} cpu_s_per_million={cpu / max(done, 1) * 1e6:.1f} cpu={cpu:.2f}s wall={wall:.1f}s"
+        table.setdefault((c, name), []).append(ops)
+        print(f"closed round {r} c={c} {name}: ops/s={ops:.0f} cpu_s_per_million={cpu / max(done, 1) * 1e6:.1f} cpu={cpu:.2f}s wall={wall:.1f}s"
               f" requests={done} hit_ratio={h / max(h + m, 1):.4f}{extra}")
-    line = [f"closed round {r} ratios:"]
+    line = [f"closed round {r} c={c} ratios:"]
     if "soakd" in res and "redis-benchmark" in res:
         line.append(f"soakd/redis-benchmark={res['soakd'] / res['redis-benchmark']:.2f} (goal >= 1.1)")
     if "soakd" in res and "memtier_benchmark" in res:
@@ -587,6 +591,19 @@ for r in range(1, rounds + 1):
     if "soakd" in res and "soakd-goredis" in res:
         line.append(f"fast/goredis={res['soakd'] / res['soakd-goredis']:.2f}")
     print(" ".join(line), f"load average {os.getloadavg()[0]:.1f}")
+# One table: the median over rounds of each tool's ops/s at each
+# connection count, and soakd over memtier (goal >= 1 at every count).
+names = [name for name, _ in tools]
+print("closed table (median ops/s over rounds): conns | " + " | ".join(names) + (" | soakd/memtier" if memtier else ""))
+for c in conns:
+    med = {}
+    for name in names:
+        v = sorted(table.get((c, name), []))
+        med[name] = v[len(v) // 2] if v else float("nan")
+    row = f"closed table: {c} | " + " | ".join(f"{med[name]:.0f}" for name in names)
+    if memtier:
+        row += f" | {med['soakd'] / med['memtier_benchmark']:.2f}"
+    print(row)
 PY
   kill "$CPID" 2>/dev/null || true
   wait "$CPID" 2>/dev/null || true
