@@ -49,7 +49,7 @@ func (capacityExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResu
 	pr.Capacity = cr
 	acc.result(&pr.Result, false, env.classes, env.ops)
 	pr.TargetRate = cr.HighestRateHeld
-	return acc.total, nil
+	return acc.sum.Total, nil
 }
 
 func (capacityExec) judge(pr *rundir.PhaseResult, l *verdict.Limits, hist *metrics.Set, ops *scenarios.OpTable) *rundir.Verdict {

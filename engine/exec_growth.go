@@ -174,17 +174,7 @@ func (e *phaseEnv) measurePerOp(ctx context.Context, ms, ls *segment, mix *scena
 			back.KeyBase, back.Limit = s.KeyBase, res.Scheduled
 			e.stages.measure(ctx, &back)
 		}
-		if all.Start.IsZero() {
-			all.Start = res.Start
-		}
-		all.End = res.End
-		all.Total.Merge(res.Total)
-		all.Scheduled += res.Scheduled
-		all.Elapsed += res.Elapsed
-		all.Drain = max(all.Drain, res.Drain)
-		all.WarmTail += res.WarmTail
-		all.WarmTailErrors += res.WarmTailErrors
-		all.Canceled = all.Canceled || res.Canceled
+		all.absorb(res)
 		pr := &rundir.Result{}
 		fillResult(pr, res.Total, e.ops, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, e.classes)
 		per[op.String()] = pr

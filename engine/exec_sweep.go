@@ -132,7 +132,7 @@ func (sweepExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult)
 	for _, st := range pr.Stages {
 		pr.TargetRate = max(pr.TargetRate, st.TargetRate)
 	}
-	return acc.total, nil
+	return acc.sum.Total, nil
 }
 
 func (sweepExec) judge(pr *rundir.PhaseResult, l *verdict.Limits, hist *metrics.Set, ops *scenarios.OpTable) *rundir.Verdict {

@@ -185,7 +185,7 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 			}
 		}
 	}
-	fillResult(&pr.Result, acc.total, e.ops, acc.scheduled, acc.elapsed, acc.drain, acc.tail, acc.tailErrs, e.classes)
+	acc.result(&pr.Result, true, e.classes, e.ops)
 	if len(segs) > 1 {
 		pr.TargetRate = 0
 		for _, st := range pr.Stages {
@@ -194,7 +194,7 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 			}
 		}
 	}
-	return acc.total
+	return acc.sum.Total
 }
 
 // runStage runs one stage of a phase (a capacity probe, a sweep point)
@@ -212,33 +212,41 @@ func (e *phaseEnv) runStage(ctx context.Context, s *segment, acc *phaseAcc, pr *
 }
 
 // phaseAcc adds up a phase's segments.
-type phaseAcc struct {
-	total          *metrics.Set
-	scheduled      uint64
-	elapsed, drain time.Duration
-	tail, tailErrs int64
+type phaseAcc struct{ sum segResult }
+
+func newPhaseAcc(ops []scenarios.Op) *phaseAcc {
+	return &phaseAcc{sum: segResult{Total: metrics.NewSet(ops)}}
 }
 
-func newPhaseAcc(ops []scenarios.Op) *phaseAcc { return &phaseAcc{total: metrics.NewSet(ops)} }
+func (a *phaseAcc) add(res *segResult) { a.sum.absorb(res) }
 
-func (a *phaseAcc) add(res *segResult) {
-	a.total.Merge(res.Total)
-	a.scheduled += res.Scheduled
-	a.elapsed += res.Elapsed
-	a.drain = max(a.drain, res.Drain)
-	a.tail += res.WarmTail
-	a.tailErrs += res.WarmTailErrors
+// absorb adds segment res to s, a sum of segments run one after another:
+// ops merged, schedules, windows and warmup tails added, the longest
+// drain, the span from the first start to the last end.
+func (s *segResult) absorb(res *segResult) {
+	if s.Start.IsZero() {
+		s.Start = res.Start
+	}
+	s.End = res.End
+	s.Total.Merge(res.Total)
+	s.Scheduled += res.Scheduled
+	s.Elapsed += res.Elapsed
+	s.Drain = max(s.Drain, res.Drain)
+	s.WarmTail += res.WarmTail
+	s.WarmTailErrors += res.WarmTailErrors
+	s.Canceled = s.Canceled || res.Canceled
 }
 
 // result fills r with the accumulated figures; withTail counts the
 // warmup ops completed in the windows (a phase whose segments have
 // warmups).
 func (a *phaseAcc) result(r *rundir.Result, withTail bool, classes []string, ops *scenarios.OpTable) {
-	tail, tailErrs := a.tail, a.tailErrs
+	s := &a.sum
+	tail, tailErrs := s.WarmTail, s.WarmTailErrors
 	if !withTail {
 		tail, tailErrs = 0, 0
 	}
-	fillResult(r, a.total, ops, a.scheduled, a.elapsed, a.drain, tail, tailErrs, classes)
+	fillResult(r, s.Total, ops, s.Scheduled, s.Elapsed, s.Drain, tail, tailErrs, classes)
 }
 
 func stageResult(s *segment, res *segResult, stats map[string]float64, ops *scenarios.OpTable) rundir.StageResult {
