@@ -24,7 +24,11 @@ func WriteRunDir(dir string, s *rundir.Summary) error {
 }
 
 // Text renders the summary as a table (summary.txt, `soakd report`).
-func Text(s *rundir.Summary) string {
+func Text(s *rundir.Summary) string { return textWith(s, variantSuite(s)) }
+
+// textWith is Text with the run's variant table already built (nil:
+// none), so a caller that has it does not estimate its intervals again.
+func textWith(s *rundir.Summary, suite *SuiteTable) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "scenario: %s\ntarget: %s", s.Scenario, s.Target.Kind)
 	if s.Target.URL != "" {
@@ -83,8 +87,8 @@ func Text(s *rundir.Summary) string {
 		writeChecks(&b, p.SLO)
 		writeChangePoints(&b, &p)
 	}
-	if st := variantSuite(s); st != nil {
-		fmt.Fprintf(&b, "\n%s", st.Text())
+	if suite != nil {
+		fmt.Fprintf(&b, "\n%s", suite.Text())
 	}
 	fmt.Fprintf(&b, "\n%s\n", VerdictLine(s.Status, s.StatusReason, s.SLO))
 	return b.String()
