@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -383,10 +384,11 @@ phases:
 	if c == nil || c.StageIndex != full || c.Reason != rundir.CliffOOM {
 		t.Fatalf("cliff %+v, want oom at stage %d:\n%s", c, full+1, report.Text(sum))
 	}
-	found := false
+	found, setAlone := false, -1.0
 	for _, e := range c.Evidence {
 		if e.Reason == rundir.CliffThroughput && e.Op == "set" {
 			found = e.Value < e.Threshold && e.Threshold <= e.Baseline/2 && len(e.Earlier) >= 3
+			setAlone = e.Value
 		}
 	}
 	if !found && full < len(p.Stages)-1 {
@@ -414,7 +416,10 @@ phases:
 	if tc == nil || tc.StageIndex != full || tc.Reason != rundir.CliffThroughput || tc.Op != "set" {
 		t.Fatalf("throughput alone: cliff %+v, want set at stage %d:\n%s", tc, full+1, report.Text(sum))
 	}
-	if !strings.Contains(report.Text(sum), "set alone 0 ok ops/s vs median") {
+	// The stage that reaches the cap may still take a few sets before
+	// it fills (370 ok ops/s in one CI run): the text shows the figure
+	// the evidence holds.
+	if want := fmt.Sprintf("set alone %.0f ok ops/s vs median", setAlone); found && !strings.Contains(report.Text(sum), want) {
 		t.Errorf("text lacks the throughput evidence:\n%s", report.Text(sum))
 	}
 }
