@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -95,7 +96,7 @@ func evaluate(s *rundir.Summary, l *verdict.Limits, ops *scenarios.OpTable, hist
 // ops, the run's table).
 func judged(name string, r *rundir.Result, staged bool, set *metrics.Set, ops *scenarios.OpTable) verdict.Phase {
 	p := verdict.Phase{Name: name, TargetRate: r.TargetRate, AchievedRate: r.AchievedRate, GoodputRate: r.Goodput(), Scheduled: r.Scheduled,
-		Completed: r.Completed, Errors: r.Errors, Dropped: r.Dropped, Staged: staged, Ops: sortedKeys(r.Ops)}
+		Completed: r.Completed, Errors: r.Errors, Dropped: r.Dropped, Staged: staged, Ops: slices.Sorted(maps.Keys(r.Ops))}
 	p.Latency = func(op string) *hdr.Histogram {
 		o, ok := ops.Lookup(op)
 		if !ok || set == nil || set.Ops[o] == nil {
@@ -104,13 +105,4 @@ func judged(name string, r *rundir.Result, staged bool, set *metrics.Set, ops *s
 		return set.Ops[o].Latency
 	}
 	return p
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

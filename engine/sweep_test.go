@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -160,7 +162,7 @@ phases:
 }
 
 func firstOp(pt rundir.SweepPoint) string {
-	for _, op := range sortedKeys(pt.Ops) {
+	for _, op := range slices.Sorted(maps.Keys(pt.Ops)) {
 		if pt.Ops[op].Count > 0 {
 			return op
 		}

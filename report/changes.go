@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -143,7 +144,7 @@ func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, counts []ru
 		t.ops += c.Ops
 		t.errs += c.Errors
 	}
-	names := sortedKeys(ops)
+	names := slices.Sorted(maps.Keys(ops))
 	for op := range errs {
 		if _, ok := ops[op]; !ok {
 			names = append(names, op)

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/soakd/soakd/rundir"
 )
@@ -54,7 +56,7 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 		if l := rateChangesLine(p.RateChanges); l != "" {
 			pp.Notes = append(pp.Notes, l)
 		}
-		ops := sortedKeys(p.Ops)
+		ops := slices.Sorted(maps.Keys(p.Ops))
 		// Percentile spectrum per op, from the phase's latency summary.
 		spec := Plot{Title: "latency percentile spectrum (from intended start)", XLabel: "percentile", YLabel: "latency (s)", XTicks: spectrumTicks}
 		for _, op := range ops {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -477,7 +479,7 @@ func (m *Merged) Text() string {
 		writeOpTable(&b, p.Result)
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
-			for _, op := range sortedKeys(st.Ops) {
+			for _, op := range slices.Sorted(maps.Keys(st.Ops)) {
 				fmt.Fprintf(&b, " | %s p99 %s", op, fmtDur(st.Ops[op].Latency.P99))
 			}
 			b.WriteString("\n")

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -24,7 +26,7 @@ func writeOutcomes(b *strings.Builder, r rundir.Result) {
 				byClass[c] += n
 			}
 		}
-		classes := sortedKeys(byClass)
+		classes := slices.Sorted(maps.Keys(byClass))
 		sort.SliceStable(classes, func(i, j int) bool { return byClass[classes[i]] > byClass[classes[j]] })
 		b.WriteString(" errors by class:")
 		for i, c := range classes {
@@ -41,7 +43,7 @@ func writeOutcomes(b *strings.Builder, r rundir.Result) {
 	if r.Misses > 0 {
 		b.WriteString(" misses:")
 		first := true
-		for _, op := range sortedKeys(r.Ops) {
+		for _, op := range slices.Sorted(maps.Keys(r.Ops)) {
 			o := r.Ops[op]
 			if o.Misses == 0 {
 				continue
@@ -85,7 +87,7 @@ func writeConfirmation(b *strings.Builder, c *rundir.CapacityConfirmation) {
 	h := c.Held
 	fmt.Fprintf(b, "  %s: %.0f ops/s held %d of %d probes, achieved %.0f..%.0f, goodput %.0f..%.0f ops/s",
 		word, h.Rate, h.Passed, h.Probes, h.AchievedMin, h.AchievedMax, h.GoodputMin, h.GoodputMax)
-	for _, op := range sortedKeys(h.P99Max) {
+	for _, op := range slices.Sorted(maps.Keys(h.P99Max)) {
 		fmt.Fprintf(b, ", %s p99 %s..%s", op, fmtDur(h.P99Min[op]), fmtDur(h.P99Max[op]))
 	}
 	if f := c.FirstFailed; f != nil {

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,7 +72,7 @@ func afterWarmup(p *rundir.PhaseResult, pts []TimePoint) []TimePoint {
 func overTimeLine(p *rundir.PhaseResult) string {
 	var parts []string
 	var w float64
-	for _, op := range sortedKeys(p.Ops) {
+	for _, op := range slices.Sorted(maps.Keys(p.Ops)) {
 		o := p.Ops[op]
 		if o.OverTime == nil {
 			continue

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"html"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -105,7 +107,7 @@ func writeHeader(b *strings.Builder, s *rundir.Summary, rd ReportData) {
 		tgt += " (" + s.Target.Note + ")"
 	}
 	row("target", html.EscapeString(tgt))
-	for _, v := range sortedKeys(s.Target.Variants) {
+	for _, v := range slices.Sorted(maps.Keys(s.Target.Variants)) {
 		row("target "+html.EscapeString(v), html.EscapeString(scenarios.RedactURL(s.Target.Variants[v])))
 	}
 	ver := s.SoakdVersion

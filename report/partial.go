@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -27,7 +29,7 @@ func writePartialPhase(b *strings.Builder, p *rundir.PhaseResult) {
 func writePartialOps(b *strings.Builder, r rundir.Result) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "  op\ttiming\tcount\terrors\tp0\tp50\tp90\tp99\tp99.9\tp99.99\tmax\tmean\t")
-	for _, op := range sortedKeys(r.Ops) {
+	for _, op := range slices.Sorted(maps.Keys(r.Ops)) {
 		o := r.Ops[op]
 		for _, t := range []struct {
 			name string

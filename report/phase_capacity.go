@@ -5,6 +5,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,7 +30,7 @@ func writeCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 			if pt.Shard != "" {
 				fmt.Fprintf(b, " (shard %s)", pt.Shard)
 			}
-			for _, op := range sortedKeys(pt.P99) {
+			for _, op := range slices.Sorted(maps.Keys(pt.P99)) {
 				fmt.Fprintf(b, " %s p99 %s", op, fmtDur(pt.P99[op]))
 			}
 			b.WriteString("\n")
@@ -76,7 +78,7 @@ func capacitySection(p *rundir.PhaseResult) (notes []string, plots []Plot) {
 			curveOps[op] = true
 		}
 	}
-	for _, op := range sortedKeys(curveOps) {
+	for _, op := range slices.Sorted(maps.Keys(curveOps)) {
 		sr := Series{Name: op + " p99"}
 		for _, pt := range curve {
 			if v, ok := pt.P99[op]; ok {

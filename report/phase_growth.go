@@ -5,6 +5,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/soakd/soakd/rundir"
@@ -136,7 +138,7 @@ func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots 
 				cmp.Notes = append(cmp.Notes, fmt.Sprintf("%s: no cliff in %d stages", p.Variant, len(p.Stages)))
 			}
 		}
-		for _, op := range sortedKeys(ops) {
+		for _, op := range slices.Sorted(maps.Keys(ops)) {
 			pl := Plot{Title: op + " p99 per stage, by persistence", XLabel: xl, YLabel: "latency (s)"}
 			for _, p := range g.ps {
 				sr := Series{Name: p.Variant}
@@ -157,7 +159,7 @@ func withVariantComparison(s *rundir.Summary, phases []PhasePlots) []PhasePlots 
 				}
 			}
 		}
-		for _, op := range sortedKeys(perOps) {
+		for _, op := range slices.Sorted(maps.Keys(perOps)) {
 			tp := Plot{Title: op + " throughput per stage (alone, closed loop), by persistence", XLabel: xl, YLabel: "ops/s"}
 			for _, p := range g.ps {
 				sr := Series{Name: p.Variant}

@@ -5,6 +5,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/soakd/soakd/rundir"
@@ -32,7 +34,7 @@ func stagePlots(p *rundir.PhaseResult, byRecords bool) []Plot {
 			stageOps[op] = true
 		}
 	}
-	lat.Series = p50p99Series(sortedKeys(stageOps), len(p.Stages), func(i int, op string) (float64, float64, bool) {
+	lat.Series = p50p99Series(slices.Sorted(maps.Keys(stageOps)), len(p.Stages), func(i int, op string) (float64, float64, bool) {
 		o, ok := p.Stages[i].Ops[op]
 		return o.Latency.P50, o.Latency.P99, ok && o.Count > 0
 	}, func(i int) Point { return Point{X: x(i, p.Stages[i]), Label: p.Stages[i].Name} })
@@ -83,7 +85,7 @@ func missPlot(stages []rundir.StageResult, xl string, x func(int, rundir.StageRe
 			}
 		}
 	}
-	for _, op := range sortedKeys(missed) {
+	for _, op := range slices.Sorted(maps.Keys(missed)) {
 		sr := Series{Name: prefix + op}
 		for i, st := range stages {
 			if o, ok := st.Ops[op]; ok && o.Count > 0 {
@@ -105,7 +107,7 @@ func perOpPlot(stages []rundir.StageResult, x func(int, rundir.StageResult) floa
 			ops[op] = true
 		}
 	}
-	for _, op := range sortedKeys(ops) {
+	for _, op := range slices.Sorted(maps.Keys(ops)) {
 		sr := Series{Name: op}
 		for i, st := range stages {
 			if r := st.PerOp[op]; r != nil {
@@ -181,7 +183,7 @@ func stageExtra(st rundir.StageResult) string {
 	}
 	if len(st.PerOp) > 0 {
 		b.WriteString("; alone")
-		for _, op := range sortedKeys(st.PerOp) {
+		for _, op := range slices.Sorted(maps.Keys(st.PerOp)) {
 			r := st.PerOp[op]
 			fmt.Fprintf(&b, " %s %.0f ops/s", op, r.AchievedRate)
 			if r.Errors > 0 {

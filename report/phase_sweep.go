@@ -5,6 +5,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -28,7 +30,7 @@ func writeSweep(b *strings.Builder, p *rundir.PhaseResult) {
 			}
 		}
 	}
-	names := sortedKeys(ops)
+	names := slices.Sorted(maps.Keys(ops))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	head := "    point\tmix\ttarget\tworkers\tfield bytes\tachieved ops/s\terrors"
 	if sw.Measure == scenarios.MeasureCapacity {
@@ -111,7 +113,7 @@ func sweepPlots(sw *rundir.SweepResult) []Plot {
 			}
 		}
 	}
-	lat.Series = p50p99Series(sortedKeys(ops), len(sw.Points), func(i int, op string) (float64, float64, bool) {
+	lat.Series = p50p99Series(slices.Sorted(maps.Keys(ops)), len(sw.Points), func(i int, op string) (float64, float64, bool) {
 		o, ok := sw.Points[i].Ops[op]
 		return o.P50, o.P99, ok && o.Count > 0
 	}, func(i int) Point { return Point{X: x(i, sw.Points[i]), Label: sw.Points[i].Label} })

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"html"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -146,7 +148,7 @@ func BuildSuite(cols []SuiteColumn) SuiteTable {
 				continue
 			}
 			test := testName(p)
-			for _, op := range sortedKeys(p.Ops) {
+			for _, op := range slices.Sorted(maps.Keys(p.Ops)) {
 				o := p.Ops[op]
 				if o.Count == 0 {
 					continue

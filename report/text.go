@@ -6,6 +6,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -220,7 +222,7 @@ func writePersistence(b *strings.Builder, p *rundir.PhaseResult) {
 // with a positive share, by name.
 func MixString(m map[string]float64) string {
 	var parts []string
-	for _, op := range sortedKeys(m) {
+	for _, op := range slices.Sorted(maps.Keys(m)) {
 		if m[op] > 0 {
 			parts = append(parts, op+" "+strconv.FormatFloat(m[op], 'g', -1, 64))
 		}

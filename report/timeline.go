@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -228,7 +229,7 @@ func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 	const xl = "seconds since phase start"
 	thr := Plot{Title: fmt.Sprintf("throughput over time: ops/s per %s bucket (completed)", w), XLabel: xl, YLabel: "ops/s", Shades: shades, Marks: stageMarks}
 	var panels []Plot
-	for _, op := range sortedKeys(ops) {
+	for _, op := range slices.Sorted(maps.Keys(ops)) {
 		tr := Series{Name: op}
 		for _, tp := range ops[op] {
 			if tp.At.Before(p.Start) || tp.At.Add(w).After(p.End) {

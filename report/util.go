@@ -1,19 +1,8 @@
 package report
 
 import (
-	"sort"
-
 	"github.com/soakd/soakd/rundir"
 )
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
 
 func fmtDur(sec float64) string { return rundir.FormatSeconds(sec) }
 

@@ -2,8 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/soakd/soakd/corpus"
 )
@@ -118,7 +119,7 @@ func (s *Scenario) corpusPlaceholderErrors() []FieldError {
 	}
 	var errs []FieldError
 	msg := "{corpus:...} draws from record.source, and the scenario has none"
-	for _, name := range sortedKeys(s.Bindings) {
+	for _, name := range slices.Sorted(maps.Keys(s.Bindings)) {
 		if g, err := ParseGenerator(s.Bindings[name].Gen); err == nil && g.Kind == GenCorpus {
 			errs = append(errs, FieldError{Path: "bindings." + name + ".gen", Msg: msg})
 		}
@@ -149,13 +150,4 @@ func drawsCorpus(tpls []string, isBinding func(string) bool) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
