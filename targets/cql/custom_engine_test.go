@@ -1,14 +1,12 @@
 package cql_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/internal/storetest"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
 	_ "github.com/soakd/soakd/targets/cql"
 	"github.com/soakd/soakd/targets/cql/cqltest"
 )
@@ -23,7 +21,7 @@ func TestCustomCQLOps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	sc, err := targets.ParseScenario("custom.yaml", []byte(`name: custom-cql
+	sc := storetest.Parse(t, "custom.yaml", `name: custom-cql
 target: {kind: cql, url: "cql://`+s.Addr()+`/ycsb?replication=SimpleStrategy:1"}
 keyspace: {records: 100}
 record: {fields: 2}
@@ -37,32 +35,13 @@ ops:
 phases:
   - {name: fill, kind: steady, requests: 50, concurrency: 2, mix: {put: 100}}
   - {name: mixed, kind: steady, requests: 300, concurrency: 2, mix: {put: 25, fetch: 25, absent: 25, bad: 25}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
+	sum := storetest.Run(t, sc)
 	if r := sum.Phases[0].Result; r.Errors != 0 || r.Ops["put"].Count != 50 {
 		t.Fatalf("fill: %+v", r.Ops)
 	}
 	ops := sum.Phases[1].Result.Ops
-	errs := func(name string) int64 {
-		var n int64
-		for _, e := range ops[name].Errors {
-			n += e
-		}
-		return n
-	}
+	errs := func(name string) int64 { return storetest.Errors(ops[name]) }
 	if o := ops["put"]; o.Count == 0 || errs("put") != 0 || o.Misses != 0 {
 		t.Errorf("put: %+v", o)
 	}
@@ -107,24 +86,11 @@ func TestCustomCQLShippedScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	sc, err := targets.LoadScenario("../../scenarios/custom-profiles-cql.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := storetest.Load(t, "../../scenarios/custom-profiles-cql.yaml")
 	sc.Target.URL = "cql://" + s.Addr() + "/ycsb?replication=SimpleStrategy:1"
 	p := &sc.Phases[0]
 	p.Duration, p.Warmup, p.Rate, p.Concurrency = scenarios.Duration(time.Second), 0, 500, 4
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := storetest.Run(t, sc)
 	r := sum.Phases[0].Result
 	if r.Errors != 0 {
 		t.Errorf("%d errors: %+v", r.Errors, r.Ops)

@@ -1,15 +1,13 @@
 package cql_test
 
 import (
-	"context"
 	"encoding/binary"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/engine"
-	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/internal/storetest"
 	"github.com/soakd/soakd/targets/cql/cqltest"
 )
 
@@ -34,7 +32,7 @@ func TestCustomCQLTypedArgs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sc, err := targets.ParseScenario("typed.yaml", []byte(`name: typed
+	sc := storetest.Parse(t, "typed.yaml", `name: typed
 target: {kind: cql, url: "cql://`+s.Addr()+`/ycsb?replication=SimpleStrategy:1"}
 keyspace: {records: 100}
 ops:
@@ -47,22 +45,9 @@ ops:
 phases:
   - {name: fill, kind: steady, requests: 100, concurrency: 2, mix: {put: 100}}
   - {name: read, kind: steady, requests: 100, concurrency: 2, mix: {look: 80, bad: 20}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+`)
 	before := time.Now().UnixMilli()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := storetest.Run(t, sc)
 	after := time.Now().UnixMilli()
 	if r := sum.Phases[0].Result; r.Errors != 0 || r.Ops["put"].Count != 100 {
 		t.Fatalf("fill: %d errors, ops %+v", r.Errors, r.Ops)

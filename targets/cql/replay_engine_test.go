@@ -1,16 +1,12 @@
 package cql_test
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/soakd/soakd/engine"
-	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/internal/storetest"
 	"github.com/soakd/soakd/targets/cql/cqltest"
 )
 
@@ -25,12 +21,8 @@ func TestReplayCQL(t *testing.T) {
 	}
 	defer s.Close()
 	dir := t.TempDir()
-	var lines []string
-	ts := 100.0
-	add := func(format string, args ...any) {
-		ts += 0.001
-		lines = append(lines, fmt.Sprintf(`{"ts": %.3f, `, ts)+fmt.Sprintf(format, args...)+"}")
-	}
+	var log storetest.OpLog
+	add := log.Add
 	add(`"op": "USE ycsb"`)
 	for i := range 10 {
 		add(`"op": "INSERT INTO ycsb.usertable (y_id, field0, field1) VALUES (?, ?, ?)", "args": ["u%d", "v%d", null]`, i, i)
@@ -42,29 +34,17 @@ func TestReplayCQL(t *testing.T) {
 		add(`"op": "UPDATE ycsb.usertable SET field0 = ? WHERE y_id = ?", "args": ["w", "u%d"]`, i)
 	}
 	add(`"op": "DELETE FROM ycsb.nosuchtable WHERE y_id = ?", "args": ["u1"]`)
-	if err := os.WriteFile(filepath.Join(dir, "ops.ndjson"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "ops.ndjson"), []byte(strings.Join(log.Lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := targets.ParseScenario(filepath.Join(dir, "r.yaml"), []byte(`name: replay-cql
+	sc := storetest.Parse(t, filepath.Join(dir, "r.yaml"), `name: replay-cql
 target: {kind: cql, url: "cql://`+s.Addr()+`/ycsb?replication=SimpleStrategy:1"}
 record: {fields: 2}
 phases:
   - {name: replay, kind: replay, source: ops.ndjson, format: ndjson, concurrency: 1}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
+	ss := storetest.Open(t, sc)
+	sum := ss.MustRun(sc)
 	p := sum.Phases[0]
 	for g, want := range map[string]int64{"INSERT": 10, "SELECT": 12, "UPDATE": 3, "DELETE": 1} {
 		if n := p.Result.Ops[g].Count; n != want {
@@ -99,9 +79,9 @@ phases:
 		t.Errorf("server executed %v", seen)
 	}
 
-	os.WriteFile(filepath.Join(dir, "trunc.ndjson"), []byte(lines[1]+"\n"+`{"ts": 200, "op": "TRUNCATE ycsb.usertable"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "trunc.ndjson"), []byte(log.Lines[1]+"\n"+`{"ts": 200, "op": "TRUNCATE ycsb.usertable"}`+"\n"), 0o644)
 	sc.Phases[0].Replay.Source = "trunc.ndjson"
-	_, err = engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
+	_, err = ss.Run(sc)
 	if err == nil || !strings.Contains(err.Error(), "line 2: TRUNCATE destroys data") {
 		t.Errorf("destructive capture: %v", err)
 	}

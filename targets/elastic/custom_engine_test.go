@@ -1,7 +1,6 @@
 package elastic_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/internal/storetest"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	_ "github.com/soakd/soakd/targets/elastic"
@@ -82,7 +81,7 @@ func TestCustomElasticOps(t *testing.T) {
 	es := &esDocs{docs: map[string]string{}, reqs: map[string]int{}}
 	srv := httptest.NewServer(es)
 	defer srv.Close()
-	sc, err := scenarios.Parse("custom.yaml", []byte(`name: custom-es
+	sc := storetest.Parse(t, "custom.yaml", `name: custom-es
 target: {kind: elastic, url: "`+srv.URL+`", client: {collection: products}}
 keyspace: {records: 100}
 ops:
@@ -98,45 +97,16 @@ phases:
   - {name: fill, kind: steady, requests: 50, concurrency: 2, mix: {put: 100}}
   - {name: mixed, kind: steady, requests: 700, concurrency: 4,
      mix: {fetch: 15, fetch_strict: 15, count_none: 15, find: 15, broken: 10, bulk_ok: 15, bulk_bad: 15}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
+	sum := storetest.Run(t, sc)
 	if r := sum.Phases[0].Result; r.Errors != 0 || r.Ops["put"].Count != 50 {
 		t.Fatalf("fill: %+v", r.Ops)
 	}
 	ops := sum.Phases[1].Result.Ops
-	errs := func(name string) int64 {
-		var n int64
-		for _, e := range ops[name].Errors {
-			n += e
-		}
-		return n
-	}
 	for name, want := range map[string]string{"fetch": "miss", "fetch_strict": "error", "count_none": "miss", "find": "ok",
 		"broken": "error", "bulk_ok": "ok", "bulk_bad": "error"} {
 		o := ops[name]
-		got := "mixed"
-		switch {
-		case o.Count > 0 && errs(name) == 0 && o.Misses == 0:
-			got = "ok"
-		case o.Count > 0 && errs(name) == o.Count:
-			got = "error"
-		case o.Count > 0 && o.Misses == o.Count:
-			got = "miss"
-		}
-		if got != want {
+		if got := storetest.Outcome(o); got != want {
 			t.Errorf("%s: %d ops, %d misses, errors %v: want every one %s", name, o.Count, o.Misses, o.Errors, want)
 		}
 	}
@@ -161,10 +131,7 @@ func TestCustomElasticShippedScenario(t *testing.T) {
 	es := &esDocs{docs: map[string]string{}, reqs: map[string]int{}}
 	srv := httptest.NewServer(es)
 	defer srv.Close()
-	sc, err := scenarios.LoadFile("../../scenarios/custom-catalog-elastic.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := storetest.Load(t, "../../scenarios/custom-catalog-elastic.yaml")
 	sc.Target.URL = srv.URL
 	for i := range sc.Phases {
 		p := &sc.Phases[i]
@@ -174,17 +141,7 @@ func TestCustomElasticShippedScenario(t *testing.T) {
 			p.Duration, p.Warmup, p.Rate = scenarios.Duration(time.Second), 0, 500
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := storetest.Run(t, sc)
 	for i, p := range sum.Phases {
 		if p.Result.Errors != 0 {
 			t.Errorf("phase %s: %d errors: %+v", p.Name, p.Result.Errors, p.Result.Ops)

@@ -1,18 +1,14 @@
 package elastic_test
 
 import (
-	"context"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/soakd/soakd/engine"
-	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/internal/storetest"
 )
 
 // An NDJSON op log replayed through engine.Run on the ES-shaped server:
@@ -25,12 +21,8 @@ func TestReplayElastic(t *testing.T) {
 	srv := httptest.NewServer(es)
 	defer srv.Close()
 	dir := t.TempDir()
-	var lines []string
-	ts := 100.0
-	add := func(format string, args ...any) {
-		ts += 0.001
-		lines = append(lines, fmt.Sprintf(`{"ts": %.3f, `, ts)+fmt.Sprintf(format, args...)+"}")
-	}
+	var log storetest.OpLog
+	add := log.Add
 	for i := range 10 {
 		add(`"op": "PUT", "args": ["/products/_doc/%d", {"title": "lamp %d"}]`, i, i)
 	}
@@ -47,29 +39,17 @@ func TestReplayElastic(t *testing.T) {
 	}
 	add(`"op": "POST", "args": ["/_search/scroll", {"scroll_id": "abc"}]`)
 	capPath := filepath.Join(dir, "ops.ndjson")
-	if err := os.WriteFile(capPath, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(capPath, []byte(strings.Join(log.Lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scenarios.Parse(filepath.Join(dir, "r.yaml"), []byte(`name: replay-es
+	sc := storetest.Parse(t, filepath.Join(dir, "r.yaml"), `name: replay-es
 target: {kind: elastic, url: "`+srv.URL+`"}
 phases:
   - {name: replay, kind: replay, source: ops.ndjson, format: ndjson, key_prefix: replay-, concurrency: 1}
 slo: {latency: {PUT_DOC: {p99: 10s}, "*": {max: 20s}}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
+	ss := storetest.Open(t, sc)
+	sum := ss.MustRun(sc)
 	p := sum.Phases[0]
 	if p.Result.Errors != 0 || p.Result.Completed != 30 {
 		t.Fatalf("completed %d, errors %d: %+v", p.Result.Completed, p.Result.Errors, p.Result.Ops)
@@ -107,15 +87,12 @@ slo: {latency: {PUT_DOC: {p99: 10s}, "*": {max: 20s}}}
 
 	// A destructive request refuses the capture, naming its line.
 	bad := filepath.Join(dir, "drop.ndjson")
-	os.WriteFile(bad, []byte(lines[0]+"\n"+`{"ts": 200, "op": "DELETE", "args": ["/products"]}`+"\n"), 0o644)
-	sc2, err := scenarios.Parse(filepath.Join(dir, "d.yaml"), []byte(`target: {kind: elastic, url: "`+srv.URL+`"}
+	os.WriteFile(bad, []byte(log.Lines[0]+"\n"+`{"ts": 200, "op": "DELETE", "args": ["/products"]}`+"\n"), 0o644)
+	sc2 := storetest.Parse(t, filepath.Join(dir, "d.yaml"), `target: {kind: elastic, url: "`+srv.URL+`"}
 phases:
   - {name: replay, kind: replay, source: drop.ndjson, format: ndjson}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = engine.Run(ctx, engine.Options{Scenario: sc2, Target: tg, TargetKind: sc2.Target.Kind, OutDir: t.TempDir()})
+`)
+	_, err := ss.Run(sc2)
 	if err == nil || !strings.Contains(err.Error(), "line 2: DELETE /products destroys data") {
 		t.Errorf("destructive capture: %v", err)
 	}

@@ -1,15 +1,13 @@
 package mongotest
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 
-	"github.com/soakd/soakd/engine"
+	"github.com/soakd/soakd/internal/storetest"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
 )
 
 // Custom mongo ops through engine.Run on FerretDB: an upsert, a find and
@@ -17,7 +15,7 @@ import (
 // error (a duplicate _id insert) and a failed command are errors.
 func TestCustomMongoOps(t *testing.T) {
 	f := startFerret(t, "127.0.0.1:0", t.TempDir())
-	sc, err := scenarios.Parse("custom.yaml", []byte(`name: custom-mongo
+	sc := storetest.Parse(t, "custom.yaml", `name: custom-mongo
 target: {kind: mongo, url: "`+testURL(f)+`", client: {database: soakd, collection: usertable}}
 keyspace: {records: 50}
 bindings:
@@ -32,32 +30,14 @@ ops:
 phases:
   - {name: fill, kind: steady, requests: 100, concurrency: 1, mix: {bump: 100}}
   - {name: mixed, kind: steady, requests: 600, concurrency: 1, mix: {bump: 20, fetch: 20, count: 20, absent: 20, dup: 10, bad: 10}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
+	ss := storetest.Open(t, sc)
+	sum := ss.MustRun(sc)
 	fill, mixed := sum.Phases[0].Result, sum.Phases[1].Result
 	if fill.Errors != 0 || fill.Ops["bump"].Count != 100 {
 		t.Fatalf("fill: %+v", fill.Ops)
 	}
-	errs := func(name string) int64 {
-		var n int64
-		for _, e := range mixed.Ops[name].Errors {
-			n += e
-		}
-		return n
-	}
+	errs := func(name string) int64 { return storetest.Errors(mixed.Ops[name]) }
 	for _, name := range []string{"bump", "fetch", "count"} {
 		if o := mixed.Ops[name]; o.Count == 0 || errs(name) != 0 {
 			t.Errorf("%s: %d ops, errors %v", name, o.Count, o.Errors)
@@ -76,14 +56,14 @@ phases:
 	// Every bump landed: the counters add up to the bumps (one worker:
 	// FerretDB on SQLite loses concurrent $inc upserts of one document).
 	cl := direct(t, f.uri).Database().Collection("carts")
-	cur, err := cl.Find(ctx, bson.D{})
+	cur, err := cl.Find(ss.Ctx, bson.D{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var docs []struct {
 		N int64 `bson:"n"`
 	}
-	if err := cur.All(ctx, &docs); err != nil {
+	if err := cur.All(ss.Ctx, &docs); err != nil {
 		t.Fatal(err)
 	}
 	var total int64
@@ -99,26 +79,13 @@ phases:
 // every op running and none failing.
 func TestCustomMongoShippedScenario(t *testing.T) {
 	f := startFerret(t, "127.0.0.1:0", t.TempDir())
-	sc, err := scenarios.LoadFile("../../../scenarios/custom-carts-mongo.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := storetest.Load(t, "../../../scenarios/custom-carts-mongo.yaml")
 	sc.Target.URL = testURL(f)
 	for i := range sc.Phases {
 		p := &sc.Phases[i]
 		p.Duration, p.Warmup, p.Rate, p.Concurrency = scenarios.Duration(time.Second), 0, 300, 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := storetest.Run(t, sc)
 	r := sum.Phases[0].Result
 	if r.Errors != 0 {
 		t.Errorf("%d errors: %+v", r.Errors, r.Ops)

@@ -1,19 +1,13 @@
 package mongotest
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/soakd/soakd/internal/storetest"
 	"go.mongodb.org/mongo-driver/bson"
-
-	"github.com/soakd/soakd/engine"
-	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
 )
 
 // An NDJSON op log of MongoDB commands (as the profiler prints them,
@@ -24,12 +18,8 @@ import (
 func TestReplayMongo(t *testing.T) {
 	f := startFerret(t, "127.0.0.1:0", t.TempDir())
 	dir := t.TempDir()
-	var lines []string
-	ts := 100.0
-	add := func(format string, args ...any) {
-		ts += 0.001
-		lines = append(lines, fmt.Sprintf(`{"ts": %.3f, `, ts)+fmt.Sprintf(format, args...)+"}")
-	}
+	var log storetest.OpLog
+	add := log.Add
 	for i := range 10 {
 		add(`"op": "insert", "args": [{"insert": "users", "documents": [{"_id": "u%d", "n": %d}], "lsid": {"id": {"$uuid": "00112233-4455-6677-8899-aabbccddeeff"}}, "$db": "prod"}]`, i, i)
 	}
@@ -43,29 +33,17 @@ func TestReplayMongo(t *testing.T) {
 	add(`"op": "count", "args": [{"count": "users", "query": {"n": 100}}]`)
 	add(`"op": "getMore", "args": [{"getMore": {"$numberLong": "123"}, "collection": "users"}]`)
 	add(`"op": "find", "args": [{"find": "users", "filter": {"$nosuchop": 1}}]`)
-	if err := os.WriteFile(filepath.Join(dir, "ops.ndjson"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "ops.ndjson"), []byte(strings.Join(log.Lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scenarios.Parse(filepath.Join(dir, "r.yaml"), []byte(`name: replay-mongo
+	sc := storetest.Parse(t, filepath.Join(dir, "r.yaml"), `name: replay-mongo
 target: {kind: mongo, url: "`+testURL(f)+`", client: {database: soakd, collection: usertable}}
 phases:
   - {name: replay, kind: replay, source: ops.ndjson, format: ndjson, key_prefix: replay_, concurrency: 1}
 slo: {latency: {FIND: {p99: 10s}}}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	sum, err := engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
+	ss := storetest.Open(t, sc)
+	sum := ss.MustRun(sc)
 	p := sum.Phases[0]
 	for g, want := range map[string]int64{"INSERT": 10, "FIND": 13, "UPDATE": 4, "DELETE": 1, "COUNT": 1} {
 		if n := p.Result.Ops[g].Count; n != want {
@@ -87,7 +65,7 @@ slo: {latency: {FIND: {p99: 10s}}}
 	}
 	// The server holds what the commands did, in the prefixed collection.
 	db := direct(t, f.uri).Database()
-	cur, err := db.Collection("replay_users").Find(ctx, bson.D{})
+	cur, err := db.Collection("replay_users").Find(ss.Ctx, bson.D{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +73,7 @@ slo: {latency: {FIND: {p99: 10s}}}
 		ID string `bson:"_id"`
 		N  int32  `bson:"n"`
 	}
-	if err := cur.All(ctx, &docs); err != nil {
+	if err := cur.All(ss.Ctx, &docs); err != nil {
 		t.Fatal(err)
 	}
 	if len(docs) != 9 {
@@ -110,13 +88,13 @@ slo: {latency: {FIND: {p99: 10s}}}
 			t.Errorf("document %+v, want n %d", d, want)
 		}
 	}
-	if n, _ := db.Collection("users").CountDocuments(ctx, bson.D{}); n != 0 {
+	if n, _ := db.Collection("users").CountDocuments(ss.Ctx, bson.D{}); n != 0 {
 		t.Errorf("the unprefixed collection holds %d documents", n)
 	}
 
-	os.WriteFile(filepath.Join(dir, "drop.ndjson"), []byte(lines[0]+"\n"+`{"ts": 200, "op": "dropDatabase", "args": [{"dropDatabase": 1}]}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "drop.ndjson"), []byte(log.Lines[0]+"\n"+`{"ts": 200, "op": "dropDatabase", "args": [{"dropDatabase": 1}]}`+"\n"), 0o644)
 	sc.Phases[0].Replay.Source = "drop.ndjson"
-	_, err = engine.Run(ctx, engine.Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
+	_, err = ss.Run(sc)
 	if err == nil || !strings.Contains(err.Error(), "line 2: dropDatabase destroys data") {
 		t.Errorf("destructive capture: %v", err)
 	}
