@@ -201,14 +201,9 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 					continue
 				}
 				qc := judge(q, quant(c, q), hist, o, tq)
-				ov.Checks = append(ov.Checks, qc)
-				ov.Regressed = ov.Regressed || qc.Regressed
+				ov.add(qc)
 			}
-			if len(ov.Checks) == 0 {
-				continue
-			}
-			v.Regressed = v.Regressed || ov.Regressed
-			v.Ops = append(v.Ops, ov)
+			v.add(ov)
 		}
 	}
 	return v
@@ -424,4 +419,20 @@ func phaseNamed(s *rundir.Summary, name string) *rundir.PhaseResult {
 		}
 	}
 	return nil
+}
+
+// add keeps a check of ov's op: one regressed check regresses the op.
+func (ov *OpRegression) add(qc QuantCheck) {
+	ov.Checks = append(ov.Checks, qc)
+	ov.Regressed = ov.Regressed || qc.Regressed
+}
+
+// add keeps an op's verdict, unless it holds no check (no figure to
+// compare): one regressed op regresses the run.
+func (v *Regression) add(ov OpRegression) {
+	if len(ov.Checks) == 0 {
+		return
+	}
+	v.Regressed = v.Regressed || ov.Regressed
+	v.Ops = append(v.Ops, ov)
 }

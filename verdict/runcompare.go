@@ -118,20 +118,14 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 				qc := QuantCheck{Quantile: q, Baseline: bq[i], Candidate: cq[i], Ratio: &iv, Change: iv.Estimate - 1,
 					Noise: bq[i] * (iv.Hi - iv.Lo) / 2, Call: Decide(iv, o.Threshold)}
 				qc.Regressed = qc.Call == CallRegression
-				ov.Checks = append(ov.Checks, qc)
-				ov.Regressed = ov.Regressed || qc.Regressed
+				ov.add(qc)
 			}
 			if ph.TargetRate == 0 {
 				if qc, ok := throughputCheck(bs, cs, opo, o.Threshold); ok {
-					ov.Checks = append(ov.Checks, qc)
-					ov.Regressed = ov.Regressed || qc.Regressed
+					ov.add(qc)
 				}
 			}
-			if len(ov.Checks) == 0 {
-				continue
-			}
-			v.Regressed = v.Regressed || ov.Regressed
-			v.Ops = append(v.Ops, ov)
+			v.add(ov)
 		}
 	}
 	return v
