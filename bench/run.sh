@@ -278,10 +278,11 @@ print(f'{label}: target={tr:.0f} achieved={ar:.1f} ({dev:+.3f}%) completed_in_wi
 PY
 }
 
-rate_run() { # label rate target-args...; PIN=CPUS runs soakd under taskset -c CPUS; BIN= another build
+rate_run() { # label rate target-args...; PIN=CPUS runs soakd under taskset -c CPUS; BIN= another build; RT=1 under chrt -f 50
   local label=$1 rate=$2; shift 2
   local d="$OUT/$label" pin=()
   if [ -n "${PIN:-}" ]; then pin=(taskset -c "$PIN"); fi
+  if [ -n "${RT:-}" ]; then pin=(chrt -f 50 "${pin[@]}"); fi
   rm -rf "$d"
   "${pin[@]}" "${BIN:-$OUT/soakd}" run "${SCEN:-bench/kv.yaml}" --rate "$rate" --duration "$DUR" --out "$d" --listen "" --quiet "$@" >/dev/null 2>"$d.log" || true
   if [ -f "$d/summary.json" ]; then summarize "$d" "$label"; else echo "$label: no summary: $(tail -1 "$d.log")"; fi
@@ -313,10 +314,14 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # ratio p99/goal (<= 1 meets it), and lag p99.9 < 0.5 ms at both.
 # SOAKD_BASE=PATH runs that build too, interleaved with this one
 # (A,B,A,B) for LAG_ROUNDS rounds (default 1): label suffix -base.
+# LAG_RT=1 (root) runs soakd and redis-server SCHED_FIFO (chrt -f 50):
+# on a host shared with other work, the lag is then soakd's own, not
+# the other processes' turn on its CPU.
 lag() {
   command -v redis-server >/dev/null || { echo "lag: no redis-server"; return; }
-  echo "## schedule lag (${LAG_DUR:-$DUR} per run; load average before each run)"
+  echo "## schedule lag (${LAG_DUR:-$DUR} per run; load average before each run${LAG_RT:+; soakd and redis-server SCHED_FIFO})"
   start_redis 0
+  if [ -n "${LAG_RT:-}" ]; then chrt -f -p 50 "$RPID"; fi
   local rate cores round bin
   local bins=("$OUT/soakd")
   if [ -n "${SOAKD_BASE:-}" ]; then bins+=("$SOAKD_BASE"); fi
@@ -326,7 +331,7 @@ lag() {
       for round in $(seq "${LAG_ROUNDS:-1}"); do
         for bin in "${bins[@]}"; do
           echo "load average $(loadavg)"
-          BIN=$bin PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
+          RT=${LAG_RT:-} BIN=$bin PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
             rate_run "lag-$cores-$rate$([ "$bin" = "$OUT/soakd" ] || echo -base)" "$rate" --target "redis://127.0.0.1:$PORT"
         done
       done
