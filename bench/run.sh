@@ -403,7 +403,10 @@ PY
 # the same server is printed next to them as the host's ceiling. With
 # PIN=CPUS every client (soakd's runs and its capacity search,
 # redis-benchmark, memtier_benchmark) runs under taskset -c CPUS and
-# redis-server on the other CPU (PIN=1: soakd on CPU 1, redis on CPU 0).
+# redis-server on the other CPU (PIN=1: soakd on CPU 1, redis on CPU 0);
+# RT=1 (root) runs soakd and redis-server SCHED_FIFO (chrt -f 50), so on
+# a host shared with other work the search finds what soakd holds, not
+# what the other processes leave it.
 open500k() {
   command -v redis-server >/dev/null || { echo "open500k: no redis-server"; return; }
   echo "## open loop GET at 500000 ops/s ($DUR), then the highest rate held at p99 < 2 ms${PIN:+ (clients on CPU $PIN, redis-server on CPU $([ "$PIN" = 0 ] && echo 1 || echo 0))}"
@@ -413,6 +416,11 @@ open500k() {
     start_redis "$([ "$PIN" = 0 ] && echo 1 || echo 0)"
   else
     start_redis
+  fi
+  if [ -n "${RT:-}" ]; then
+    cpin=(chrt -f 50 "${cpin[@]}")
+    chrt -f -p 50 "$RPID"
+    echo "soakd, redis-server and the other clients SCHED_FIFO (RT=1)"
   fi
   local i
   for i in $(seq "${OPEN500K_RUNS:-1}"); do
@@ -461,8 +469,8 @@ PY
   echo "redis-benchmark -c 50 -P 16 GET: ${rb:-?} requests/s (closed loop, pipelined: the server's ceiling on this host)"
   python3 -c "import sys; rb, h = float(sys.argv[1] or 0), float(sys.argv[2] or 0)
 print(f'ratios: 500k/redis-benchmark={500000/rb:.2f} held/redis-benchmark={h/rb:.2f}' if rb else 'ratios: no redis-benchmark figure')" "${rb:-0}" "${held:-0}"
-  if command -v memtier_benchmark >/dev/null; then
-    "${cpin[@]}" memtier_benchmark -p "$PORT" --ratio 0:1 -c 10 -t 2 --pipeline 16 --test-time 10 --hide-histogram 2>/dev/null | grep -E '^Gets|^Totals' | sed 's/^/memtier_benchmark: /'
+  if command -v "${MEMTIER:-memtier_benchmark}" >/dev/null; then
+    "${cpin[@]}" "${MEMTIER:-memtier_benchmark}" -p "$PORT" --ratio 0:1 -c 10 -t 2 --pipeline 16 --test-time 10 --hide-histogram 2>/dev/null | grep -E '^Gets|^Totals' | sed 's/^/memtier_benchmark: /'
   else
     echo "memtier_benchmark: not installed"
   fi
