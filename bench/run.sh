@@ -274,16 +274,17 @@ if glag:
 if gp99:
     worst = max(o["latency"]["p99"] for o in p["ops"].values())
     goals += f' p99/goal({gp99}ms)={worst * 1e3 / float(gp99):.2f}'
-print(f'{label}: target={tr:.0f} achieved={ar:.1f} ({dev:+.3f}%) completed_in_window={ciw}/{p["scheduled"]}{pct} drain={p.get("drain_seconds", 0)*1e3:.1f}ms lag_p50={p["lag"]["p50"]*1e6:.0f}us lag_p99={p["lag"]["p99"]*1e6:.0f}us lag_max={p["lag"]["max"]*1e3:.2f}ms dropped={p["dropped"]} errors={p["errors"]} {ops}{goals}')
+print(f'{label}: target={tr:.0f} achieved={ar:.1f} ({dev:+.3f}%) completed_in_window={ciw}/{p["scheduled"]}{pct} drain={p.get("drain_seconds", 0)*1e3:.1f}ms lag_p50={p["lag"]["p50"]*1e6:.0f}us lag_p99={p["lag"]["p99"]*1e6:.0f}us lag_p99.9={p["lag"]["p99.9"]*1e6:.0f}us lag_max={p["lag"]["max"]*1e3:.2f}ms dropped={p["dropped"]} errors={p["errors"]} {ops}{goals}')
 PY
 }
 
-rate_run() { # label rate target-args...; PIN=CPUS runs soakd under taskset -c CPUS
+rate_run() { # label rate target-args...; PIN=CPUS runs soakd under taskset -c CPUS; BIN= another build; RT=1 under chrt -f 50
   local label=$1 rate=$2; shift 2
   local d="$OUT/$label" pin=()
   if [ -n "${PIN:-}" ]; then pin=(taskset -c "$PIN"); fi
+  if [ -n "${RT:-}" ]; then pin=(chrt -f 50 "${pin[@]}"); fi
   rm -rf "$d"
-  "${pin[@]}" "$OUT/soakd" run "${SCEN:-bench/kv.yaml}" --rate "$rate" --duration "$DUR" --out "$d" --listen "" --quiet "$@" >/dev/null 2>"$d.log" || true
+  "${pin[@]}" "${BIN:-$OUT/soakd}" run "${SCEN:-bench/kv.yaml}" --rate "$rate" --duration "$DUR" --out "$d" --listen "" --quiet "$@" >/dev/null 2>"$d.log" || true
   if [ -f "$d/summary.json" ]; then summarize "$d" "$label"; else echo "$label: no summary: $(tail -1 "$d.log")"; fi
 }
 
@@ -308,19 +309,32 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # lag: schedule lag (actual send - intended start) at 6000 and 50000
 # ops/s (bench/kv.yaml, GET/SET 90/10) against a local redis-server,
 # first with soakd on one core (taskset -c 1) and redis-server on CPU 0,
-# then with both on both cores. Goals: lag p99 < 0.2 ms at 6000 ops/s
-# and < 0.5 ms at 50000; printed as the ratio p99/goal (<= 1 meets it).
+# then with both on both cores (LAG_CORES=1core: one core only). Goals:
+# lag p99 < 0.2 ms at 6000 ops/s and < 0.5 ms at 50000, printed as the
+# ratio p99/goal (<= 1 meets it), and lag p99.9 < 0.5 ms at both.
+# SOAKD_BASE=PATH runs that build too, interleaved with this one
+# (A,B,A,B) for LAG_ROUNDS rounds (default 1): label suffix -base.
+# LAG_RT=1 (root) runs soakd and redis-server SCHED_FIFO (chrt -f 50):
+# on a host shared with other work, the lag is then soakd's own, not
+# the other processes' turn on its CPU.
 lag() {
   command -v redis-server >/dev/null || { echo "lag: no redis-server"; return; }
-  echo "## schedule lag (${LAG_DUR:-$DUR} per run; load average before each run)"
+  echo "## schedule lag (${LAG_DUR:-$DUR} per run; load average before each run${LAG_RT:+; soakd and redis-server SCHED_FIFO})"
   start_redis 0
-  local rate cores
-  for cores in 1core 2core; do
+  if [ -n "${LAG_RT:-}" ]; then chrt -f -p 50 "$RPID"; fi
+  local rate cores round bin
+  local bins=("$OUT/soakd")
+  if [ -n "${SOAKD_BASE:-}" ]; then bins+=("$SOAKD_BASE"); fi
+  for cores in ${LAG_CORES:-1core 2core}; do
     if [ "$cores" = 2core ]; then taskset -pc 0,1 "$RPID" >/dev/null; fi
     for rate in 6000 50000; do
-      echo "load average $(loadavg)"
-      PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
-        rate_run "lag-$cores-$rate" "$rate" --target "redis://127.0.0.1:$PORT"
+      for round in $(seq "${LAG_ROUNDS:-1}"); do
+        for bin in "${bins[@]}"; do
+          echo "load average $(loadavg)"
+          RT=${LAG_RT:-} BIN=$bin PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
+            rate_run "lag-$cores-$rate$([ "$bin" = "$OUT/soakd" ] || echo -base)" "$rate" --target "redis://127.0.0.1:$PORT"
+        done
+      done
     done
   done
   stop_redis
@@ -386,11 +400,28 @@ PY
 # same host (bench/get.yaml), then a capacity search (GET, p99 from
 # intended start < 2 ms, achieved >= 99%, nothing dropped) for the
 # highest rate this host holds; redis-benchmark's pipelined GET rate on
-# the same server is printed next to them as the host's ceiling.
+# the same server is printed next to them as the host's ceiling. With
+# PIN=CPUS every client (soakd's runs and its capacity search,
+# redis-benchmark, memtier_benchmark) runs under taskset -c CPUS and
+# redis-server on the other CPU (PIN=1: soakd on CPU 1, redis on CPU 0);
+# RT=1 (root) runs soakd and redis-server SCHED_FIFO (chrt -f 50), so on
+# a host shared with other work the search finds what soakd holds, not
+# what the other processes leave it.
 open500k() {
   command -v redis-server >/dev/null || { echo "open500k: no redis-server"; return; }
-  echo "## open loop GET at 500000 ops/s ($DUR), then the highest rate held at p99 < 2 ms"
-  start_redis
+  echo "## open loop GET at 500000 ops/s ($DUR), then the highest rate held at p99 < 2 ms${PIN:+ (clients on CPU $PIN, redis-server on CPU $([ "$PIN" = 0 ] && echo 1 || echo 0))}"
+  local cpin=()
+  if [ -n "${PIN:-}" ]; then
+    cpin=(taskset -c "$PIN")
+    start_redis "$([ "$PIN" = 0 ] && echo 1 || echo 0)"
+  else
+    start_redis
+  fi
+  if [ -n "${RT:-}" ]; then
+    cpin=(chrt -f 50 "${cpin[@]}")
+    chrt -f -p 50 "$RPID"
+    echo "soakd, redis-server and the other clients SCHED_FIFO (RT=1)"
+  fi
   local i
   for i in $(seq "${OPEN500K_RUNS:-1}"); do
     echo "load average $(loadavg)"
@@ -415,7 +446,7 @@ slo:
 YAML
   echo "load average $(loadavg)"
   rm -rf "$OUT/open-capacity"
-  "$OUT/soakd" run "$OUT/open-capacity.yaml" --target "redis://127.0.0.1:$PORT" --out "$OUT/open-capacity" --listen "" --quiet >/dev/null 2>"$OUT/open-capacity.log" || true
+  "${cpin[@]}" "$OUT/soakd" run "$OUT/open-capacity.yaml" --target "redis://127.0.0.1:$PORT" --out "$OUT/open-capacity" --listen "" --quiet >/dev/null 2>"$OUT/open-capacity.log" || true
   local held
   held=$(python3 - "$OUT/open-capacity" <<'PY'
 import json, sys
@@ -434,12 +465,12 @@ PY
   echo "open-capacity: highest rate held at GET p99 < 2 ms (achieved >= 99%, 0 dropped): $held ops/s"
   echo "load average $(loadavg)"
   local rb
-  rb=$(redis-benchmark -p "$PORT" -c 50 -P 16 -n 2000000 -t get -q | tr '\r' '\n' | grep -E '^GET' | tail -1 | awk '{print $2}')
+  rb=$("${cpin[@]}" redis-benchmark -p "$PORT" -c 50 -P 16 -n 2000000 -t get -q | tr '\r' '\n' | grep -E '^GET' | tail -1 | awk '{print $2}')
   echo "redis-benchmark -c 50 -P 16 GET: ${rb:-?} requests/s (closed loop, pipelined: the server's ceiling on this host)"
   python3 -c "import sys; rb, h = float(sys.argv[1] or 0), float(sys.argv[2] or 0)
 print(f'ratios: 500k/redis-benchmark={500000/rb:.2f} held/redis-benchmark={h/rb:.2f}' if rb else 'ratios: no redis-benchmark figure')" "${rb:-0}" "${held:-0}"
-  if command -v memtier_benchmark >/dev/null; then
-    memtier_benchmark -p "$PORT" --ratio 0:1 -c 10 -t 2 --pipeline 16 --test-time 10 --hide-histogram 2>/dev/null | grep -E '^Gets|^Totals' | sed 's/^/memtier_benchmark: /'
+  if command -v "${MEMTIER:-memtier_benchmark}" >/dev/null; then
+    "${cpin[@]}" "${MEMTIER:-memtier_benchmark}" -p "$PORT" --ratio 0:1 -c 10 -t 2 --pipeline 16 --test-time 10 --hide-histogram 2>/dev/null | grep -E '^Gets|^Totals' | sed 's/^/memtier_benchmark: /'
   else
     echo "memtier_benchmark: not installed"
   fi

@@ -130,7 +130,7 @@ func (r *runner) unmeasured(ctx context.Context, s *segment) *segResult {
 // not measurement, so it feeds neither Prometheus nor latency.hlog.
 type progressOnly struct{ r *runner }
 
-func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64) {
+func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64, _ func()) {
 	if p.r.opts.Progress == nil || !p.r.progress.show(seg, to.Sub(from), p.r.interval) {
 		return
 	}

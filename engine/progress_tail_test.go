@@ -27,7 +27,7 @@ func TestProgressTailOnce(t *testing.T) {
 	c := &segment{Phase: "c", Rate: 100, Duration: 2 * time.Second}
 	w := metrics.NewWindowSet(ops)
 	step := func(seg *segment, from, to time.Duration, completed int64) {
-		sink.onInterval(seg, t0.Add(from), t0.Add(to), to, w, completed, completed)
+		sink.onInterval(seg, t0.Add(from), t0.Add(to), to, w, completed, completed, func() {})
 	}
 	step(a, 0, time.Second, 100)
 	step(a, time.Second, 2*time.Second, 100)

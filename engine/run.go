@@ -70,6 +70,9 @@ type Options struct {
 	drainDeadline time.Duration
 	// time replaces wallTime (tests in a synctest bubble: bubbleTime).
 	time timeSource
+	// pauserWrap, when set, gets each collector's pauser as it is made
+	// (tests set its budget and read its counts).
+	pauserWrap func(*pauser)
 }
 
 type runner struct {
@@ -416,18 +419,22 @@ func (r *runner) finishHlog() error {
 }
 
 // interval is called by the collector once per interval: it writes the
-// hlog, feeds Prometheus and prints the progress line.
-func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64) {
+// hlog, feeds Prometheus and prints the progress line, pausing between
+// them (pauser).
+func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64, pause func()) {
 	r.hlogMu.Lock()
 	if r.hfile.Err() == nil { // after a write error the log has ended
 		base := r.hlog.BaseTime()
 		start := float64(from.UnixMilli()-base) / 1000
 		end := float64(to.UnixMilli()-base) / 1000
+		r.hlogEnc.Pause = pause
 		r.hlogBuf.Write(w.AppendHlog(r.hlogBuf.AvailableBuffer(), seg.Phase, r.ops, start, end-start, &r.hlogEnc))
+		r.hlogEnc.Pause = nil
 		r.flushHlog()
 	}
 	r.counts.add(seg.Phase, from, to, w, r.classes, r.ops)
 	r.hlogMu.Unlock()
+	pause()
 	dt := to.Sub(from).Seconds()
 	achieved := 0.0
 	if dt > 0 {
@@ -440,7 +447,7 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 		}
 	}
 	if r.opts.Exporter != nil {
-		r.opts.Exporter.Update(seg.Phase, rate, achieved, w)
+		r.opts.Exporter.UpdatePaused(seg.Phase, rate, achieved, w, pause)
 		r.opts.Exporter.SetGoodput(seg.Phase, intervalGoodput(achieved, w, r.classes))
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}

@@ -96,7 +96,9 @@ const noEnd = math.MaxInt64
 
 // intervalSink receives each interval's merged window.
 type intervalSink interface {
-	onInterval(seg *segment, from, to time.Time, elapsed time.Duration, window *metrics.Set, completed, done int64)
+	// pause lets the pacer run between units of the sink's work
+	// (pauser.pause).
+	onInterval(seg *segment, from, to time.Time, elapsed time.Duration, window *metrics.Set, completed, done int64, pause func())
 }
 
 // clock is a segment's accounting frame, shared by the dispatcher, the
@@ -279,28 +281,36 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		// interval.
 		windows := [2]*metrics.Set{metrics.NewWindowSet(ops), metrics.NewWindowSet(ops)}
 		n := 0
+		// The work is cut into slices so the pacer runs in between
+		// (pause.go); each step below costs the buckets in use this
+		// interval, not the histograms' range (metrics/window.go).
+		p := r.newPauser()
+		pause := p.pause
 		// An interval ends when its stripes have been drained, not when
 		// the ticker fired: on a busy host the collector can run late,
 		// and ops completed in between are in this interval's window, so
 		// its end must not precede them (latency.hlog, counts.csv).
 		flush := func() {
+			p.begin()
 			window := windows[n&1]
 			n++
 			window.Reset()
 			for _, s := range stripes {
 				s.DrainSplit(window, warm)
+				pause()
 			}
 			now := r.time.now()
 			// Only measured ops reach the segment's figures; the
 			// interval's window (progress, Prometheus, latency.hlog)
 			// shows the warmup's ops too.
-			res.Total.Merge(window)
+			res.Total.MergePaused(window, pause)
 			if warm != nil && !warm.Empty() {
 				window.Merge(warm)
 				warm.Reset()
 			}
+			window.Sync(pause)
 			c := clk.completed.Load()
-			sink.onInterval(seg, last, now, now.Sub(t0), window, c-lastCompleted, c)
+			sink.onInterval(seg, last, now, now.Sub(t0), window, c-lastCompleted, c, pause)
 			lastCompleted = c
 			last = now
 		}

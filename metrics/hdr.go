@@ -78,10 +78,14 @@ func (s *OpStats) reset() {
 type Set struct {
 	Ops [scenarios.NumOps]*OpStats
 	Lag *hdr.Histogram
-	// mirror holds the same latency and service counts as tallies, for
-	// a window set (NewWindowSet): the interval's latency.hlog lines are
-	// encoded from it (AppendHlog). nil for other sets.
+	// mirror holds the same latency, service and lag counts as tallies,
+	// for a window set (NewWindowSet): stripes drain into it, other sets
+	// merge from it, and the interval's latency.hlog lines are encoded
+	// from it (AppendHlog). nil for other sets. See window.go.
 	mirror *tallySet
+	// stale is true when the histograms (Latency, Service, Lag) do not
+	// yet hold what mirror holds: Sync rebuilds them.
+	stale bool
 }
 
 // NewSet returns an empty Set with histograms for the given ops only
@@ -94,17 +98,27 @@ func NewSet(ops []scenarios.Op) *Set {
 	return s
 }
 
-// NewWindowSet returns an empty Set for an interval's window: it also
-// keeps its latency and service counts in the form AppendHlog encodes
-// cheaply.
+// NewWindowSet returns an empty Set for an interval's window: it keeps
+// its latency, service and lag counts as tallies, which drains, merges
+// from it and AppendHlog read at the cost of the buckets in use; its
+// histograms hold them only after Sync (window.go).
 func NewWindowSet(ops []scenarios.Op) *Set {
 	s := NewSet(ops)
 	s.mirror = newTallySet(ops)
 	return s
 }
 
-// Merge adds o into s, creating op entries as needed.
+// Merge adds o into s, creating op entries as needed. From a window set
+// it adds the tallies' counts in use (mergeMirror), not every bucket of
+// o's histograms up to their maximum.
 func (s *Set) Merge(o *Set) {
+	if o.mirror != nil {
+		_ = s.mergeMirror(o, nil)
+		return
+	}
+	if s.stale {
+		s.Sync(nil) // s's histograms are about to hold more than its mirror
+	}
 	for i, os := range o.Ops {
 		if os == nil {
 			continue
@@ -115,34 +129,41 @@ func (s *Set) Merge(o *Set) {
 		s.Ops[i].Merge(os)
 	}
 	s.Lag.Merge(o.Lag)
-	if s.mirror != nil {
-		if o.mirror != nil {
-			s.mirror.merge(o.mirror)
-		} else {
-			s.mirror = nil // it no longer holds all of s
-		}
-	}
+	s.mirror = nil // a window set's tallies no longer hold all of it
 }
 
-// Reset empties the set, keeping its histograms.
+// Reset empties the set, keeping its histograms. A window set's
+// histograms are cleared by the next Sync.
 func (s *Set) Reset() { s.reset() }
 
 func (s *Set) reset() {
+	if s.mirror != nil {
+		s.mirror.reset()
+		for _, os := range s.Ops {
+			if os != nil {
+				os.OpCounts = OpCounts{}
+			}
+		}
+		s.stale = true
+		return
+	}
 	for _, os := range s.Ops {
 		if os != nil {
 			os.reset()
 		}
 	}
 	s.Lag.Reset()
-	if s.mirror != nil {
-		s.mirror.reset()
-	}
 }
 
 // HlogEncoder encodes latency.hlog interval lines; it keeps its buffers
 // between calls. The zero value is ready to use. Not safe for
 // concurrent use.
-type HlogEncoder struct{ e hlogEncoder }
+type HlogEncoder struct {
+	e hlogEncoder
+	// Pause, when not nil, runs after each line (a histogram's
+	// encoding is a unit of the collector's work: engine/pause.go).
+	Pause func()
+}
 
 // AppendHlog appends s's interval lines to dst in hdrhistogram-go's
 // HistogramLogWriter format: for each op with completed ops, in op
@@ -162,7 +183,13 @@ func (s *Set) AppendHlog(dst []byte, prefix string, ops *scenarios.OpTable, star
 			lat, svc = tallyOf(os.Latency), tallyOf(os.Service)
 		}
 		dst = enc.e.appendHlogLine(dst, name+".latency", startSec, lengthSec, lat)
+		if enc.Pause != nil {
+			enc.Pause()
+		}
 		dst = enc.e.appendHlogLine(dst, name+".service", startSec, lengthSec, svc)
+		if enc.Pause != nil {
+			enc.Pause()
+		}
 	}
 	return dst
 }
@@ -205,11 +232,16 @@ func newTallySet(ops []scenarios.Op) *tallySet {
 
 func (s *tallySet) merge(o *tallySet) {
 	for i, os := range o.ops {
-		if os != nil && s.ops[i] != nil {
-			s.ops[i].lat.merge(&os.lat)
-			s.ops[i].svc.merge(&os.svc)
+		if os == nil {
+			continue
 		}
+		if s.ops[i] == nil {
+			s.ops[i] = &tallyOp{lat: *newTally(), svc: *newTally()}
+		}
+		s.ops[i].lat.merge(&os.lat)
+		s.ops[i].svc.merge(&os.svc)
 	}
+	s.lag.merge(&o.lag)
 }
 
 func (s *tallySet) reset() {
@@ -223,8 +255,13 @@ func (s *tallySet) reset() {
 	s.lag.reset()
 }
 
-// drainInto adds s into dst (and into dst's mirror) and empties s.
+// drainInto adds s into dst and empties s. A window set gets s in its
+// mirror only (drainIntoMirror).
 func (s *tallySet) drainInto(dst *Set) {
+	if dst.mirror != nil {
+		s.drainIntoMirror(dst)
+		return
+	}
 	for i, os := range s.ops {
 		if os == nil {
 			continue
@@ -240,10 +277,6 @@ func (s *tallySet) drainInto(dst *Set) {
 		os.lat.addTo(d.Latency)
 		os.svc.addTo(d.Service)
 		d.OpCounts.add(&os.OpCounts)
-		if dst.mirror != nil && dst.mirror.ops[i] != nil {
-			dst.mirror.ops[i].lat.merge(&os.lat)
-			dst.mirror.ops[i].svc.merge(&os.svc)
-		}
 	}
 	s.lag.addTo(dst.Lag)
 	s.reset()

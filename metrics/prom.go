@@ -186,6 +186,13 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 // Update folds one interval into the phase's totals. It takes ownership
 // of window: the caller must not change it afterwards.
 func (e *Exporter) Update(phase string, targetRate, achieved float64, window *Set) {
+	e.UpdatePaused(phase, targetRate, achieved, window, nil)
+}
+
+// UpdatePaused is Update, running pause (when not nil) between the ops
+// it folds into the totals (engine/pause.go).
+func (e *Exporter) UpdatePaused(phase string, targetRate, achieved float64, window *Set, pause func()) {
+	window.Sync(pause) // Collect reads its histograms (a no-op after the collector's Sync)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ps := e.phases[phase]
@@ -198,7 +205,7 @@ func (e *Exporter) Update(phase string, targetRate, achieved float64, window *Se
 		e.stage = 0
 	}
 	e.current = phase
-	ps.total.Merge(window)
+	ps.total.MergePaused(window, pause)
 	// The window is the collector's set for this interval; the collector
 	// reuses it only after the next Update has replaced it here: keep it
 	// rather than copy ~190 KB per histogram every second (that copy

@@ -105,16 +105,19 @@ func (t *tally) merge(o *tally) {
 	t.hi = max(t.hi, o.hi)
 }
 
-// addTo records t's counts into h.
-func (t *tally) addTo(h *hdr.Histogram) {
+// addTo records t's counts into h, one RecordValues per bucket in use,
+// and returns how many that was.
+func (t *tally) addTo(h *hdr.Histogram) (buckets int) {
 	if t.total == 0 {
-		return
+		return 0
 	}
 	for k, c := range t.counts[t.lo : t.hi+1] {
 		if c != 0 {
 			_ = h.RecordValues(tallyValue(t.lo+int32(k)), c)
+			buckets++
 		}
 	}
+	return buckets
 }
 
 // reset clears the indices in use.

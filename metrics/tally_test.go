@@ -92,6 +92,7 @@ func TestRecorderDrainMatchesHdr(t *testing.T) {
 		}
 		got, gotWarm := NewWindowSet(ops), NewSet(ops)
 		rec.DrainSplit(got, gotWarm)
+		got.Sync(nil)
 		for _, pair := range []struct {
 			name      string
 			got, want *Set
@@ -151,6 +152,7 @@ func TestAppendHlogMatchesHdrWriter(t *testing.T) {
 	rec.cur.ops[scenarios.OpGet].Count += 1 << 45
 	window := NewWindowSet(ops)
 	rec.Drain(window)
+	window.Sync(nil)
 	plain := NewSet(ops) // no mirror: the slow path
 	plain.Merge(window)
 
