@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Memory slope of a bench/run.sh RSS run (issue 30's memory goal).
+
+    python3 bench/rss_slope.py DIR [--skip 300] [--goal 5] [--top 15]
+
+DIR holds samples.tsv (t_s, rss_kb, heap_alloc, heap_inuse, next_gc,
+load1; one row every 10 s) and heap/ (soakd --heap-profile). Prints the
+least-squares slope of RSS after the first --skip seconds in kB/min
+against the goal, the same for the Go heap goal (next_gc: the GC's goal,
+twice the heap live after the last GC at GOGC=100, so it follows the live
+heap and not where a sample fell in the GC cycle), and the top of
+`go tool pprof -top -diff_base FIRST END` on inuse_space: what grew
+between the first heap profile (5 min) and the one at the end.
+Re-runnable on the files alone, at any time after the run.
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+
+
+def slope(pts):
+    """Least-squares slope of (x, y) points."""
+    n = len(pts)
+    mx = sum(x for x, _ in pts) / n
+    my = sum(y for _, y in pts) / n
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx else 0.0
+
+
+def read_samples(path):
+    rows = []
+    with open(path) as f:
+        head = f.readline().split()
+        for line in f:
+            v = line.split()
+            if len(v) != len(head):
+                continue
+            try:
+                rows.append({k: float(x) for k, x in zip(head, v)})
+            except ValueError:
+                continue
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir")
+    ap.add_argument("--skip", type=float, default=300, help="seconds left out at the start (default 300)")
+    ap.add_argument("--goal", type=float, default=5, help="RSS slope goal in kB/min (default 5)")
+    ap.add_argument("--top", type=int, default=15, help="lines of the heap diff (default 15)")
+    a = ap.parse_args()
+
+    rows = read_samples(os.path.join(a.dir, "samples.tsv"))
+    late = [r for r in rows if r["t_s"] >= a.skip and r["rss_kb"] > 0]
+    if len(late) < 3:
+        print(f"rss: {len(late)} samples after {a.skip:.0f} s in {a.dir}/samples.tsv: too few for a slope")
+    else:
+        mins = [r["t_s"] / 60 for r in late]
+        rss = slope([(m, r["rss_kb"]) for m, r in zip(mins, late)])
+        loads = sorted(r["load1"] for r in late)
+        print(f"rss: {len(late)} samples from {late[0]['t_s']/60:.1f} to {late[-1]['t_s']/60:.1f} min: "
+              f"first {late[0]['rss_kb']/1024:.1f} MiB, last {late[-1]['rss_kb']/1024:.1f} MiB, "
+              f"min {min(r['rss_kb'] for r in late)/1024:.1f}, max {max(r['rss_kb'] for r in late)/1024:.1f}; "
+              f"load average (1 min) {loads[0]:.2f}-{loads[-1]:.2f}, median {loads[len(loads)//2]:.2f}")
+        verdict = "meets" if rss < a.goal else "misses"
+        print(f"rss slope after the first {a.skip/60:.0f} min: {rss:+.2f} kB/min ({verdict} the goal < {a.goal:g} kB/min)")
+        gc = [(m, r["next_gc"] / 1024) for m, r in zip(mins, late) if r.get("next_gc", 0) > 0]
+        if len(gc) >= 3:
+            print(f"go heap goal (next_gc, ~2x the live heap): {gc[0][1]/1024:.2f} -> {gc[-1][1]/1024:.2f} MiB, "
+                  f"slope {slope(gc):+.2f} kB/min")
+        ia = [(m, r["heap_inuse"] / 1024) for m, r in zip(mins, late) if r.get("heap_inuse", 0) > 0]
+        if len(ia) >= 3:
+            print(f"go heap in use (any point of the GC cycle): slope {slope(ia):+.2f} kB/min")
+
+    profs = sorted(glob.glob(os.path.join(a.dir, "heap", "heap-*.pb.gz")))
+    if len(profs) < 2:
+        print(f"heap profiles: {len(profs)} in {a.dir}/heap, need a first and an end one for the diff")
+        return
+    first, end = profs[0], profs[-1]
+    for p in profs:
+        if p.endswith("-end.pb.gz"):
+            end = p
+    print(f"heap profiles: {len(profs)}; growth from {os.path.basename(first)} to {os.path.basename(end)} (inuse_space):")
+    cmd = ["go", "tool", "pprof", "-top", "-sample_index=inuse_space", "-diff_base", first, end]
+    print("  $ " + " ".join(cmd))
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        print("  pprof failed: " + res.stderr.strip()[-500:])
+        return
+    lines = res.stdout.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.strip().startswith("flat")), None)
+    for l in lines:
+        if l.startswith("Showing nodes"):
+            print("  " + l)
+    if start is not None:
+        for l in lines[start:start + 1 + a.top]:
+            print("  " + l)
+    for p in (first, end):
+        r = subprocess.run(["go", "tool", "pprof", "-top", "-sample_index=inuse_space", p], capture_output=True, text=True)
+        tot = [l for l in r.stdout.splitlines() if l.startswith("Showing nodes")]
+        print(f"  {os.path.basename(p)}: {tot[0] if tot else r.stderr.strip()[-200:]}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
