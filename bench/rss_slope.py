@@ -9,8 +9,11 @@ least-squares slope of RSS after the first --skip seconds in kB/min
 against the goal, the same for the Go heap goal (next_gc: the GC's goal,
 twice the heap live after the last GC at GOGC=100, so it follows the live
 heap and not where a sample fell in the GC cycle), and the top of
-`go tool pprof -top -diff_base FIRST END` on inuse_space: what grew
-between the first heap profile (5 min) and the one at the end.
+`go tool pprof -top -diff_base FIRST LAST` on inuse_space: what grew
+between the first heap profile (5 min) and the last one taken during the
+run (the -end one is taken after the run has let go of its memory, so it
+is printed as what is left, not diffed), and the live heap after each
+profile's forced GC (heap/heap-live.tsv, exact) with its slope.
 Re-runnable on the files alone, at any time after the run.
 """
 import argparse
@@ -75,15 +78,36 @@ def main():
             print(f"go heap in use (any point of the GC cycle): slope {slope(ia):+.2f} kB/min")
 
     profs = sorted(glob.glob(os.path.join(a.dir, "heap", "heap-*.pb.gz")))
-    if len(profs) < 2:
-        print(f"heap profiles: {len(profs)} in {a.dir}/heap, need a first and an end one for the diff")
+    inrun = [p for p in profs if not p.endswith("-end.pb.gz")]
+    ends = [p for p in profs if p.endswith("-end.pb.gz")]
+    # The live heap after each profile's forced GC, exact from
+    # heap-live.tsv (soakd --heap-profile): the series the RSS follows,
+    # without the GC cycle's noise.
+    live = []
+    tsv = os.path.join(a.dir, "heap", "heap-live.tsv")
+    if os.path.exists(tsv):
+        with open(tsv) as f:
+            f.readline()
+            for line in f:
+                v = line.split("\t")
+                if len(v) >= 5 and not v[1].endswith("-end.pb.gz"):
+                    live.append((float(v[0]) / 60, int(v[2]) / 1024, int(v[4]) / 1024))
+    if live:
+        print("live heap after a forced GC (heap-live.tsv): " + ", ".join(f"{m:.0f} min {kb/1024:.3f} MiB" for m, kb, _ in live))
+        late = [x for x in live if x[0] >= a.skip / 60]
+        if len(late) >= 2:
+            print(f"live heap slope from {late[0][0]:.0f} to {late[-1][0]:.0f} min: {slope([(m, kb) for m, kb, _ in late]):+.2f} kB/min "
+                  f"({late[-1][1] - late[0][1]:+.0f} kB); runtime's total mapped memory "
+                  f"{slope([(m, t) for m, _, t in late]):+.2f} kB/min ({late[0][2]/1024:.2f} -> {late[-1][2]/1024:.2f} MiB)")
+    for p in ends:
+        kb = total_kb(p)
+        print(f"after the run ({os.path.basename(p)}): {kb/1024 if kb is not None else float('nan'):.2f} MiB in use")
+    if len(inrun) < 2:
+        print(f"heap profiles: {len(inrun)} taken during the run in {a.dir}/heap, need two for the diff")
         return
-    first, end = profs[0], profs[-1]
-    for p in profs:
-        if p.endswith("-end.pb.gz"):
-            end = p
-    print(f"heap profiles: {len(profs)}; growth from {os.path.basename(first)} to {os.path.basename(end)} (inuse_space):")
-    cmd = ["go", "tool", "pprof", "-top", "-sample_index=inuse_space", "-diff_base", first, end]
+    first, last = inrun[0], inrun[-1]
+    print(f"growth from {os.path.basename(first)} to {os.path.basename(last)} (the last taken during the run; inuse_space):")
+    cmd = ["go", "tool", "pprof", "-top", "-sample_index=inuse_space", "-diff_base", first, last]
     print("  $ " + " ".join(cmd))
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
@@ -97,10 +121,33 @@ def main():
     if start is not None:
         for l in lines[start:start + 1 + a.top]:
             print("  " + l)
-    for p in (first, end):
-        r = subprocess.run(["go", "tool", "pprof", "-top", "-sample_index=inuse_space", p], capture_output=True, text=True)
-        tot = [l for l in r.stdout.splitlines() if l.startswith("Showing nodes")]
-        print(f"  {os.path.basename(p)}: {tot[0] if tot else r.stderr.strip()[-200:]}")
+
+
+UNITS = {"B": 1 / 1024, "kB": 1, "MB": 1024, "GB": 1024 * 1024}
+
+
+def total_kb(path):
+    """The inuse_space total of a profile, in kB (pprof's 'of X total')."""
+    r = subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=1", "-sample_index=inuse_space", path],
+                       capture_output=True, text=True)
+    for l in r.stdout.splitlines():
+        if l.startswith("Showing nodes") and " of " in l:
+            v = l.split(" of ", 1)[1].split()[0]
+            for u in sorted(UNITS, key=len, reverse=True):
+                if v.endswith(u):
+                    try:
+                        return float(v[: -len(u)]) * UNITS[u]
+                    except ValueError:
+                        return None
+    return None
+
+
+def prof_minutes(path):
+    """Minutes since start from a name like heap-01h05m00s.pb.gz."""
+    n = os.path.basename(path)[len("heap-"):].split(".")[0].replace("-end", "")
+    h, rest = n.split("h")
+    m, rest = rest.split("m")
+    return int(h) * 60 + int(m) + int(rest.rstrip("s")) / 60
 
 
 if __name__ == "__main__":

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/soakd/soakd/internal/heapprof"
 )
 
 // A run with --heap-profile DIR shorter than the first profile's 5m
-// leaves exactly its end profile in DIR (created), nothing elsewhere.
+// leaves exactly its end profile and heap-live.tsv in DIR (created).
 func TestRunHeapProfile(t *testing.T) {
 	dir := t.TempDir()
 	sc := write(t, dir, "quick.yaml", quickScenario)
@@ -22,7 +24,7 @@ func TestRunHeapProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "heap-00h00m0") || !strings.HasSuffix(ents[0].Name(), "-end.pb.gz") {
+	if len(ents) != 2 || !strings.HasPrefix(ents[0].Name(), "heap-00h00m0") || !strings.HasSuffix(ents[0].Name(), "-end.pb.gz") || ents[1].Name() != heapprof.LiveFile {
 		t.Fatalf("profiles in %s: %v", prof, ents)
 	}
 }

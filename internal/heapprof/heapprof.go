@@ -3,7 +3,11 @@
 // more when stopped. Each profile is taken after a forced GC, so its
 // inuse figures are the live heap, and is the gzipped protobuf that
 // runtime/pprof writes (`go tool pprof -top FILE`; two of them with
-// `-diff_base OLD NEW` show what grew between them).
+// `-diff_base OLD NEW` show what grew between them). Beside them,
+// heap-live.tsv gets a line per profile with exact figures from
+// runtime/metrics read right after that GC: the live heap (the profile's
+// inuse figures are sampled estimates), all memory the runtime mapped,
+// and the goroutines.
 package heapprof
 
 import (
@@ -12,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
 	"time"
@@ -102,11 +107,25 @@ func Name(elapsed time.Duration, suffix string) string {
 	return fmt.Sprintf("heap-%02dh%02dm%02ds%s.pb.gz", s/3600, s/60%60, s%60, suffix)
 }
 
+// LiveFile is the name of the table of exact figures beside the
+// profiles, in the profile directory.
+const LiveFile = "heap-live.tsv"
+
+// liveHeader is LiveFile's first line.
+const liveHeader = "elapsed_s\tprofile\tlive_heap_bytes\theap_objects_bytes\truntime_total_bytes\tgoroutines\n"
+
+var liveMetrics = []string{"/gc/heap/live:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/total:bytes", "/sched/goroutines:goroutines"}
+
 // take writes one profile, through a temporary file renamed into place
-// so a reader never sees half of one.
+// so a reader never sees half of one, and its line of LiveFile.
 func (p *Profiler) take(suffix string) {
-	path := filepath.Join(p.dir, Name(time.Since(p.start), suffix))
+	elapsed := time.Since(p.start)
+	name := Name(elapsed, suffix)
+	path := filepath.Join(p.dir, name)
 	err := writeHeap(path)
+	if err == nil {
+		err = p.appendLive(elapsed, name)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err != nil {
@@ -134,6 +153,37 @@ func writeHeap(path string) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+	}
+	return err
+}
+
+// appendLive adds the runtime's figures (read just after writeHeap's
+// GC) to LiveFile, writing its header first when it is new.
+func (p *Profiler) appendLive(elapsed time.Duration, name string) error {
+	ss := make([]metrics.Sample, len(liveMetrics))
+	for i, n := range liveMetrics {
+		ss[i].Name = n
+	}
+	metrics.Read(ss)
+	line := fmt.Sprintf("%.1f\t%s", elapsed.Seconds(), name)
+	for _, s := range ss {
+		var v uint64
+		if s.Value.Kind() == metrics.KindUint64 {
+			v = s.Value.Uint64()
+		}
+		line += fmt.Sprintf("\t%d", v)
+	}
+	path := filepath.Join(p.dir, LiveFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+		line = liveHeader + line
+	}
+	_, err = f.WriteString(line + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }

@@ -31,6 +31,9 @@ func TestScheduleWritesNamedProfiles(t *testing.T) {
 		want := []string{"heap-00h05m00s.pb.gz", "heap-00h15m00s.pb.gz", "heap-00h25m00s.pb.gz", "heap-00h26m00s-end.pb.gz"}
 		var got []string
 		for _, p := range paths {
+			if filepath.Base(p) == LiveFile {
+				continue
+			}
 			if filepath.Dir(p) != dir {
 				t.Errorf("%s written outside %s", p, dir)
 			}
@@ -43,9 +46,10 @@ func TestScheduleWritesNamedProfiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ents) != len(want) {
-			t.Errorf("%d files in %s, want %d (no temporary files left)", len(ents), dir, len(want))
+		if len(ents) != len(want)+1 {
+			t.Errorf("%d files in %s, want %d profiles and %s (no temporary files left)", len(ents), dir, len(want), LiveFile)
 		}
+		assertLiveTable(t, filepath.Join(dir, LiveFile), []string{"300.0", "900.0", "1500.0", "1560.0"}, want)
 		for _, p := range paths {
 			assertHeapProfile(t, p)
 		}
@@ -146,6 +150,26 @@ func assertHeapProfile(t *testing.T, path string) {
 	for _, s := range []string{"inuse_space", "inuse_objects", "alloc_space", "bytes"} {
 		if !bytes.Contains(b, []byte(s)) {
 			t.Errorf("%s: no %q in the profile", path, s)
+		}
+	}
+}
+
+// assertLiveTable checks LiveFile has a header and a line per profile,
+// at its elapsed seconds, with a live heap and a runtime total > 0.
+func assertLiveTable(t *testing.T, path string, secs, names []string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != len(secs)+1 || lines[0]+"\n" != liveHeader {
+		t.Fatalf("%s:\n%s", path, b)
+	}
+	for i, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		if len(f) != 6 || f[0] != secs[i] || f[1] != names[i] || f[2] == "0" || f[4] == "0" {
+			t.Errorf("%s line %d: %q, want %s s, %s and figures > 0", path, i+2, l, secs[i], names[i])
 		}
 	}
 }
