@@ -96,15 +96,19 @@ def report(out):
         return
     top = int(max(r["runs"] for r in late))
     print(f"daemon memory over {top} runs, per 100 runs after the first 50 (medians of 1 s samples):")
-    print("| runs | samples | RSS MiB | live heap after GC (gctrace) MiB | next GC goal MiB |")
+    print("| runs | samples | RSS MiB median (min-max) | live heap after GC, gctrace MiB median (min) | next GC goal MiB median (min) |")
     print("|---|---|---|---|---|")
-    lo = 50
+    lo, mins = 50, []
     while lo < top:
         hi = lo + 100
         b = [r for r in late if lo < r["runs"] <= hi]
         if b:
-            print(f"| {lo + 1}-{min(hi, top)} | {len(b)} | {median([r['rss_kb'] for r in b]) / 1024:.1f} | "
-                  f"{median([r['live_mb'] for r in b if r['live_mb'] >= 0]):.0f} | {median([r['next_gc'] for r in b]) / 2**20:.2f} |")
+            lv = [r['live_mb'] for r in b if r['live_mb'] >= 0]
+            rs = [r['rss_kb'] / 1024 for r in b]
+            gc = [r['next_gc'] / 2**20 for r in b]
+            print(f"| {lo + 1}-{min(hi, top)} | {len(b)} | {median(rs):.1f} ({min(rs):.1f}-{max(rs):.1f}) | "
+                  f"{median(lv):.0f} ({min(lv):.0f}) | {median(gc):.2f} ({min(gc):.2f}) |")
+            mins.append(((lo + min(hi, top)) / 2, min(gc) * 1024, min(rs) * 1024))
         lo = hi
     s_rss = slope([(r["runs"], r["rss_kb"]) for r in late])
     s_gc = slope([(r["runs"], r["next_gc"] / 1024) for r in late])
@@ -114,6 +118,24 @@ def report(out):
     print(f"slope per run after run 50 (least squares): RSS {s_rss:+.2f} kB, next GC goal {s_gc:+.2f} kB "
           f"(live heap ~ half: {s_gc / 2:+.2f} kB), gctrace live heap {s_live:+.2f} kB (MB resolution); "
           f"load average {loads[0]:.2f}-{loads[-1]:.2f}")
+    if len(mins) >= 2:
+        # The lowest goal of a bin is set by a GC while no run held its
+        # histograms and workers: the daemon's own retained heap.
+        print(f"slope of the per-bin minimums: next GC goal {slope([(x, g) for x, g, _ in mins]):+.3f} kB/run, "
+              f"RSS {slope([(x, r) for x, _, r in mins]):+.3f} kB/run")
+    tsv = os.path.join(out, "heap", "heap-live.tsv")
+    if os.path.exists(tsv):
+        # Exact figures after each heap profile's forced GC; a run may be
+        # in flight (its histograms and workers, ~15-20 MB) or not.
+        print("after each heap profile's forced GC (heap-live.tsv): runs finished, live heap MiB, runtime total MiB, goroutines:")
+        with open(tsv) as f:
+            f.readline()
+            for line in f:
+                v = line.split("\t")
+                t = float(v[0])
+                near = min(rows, key=lambda r: abs(r["t_s"] - t)) if rows else {"runs": -1}
+                print(f"  {v[1]}: {int(near['runs'])} runs, live {int(v[2]) / 2**20:.2f}, total {int(v[4]) / 2**20:.2f}, "
+                      f"goroutines {v[5].strip()}")
     runs_dir = os.path.join(out, "data", "runs")
     if os.path.isdir(runs_dir):
         n = len(os.listdir(runs_dir))

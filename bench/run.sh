@@ -21,6 +21,8 @@
 #   RSS=only bash bench/run.sh   # just the memory-slope run: redis-server on CPU 0, soakd on CPU 1, RSS_RATE
 #                                # (default 20000) ops/s for RSS_DUR (600) s, samples, heap profiles and
 #                                # bench/rss_slope.py's slope after 5 min under RSS_OUT (default bench/out/rss)
+#   DAEMONRSS=1 / DAEMONRSS=only bash bench/run.sh  # soakd serve's RSS and live heap per 100 of DAEMONRSS_RUNS (default 600)
+#                                # consecutive 300 ms runs of one continuous soak (retention.max_runs 100; bench/daemonrss.py)
 #   SOAKCPU=1 / SOAKCPU=only bash bench/run.sh  # soak CPU per op at 6,000 and 20,000 ops/s beside memtier_benchmark
 #                                             # ($MEMTIER or PATH; bench/soakcpu.py) and at 250 ops/s; SOAKD_BASE=PATH adds
 #                                             # another soakd build to the same rounds (before/after)
@@ -497,6 +499,20 @@ rss() {
   if [ -f "$out/run/summary.json" ]; then summarize "$out/run" "rss-$rate"; else echo "rss: no summary: $(tail -2 "$out/soakd.log")"; fi
 }
 
+# daemonrss: the daemon's memory over many short scheduled runs: soakd
+# serve with one continuous soak of a 300 ms embedded-target run (pause
+# 100ms, retention.max_runs 100) until DAEMONRSS_RUNS runs have finished
+# (default 600, ~4-5 min); RSS and the live heap after GC per 100 runs
+# after the first 50 and their slopes per run (bench/daemonrss.py; its
+# files under DAEMONRSS_OUT, default $OUT/daemonrss).
+daemonrss() {
+  local out=${DAEMONRSS_OUT:-$OUT/daemonrss}
+  echo "## daemon memory over ${DAEMONRSS_RUNS:-600} short runs; load average $(loadavg)"
+  mkdir -p "$out"
+  python3 bench/daemonrss.py "$OUT/soakd" "$out" --runs "${DAEMONRSS_RUNS:-600}" --heap-every "${DAEMONRSS_HEAP_EVERY:-1m}"
+  echo "load average at the end: $(loadavg)"
+}
+
 # closed: closed-loop GET with 50 connections on one core. redis-server
 # runs on CPU 0 (taskset -c 0), each generator on CPU 1: soakd (the fast
 # RESP path, and go-redis for comparison), redis-benchmark -t get -c 50
@@ -728,6 +744,11 @@ if [ "${RSS:-0}" = only ]; then
   exit 0
 fi
 
+if [ "${DAEMONRSS:-0}" = only ]; then
+  daemonrss
+  exit 0
+fi
+
 if [ "${GROWTH:-0}" = only ]; then
   growth
   exit 0
@@ -798,6 +819,10 @@ fi
 
 if [ "${RSS:-0}" = 1 ]; then
   rss
+fi
+
+if [ "${DAEMONRSS:-0}" = 1 ]; then
+  daemonrss
 fi
 
 if [ "${SHARDCOST:-0}" = 1 ]; then
