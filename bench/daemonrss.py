@@ -115,6 +115,11 @@ def report(out):
     live = [(r["runs"], r["live_mb"] * 1024) for r in late if r["live_mb"] >= 0]
     s_live = slope(live) if len(live) >= 3 else float("nan")
     loads = sorted(r["load1"] for r in late)
+    if "rss_anon_kb" in late[0]:
+        a0, f0 = late[0], late[-1]
+        print(f"RSS split: anonymous (heap, stacks) slope {slope([(r['runs'], r['rss_anon_kb']) for r in late]):+.2f} kB/run, "
+              f"file-backed (the binary's pages read in) {slope([(r['runs'], r['rss_file_kb']) for r in late]):+.2f} kB/run "
+              f"({a0['rss_file_kb']/1024:.1f} -> {f0['rss_file_kb']/1024:.1f} MiB)")
     print(f"slope per run after run 50 (least squares): RSS {s_rss:+.2f} kB, next GC goal {s_gc:+.2f} kB "
           f"(live heap ~ half: {s_gc / 2:+.2f} kB), gctrace live heap {s_live:+.2f} kB (MB resolution); "
           f"load average {loads[0]:.2f}-{loads[-1]:.2f}")
@@ -179,7 +184,7 @@ def main():
     t0 = time.time()
     try:
         with open(os.path.join(out, "samples.tsv"), "w") as sf:
-            sf.write("t_s\truns\trss_kb\tlive_mb\tnext_gc\theap_alloc\tload1\n")
+            sf.write("t_s\truns\trss_kb\tlive_mb\tnext_gc\theap_alloc\tload1\trss_anon_kb\trss_file_kb\n")
             runs = 0
             while runs < a.runs:
                 time.sleep(1)
@@ -191,11 +196,12 @@ def main():
                 except OSError:
                     continue
                 runs = int(metric(text, "soakd_daemon_runs_total") or 0)
-                rss = int(open(f"/proc/{proc.pid}/status").read().split("VmRSS:")[1].split()[0])
+                status = open(f"/proc/{proc.pid}/status").read()
+                rss, anon, file_ = (int(status.split(k)[1].split()[0]) for k in ("VmRSS:", "RssAnon:", "RssFile:"))
                 live = last_live_mb(log)
                 sf.write(f"{time.time() - t0:.1f}\t{runs}\t{rss}\t{live if live is not None else -1}\t"
                          f"{metric(text, 'go_memstats_next_gc_bytes') or 0:.0f}\t"
-                         f"{metric(text, 'go_memstats_heap_alloc_bytes') or 0:.0f}\t{os.getloadavg()[0]:.2f}\n")
+                         f"{metric(text, 'go_memstats_heap_alloc_bytes') or 0:.0f}\t{os.getloadavg()[0]:.2f}\t{anon}\t{file_}\n")
                 sf.flush()
     finally:
         if proc.poll() is None:

@@ -69,6 +69,10 @@ def main():
               f"load average (1 min) {loads[0]:.2f}-{loads[-1]:.2f}, median {loads[len(loads)//2]:.2f}")
         verdict = "meets" if rss < a.goal else "misses"
         print(f"rss slope after the first {a.skip/60:.0f} min: {rss:+.2f} kB/min ({verdict} the goal < {a.goal:g} kB/min)")
+        for col, what in (("rss_anon_kb", "anonymous (heap, stacks)"), ("rss_file_kb", "file-backed (the binary's pages)")):
+            part = [(m, r[col]) for m, r in zip(mins, late) if r.get(col, 0) > 0]
+            if len(part) >= 3:
+                print(f"  of which {what}: {part[0][1]/1024:.1f} -> {part[-1][1]/1024:.1f} MiB, slope {slope(part):+.2f} kB/min")
         gc = [(m, r["next_gc"] / 1024) for m, r in zip(mins, late) if r.get("next_gc", 0) > 0]
         if len(gc) >= 3:
             print(f"go heap goal (next_gc, ~2x the live heap): {gc[0][1]/1024:.2f} -> {gc[-1][1]/1024:.2f} MiB, "
@@ -77,6 +81,7 @@ def main():
         if len(ia) >= 3:
             print(f"go heap in use (any point of the GC cycle): slope {slope(ia):+.2f} kB/min")
 
+    split_slopes(os.path.join(a.dir, "rss_split.tsv"))
     profs = sorted(glob.glob(os.path.join(a.dir, "heap", "heap-*.pb.gz")))
     inrun = [p for p in profs if not p.endswith("-end.pb.gz")]
     ends = [p for p in profs if p.endswith("-end.pb.gz")]
@@ -121,6 +126,28 @@ def main():
     if start is not None:
         for l in lines[start:start + 1 + a.top]:
             print("  " + l)
+
+
+def split_slopes(path):
+    """Slopes of a side sampler's table (t_utc, vmrss_kb, rssanon_kb,
+    rssfile_kb), for runs whose samples.tsv predates those columns."""
+    if not os.path.exists(path):
+        return
+    import datetime
+    pts = []
+    with open(path) as f:
+        f.readline()
+        for line in f:
+            v = line.split()
+            if len(v) == 4:
+                t = datetime.datetime.strptime(v[0], "%Y-%m-%dT%H:%M:%SZ").timestamp() / 60
+                pts.append((t, int(v[1]), int(v[2]), int(v[3])))
+    if len(pts) < 3:
+        return
+    span = pts[-1][0] - pts[0][0]
+    print(f"{os.path.basename(path)} ({len(pts)} samples over {span:.0f} min): VmRSS {slope([(p[0], p[1]) for p in pts]):+.2f}, "
+          f"RssAnon {slope([(p[0], p[2]) for p in pts]):+.2f}, RssFile {slope([(p[0], p[3]) for p in pts]):+.2f} kB/min "
+          f"(RssFile {pts[0][3]/1024:.1f} -> {pts[-1][3]/1024:.1f} MiB)")
 
 
 UNITS = {"B": 1 / 1024, "kB": 1, "MB": 1024, "GB": 1024 * 1024}

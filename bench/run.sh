@@ -458,7 +458,8 @@ print(f'ratios: 500k/redis-benchmark={500000/rb:.2f} held/redis-benchmark={h/rb:
 # RSS_NICE (default 0). Every 10 s RSS_OUT/samples.tsv (default
 # $OUT/rss) gets soakd's VmRSS, its Go heap figures from /metrics and the
 # load average; soakd writes heap profiles (--heap-profile) at 5 min,
-# every RSS_HEAP_EVERY (default 30m) and at the end into RSS_OUT/heap.
+# every RSS_HEAP_EVERY (default 30m) and at the end into RSS_OUT/heap
+# (one sample per RSS_HEAP_RATE bytes allocated, default Go's 524288).
 # bench/rss_slope.py then prints the least-squares slope after the first
 # 5 minutes (goal < 5 kB/min) and what grew between the 5-minute and the
 # end heap profile; re-run it on RSS_OUT later: python3 bench/rss_slope.py RSS_OUT
@@ -479,19 +480,22 @@ rss() {
   echo "## RSS over a ${dur}s run at $rate ops/s, $conns connections ($what, nice ${RSS_NICE:-0}); $out; load average $(loadavg)"
   "${nice[@]}" "${pin[@]}" timeout $((dur + 900)) "$OUT/soakd" run bench/rss.yaml "${target[@]}" --rate "$rate" --duration "${dur}s" \
     --concurrency "$conns" --out "$out/run" --force --listen "127.0.0.1:$port" --quiet \
-    --heap-profile "$out/heap" --heap-profile-every "${RSS_HEAP_EVERY:-30m}" >"$out/soakd.log" 2>&1 &
+    --heap-profile "$out/heap" --heap-profile-every "${RSS_HEAP_EVERY:-30m}" --heap-profile-rate "${RSS_HEAP_RATE:-524288}" >"$out/soakd.log" 2>&1 &
   local spid=$! t0 now pid= rss heap
   t0=$(date +%s.%N)
   # timeout runs soakd as its child: sample that process, not timeout.
   for i in $(seq 50); do pid=$(pgrep -P "$spid" -x soakd | head -1 || true); [ -n "$pid" ] && break; sleep 0.1; done
-  printf 't_s\trss_kb\theap_alloc\theap_inuse\tnext_gc\tload1\n' >"$out/samples.tsv"
+  printf 't_s\trss_kb\theap_alloc\theap_inuse\tnext_gc\tload1\trss_anon_kb\trss_file_kb\n' >"$out/samples.tsv"
   while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do
     sleep 10
     now=$(date +%s.%N)
-    rss=$(awk '/VmRSS/{print $2}' "/proc/$pid/status" 2>/dev/null || true)
+    # VmRSS, then its anonymous (heap, stacks) and file-backed (the
+    # binary's pages read in so far) parts.
+    rss=$(awk '/^VmRSS/{v=$2} /^RssAnon/{a=$2} /^RssFile/{f=$2} END{if (v != "") print v, a, f}' "/proc/$pid/status" 2>/dev/null || true)
     [ -n "$rss" ] || break
+    set -- $rss
     heap=$(curl -s -m 2 "127.0.0.1:$port/metrics" | awk '/^go_memstats_heap_alloc_bytes /{a=$2} /^go_memstats_heap_inuse_bytes /{i=$2} /^go_memstats_next_gc_bytes /{n=$2} END{printf "%.0f\t%.0f\t%.0f", a, i, n}')
-    printf '%s\t%s\t%s\t%s\n' "$(awk -v a="$now" -v b="$t0" 'BEGIN{printf "%.1f", a - b}')" "$rss" "$heap" "$(cut -d' ' -f1 /proc/loadavg)" >>"$out/samples.tsv"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(awk -v a="$now" -v b="$t0" 'BEGIN{printf "%.1f", a - b}')" "$1" "$heap" "$(cut -d' ' -f1 /proc/loadavg)" "$2" "$3" >>"$out/samples.tsv"
   done
   wait "$spid" || true
   if [ -n "$RPID" ]; then stop_redis; fi

@@ -43,6 +43,8 @@ func TestHeapProfileFlagsRefused(t *testing.T) {
 		{[]string{"run", sc, "--heap-profile", filepath.Join(file, "x")}, "soakd run: --heap-profile " + filepath.Join(file, "x") + ": "},
 		{[]string{"run", sc, "--heap-profile", dir, "--heap-profile-every", "-1m"}, "soakd run: --heap-profile-every -1m0s: use a positive duration"},
 		{[]string{"run", sc, "--heap-profile", dir, "--heap-profile-every", "5"}, "--heap-profile-every 5: "},
+		{[]string{"run", sc, "--heap-profile-rate", "4096"}, "soakd run: --heap-profile-rate needs --heap-profile DIR"},
+		{[]string{"run", sc, "--heap-profile", dir, "--heap-profile-rate", "0"}, "soakd run: --heap-profile-rate 0: use a positive number of bytes"},
 		{[]string{"serve", "--config", cfg, "--heap-profile", file}, "soakd serve: --heap-profile " + file + ": "},
 	} {
 		a, _, errb := newApp()
