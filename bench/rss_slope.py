@@ -96,13 +96,16 @@ def main():
             for line in f:
                 v = line.split("\t")
                 if len(v) >= 5 and not v[1].endswith("-end.pb.gz"):
-                    live.append((float(v[0]) / 60, int(v[2]) / 1024, int(v[4]) / 1024))
+                    # The runtime's mapped memory less what it released
+                    # (a 7th column; older tables have only the total).
+                    held = int(v[4]) - (int(v[6]) if len(v) >= 7 else 0)
+                    live.append((float(v[0]) / 60, int(v[2]) / 1024, held / 1024))
     if live:
         print("live heap after a forced GC (heap-live.tsv): " + ", ".join(f"{m:.0f} min {kb/1024:.3f} MiB" for m, kb, _ in live))
         late = [x for x in live if x[0] >= a.skip / 60]
         if len(late) >= 2:
             print(f"live heap slope from {late[0][0]:.0f} to {late[-1][0]:.0f} min: {slope([(m, kb) for m, kb, _ in late]):+.2f} kB/min "
-                  f"({late[-1][1] - late[0][1]:+.0f} kB); runtime's total mapped memory "
+                  f"({late[-1][1] - late[0][1]:+.0f} kB); runtime's mapped memory less the released (all mapped in older tables) "
                   f"{slope([(m, t) for m, _, t in late]):+.2f} kB/min ({late[0][2]/1024:.2f} -> {late[-1][2]/1024:.2f} MiB)")
     for p in ends:
         kb = total_kb(p)

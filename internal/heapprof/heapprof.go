@@ -7,7 +7,7 @@
 // heap-live.tsv gets a line per profile with exact figures from
 // runtime/metrics read right after that GC: the live heap (the profile's
 // inuse figures are sampled estimates), all memory the runtime mapped,
-// and the goroutines.
+// the part of it released to the OS, and the goroutines.
 package heapprof
 
 import (
@@ -112,9 +112,12 @@ func Name(elapsed time.Duration, suffix string) string {
 const LiveFile = "heap-live.tsv"
 
 // liveHeader is LiveFile's first line.
-const liveHeader = "elapsed_s\tprofile\tlive_heap_bytes\theap_objects_bytes\truntime_total_bytes\tgoroutines\n"
+const liveHeader = "elapsed_s\tprofile\tlive_heap_bytes\theap_objects_bytes\truntime_total_bytes\tgoroutines\theap_released_bytes\n"
 
-var liveMetrics = []string{"/gc/heap/live:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/total:bytes", "/sched/goroutines:goroutines"}
+// liveMetrics are LiveFile's figures, in its column order. The runtime's
+// total counts the address space it mapped, released pages included: the
+// part it holds in memory is the total less the released heap.
+var liveMetrics = []string{"/gc/heap/live:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/total:bytes", "/sched/goroutines:goroutines", "/memory/classes/heap/released:bytes"}
 
 // take writes one profile, through a temporary file renamed into place
 // so a reader never sees half of one, and its line of LiveFile.

@@ -168,7 +168,7 @@ func assertLiveTable(t *testing.T, path string, secs, names []string) {
 	}
 	for i, l := range lines[1:] {
 		f := strings.Split(l, "\t")
-		if len(f) != 6 || f[0] != secs[i] || f[1] != names[i] || f[2] == "0" || f[4] == "0" {
+		if len(f) != 7 || f[0] != secs[i] || f[1] != names[i] || f[2] == "0" || f[4] == "0" {
 			t.Errorf("%s line %d: %q, want %s s, %s and figures > 0", path, i+2, l, secs[i], names[i])
 		}
 	}
