@@ -494,12 +494,14 @@ rss() {
     rss=$(awk '/^VmRSS/{v=$2} /^RssAnon/{a=$2} /^RssFile/{f=$2} END{if (v != "") print v, a, f}' "/proc/$pid/status" 2>/dev/null || true)
     [ -n "$rss" ] || break
     set -- $rss
-    heap=$(curl -s -m 2 "127.0.0.1:$port/metrics" | awk '/^go_memstats_heap_alloc_bytes /{a=$2} /^go_memstats_heap_inuse_bytes /{i=$2} /^go_memstats_next_gc_bytes /{n=$2} END{printf "%.0f\t%.0f\t%.0f", a, i, n}')
+    # Under set -e and pipefail a scrape that times out on a busy host
+    # must not end the script (its exit trap would stop redis-server).
+    heap=$({ curl -s -m 5 "127.0.0.1:$port/metrics" || true; } | awk '/^go_memstats_heap_alloc_bytes /{a=$2} /^go_memstats_heap_inuse_bytes /{i=$2} /^go_memstats_next_gc_bytes /{n=$2} END{printf "%.0f\t%.0f\t%.0f", a, i, n}')
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(awk -v a="$now" -v b="$t0" 'BEGIN{printf "%.1f", a - b}')" "$1" "$heap" "$(cut -d' ' -f1 /proc/loadavg)" "$2" "$3" >>"$out/samples.tsv"
   done
   wait "$spid" || true
   if [ -n "$RPID" ]; then stop_redis; fi
-  python3 bench/rss_slope.py "$out"
+  python3 bench/rss_slope.py "$out" || true
   if [ -f "$out/run/summary.json" ]; then summarize "$out/run" "rss-$rate"; else echo "rss: no summary: $(tail -2 "$out/soakd.log")"; fi
 }
 
