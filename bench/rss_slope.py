@@ -32,6 +32,17 @@ def slope(pts):
     return sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx else 0.0
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return (v[n // 2] + v[(n - 1) // 2]) / 2
+
+
+def theil_sen(pts):
+    """The median of the slopes of all pairs of points."""
+    return median([(y2 - y1) / (x2 - x1) for i, (x1, y1) in enumerate(pts) for x2, y2 in pts[i + 1:] if x2 != x1])
+
+
 def read_samples(path):
     rows = []
     with open(path) as f:
@@ -69,6 +80,16 @@ def main():
               f"load average (1 min) {loads[0]:.2f}-{loads[-1]:.2f}, median {loads[len(loads)//2]:.2f}")
         verdict = "meets" if rss < a.goal else "misses"
         print(f"rss slope after the first {a.skip/60:.0f} min: {rss:+.2f} kB/min ({verdict} the goal < {a.goal:g} kB/min)")
+        # RSS swings by tens of MiB with the GC cycle: a slope robust to
+        # that, Theil-Sen (the median of the pairwise slopes) over the
+        # medians of 5-minute bins, and the first and last bins' medians.
+        bins = {}
+        for m, r in zip(mins, late):
+            bins.setdefault(int((m - mins[0]) // 5), []).append((m, r["rss_kb"]))
+        med = [(median([m for m, _ in b]), median([y for _, y in b])) for _, b in sorted(bins.items()) if len(b) >= 10]
+        if len(med) >= 3:
+            print(f"rss, medians of 5-minute bins: {med[0][1]/1024:.1f} MiB ({med[0][0]:.0f} min) -> {med[-1][1]/1024:.1f} MiB "
+                  f"({med[-1][0]:.0f} min); Theil-Sen slope over them {theil_sen(med):+.2f} kB/min")
         for col, what in (("rss_anon_kb", "anonymous (heap, stacks)"), ("rss_file_kb", "file-backed (the binary's pages)")):
             part = [(m, r[col]) for m, r in zip(mins, late) if r.get(col, 0) > 0]
             if len(part) >= 3:
