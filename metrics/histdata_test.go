@@ -108,6 +108,27 @@ func TestHistDataAllocatesOneCopy(t *testing.T) {
 	}
 }
 
+// With a small maximum Distribution is the cheaper way, and is kept.
+func TestHistDataSmallMaxNoDearer(t *testing.T) {
+	h := NewHist()
+	for v := int64(20_000); v < 900_000; v = v*101/100 + 1 {
+		_ = h.RecordValue(v)
+	}
+	alloc := func(f func()) uint64 {
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		for i := 0; i < 20; i++ {
+			f()
+		}
+		runtime.ReadMemStats(&b)
+		return (b.TotalAlloc - a.TotalAlloc) / 20
+	}
+	got, ref := alloc(func() { _ = HistData(h) }), alloc(func() { _ = histDataRef(h) })
+	if got > ref+ref/4 {
+		t.Errorf("HistData allocated %d kB per call at a 0.9 ms maximum, the Distribution way %d kB", got>>10, ref>>10)
+	}
+}
+
 func itoa(n int) string {
 	b := []byte{}
 	if n == 0 {

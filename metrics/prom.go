@@ -451,7 +451,7 @@ func HistData(h *hdr.Histogram) Hist {
 }
 
 // bars are h's non-empty HDR bars. For a histogram of NewHist's geometry
-// they come from one copy of its counts (Export, ~190 KB), read through
+// whose maximum is past a few ms they come from one copy of its counts (Export, ~190 KB), read through
 // the tally's layout (the same indices: TestTallyGeometryMatchesHdr):
 // Distribution builds a bar for every index up to the maximum by
 // appending, ~1 MB of garbage per histogram with a max near 1 s, and the
@@ -460,6 +460,12 @@ func HistData(h *hdr.Histogram) Hist {
 // allocated).
 func bars(h *hdr.Histogram) []hdr.Bar {
 	if h.LowestTrackableValue() != LowestNs || h.HighestTrackableValue() != HighestNs || h.SignificantFigures() != SigFigs {
+		return h.Distribution()
+	}
+	// Distribution's 24-byte bars up to the maximum (twice over, by
+	// appending) cost less than the 8-byte counts' copy while the
+	// maximum is under ~2 ms (index countsLen/8).
+	if tallyIndex(clamp(h.Max())) < countsLen/8 {
 		return h.Distribution()
 	}
 	counts := h.Export().Counts
