@@ -3,7 +3,7 @@
 # compared across commits (redirect to a file and diff, or paste in notes).
 #   bash bench/run.sh            # Go benchmarks + rate runs (30 s each)
 #   DUR=10s bash bench/run.sh    # shorter runs
-#   RSS=1 bash bench/run.sh      # also the 10-minute RSS-flatness run
+#   RSS=1 bash bench/run.sh      # also the RSS-flatness run (RSS_DUR s, default 600; see rss())
 #   SHARDCOST=1 bash bench/run.sh    # also generator CPU cost per million ops (shard sizing)
 #   SHARDCOST=only bash bench/run.sh # just that section (~40 s)
 #   GROWTH=1 bash bench/run.sh   # also growth-persistence vs a 512mb redis-server (minutes)
@@ -18,7 +18,11 @@
 #   CLOSED=1 bash bench/run.sh   # also closed-loop GET c=50 on one core vs redis-benchmark and memtier_benchmark
 #   CLOSED=only bash bench/run.sh    # just that section (CLOSED_N requests per run, CLOSED_ROUNDS rounds,
 #                                    # CLOSED_CONNS=1,10,50,200,1000 for the issue's one table)
-#   RSS=only bash bench/run.sh   # just the 10-minute memory-slope run (RSS_RATE, default 100000 ops/s)
+#   RSS=only bash bench/run.sh   # just the memory-slope run: redis-server on CPU 0, soakd on CPU 1, RSS_RATE
+#                                # (default 20000) ops/s for RSS_DUR (600) s, samples, heap profiles and
+#                                # bench/rss_slope.py's slope after 5 min under RSS_OUT (default bench/out/rss)
+#   DAEMONRSS=1 / DAEMONRSS=only bash bench/run.sh  # soakd serve's RSS and live heap per 100 of DAEMONRSS_RUNS (default 600)
+#                                # consecutive 300 ms runs of one continuous soak (retention.max_runs 100; bench/daemonrss.py)
 #   SOAKCPU=1 / SOAKCPU=only bash bench/run.sh  # soak CPU per op at 6,000 and 20,000 ops/s beside memtier_benchmark
 #                                             # ($MEMTIER or PATH; bench/soakcpu.py) and at 250 ops/s; SOAKD_BASE=PATH adds
 #                                             # another soakd build to the same rounds (before/after)
@@ -477,34 +481,73 @@ print(f'ratios: 500k/redis-benchmark={500000/rb:.2f} held/redis-benchmark={h/rb:
   stop_redis
 }
 
-# rss: soakd's resident memory over a 10-minute open-loop run (bench/kv.yaml
-# on the embedded target at RSS_RATE ops/s, default 100000), sampled every
-# 10 s; memory is flat when the slope after the first minute (least
-# squares) is under 50 kB/min.
+# rss: soakd's resident memory over a long open-loop run of bench/rss.yaml
+# (read/update 50/50, 100 B values) at RSS_RATE ops/s (default 20000) for
+# RSS_DUR seconds (default 600) with RSS_CONNS connections (default 32):
+# redis-server on CPU 0 (taskset -c 0), soakd on CPU 1 (RSS_EMBEDDED=1:
+# the embedded store instead, soakd unpinned), both under nice -n
+# RSS_NICE (default 0). Every 10 s RSS_OUT/samples.tsv (default
+# $OUT/rss) gets soakd's VmRSS, its Go heap figures from /metrics and the
+# load average; soakd writes heap profiles (--heap-profile) at 5 min,
+# every RSS_HEAP_EVERY (default 30m) and at the end into RSS_OUT/heap
+# (one sample per RSS_HEAP_RATE bytes allocated, default Go's 524288).
+# bench/rss_slope.py then prints the least-squares slope after the first
+# 5 minutes (goal < 5 kB/min) and what grew between the 5-minute and the
+# end heap profile; re-run it on RSS_OUT later: python3 bench/rss_slope.py RSS_OUT
 rss() {
-  local rate=${RSS_RATE:-100000} dur=${RSS_DUR:-600}
-  echo "## RSS over a ${dur}s run at $rate ops/s (embedded); load average $(loadavg)"
-  rm -rf "$OUT/rss"
-  "$OUT/soakd" run bench/kv.yaml --rate "$rate" --duration "${dur}s" --out "$OUT/rss" --listen "" --quiet >/dev/null 2>&1 &
-  local spid=$! t=0 samples=""
-  while kill -0 "$spid" 2>/dev/null && [ "$t" -lt "$((dur - 5))" ]; do
-    sleep 10; t=$((t + 10))
-    samples="$samples $t:$(awk '/VmRSS/{print $2}' /proc/$spid/status 2>/dev/null || echo 0)"
+  local rate=${RSS_RATE:-20000} dur=${RSS_DUR:-600} conns=${RSS_CONNS:-32} out=${RSS_OUT:-$OUT/rss}
+  local nice=(nice -n "${RSS_NICE:-0}") pin=() target=() what=embedded port
+  port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  rm -rf "$out/run" "$out/heap" "$out/samples.tsv" "$out/soakd.log" && mkdir -p "$out"
+  if [ "${RSS_EMBEDDED:-0}" != 1 ]; then
+    command -v redis-server >/dev/null || { echo "rss: no redis-server (RSS_EMBEDDED=1 runs against the embedded store)"; return; }
+    RDIR=$(mktemp -d)
+    PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+    "${nice[@]}" taskset -c 0 redis-server --port "$PORT" --save '' --appendonly no --dir "$RDIR" --daemonize no >/dev/null &
+    RPID=$!
+    for i in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+    pin=(taskset -c 1) target=(--target "redis://127.0.0.1:$PORT") what="redis-server on CPU 0, soakd on CPU 1"
+  fi
+  echo "## RSS over a ${dur}s run at $rate ops/s, $conns connections ($what, nice ${RSS_NICE:-0}); $out; load average $(loadavg)"
+  "${nice[@]}" "${pin[@]}" timeout $((dur + 900)) "$OUT/soakd" run bench/rss.yaml "${target[@]}" --rate "$rate" --duration "${dur}s" \
+    --concurrency "$conns" --out "$out/run" --force --listen "127.0.0.1:$port" --quiet \
+    --heap-profile "$out/heap" --heap-profile-every "${RSS_HEAP_EVERY:-30m}" --heap-profile-rate "${RSS_HEAP_RATE:-524288}" >"$out/soakd.log" 2>&1 &
+  local spid=$! t0 now pid= rss heap
+  t0=$(date +%s.%N)
+  # timeout runs soakd as its child: sample that process, not timeout.
+  for i in $(seq 50); do pid=$(pgrep -P "$spid" -x soakd | head -1 || true); [ -n "$pid" ] && break; sleep 0.1; done
+  printf 't_s\trss_kb\theap_alloc\theap_inuse\tnext_gc\tload1\trss_anon_kb\trss_file_kb\n' >"$out/samples.tsv"
+  while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do
+    sleep 10
+    now=$(date +%s.%N)
+    # VmRSS, then its anonymous (heap, stacks) and file-backed (the
+    # binary's pages read in so far) parts.
+    rss=$(awk '/^VmRSS/{v=$2} /^RssAnon/{a=$2} /^RssFile/{f=$2} END{if (v != "") print v, a, f}' "/proc/$pid/status" 2>/dev/null || true)
+    [ -n "$rss" ] || break
+    set -- $rss
+    # Under set -e and pipefail a scrape that times out on a busy host
+    # must not end the script (its exit trap would stop redis-server).
+    heap=$({ curl -s -m 5 "127.0.0.1:$port/metrics" || true; } | awk '/^go_memstats_heap_alloc_bytes /{a=$2} /^go_memstats_heap_inuse_bytes /{i=$2} /^go_memstats_next_gc_bytes /{n=$2} END{printf "%.0f\t%.0f\t%.0f", a, i, n}')
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(awk -v a="$now" -v b="$t0" 'BEGIN{printf "%.1f", a - b}')" "$1" "$heap" "$(cut -d' ' -f1 /proc/loadavg)" "$2" "$3" >>"$out/samples.tsv"
   done
   wait "$spid" || true
-  python3 - "$samples" <<'PY'
-import sys
-pts = [(int(a) / 60, int(b)) for a, b in (x.split(":") for x in sys.argv[1].split()) if int(b) > 0]
-late = [p for p in pts if p[0] >= 1]
-if len(late) < 3:
-    print("rss: too few samples"); sys.exit()
-mx, my = sum(p[0] for p in late) / len(late), sum(p[1] for p in late) / len(late)
-slope = sum((x - mx) * (y - my) for x, y in late) / sum((x - mx) ** 2 for x, _ in late)
-print("rss samples (MiB, every 10 s): " + " ".join(f"{y/1024:.0f}" for _, y in pts))
-print(f"rss: 1min={late[0][1]/1024:.1f}MiB end={late[-1][1]/1024:.1f}MiB max={max(y for _, y in late)/1024:.1f}MiB "
-      f"slope after the first minute={slope:+.1f} kB/min (goal < 50) over {len(late)} samples")
-PY
-  summarize "$OUT/rss" "embedded-$rate-rss"
+  if [ -n "$RPID" ]; then stop_redis; fi
+  python3 bench/rss_slope.py "$out" || true
+  if [ -f "$out/run/summary.json" ]; then summarize "$out/run" "rss-$rate"; else echo "rss: no summary: $(tail -2 "$out/soakd.log")"; fi
+}
+
+# daemonrss: the daemon's memory over many short scheduled runs: soakd
+# serve with one continuous soak of a 300 ms embedded-target run (pause
+# 100ms, retention.max_runs 100) until DAEMONRSS_RUNS runs have finished
+# (default 600, ~4-5 min); RSS and the live heap after GC per 100 runs
+# after the first 50 and their slopes per run (bench/daemonrss.py; its
+# files under DAEMONRSS_OUT, default $OUT/daemonrss).
+daemonrss() {
+  local out=${DAEMONRSS_OUT:-$OUT/daemonrss}
+  echo "## daemon memory over ${DAEMONRSS_RUNS:-600} short runs; load average $(loadavg)"
+  mkdir -p "$out"
+  python3 bench/daemonrss.py "$OUT/soakd" "$out" --runs "${DAEMONRSS_RUNS:-600}" --heap-every "${DAEMONRSS_HEAP_EVERY:-1m}"
+  echo "load average at the end: $(loadavg)"
 }
 
 # closed: closed-loop GET with 50 connections on one core. redis-server
@@ -738,6 +781,11 @@ if [ "${RSS:-0}" = only ]; then
   exit 0
 fi
 
+if [ "${DAEMONRSS:-0}" = only ]; then
+  daemonrss
+  exit 0
+fi
+
 if [ "${GROWTH:-0}" = only ]; then
   growth
   exit 0
@@ -808,6 +856,10 @@ fi
 
 if [ "${RSS:-0}" = 1 ]; then
   rss
+fi
+
+if [ "${DAEMONRSS:-0}" = 1 ]; then
+  daemonrss
 fi
 
 if [ "${SHARDCOST:-0}" = 1 ]; then

@@ -41,6 +41,10 @@ type Options struct {
 	// (doubling per consecutive failure up to maxFailBackoff); tests
 	// shorten it.
 	failBackoff time.Duration
+	// releaseMemory returns free heap pages to the OS when the last
+	// running run ended (releaseIfIdle; nil: debug.FreeOSMemory); tests
+	// count the calls.
+	releaseMemory func()
 }
 
 // Back-off of a continuous soak whose attempts fail (the store is down):
@@ -599,6 +603,9 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 		defer close(done)
 		defer cancel()
 		d.execute(ctx, ar, sc, req)
+		// The run's memory is garbage now (nothing here holds it).
+		ar, sc = nil, nil
+		d.releaseIfIdle()
 	}()
 	return e, done, nil
 }

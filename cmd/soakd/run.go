@@ -31,6 +31,11 @@ func (a *App) run(ctx context.Context, args []string) int {
 		return exitRefused
 	}
 	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
+	stopHeap, ok := a.startHeap("run", fs, f.heap)
+	if !ok {
+		return exitRefused
+	}
+	defer stopHeap()
 	if emptyTarget(f.targets) {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", errEmptyTarget)
 		return exitRefused

@@ -10,6 +10,8 @@ import (
 func (a *App) serve(ctx context.Context, args []string) int {
 	fs := newFlagSet("serve")
 	config := fs.String("config", "soakd.yaml", "daemon config `FILE`")
+	var heap heapFlags
+	heap.register(fs)
 	pos, code, ok := a.parseCmd("serve", fs, args)
 	if !ok {
 		return code
@@ -24,6 +26,11 @@ func (a *App) serve(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.Stderr, "soakd serve: %s refused\n", *config)
 		return exitRefused
 	}
+	stopHeap, ok := a.startHeap("serve", fs, heap)
+	if !ok {
+		return exitRefused
+	}
+	defer stopHeap()
 	d, err := daemon.New(cfg, daemon.Options{ConfigPath: *config, Getenv: a.Getenv, Log: a.Stderr,
 		Reload: a.Reload, Now: a.Now, Version: version, OnListen: a.OnListen})
 	if err != nil {

@@ -1,0 +1,26 @@
+package daemon
+
+import "runtime/debug"
+
+// releaseIfIdle hands the heap's free pages back to the OS when the run
+// that just ended was the last one going. A run's histograms and
+// workers (~15-20 MB for a few workers, more for many) are garbage once
+// it ends; the runtime would keep their pages resident and release them
+// only slowly, so between runs (schedules hourly, daily) the daemon would
+// sit at its last run's peak, and over many short runs its RSS would
+// drift with which pages the allocator happened to reuse. With another
+// run going nothing is released: the forced GC and the page faults after
+// it would land in that run's measurement.
+func (d *Daemon) releaseIfIdle() {
+	d.mu.Lock()
+	idle := len(d.active) == 0 && !d.stopping
+	d.mu.Unlock()
+	if !idle {
+		return
+	}
+	if d.o.releaseMemory != nil {
+		d.o.releaseMemory()
+		return
+	}
+	debug.FreeOSMemory()
+}
