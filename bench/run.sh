@@ -738,15 +738,17 @@ PY
 # connections, 100 B values, SOAKCPU_ROUNDS interleaved rounds of
 # SOAKCPU_DUR seconds a run). Goals: soakd's CPU-s per million ops over
 # memtier's <= 1 at 6,000 and 20,000 ops/s; 250 ops/s under 1% of a core.
-# Then the Go benchmark of a paced fast-path op (cpu-ns and context
-# switches per op).
+# Then the Go benchmarks of a paced fast-path op and of one bare wake-up
+# (cpu-ns and context switches per op).
 soakcpu() {
   command -v redis-server >/dev/null || { echo "soakcpu: no redis-server"; return; }
   local memtier
   memtier=${MEMTIER:-$(command -v memtier_benchmark || true)}
   echo "## soak CPU beside memtier_benchmark (${SOAKCPU_DUR:-20} s a run, ${SOAKCPU_ROUNDS:-3} rounds)"
   python3 bench/soakcpu.py "$OUT" "$OUT/soakd" "$memtier" "${SOAKCPU_RATES:-250,6000,20000}" "${SOAKCPU_ROUNDS:-3}" "${SOAKCPU_DUR:-20}"
-  go test -run XXX -bench PacedOp -benchtime 3000x ./targets/redis/ | grep -E '^Benchmark'
+  go test -run XXX -bench PacedOp -benchtime 3000x -cpu 1 ./targets/redis/ | grep -E '^Benchmark'
+  # What one wake-up of an idle process costs (the pacer's timerfd, one core).
+  taskset -c 1 go test -run XXX -bench PacerWake -benchtime 5000x -cpu 1 ./engine/ | grep -E '^Benchmark'
 }
 
 if [ "${SOAKCPU:-0}" = only ]; then
