@@ -8,45 +8,9 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// histDataRef is HistData as it was, through Distribution: the new one
-// must give the same Hist.
-func histDataRef(h *hdr.Histogram) Hist {
-	bounds := LatencyBuckets()
-	d := Hist{Classic: map[float64]uint64{}, Native: map[int]int64{}}
-	cum := make([]uint64, len(bounds))
-	for _, b := range h.Distribution() {
-		if b.Count == 0 {
-			continue
-		}
-		v := float64(b.To) / 1e9
-		n := uint64(b.Count)
-		d.Sum += float64(b.Count) * (float64(b.From) + float64(b.To)) / 2 / 1e9
-		d.Count += n
-		if i := searchBound(bounds, v); i < len(cum) {
-			cum[i] += n
-		}
-		if v <= NativeZeroThreshold {
-			d.Zero += n
-		} else {
-			d.Native[NativeIndex(v, NativeSchema)] += int64(n)
-		}
-	}
-	var acc uint64
-	for i, b := range bounds {
-		acc += cum[i]
-		d.Classic[b] = acc
-	}
-	return d
-}
-
-func searchBound(bounds []float64, v float64) int {
-	for i, b := range bounds {
-		if v <= b {
-			return i
-		}
-	}
-	return len(bounds)
-}
+// histDataRef is HistData as it was, through Distribution's bars: the
+// new one must give the same Hist.
+func histDataRef(h *hdr.Histogram) Hist { return histFromBars(h.Distribution()) }
 
 func sameHist(t *testing.T, what string, got, want Hist) {
 	t.Helper()

@@ -427,26 +427,32 @@ func NativeIndex(v float64, s int) int {
 // digits; each bar is placed by its upper edge (conservative: never
 // report a value as faster) and summed at its midpoint.
 func HistData(h *hdr.Histogram) Hist {
+	if h == nil || h.TotalCount() == 0 {
+		return histFromBars(nil)
+	}
+	return histFromBars(bars(h))
+}
+
+// histFromBars is HistData of a histogram's bars (in ns).
+func histFromBars(bs []hdr.Bar) Hist {
 	bounds := LatencyBuckets()
 	d := Hist{Classic: make(map[float64]uint64, len(bounds)), Native: map[int]int64{}}
 	cum := make([]uint64, len(bounds))
-	if h != nil && h.TotalCount() > 0 {
-		for _, b := range bars(h) {
-			if b.Count == 0 {
-				continue
-			}
-			v := float64(b.To) / 1e9
-			n := uint64(b.Count)
-			d.Sum += float64(b.Count) * (float64(b.From) + float64(b.To)) / 2 / 1e9
-			d.Count += n
-			if i := sort.SearchFloat64s(bounds, v); i < len(cum) {
-				cum[i] += n
-			}
-			if v <= NativeZeroThreshold {
-				d.Zero += n
-			} else {
-				d.Native[NativeIndex(v, NativeSchema)] += int64(n)
-			}
+	for _, b := range bs {
+		if b.Count == 0 {
+			continue
+		}
+		v := float64(b.To) / 1e9
+		n := uint64(b.Count)
+		d.Sum += float64(b.Count) * (float64(b.From) + float64(b.To)) / 2 / 1e9
+		d.Count += n
+		if i := sort.SearchFloat64s(bounds, v); i < len(cum) {
+			cum[i] += n
+		}
+		if v <= NativeZeroThreshold {
+			d.Zero += n
+		} else {
+			d.Native[NativeIndex(v, NativeSchema)] += int64(n)
 		}
 	}
 	var acc uint64
