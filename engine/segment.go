@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -126,12 +127,21 @@ type clock struct {
 }
 
 func newClock(seg *segment, t0 time.Time) *clock {
-	c := &clock{t0: t0, warmEnd: t0.Add(seg.Warmup).UnixNano()}
+	c := &clock{}
+	c.start(seg, t0)
+	return c
+}
+
+// start sets the segment's origin. The workers and the collector are
+// made before it (runSegment) and read it only after it is set: the
+// open-loop workers through the chunks the dispatcher sends them, the
+// others after the segment's begin channel is closed.
+func (c *clock) start(seg *segment, t0 time.Time) {
+	c.t0, c.warmEnd = t0, t0.Add(seg.Warmup).UnixNano()
 	c.winEnd.Store(noEnd)
 	if seg.Duration > 0 {
 		c.winEnd.Store(t0.Add(seg.Duration).UnixNano())
 	}
-	return c
 }
 
 // stopAt ends the measured window at t if it would end later.
@@ -181,9 +191,16 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 			stripes[i] = metrics.NewRecorder(ops)
 		}
 	}
-	res := &segResult{Total: metrics.NewSet(ops), Start: r.time.now()}
-	t0 := res.Start
-	clk := newClock(seg, t0)
+	res := &segResult{Total: metrics.NewSet(ops)}
+	// Everything the segment needs is made before its origin t0 and its
+	// goroutines started: on one core (GOMAXPROCS=1) the setup, and a
+	// collection its allocations start, would otherwise run after t0
+	// and delay the first ops by all of it (~2-3 ms for 64 workers).
+	clk := &clock{}
+	var t0 time.Time
+	// begin is closed once t0 is set: the closed-loop workers and the
+	// collector wait for it. The open-loop workers wait for chunks.
+	begin := make(chan struct{})
 
 	chunkMax := 1
 	batcher, _ := r.target.(targets.Batcher)
@@ -238,6 +255,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 				}
 				return
 			}
+			<-begin
 			for {
 				select {
 				case <-stop:
@@ -265,26 +283,27 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	collectDone := make(chan struct{})
 	var collectWG sync.WaitGroup
 	collectWG.Add(1)
+	var warm *metrics.Set
+	if seg.Warmup > 0 {
+		warm = metrics.NewWindowSet(ops)
+	}
+	// Two windows in turn: the sink (the exporter) keeps the last one
+	// it was given until the next interval, so the one before it is
+	// free to reuse instead of allocating ~190 KB per histogram each
+	// interval.
+	windows := [2]*metrics.Set{metrics.NewWindowSet(ops), metrics.NewWindowSet(ops)}
+	// The work is cut into slices so the pacer runs in between
+	// (pause.go); each step below costs the buckets in use this
+	// interval, not the histograms' range (metrics/window.go).
+	p := r.newPauser()
 	go func() {
 		defer collectWG.Done()
+		<-begin
 		last := t0
 		var lastCompleted int64
-		var warm *metrics.Set
-		if seg.Warmup > 0 {
-			warm = metrics.NewWindowSet(ops)
-		}
 		tick := time.NewTicker(r.interval)
 		defer tick.Stop()
-		// Two windows in turn: the sink (the exporter) keeps the last one
-		// it was given until the next interval, so the one before it is
-		// free to reuse instead of allocating ~190 KB per histogram each
-		// interval.
-		windows := [2]*metrics.Set{metrics.NewWindowSet(ops), metrics.NewWindowSet(ops)}
 		n := 0
-		// The work is cut into slices so the pacer runs in between
-		// (pause.go); each step below costs the buckets in use this
-		// interval, not the histograms' range (metrics/window.go).
-		p := r.newPauser()
 		pause := p.pause
 		// An interval ends when its stripes have been drained, not when
 		// the ticker fired: on a busy host the collector can run late,
@@ -325,6 +344,13 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		}
 	}()
 
+	// The goroutines just started run up to their first wait now, not
+	// on the schedule's time.
+	runtime.Gosched()
+	res.Start = r.time.now()
+	t0 = res.Start
+	clk.start(seg, t0)
+	close(begin)
 	r.opts.Control.setCurrent(currentName(seg), seg.Rate)
 	if work != nil {
 		d := dispatcher{time: r.time, ctl: r.opts.Control, exporter: r.opts.Exporter}
