@@ -324,8 +324,10 @@ func isLocal(addr, network string) bool {
 }
 
 func infoField(info, name string) string {
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+	for rest := info; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && k == name {
 			return v
 		}
 	}

@@ -38,39 +38,58 @@ var infoStats = []struct {
 // ParseInfo turns INFO text into soakd's server stats. Figures the text
 // lacks are absent. keys is db0's key count (0 when the Keyspace section
 // is present without db0).
+//
+// It runs once an interval on the same Ps as the pacer, so it walks the
+// text in place and keeps only the figures it reports: no copy of the
+// ~150 lines into a map (it made ~210 allocations and ~30 KB a call).
 func ParseInfo(info string) (stats map[string]float64, pid int) {
-	raw := map[string]string{}
-	keyspace := false
-	sc := bufio.NewScanner(strings.NewReader(info))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "# Keyspace" {
-			keyspace = true
+	stats = make(map[string]float64, len(infoStats)+1)
+	keyspace, db0 := false, false
+	for rest := info; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
 		}
-		if k, v, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(line, "#") {
-			raw[k] = v
-		}
-	}
-	stats = map[string]float64{}
-	for _, s := range infoStats {
-		if v, ok := raw[s.field]; ok {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				stats[s.name] = f * s.scale
+		if line[0] == '#' {
+			if line == "# Keyspace" {
+				keyspace = true
 			}
+			continue
 		}
-	}
-	if db, ok := raw["db0"]; ok {
-		for _, kv := range strings.Split(db, ",") {
-			if v, ok := strings.CutPrefix(kv, "keys="); ok {
-				if n, err := strconv.ParseFloat(v, 64); err == nil {
-					stats["keys"] = n
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "process_id":
+			pid, _ = strconv.Atoi(v)
+		case "db0":
+			db0 = true
+			for kvs := v; kvs != ""; {
+				var kv string
+				kv, kvs, _ = strings.Cut(kvs, ",")
+				if n, ok := strings.CutPrefix(kv, "keys="); ok {
+					if f, err := strconv.ParseFloat(n, 64); err == nil {
+						stats["keys"] = f
+					}
+				}
+			}
+		default:
+			for _, s := range infoStats {
+				if s.field == k {
+					if f, err := strconv.ParseFloat(v, 64); err == nil {
+						stats[s.name] = f * s.scale
+					}
+					break
 				}
 			}
 		}
-	} else if keyspace {
+	}
+	if !db0 && keyspace {
 		stats["keys"] = 0
 	}
-	pid, _ = strconv.Atoi(raw["process_id"])
 	return stats, pid
 }
 
