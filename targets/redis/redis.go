@@ -36,13 +36,15 @@ type Target struct {
 	desc     string
 	mode     Mode // standalone | cluster | sentinel
 	local    bool // the server runs on this host (swap from /proc)
-	managed  *Server
-	search   searchState
-	own      *connPool // soakd's own connections: ping_inline, and the fast path (fast.go)
-	fast     bool      // hot ops go over own (client.protocol fast, standalone)
-	url      string    // redacted
-	limits   *targets.MemoryLimits
-	custom   *customOps // the scenario's custom ops (custom.go), set by Prepare
+	// statsPause replaces ServerStats's pause between its pieces (tests).
+	statsPause func()
+	managed    *Server
+	search     searchState
+	own        *connPool // soakd's own connections: ping_inline, and the fast path (fast.go)
+	fast       bool      // hot ops go over own (client.protocol fast, standalone)
+	url        string    // redacted
+	limits     *targets.MemoryLimits
+	custom     *customOps // the scenario's custom ops (custom.go), set by Prepare
 }
 
 // Open connects to the server a scenario's target block names, starting

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -136,12 +137,17 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 		return nil, err
 	}
 	st, pid := ParseInfo(info)
+	if t.local {
+		t.pause()
+	}
 	if t.local && procServesPort(pid, infoField(info, "tcp_port")) {
+		t.pause()
 		if sw, ok := ProcSwapBytes(pid); ok {
 			st["process_swap_bytes"] = sw
 		}
 	}
 	if t.local {
+		t.pause()
 		if sw, ok := HostSwapBytes(); ok {
 			st["host_swap_total_bytes"] = sw
 		}
@@ -152,6 +158,24 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 		}
 	}
 	return st, nil
+}
+
+// statsNap is the sleep between ServerStats's pieces on this host: the
+// INFO parse and each /proc read (tens of microseconds each, a syscall
+// that holds the P). With one P (GOMAXPROCS=1) the pacer, parked in the
+// netpoller, runs only when this goroutine blocks, and a yield would
+// hand the P straight back; a short sleep parks it on a timer, so the
+// scheduler polls the network first (the collector does the same:
+// engine/pause.go).
+const statsNap = 20 * time.Microsecond
+
+// pause lets the pacer run between ServerStats's pieces.
+func (t *Target) pause() {
+	if t.statsPause != nil {
+		t.statsPause()
+		return
+	}
+	time.Sleep(statsNap)
 }
 
 // HostSwapBytes reads SwapTotal from /proc/meminfo (ok false when the

@@ -4,6 +4,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 // TestParseInfoAllocs: INFO is parsed once an interval on the pacer's
@@ -32,5 +36,36 @@ func TestParseInfoAllocs(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(20, func() { infoField(info, "tcp_port") }); allocs != 0 {
 		t.Fatalf("infoField: %.0f allocations, want 0", allocs)
+	}
+}
+
+// TestServerStatsPausesBetweenPieces: against a server on this host,
+// ServerStats sleeps (statsPause) before each of its /proc reads, after
+// INFO's parse, so the pacer runs between them on one P instead of
+// after all of them.
+func TestServerStatsPausesBetweenPieces(t *testing.T) {
+	testutil.NeedTool(t, "redis-server")
+	s, err := StartServer(t.Context(), ServerConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	tg := openTarget(t, scenarios.Target{URL: s.URL()}, targets.Options{})
+	if !tg.local {
+		t.Fatalf("a server on %s not taken for this host's", s.URL())
+	}
+	pauses := 0
+	tg.statsPause = func() { pauses++ }
+	st, err := tg.ServerStats(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st["host_swap_total_bytes"]; !ok {
+		t.Fatalf("no host swap figure: %v", st)
+	}
+	// After the parse, before the swap of the process (its cmdline
+	// named our port), before the host's swap.
+	if pauses != 3 {
+		t.Fatalf("%d pauses, want 3", pauses)
 	}
 }
