@@ -26,6 +26,9 @@ import sys
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rss_slope import median, slope  # noqa: E402  (one least-squares slope and median for both)
+
 SCENARIO = """name: daemonrss-tiny
 keyspace: {records: 100}
 phases: [{name: steady, kind: steady, rate: 200, duration: 300ms, warmup: 0s, mix: {get: 100}}]
@@ -50,17 +53,6 @@ def metric(text, name):
     return tot if seen else None
 
 
-def slope(pts):
-    n = len(pts)
-    mx = sum(x for x, _ in pts) / n
-    my = sum(y for _, y in pts) / n
-    sxx = sum((x - mx) ** 2 for x, _ in pts)
-    return sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx else 0.0
-
-
-def median(v):
-    v = sorted(v)
-    return v[len(v) // 2] if v else float("nan")
 
 
 GCLINE = re.compile(r"^gc \d+ .* (\d+)->(\d+)->(\d+) MB")
