@@ -54,8 +54,11 @@ phases:
 				t.Errorf("%s %s: memory %+v does not match the server stats %v", p.Name, st.Name, m, st.Server)
 			}
 			// The heap holds the dataset: anon memory is at least what
-			// Redis counts as used.
-			if *m.CgroupAnonBytes < 0.8**m.UsedBytes {
+			// Redis counts as used, less what memory.stat has not yet
+			// counted (the kernel folds per-CPU charges into it in
+			// batches; a stage read just after 3000 sets once showed
+			// anon 3518464 against used_memory 4418344 in CI).
+			if *m.CgroupAnonBytes < 0.8**m.UsedBytes-1<<20 {
 				t.Errorf("%s %s: anon %.0f < used_memory %.0f", p.Name, st.Name, *m.CgroupAnonBytes, *m.UsedBytes)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -368,14 +369,33 @@ phases:
     # the three earlier stages the throughput rule needs.
     growth: {batch: 1500, measure: per_op, measure_for: 400ms, after_cliff: 1, max_stages: 8}
 `)
-	sum, _ := runOpts(t, sc, false)
-	p := sum.Phases[0]
+	// Closed-loop throughput is the host's as much as the server's: a
+	// stall of the shared host during one 400 ms slice once halved set's
+	// figure before the cap (27245, 10430, 26080, 12100 ops/s in CI), and
+	// the throughput rule rightly called that a cliff. Such a run says
+	// nothing about the cap, so it is run again (at most three times).
+	var sum *rundir.Summary
+	var p rundir.PhaseResult
 	full := -1 // the first stage with writes refused for memory
-	for i := range p.Stages {
-		if verdict.OOMErrors(&p.Stages[i]) > 0 {
-			full = i
+	for attempt := 1; ; attempt++ {
+		sum, _ = runOpts(t, sc, false)
+		p = sum.Phases[0]
+		full = -1
+		for i := range p.Stages {
+			if verdict.OOMErrors(&p.Stages[i]) > 0 {
+				full = i
+				break
+			}
+		}
+		lo, hi := math.Inf(1), 0.0
+		for i := 0; i < full; i++ {
+			g := p.Stages[i].PerOp["set"].GoodputRate
+			lo, hi = min(lo, g), max(hi, g)
+		}
+		if attempt == 3 || full < 3 || lo >= 0.6*hi {
 			break
 		}
+		t.Logf("attempt %d: set alone before the cap ran %.0f-%.0f ops/s, a stalled host: again", attempt, lo, hi)
 	}
 	if full < 3 {
 		t.Fatalf("first refused write at stage %d, want stage 4 or later (8 MB holds ~6k 1 KB values):\n%s", full+1, report.Text(sum))
