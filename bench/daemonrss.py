@@ -20,7 +20,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,20 +27,13 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rss_slope import median, slope  # noqa: E402  (one least-squares slope and median for both)
+from soakcpu import free_port  # noqa: E402
 
 SCENARIO = """name: daemonrss-tiny
 keyspace: {records: 100}
 phases: [{name: steady, kind: steady, rate: 200, duration: 300ms, warmup: 0s, mix: {get: 100}}]
 slo: {latency: {'*': {p99: 1m}}, max_dropped_ratio: 1}
 """
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def metric(text, name):
