@@ -139,14 +139,12 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 	st, pid := ParseInfo(info)
 	if t.local {
 		t.pause()
-	}
-	if t.local && procServesPort(pid, infoField(info, "tcp_port")) {
-		t.pause()
-		if sw, ok := ProcSwapBytes(pid); ok {
-			st["process_swap_bytes"] = sw
+		if procServesPort(pid, infoField(info, "tcp_port")) {
+			t.pause()
+			if sw, ok := ProcSwapBytes(pid); ok {
+				st["process_swap_bytes"] = sw
+			}
 		}
-	}
-	if t.local {
 		t.pause()
 		if sw, ok := HostSwapBytes(); ok {
 			st["host_swap_total_bytes"] = sw
