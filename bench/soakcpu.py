@@ -26,6 +26,13 @@ With SOAKD_BASE=PATH (another soakd build, e.g. the commit before a
 change) that build runs too, interleaved in the same rounds, as
 "soakd-base": before/after on the same host at the same moment.
 
+SOAKCPU_TICK=D (default 20ms; empty: left out) adds "soakd-tick": the
+same soak with --tick D, its arrivals in ticks as memtier's limiter
+sends them, each tick's ops intended at its start (a tick's ops that
+are due together go out pipelined, up to client.max_batch, 256).
+"soakd-tick4" is the same with client.max_batch 4, so each tick's ops
+are spread over the connections a few at a time, as memtier's are.
+
 usage: soakcpu.py OUT SOAKD MEMTIER|'' RATES ROUNDS DUR
 """
 import json
@@ -121,19 +128,25 @@ def measure(out, soakd, memtier, rates, rounds, dur, skip, window, port):
     with open(f"{out}/soakcpu-load.yaml", "w") as f:
         f.write(f"name: bench-soakcpu-load\nkeyspace: {{records: {RECORDS}}}\nrecord: {{fields: 1, field_bytes: {VALUE}}}\n"
                 "phases:\n  - {name: load, kind: load, concurrency: 16}\n")
-    with open(f"{out}/soakcpu.yaml", "w") as f:
-        f.write(f"name: bench-soakcpu\nkeyspace: {{records: {RECORDS}}}\nrecord: {{fields: 1, field_bytes: {VALUE}}}\n"
-                f"phases:\n  - {{name: steady, kind: steady, rate: 1000, duration: {dur}s, concurrency: {CONNS}, max_lag: 1s,"
-                " mix: {read: 50, update: 50}}\n")
+    for name, client in (("soakcpu", ""), ("soakcpu-batch4", "target: {kind: redis, client: {max_batch: 4}}\n")):
+        with open(f"{out}/{name}.yaml", "w") as f:
+            f.write(f"name: bench-soakcpu\n{client}keyspace: {{records: {RECORDS}}}\nrecord: {{fields: 1, field_bytes: {VALUE}}}\n"
+                    f"phases:\n  - {{name: steady, kind: steady, rate: 1000, duration: {dur}s, concurrency: {CONNS}, max_lag: 1s,"
+                    " mix: {read: 50, update: 50}}\n")
     shutil.rmtree(f"{out}/soakcpu-load", ignore_errors=True)
     subprocess.run([soakd, "run", f"{out}/soakcpu-load.yaml", "--target", target, "--out", f"{out}/soakcpu-load",
                     "--listen", "", "--quiet"], capture_output=True, check=True)
     pipe = "".join(f"SET memtier-{i} {'x' * VALUE}\r\n" for i in range(1, RECORDS + 1))
     subprocess.run(["redis-cli", "-p", str(port), "--pipe"], input=pipe, text=True, capture_output=True, check=True)
 
-    soakds = {"soakd": soakd}
+    # name -> (binary, scenario, extra flags)
+    soakds = {"soakd": (soakd, "soakcpu", [])}
     if os.environ.get("SOAKD_BASE"):
-        soakds["soakd-base"] = os.environ["SOAKD_BASE"]
+        soakds["soakd-base"] = (os.environ["SOAKD_BASE"], "soakcpu", [])
+    tick = os.environ.get("SOAKCPU_TICK", "20ms")
+    if tick:
+        soakds["soakd-tick"] = (soakd, "soakcpu", ["--tick", tick])
+        soakds["soakd-tick4"] = (soakd, "soakcpu-batch4", ["--tick", tick])
     runs = []
     for r in rates:
         for name in soakds:
@@ -149,7 +162,7 @@ def measure(out, soakd, memtier, rates, rounds, dur, skip, window, port):
         order = runs if rnd % 2 else runs[::-1]
         for tool, rate in order:
             if tool in soakds:
-                row = run_soakd(out, tool, soakds[tool], target, rate, dur, skip, window)
+                row = run_soakd(out, tool, *soakds[tool], target, rate, dur, skip, window)
             else:
                 row = run_memtier(memtier, port, rate, dur, skip, window)
             if row is None:
@@ -197,11 +210,11 @@ def paired(a, b):
     return [x["per_m"] / by[x["round"]] for x in a if x["round"] in by]
 
 
-def run_soakd(out, name, soakd, target, rate, dur, skip, window):
+def run_soakd(out, name, soakd, scenario, flags, target, rate, dur, skip, window):
     d = f"{out}/soakcpu-{name}-{rate}"
     shutil.rmtree(d, ignore_errors=True)
-    text, cpu, ctx, load = sample_run([soakd, "run", f"{out}/soakcpu.yaml", "--target", target, "--rate", str(rate),
-                                       "--duration", f"{dur}s", "--out", d, "--listen", "", "--quiet"], skip, window)
+    text, cpu, ctx, load = sample_run([soakd, "run", f"{out}/{scenario}.yaml", "--target", target, "--rate", str(rate),
+                                       "--duration", f"{dur}s", "--out", d, "--listen", "", "--quiet", *flags], skip, window)
     try:
         p = [x for x in json.load(open(d + "/summary.json"))["phases"] if x["name"] == "steady"][0]
     except (OSError, KeyError, IndexError, ValueError) as e:

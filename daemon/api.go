@@ -218,6 +218,7 @@ type StartRequest struct {
 	Rate        OverrideText `json:"rate,omitempty"`        // ops/s, 0 = closed loop
 	Duration    OverrideText `json:"duration,omitempty"`    // "30s"
 	Warmup      OverrideText `json:"warmup,omitempty"`      // "5s"
+	Tick        OverrideText `json:"tick,omitempty"`        // "20ms"
 	Records     OverrideText `json:"records,omitempty"`     // 10000
 	Concurrency OverrideText `json:"concurrency,omitempty"` // workers
 	Seed        OverrideText `json:"seed,omitempty"`
@@ -226,7 +227,7 @@ type StartRequest struct {
 
 // overrides are the request's overrides, parsed.
 func (r StartRequest) overrides() (runpath.Overrides, error) {
-	return runpath.Text{Target: r.Target, Rate: string(r.Rate), Duration: string(r.Duration), Warmup: string(r.Warmup),
+	return runpath.Text{Target: r.Target, Rate: string(r.Rate), Duration: string(r.Duration), Warmup: string(r.Warmup), Tick: string(r.Tick),
 		Records: string(r.Records), Concurrency: string(r.Concurrency), Seed: string(r.Seed), Repeat: string(r.Repeat)}.Parse()
 }
 

@@ -103,11 +103,11 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		replay: r.replays[ph.Name], ops: r.ops,
 		base: segment{
 			Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(),
-			Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(),
+			Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(), Tick: ph.Tick.D(),
 			Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi) + uint64(r.round)*0xd1b54a32d192ed03,
 		},
 	}
-	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: r.time.now().UTC()}
+	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: r.time.now().UTC(), TickSeconds: ph.Tick.D().Seconds()}
 	total, err := ex.run(ctx, env, pr)
 	if err != nil {
 		return nil, err

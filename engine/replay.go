@@ -252,8 +252,9 @@ func (w *worker) fillReplay(req *targets.Request, i uint64) scenarios.Op {
 }
 
 // pacing is an open-loop schedule: when op i is intended (an offset
-// from the epoch's start), how many are due by an elapsed time, and how
-// long to wait for the next. Schedule (a fixed rate) is one.
+// from the epoch's start), how many are due by an elapsed time, how
+// many a span calls for (Total: a segment's count), and how long to
+// wait for the next. Schedule (a fixed rate) is one, Ticked another.
 type pacing interface {
 	At(i uint64) time.Duration
 	Due(elapsed time.Duration) uint64

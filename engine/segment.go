@@ -30,6 +30,9 @@ type segment struct {
 	Concurrency int
 	MaxLag      time.Duration
 	Warmup      time.Duration
+	// Tick groups the open-loop arrivals into ticks (Ticked); 0 = each
+	// op at its own instant.
+	Tick time.Duration
 	// Sequential: op i touches record KeyBase+i (load/insert stages).
 	Sequential bool
 	KeyBase    int64
@@ -453,7 +456,10 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 		if seg.Warmup <= 0 || !warmEnd.After(ep.t0) {
 			return ep.base, false
 		}
-		return ep.base + ep.sched.Total(warmEnd.Sub(ep.t0)), true
+		// By intended start, as the workers count (Due of the
+		// instant before the warmup's end): for a ticked schedule
+		// that is not Total, which cuts the last tick.
+		return ep.base + ep.sched.Due(warmEnd.Sub(ep.t0)-1), true
 	}
 	// countWarm advances warm to the indices sent so far that belong to
 	// the warmup.
@@ -470,7 +476,7 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 		if g := ctl.generation(); g != gen {
 			gen = g
 			if rate := ctl.requested(); rate > 0 {
-				ep = &epoch{t0: d.time.now(), base: sent, sched: Schedule{Rate: rate}}
+				ep = &epoch{t0: d.time.now(), base: sent, sched: seg.atRate(rate)}
 				limit = limitFor(ep)
 				retimed = true
 				ctl.setCurrent(currentName(seg), rate)
@@ -531,10 +537,12 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 		if full || wait < minSleep {
 			wait = minSleep
 		}
-		if wait > 10*time.Millisecond {
+		if most := max(10*time.Millisecond, seg.Tick); wait > most {
 			// Look at the context and the control often enough that a
-			// stop or a rate change at a low rate takes effect promptly.
-			wait = 10 * time.Millisecond
+			// stop or a rate change at a low rate takes effect promptly:
+			// every 10 ms, or once a tick when ticks are longer (a wake
+			// between two ticks would cost as much as the tick's own).
+			wait = most
 		}
 		pacer.sleep(wait)
 	}
@@ -550,7 +558,16 @@ func (seg *segment) pacing() pacing {
 	if seg.Replay != nil {
 		return seg.Replay.sched
 	}
-	return Schedule{Rate: seg.Rate}
+	return seg.atRate(seg.Rate)
+}
+
+// atRate is seg's fixed-rate schedule at rate: in seg's ticks when it
+// has them (a live rate change keeps them).
+func (seg *segment) atRate(rate float64) pacing {
+	if seg.Tick > 0 {
+		return Ticked{Schedule: Schedule{Rate: rate}, Tick: seg.Tick}
+	}
+	return Schedule{Rate: rate}
 }
 
 // batchRun returns how many of the n ops from index first go to the

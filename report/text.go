@@ -69,7 +69,7 @@ func textWith(s *rundir.Summary, suite *SuiteTable) string {
 			continue
 		}
 		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
+			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
 		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
 		if l := overTimeLine(&p); l != "" {
@@ -143,6 +143,15 @@ func drainNote(r rundir.Result) string {
 		return fmt.Sprintf(", %d completed after the window (drain %s)", late, fmtDur(r.DrainSeconds))
 	}
 	return ""
+}
+
+// tickNote says that a phase's arrivals came in ticks (tick:): each
+// tick's ops intended together at its start.
+func tickNote(secs float64) string {
+	if secs <= 0 {
+		return ""
+	}
+	return " in " + time.Duration(secs*1e9+0.5).String() + " ticks"
 }
 
 func rateStr(r float64) string {

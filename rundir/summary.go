@@ -153,6 +153,10 @@ type PhaseResult struct {
 	// WarmupSeconds is the warmup at the phase's start (steady phases):
 	// its ops are in latency.hlog but not in the phase's figures.
 	WarmupSeconds float64 `json:"warmup_seconds,omitempty"`
+	// TickSeconds is the phase's tick: its open-loop arrivals came in
+	// ticks this long, each tick's ops intended at its start; 0 = each
+	// op at its own instant.
+	TickSeconds float64 `json:"tick_seconds,omitempty"`
 	Result
 	Stages []StageResult      `json:"stages,omitempty"`
 	Server map[string]float64 `json:"server,omitempty"`

@@ -32,6 +32,10 @@ type Phase struct {
 	Mix         map[string]float64 `yaml:"mix"`
 	Concurrency int                `yaml:"concurrency"`
 	MaxLag      Duration           `yaml:"max_lag"`
+	// Tick, when set, groups an open-loop phase's arrivals into ticks:
+	// the ops the rate calls for in a tick are all intended at its
+	// start (tick.go). 0 = each op at its own instant.
+	Tick Duration `yaml:"tick"`
 	// Warmup is excluded from the phase's summary and SLO verdicts.
 	Warmup Duration `yaml:"warmup"`
 
@@ -104,6 +108,9 @@ type planRule struct {
 	openLoop func(p *Phase) bool
 	// repeated says whether repeat: N splits the phase into rounds.
 	repeated func(p *Phase) bool
+	// ownTiming says the kind paces its ops itself (a capture's
+	// timing): tick: does not apply to it.
+	ownTiming bool
 	// fills says the kind inserts the dataset itself: a scenario whose
 	// first phase is one starts with an empty store.
 	fills bool
@@ -247,6 +254,7 @@ func (s *Scenario) validatePhases() []FieldError {
 		if p.MaxLag < 0 {
 			add(pp+".max_lag", "must not be negative")
 		}
+		errs = append(errs, validateTick(pp, p)...)
 		if p.Warmup < 0 || (p.Duration > 0 && p.Warmup >= p.Duration) {
 			add(pp+".warmup", "must be shorter than the phase duration")
 		}

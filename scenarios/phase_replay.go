@@ -22,5 +22,7 @@ func replayKind() *kindDef {
 		validate: func(s *Scenario, pp string, p *Phase) []FieldError { return s.validateReplay(pp, p) },
 		// --rate sends the capture at a fixed rate, in file order.
 		overrides: overrideRule{rate: always},
+		// A capture keeps its own timing (or its fixed rate): no tick.
+		plan: planRule{ownTiming: true},
 	}
 }

@@ -104,6 +104,8 @@ func TestFlagErrorsAreOneLineWithAHint(t *testing.T) {
 		{[]string{"run", sc, "--duration", "30"}, "soakd run: --duration 30: add a unit: 30s"},
 		{[]string{"run", sc, "--warmup", "5"}, "soakd run: --warmup 5: add a unit: 5s"},
 		{[]string{"run", sc, "--duration", "soon"}, "soakd run: --duration soon: use a duration like 30s"},
+		{[]string{"run", sc, "--tick", "20"}, "soakd run: --tick 20: add a unit: 20s"},
+		{[]string{"run", sc, "--tick", "50us"}, "soakd run: --tick 50us: use 1ms to 1s"},
 		{[]string{"run", sc, "--barrier-timeout", "30"}, "soakd run: --barrier-timeout 30: add a unit: 30s"},
 		{[]string{"run", sc, "--concurrency", "many"}, "soakd run: --concurrency many: use a whole number like 32"},
 		{[]string{"run", sc, "--records", "1e4"}, "soakd run: --records 1e4: use a positive whole number like 10000"},

@@ -131,7 +131,7 @@ func (a *App) runTargets(ctx context.Context, path string, f runFlags) int {
 // applyOverrides applies f's overrides (f.target the target) to sc and
 // reports every problem on stderr; false when there were any.
 func (a *App) applyOverrides(sc *scenarios.Scenario, f runFlags, note func(string)) bool {
-	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Records: f.records, Concurrency: f.concurrency, Seed: f.seed, Repeat: f.repeat, Note: note}
+	ov := runpath.Overrides{Target: f.target, Duration: f.duration, Warmup: f.warmup, Tick: f.tick, Records: f.records, Concurrency: f.concurrency, Seed: f.seed, Repeat: f.repeat, Note: note}
 	if f.rateSet {
 		ov.Rate = &f.rate
 	}

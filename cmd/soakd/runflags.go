@@ -23,6 +23,7 @@ type runFlags struct {
 	barrierTimeout      time.Duration
 	seed                string
 	warmup, records     string
+	tick                string
 	concurrency         int
 	swap                string
 	repeat              int
@@ -43,6 +44,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Var(rateValue{&f.rate}, "rate", "override every phase's rate (`ops/s`, a plain number like 5000; 0 = closed loop)")
 	fs.StringVar(&f.duration, "duration", "", "override every steady phase's duration (`D` with a unit: 30s, 5m, 12h)")
 	fs.StringVar(&f.warmup, "warmup", "", "override every steady phase's warmup (`D`: 0s, 5s)")
+	fs.StringVar(&f.tick, "tick", "", "send every open-loop phase's ops in ticks of `D` (1ms..1s, e.g. 20ms): the ops due in a tick are intended at its start and sent together, one wake-up a tick instead of one an op; 0s = each op at its own instant")
 	fs.StringVar(&f.records, "records", "", "override keyspace.records and the records of load phases (`N`, e.g. 10000)")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "override every phase's concurrency (`workers`)")
 	fs.StringVar(&f.seed, "seed", "", "random seed for keys, values and op order (`N`; overrides the scenario's seed; each shard and worker derives its own stream from it)")

@@ -16,7 +16,10 @@ type Overrides struct {
 	Rate     *float64 // every non-load phase's rate
 	Duration string   // every steady phase's duration
 	Warmup   string   // every steady phase's warmup
-	Records  string   // keyspace.records, and load phases' records
+	// Tick is every open-loop phase's tick (scenarios/tick.go); "0s"
+	// sends each op at its own instant again.
+	Tick    string
+	Records string // keyspace.records, and load phases' records
 	// Concurrency is every phase's workers (0: unchanged).
 	Concurrency int
 	Seed        string
@@ -97,6 +100,20 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 		for i := range sc.Phases {
 			if ph := &sc.Phases[i]; ph.TakesDurationOverride() {
 				ph.Warmup = d
+			}
+		}
+	}
+	if o.Tick != "" {
+		d, err := scenarios.ParseDuration(o.Tick)
+		switch {
+		case err != nil:
+			return nil, &OverrideError{"tick", fmt.Sprintf(" %s: %s", o.Tick, DurationHint(o.Tick))}
+		case d != 0 && (d < scenarios.MinTick || d > scenarios.MaxTick):
+			return nil, &OverrideError{"tick", fmt.Sprintf(" %s: use %s to %s (0s: each op at its own instant)", o.Tick, scenarios.MinTick, scenarios.MaxTick)}
+		}
+		for i := range sc.Phases {
+			if ph := &sc.Phases[i]; ph.TakesTick() {
+				ph.Tick = d
 			}
 		}
 	}

@@ -37,6 +37,14 @@ func TestApply(t *testing.T) {
 		{name: "bad rate", o: Overrides{Rate: &bad}, errName: "rate"},
 		{name: "duration", o: Overrides{Duration: "3s"}, check: func(sc *scenarios.Scenario) bool { return sc.Phases[1].Duration.D().Seconds() == 3 }},
 		{name: "bad duration", o: Overrides{Duration: "soon"}, errName: "duration"},
+		{name: "tick", o: Overrides{Tick: "20ms"}, check: func(sc *scenarios.Scenario) bool {
+			// The load phase runs closed loop: only the steady phase ticks.
+			return sc.Phases[0].Tick == 0 && sc.Phases[1].Tick.D().Milliseconds() == 20
+		}},
+		{name: "tick off", o: Overrides{Tick: "0s"}, check: func(sc *scenarios.Scenario) bool { return sc.Phases[1].Tick == 0 }},
+		{name: "bad tick", o: Overrides{Tick: "fast"}, errName: "tick"},
+		{name: "tick too short", o: Overrides{Tick: "100us"}, errName: "tick"},
+		{name: "tick too long", o: Overrides{Tick: "5s"}, errName: "tick"},
 		{name: "seed", o: Overrides{Seed: "42"}, check: func(sc *scenarios.Scenario) bool { return sc.Seed == 42 }},
 		{name: "bad seed", o: Overrides{Seed: "x"}, errName: "seed"},
 	} {

@@ -10,14 +10,14 @@ import (
 // each value as the command line's flag does; Apply then checks them
 // all, for the API as for soakd run. Empty fields change nothing.
 type Text struct {
-	Target, Rate, Duration, Warmup, Records, Concurrency, Seed, Repeat string
+	Target, Rate, Duration, Warmup, Tick, Records, Concurrency, Seed, Repeat string
 }
 
 // Parse returns the overrides; a value that is not of its kind is an
 // *OverrideError naming it, with the CLI's hint. As on the command line,
 // a concurrency or repeat of 0 changes nothing.
 func (t Text) Parse() (Overrides, error) {
-	o := Overrides{Target: t.Target, Duration: t.Duration, Warmup: t.Warmup, Records: t.Records, Seed: t.Seed}
+	o := Overrides{Target: t.Target, Duration: t.Duration, Warmup: t.Warmup, Tick: t.Tick, Records: t.Records, Seed: t.Seed}
 	if t.Rate != "" {
 		r, err := ParseRate(t.Rate)
 		if err != nil {
