@@ -54,6 +54,7 @@ func TestAPIStartTakesTheCLIOverrides(t *testing.T) {
 		{`{"scenario": "quick.yaml", "duration": "30"}`, `"duration": 30: add a unit: 30s`},
 		{`{"scenario": "quick.yaml", "duration": 30}`, `"duration": 30: add a unit: 30s`},
 		{`{"scenario": "quick.yaml", "warmup": "soon"}`, `"warmup": soon: use a duration like 30s`},
+		{`{"scenario": "quick.yaml", "tick": "5s"}`, `"tick": 5s: use 1ms to 1s`},
 		{`{"scenario": "quick.yaml", "records": 0}`, `"records": 0: use a positive whole number`},
 		{`{"scenario": "quick.yaml", "concurrency": "many"}`, `"concurrency": many: use a whole number like 32`},
 		{`{"scenario": "quick.yaml", "repeat": 1000}`, `"repeat": 1000: use a whole number in 1..`},
@@ -77,7 +78,7 @@ func TestAPIStartTakesTheCLIOverrides(t *testing.T) {
 	// Numbers as strings or as numbers alike; 250/s for 2 s with no
 	// warmup is 500 scheduled ops.
 	var started Entry
-	if code := h.post(`{"scenario": "quick.yaml", "rate": 250, "duration": "2s", "warmup": "0s", "records": "50", "concurrency": 3, "seed": "7", "repeat": 1}`, &started); code != 202 {
+	if code := h.post(`{"scenario": "quick.yaml", "rate": 250, "duration": "2s", "warmup": "0s", "tick": "100ms", "records": "50", "concurrency": 3, "seed": "7", "repeat": 1}`, &started); code != 202 {
 		t.Fatalf("POST with overrides: %d", code)
 	}
 	if started.Scenario != "quick" || started.ScenarioFile != filepath.Join(scDir, "quick.yaml") {
@@ -94,8 +95,8 @@ func TestAPIStartTakesTheCLIOverrides(t *testing.T) {
 	if v.Summary == nil || len(v.Summary.Phases) != 1 {
 		t.Fatalf("summary %+v", v.Summary)
 	}
-	if p := v.Summary.Phases[0]; p.TargetRate != 250 || p.Scheduled != 500 || p.DurationSeconds != 2 {
-		t.Errorf("overrides not applied: target %v, %d scheduled over %.2fs, want 250, 500 over 2s", p.TargetRate, p.Scheduled, p.DurationSeconds)
+	if p := v.Summary.Phases[0]; p.TargetRate != 250 || p.Scheduled != 500 || p.DurationSeconds != 2 || p.TickSeconds != 0.1 {
+		t.Errorf("overrides not applied: target %v, %d scheduled over %.2fs in ticks of %vs, want 250, 500 over 2s in 0.1s ticks", p.TargetRate, p.Scheduled, p.DurationSeconds, p.TickSeconds)
 	}
 	if done := h.listRuns()[started.ID]; done.Phase != "" || done.Rate != 0 || done.SLOPassed == nil || !*done.SLOPassed {
 		t.Errorf("finished run in the list: %+v", done)
