@@ -304,6 +304,17 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		<-begin
 		last := t0
 		var lastCompleted int64
+		// A ticked segment's collector runs half a tick after its
+		// interval ends: the interval is a whole number of ticks, and
+		// at a tick's start the pacer is due to send the whole tick.
+		if seg.Tick > 0 {
+			off := time.NewTimer(seg.Tick / 2)
+			select {
+			case <-off.C:
+			case <-collectDone:
+				off.Stop()
+			}
+		}
 		tick := time.NewTicker(r.interval)
 		defer tick.Stop()
 		n := 0

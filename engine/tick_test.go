@@ -3,10 +3,13 @@ package engine
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/soakd/soakd/rundir"
 )
 
 // TestTickedSchedule: op i is intended at the start of the tick its own
@@ -168,5 +171,46 @@ func TestTickedPacerWakesOncePerTick(t *testing.T) {
 				t.Errorf("tick %v: %d ops scheduled, want 250", c.tick, got)
 			}
 		})
+	}
+}
+
+// TestTickedCollectorRunsBetweenTicks: the collector of a phase in
+// 100 ms ticks ends its intervals half a tick after each second, not
+// at the second itself, which is a tick's start (where the pacer has
+// the whole tick to send). Without ticks it ends them on the second.
+func TestTickedCollectorRunsBetweenTicks(t *testing.T) {
+	for _, c := range []struct {
+		tick string
+		off  int64 // ms past each whole second
+	}{{"100ms", 50}, {"0s", 0}} {
+		sc := scenario(t, `
+keyspace: {records: 1000}
+phases:
+  - {name: steady, kind: steady, rate: 100, duration: 4s, tick: `+c.tick+`, concurrency: 8, mix: {read: 100}}
+`)
+		dir := t.TempDir()
+		sum := runInBubble(t, sc, &recordingTarget{service: time.Millisecond}, Options{OutDir: dir, Interval: time.Second})
+		if got := sum.Phases[0].Completed; got != 400 {
+			t.Fatalf("tick %s: completed %d, want 400", c.tick, got)
+		}
+		counts, err := rundir.ReadCounts(filepath.Join(dir, "counts.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := sum.Phases[0].Start.UnixMilli()
+		var ends []int64
+		for _, ic := range counts {
+			if ic.Phase == "steady" && ic.Op == "read" {
+				ends = append(ends, ic.EndMs-start)
+			}
+		}
+		if len(ends) < 4 {
+			t.Fatalf("tick %s: interval ends %v, want at least 4 (the last ends with the segment)", c.tick, ends)
+		}
+		for k, e := range ends[:3] {
+			if want := int64(k+1)*1000 + c.off; e != want {
+				t.Errorf("tick %s: interval %d ended %d ms after the phase's start, want %d (ends %v)", c.tick, k+1, e, want, ends)
+			}
+		}
 	}
 }
