@@ -50,6 +50,9 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 		if tl != nil {
 			pp.Plots = append(pp.Plots, timelinePlots(&p, tl)...)
 		}
+		if p.TickSeconds > 0 {
+			pp.Notes = append(pp.Notes, "arrivals"+tickNote(p.TickSeconds)+": each tick's ops intended together at its start, so latency includes the wait behind the rest of the tick")
+		}
 		if l := overTimeLine(&p); l != "" {
 			pp.Notes = append(pp.Notes, l)
 		}

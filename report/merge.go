@@ -254,7 +254,7 @@ func (m *Merged) mergePhases() {
 	}
 	same := sameStore(m.Shards)
 	for _, ref := range order {
-		pr := rundir.PhaseResult{Name: ref.Name, Kind: ref.Kind, Start: ref.Start, End: ref.End, WarmupSeconds: ref.WarmupSeconds, Variant: ref.Variant, Repeat: ref.Repeat}
+		pr := rundir.PhaseResult{Name: ref.Name, Kind: ref.Kind, Start: ref.Start, End: ref.End, WarmupSeconds: ref.WarmupSeconds, TickSeconds: ref.TickSeconds, Variant: ref.Variant, Repeat: ref.Repeat}
 		pr.Ops = map[string]rundir.OpResult{}
 		stages := map[string]*rundir.StageResult{}
 		parts := map[string][]*rundir.StageResult{}
@@ -474,7 +474,7 @@ func (m *Merged) Text() string {
 	}
 	for _, p := range m.Phases {
 		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
+			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
 		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
 		for _, st := range p.Stages {
