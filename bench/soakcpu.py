@@ -27,12 +27,13 @@ With SOAKD_BASE=PATH (another soakd build, e.g. the commit before a
 change) that build runs too, interleaved in the same rounds, as
 "soakd-base": before/after on the same host at the same moment.
 
-SOAKCPU_TICK=D (default 20ms; empty: left out) adds "soakd-tick": the
-same soak with --tick D, its arrivals in ticks as memtier's limiter
-sends them, each tick's ops intended at its start (a tick's ops that
-are due together go out pipelined, up to client.max_batch, 256).
-"soakd-tick4" is the same with client.max_batch 4, so each tick's ops
-are spread over the connections a few at a time, as memtier's are.
+SOAKCPU_TICK=D[,D...] (default 20ms,5ms; empty: left out) adds
+"soakd-tickD" for each: the same soak with --tick D, its arrivals in
+ticks as memtier's limiter sends them, each tick's ops intended at its
+start (a tick's ops that are due together go out pipelined, up to
+client.max_batch, 256). "soakd-tickD-b4", for the first D, is the same
+with client.max_batch 4, so each tick's ops are spread over the
+connections a few at a time, as memtier's are.
 
 usage: soakcpu.py OUT SOAKD MEMTIER|'' RATES ROUNDS DUR
 """
@@ -160,10 +161,11 @@ def measure(out, soakd, memtier, rates, rounds, dur, skip, window, port):
     soakds = {"soakd": (soakd, "soakcpu", [])}
     if os.environ.get("SOAKD_BASE"):
         soakds["soakd-base"] = (os.environ["SOAKD_BASE"], "soakcpu", [])
-    tick = os.environ.get("SOAKCPU_TICK", "20ms")
-    if tick:
-        soakds["soakd-tick"] = (soakd, "soakcpu", ["--tick", tick])
-        soakds["soakd-tick4"] = (soakd, "soakcpu-batch4", ["--tick", tick])
+    ticks = [t for t in os.environ.get("SOAKCPU_TICK", "20ms,5ms").split(",") if t]
+    for t in ticks:
+        soakds[f"soakd-tick{t}"] = (soakd, "soakcpu", ["--tick", t])
+    if ticks:
+        soakds[f"soakd-tick{ticks[0]}-b4"] = (soakd, "soakcpu-batch4", ["--tick", ticks[0]])
     runs = []
     for r in rates:
         for name in soakds:

@@ -662,6 +662,7 @@ type worker struct {
 	fieldName []string
 	clk       *clock
 	classIdx  map[string]uint8
+	okClass   uint8 // classIdx[ClassOK], read once: most ops succeed
 	render    *datagen.Renderer // custom ops; nil when the scenario has none
 	replay    *capture.Reader   // replay phases: reads ops back from the capture
 	// state says who owns the requests in flight (interrupt.go);
@@ -686,6 +687,7 @@ func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets
 		fieldName: make([]string, r.sc.Record.Fields),
 		clk:       clk,
 		classIdx:  r.classIdx,
+		okClass:   r.classIdx[targets.ClassOK],
 	}
 	if r.custom != nil {
 		wk.render = datagen.NewRenderer(r.custom)
@@ -760,6 +762,9 @@ func (w *worker) fill(j int, i uint64) scenarios.Op {
 }
 
 func (w *worker) class(err error) uint8 {
+	if err == nil {
+		return w.okClass
+	}
 	return w.classIdx[targets.Classify(w.r.target, err)]
 }
 
