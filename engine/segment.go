@@ -662,7 +662,7 @@ type worker struct {
 	fieldName []string
 	clk       *clock
 	classIdx  map[string]uint8
-	okClass   uint8 // classIdx[ClassOK], read once: most ops succeed
+	okClass   uint8             // classIdx[ClassOK], read once: most ops succeed
 	render    *datagen.Renderer // custom ops; nil when the scenario has none
 	replay    *capture.Reader   // replay phases: reads ops back from the capture
 	// state says who owns the requests in flight (interrupt.go);
