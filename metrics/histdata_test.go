@@ -6,11 +6,22 @@ import (
 	"testing"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/scenarios"
 )
 
-// histDataRef is HistData as it was, through Distribution's bars: the
-// new one must give the same Hist.
-func histDataRef(h *hdr.Histogram) Hist { return histFromBars(h.Distribution()) }
+// histDataRef converts h through Distribution's bars, the conversion
+// the exporter made from its hdr histograms before it kept tallies:
+// tallyHist must give the same Hist.
+func histDataRef(h *hdr.Histogram) Hist {
+	d := newHist()
+	for _, b := range h.Distribution() {
+		if b.Count != 0 {
+			d.add(b.From, b.To, b.Count)
+		}
+	}
+	return d.finish()
+}
 
 func sameHist(t *testing.T, what string, got, want Hist) {
 	t.Helper()
@@ -29,67 +40,76 @@ func sameHist(t *testing.T, what string, got, want Hist) {
 	}
 }
 
-// HistData gives what Distribution gave, bar for bar, on histograms from
-// a few microseconds to the top of the range.
-func TestHistDataMatchesDistribution(t *testing.T) {
+// TestTallyHistMatchesDistribution: a tally read in place gives what the
+// same values' hdr histogram gives through Distribution, bar for bar, on
+// histograms from a few microseconds to the top of the range.
+func TestTallyHistMatchesDistribution(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for round := 0; round < 20; round++ {
-		h := NewHist()
+		h, tl := NewHist(), newTally()
 		top := int64(1) << (12 + round)
 		for i := 0; i < 2000; i++ {
 			v := LowestNs + r.Int64N(top)
 			if v > HighestNs {
 				v = HighestNs
 			}
-			_ = h.RecordValues(v, 1+r.Int64N(5))
+			n := 1 + r.Int64N(5)
+			_ = h.RecordValues(v, n)
+			tl.record(v, n)
 		}
 		if round == 19 {
 			_ = h.RecordValue(HighestNs)
+			tl.record(HighestNs, 1)
 		}
-		sameHist(t, "round "+itoa(round), HistData(h), histDataRef(h))
+		sameHist(t, "round "+itoa(round), tallyHist(tl), histDataRef(h))
 	}
-	sameHist(t, "empty", HistData(NewHist()), histDataRef(NewHist()))
+	sameHist(t, "empty", tallyHist(newTally()), histDataRef(NewHist()))
 }
 
-// A scrape converts every exported histogram: with a max near 1 s, one
-// conversion allocated ~1 MB through Distribution; from one copy of the
-// counts it is ~0.2 MB.
-func TestHistDataAllocatesOneCopy(t *testing.T) {
-	h := NewHist()
+// TestTallyHistAllocatesNoCopy: a scrape converts every exported
+// histogram. From an hdr histogram with a max near 1 s that cost ~1 MB
+// through Distribution, ~0.2 MB from a copy of its counts; from a tally
+// it is the Hist's own maps, a few kB whatever the range.
+func TestTallyHistAllocatesNoCopy(t *testing.T) {
+	tl := newTally()
 	for v := int64(100_000); v < 800_000_000; v = v*101/100 + 1 {
-		_ = h.RecordValue(v)
+		tl.record(v, 1)
 	}
 	const n = 20
 	var a, b runtime.MemStats
 	runtime.ReadMemStats(&a)
 	for i := 0; i < n; i++ {
-		_ = HistData(h)
+		_ = tallyHist(tl)
 	}
 	runtime.ReadMemStats(&b)
 	per := (b.TotalAlloc - a.TotalAlloc) / n
-	if limit := uint64(countsLen)*8 + 96<<10; per > limit {
-		t.Errorf("HistData allocated %d kB per call, want at most %d kB (one copy of the counts and the buckets)", per>>10, limit>>10)
+	if limit := uint64(32 << 10); per > limit {
+		t.Errorf("tallyHist allocated %d kB per call, want at most %d kB (the Hist's maps; the counts are read in place)", per>>10, limit>>10)
 	}
 }
 
-// With a small maximum Distribution is the cheaper way, and is kept.
-func TestHistDataSmallMaxNoDearer(t *testing.T) {
-	h := NewHist()
-	for v := int64(20_000); v < 900_000; v = v*101/100 + 1 {
-		_ = h.RecordValue(v)
-	}
-	alloc := func(f func()) uint64 {
-		var a, b runtime.MemStats
-		runtime.ReadMemStats(&a)
-		for i := 0; i < 20; i++ {
-			f()
+// TestPromTotalsFromPlainSet: a Set built by hand (no tallies) reaches
+// the exporter's totals through its histograms, with its counters.
+func TestPromTotalsFromPlainSet(t *testing.T) {
+	w := window(t)
+	p := newPromTotals()
+	p.add(w, nil)
+	p.add(window(t), nil)
+	for i, os := range w.Ops {
+		if os == nil {
+			continue
 		}
-		runtime.ReadMemStats(&b)
-		return (b.TotalAlloc - a.TotalAlloc) / 20
+		o := p.ops[i]
+		if o == nil || o.Count != 2*os.Count || o.lat.total != 2*os.Latency.TotalCount() || o.svc.total != 2*os.Service.TotalCount() {
+			t.Fatalf("op %d: totals %+v, want twice the window's %d ops", i, o, os.Count)
+		}
+		h := NewHist()
+		h.Merge(os.Latency)
+		h.Merge(os.Latency)
+		sameHist(t, "latency", tallyHist(&o.lat), histDataRef(h))
 	}
-	got, ref := alloc(func() { _ = HistData(h) }), alloc(func() { _ = histDataRef(h) })
-	if got > ref+ref/4 {
-		t.Errorf("HistData allocated %d kB per call at a 0.9 ms maximum, the Distribution way %d kB", got>>10, ref>>10)
+	if p.lag.total != 2*w.Lag.TotalCount() {
+		t.Errorf("lag total %d, want %d", p.lag.total, 2*w.Lag.TotalCount())
 	}
 }
 
@@ -102,4 +122,35 @@ func itoa(n int) string {
 		b = append([]byte{byte('0' + n%10)}, b...)
 	}
 	return string(b)
+}
+
+// TestPromTotalsFromWindowSets: the collector's window sets reach the
+// exporter's totals from their tallies; two intervals add up to the
+// histogram of all their values.
+func TestPromTotalsFromWindowSets(t *testing.T) {
+	ops := []scenarios.Op{scenarios.OpRead}
+	p := newPromTotals()
+	ref, refLag := NewHist(), NewHist()
+	pauses := 0
+	for k := 0; k < 2; k++ {
+		r := NewRecorder(ops)
+		for i := int64(1); i <= 500; i++ {
+			lat := i * 7_919 * int64(k+1)
+			r.Record(scenarios.OpRead, lat, lat/2, lat/3, 0)
+			_ = ref.RecordValue(lat)
+			_ = refLag.RecordValue(lat / 3)
+		}
+		w := NewWindowSet(ops)
+		r.Drain(w)
+		p.add(w, func() { pauses++ })
+	}
+	o := p.ops[scenarios.OpRead]
+	if o == nil || o.Count != 1000 || o.Classes[0] != 1000 {
+		t.Fatalf("read totals %+v, want 1000 ok ops", o)
+	}
+	sameHist(t, "latency", tallyHist(&o.lat), histDataRef(ref))
+	sameHist(t, "lag", tallyHist(&p.lag), histDataRef(refLag))
+	if pauses != 2 {
+		t.Errorf("%d pauses, want one per op per interval (2)", pauses)
+	}
 }

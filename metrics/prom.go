@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/soakd/soakd/scenarios"
@@ -96,7 +95,7 @@ type sloEntry struct {
 }
 
 type phaseState struct {
-	total      *Set
+	total      *promTotals
 	window     *Set
 	targetRate float64
 	achieved   float64
@@ -197,7 +196,7 @@ func (e *Exporter) UpdatePaused(phase string, targetRate, achieved float64, wind
 	defer e.mu.Unlock()
 	ps := e.phases[phase]
 	if ps == nil {
-		ps = &phaseState{total: NewSet(nil), window: NewSet(nil)}
+		ps = &phaseState{total: newPromTotals(), window: NewSet(nil)}
 		e.phases[phase] = ps
 		e.order = append(e.order, phase)
 	}
@@ -205,7 +204,7 @@ func (e *Exporter) UpdatePaused(phase string, targetRate, achieved float64, wind
 		e.stage = 0
 	}
 	e.current = phase
-	ps.total.MergePaused(window, pause)
+	ps.total.add(window, pause)
 	// The window is the collector's set for this interval; the collector
 	// reuses it only after the next Update has replaced it here: keep it
 	// rather than copy ~190 KB per histogram every second (that copy
@@ -356,8 +355,8 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			gauge(e.goodput, ps.goodput, e.scenario, e.shard, name)
 			gauge(e.growthStage, float64(e.stage), e.scenario, e.shard, name)
 		}
-		e.histograms(ch, e.lag, e.lagClassic, ps.total.Lag, e.scenario, e.shard, name)
-		for op, os := range ps.total.Ops {
+		e.histograms(ch, e.lag, e.lagClassic, &ps.total.lag, e.scenario, e.shard, name)
+		for op, os := range ps.total.ops {
 			if os == nil {
 				continue
 			}
@@ -370,8 +369,8 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 				}
 			}
 			ch <- prometheus.MustNewConstMetric(e.dropped, prometheus.CounterValue, float64(os.Dropped), e.scenario, e.shard, name, opName)
-			e.histograms(ch, e.latency, e.latencyClassic, os.Latency, e.scenario, e.shard, name, opName)
-			e.histograms(ch, e.service, e.serviceClassic, os.Service, e.scenario, e.shard, name, opName)
+			e.histograms(ch, e.latency, e.latencyClassic, &os.lat, e.scenario, e.shard, name, opName)
+			e.histograms(ch, e.service, e.serviceClassic, &os.svc, e.scenario, e.shard, name, opName)
 			if w := ps.window.Ops[op]; cur && w != nil && w.Latency.TotalCount() > 0 {
 				for _, q := range WindowQuantiles() {
 					gauge(e.quantile, Quantile(w.Latency, q), e.scenario, e.shard, name, opName, strconv.FormatFloat(q/100, 'g', 10, 64))
@@ -381,8 +380,8 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func (e *Exporter) histograms(ch chan<- prometheus.Metric, native, classic *prometheus.Desc, h *hdr.Histogram, labels ...string) {
-	d := HistData(h)
+func (e *Exporter) histograms(ch chan<- prometheus.Metric, native, classic *prometheus.Desc, t *tally, labels ...string) {
+	d := tallyHist(t)
 	ch <- prometheus.MustNewConstHistogram(classic, d.Count, d.Sum, d.Classic, labels...)
 	ch <- prometheus.MustNewConstNativeHistogram(native, d.Count, d.Sum, d.Native, nil, d.Zero, NativeSchema, NativeZeroThreshold, e.created, labels...)
 }
@@ -423,79 +422,42 @@ func NativeIndex(v float64, s int) int {
 	return i
 }
 
-// HistData converts h. An HDR bar's values are equivalent within 3
-// digits; each bar is placed by its upper edge (conservative: never
-// report a value as faster) and summed at its midpoint.
-func HistData(h *hdr.Histogram) Hist {
-	if h == nil || h.TotalCount() == 0 {
-		return histFromBars(nil)
-	}
-	return histFromBars(bars(h))
+// histBuilder builds a Hist from HDR bars given one at a time. A bar's
+// values are equivalent within 3 digits; each bar is placed by its
+// upper edge (conservative: never report a value as faster) and summed
+// at its midpoint.
+type histBuilder struct {
+	Hist
+	bounds []float64
+	cum    []uint64 // classic counts per bound, not yet cumulative
 }
 
-// histFromBars is HistData of a histogram's bars (in ns).
-func histFromBars(bs []hdr.Bar) Hist {
+func newHist() *histBuilder {
 	bounds := LatencyBuckets()
-	d := Hist{Classic: make(map[float64]uint64, len(bounds)), Native: map[int]int64{}}
-	cum := make([]uint64, len(bounds))
-	for _, b := range bs {
-		if b.Count == 0 {
-			continue
-		}
-		v := float64(b.To) / 1e9
-		n := uint64(b.Count)
-		d.Sum += float64(b.Count) * (float64(b.From) + float64(b.To)) / 2 / 1e9
-		d.Count += n
-		if i := sort.SearchFloat64s(bounds, v); i < len(cum) {
-			cum[i] += n
-		}
-		if v <= NativeZeroThreshold {
-			d.Zero += n
-		} else {
-			d.Native[NativeIndex(v, NativeSchema)] += int64(n)
-		}
+	return &histBuilder{Hist: Hist{Classic: make(map[float64]uint64, len(bounds)), Native: map[int]int64{}}, bounds: bounds, cum: make([]uint64, len(bounds))}
+}
+
+// add counts n values from..to ns: placed by the upper edge, summed at
+// the midpoint.
+func (d *histBuilder) add(from, to, n int64) {
+	v := float64(to) / 1e9
+	d.Sum += float64(n) * (float64(from) + float64(to)) / 2 / 1e9
+	d.Count += uint64(n)
+	if i := sort.SearchFloat64s(d.bounds, v); i < len(d.cum) {
+		d.cum[i] += uint64(n)
 	}
+	if v <= NativeZeroThreshold {
+		d.Zero += uint64(n)
+	} else {
+		d.Native[NativeIndex(v, NativeSchema)] += n
+	}
+}
+
+func (d *histBuilder) finish() Hist {
 	var acc uint64
-	for i, b := range bounds {
-		acc += cum[i]
+	for i, b := range d.bounds {
+		acc += d.cum[i]
 		d.Classic[b] = acc
 	}
-	return d
-}
-
-// bars are h's non-empty HDR bars. For a histogram of NewHist's geometry
-// whose maximum is past a few ms they come from one copy of its counts (Export, ~190 KB), read through
-// the tally's layout (the same indices: TestTallyGeometryMatchesHdr):
-// Distribution builds a bar for every index up to the maximum by
-// appending, ~1 MB of garbage per histogram with a max near 1 s, and the
-// /metrics scrape converts every exported histogram each time (at 20,000
-// ops/s with a scrape every 10 s that was two thirds of all soakd
-// allocated).
-func bars(h *hdr.Histogram) []hdr.Bar {
-	if h.LowestTrackableValue() != LowestNs || h.HighestTrackableValue() != HighestNs || h.SignificantFigures() != SigFigs {
-		return h.Distribution()
-	}
-	// Distribution's 24-byte bars up to the maximum (twice over, by
-	// appending) cost less than the 8-byte counts' copy while the
-	// maximum is under ~2 ms (index countsLen/8).
-	if tallyIndex(clamp(h.Max())) < countsLen/8 {
-		return h.Distribution()
-	}
-	counts := h.Export().Counts
-	if len(counts) != int(countsLen) {
-		return h.Distribution()
-	}
-	n := 0
-	for _, c := range counts {
-		if c != 0 {
-			n++
-		}
-	}
-	out := make([]hdr.Bar, 0, n)
-	for i, c := range counts {
-		if c != 0 {
-			out = append(out, hdr.Bar{From: tallyValue(int32(i)), To: tallyHighest(int32(i)), Count: c})
-		}
-	}
-	return out
+	return d.Hist
 }
