@@ -318,6 +318,8 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # ratio p99/goal (<= 1 meets it), and lag p99.9 < 0.5 ms at both.
 # SOAKD_BASE=PATH runs that build too, interleaved with this one
 # (A,B,A,B) for LAG_ROUNDS rounds (default 1): label suffix -base.
+# LAG_TICK="20ms 5ms" adds, after each run, the same with --tick D for
+# each D (label suffix -tickD): arrivals in ticks.
 # LAG_RT=1 (root) runs soakd and redis-server SCHED_FIFO (chrt -f 50):
 # on a host shared with other work, the lag is then soakd's own, not
 # the other processes' turn on its CPU.
@@ -334,9 +336,12 @@ lag() {
     for rate in 6000 50000; do
       for round in $(seq "${LAG_ROUNDS:-1}"); do
         for bin in "${bins[@]}"; do
-          echo "load average $(loadavg)"
-          RT=${LAG_RT:-} BIN=$bin PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
-            rate_run "lag-$cores-$rate$([ "$bin" = "$OUT/soakd" ] || echo -base)" "$rate" --target "redis://127.0.0.1:$PORT"
+          for tick in 0 ${LAG_TICK:-}; do
+            echo "load average $(loadavg)"
+            RT=${LAG_RT:-} BIN=$bin PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
+              rate_run "lag-$cores-$rate$([ "$bin" = "$OUT/soakd" ] || echo -base)$([ "$tick" = 0 ] || echo "-tick$tick")" "$rate" --target "redis://127.0.0.1:$PORT" \
+              $([ "$tick" = 0 ] || echo "--tick $tick")
+          done
         done
       done
     done
