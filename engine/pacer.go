@@ -76,12 +76,17 @@ func (s Schedule) Total(d time.Duration) uint64 {
 // next op is due (0 when one is due now) and whether the schedule is
 // over (limit ops, 0 = unbounded).
 func (s Schedule) Pace(elapsed time.Duration, done, limit uint64) (wait time.Duration, stop bool) {
+	return paceAt(s, elapsed, done, limit)
+}
+
+// paceAt is Pace for any schedule given by its At: the wait until op
+// done is intended, 0 when it is due, stop once limit ops are done.
+func paceAt[S interface{ At(uint64) time.Duration }](s S, elapsed time.Duration, done, limit uint64) (wait time.Duration, stop bool) {
 	if limit > 0 && done >= limit {
 		return 0, true
 	}
-	next := s.At(done)
-	if next <= elapsed {
-		return 0, false
+	if next := s.At(done); next > elapsed {
+		return next - elapsed, false
 	}
-	return next - elapsed, false
+	return 0, false
 }

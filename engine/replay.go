@@ -341,11 +341,5 @@ func (s replayTiming) Total(d time.Duration) uint64 {
 }
 
 func (s replayTiming) Pace(el time.Duration, done, limit uint64) (time.Duration, bool) {
-	if limit > 0 && done >= limit {
-		return 0, true
-	}
-	if next := s.At(done); next > el {
-		return next - el, false
-	}
-	return 0, false
+	return paceAt(s, el, done, limit)
 }

@@ -42,11 +42,5 @@ func (s Ticked) Total(d time.Duration) uint64 { return s.Schedule.Total(d) }
 
 // Pace is Schedule's with the ticked At.
 func (s Ticked) Pace(elapsed time.Duration, done, limit uint64) (wait time.Duration, stop bool) {
-	if limit > 0 && done >= limit {
-		return 0, true
-	}
-	if next := s.At(done); next > elapsed {
-		return next - elapsed, false
-	}
-	return 0, false
+	return paceAt(s, elapsed, done, limit)
 }
