@@ -14,7 +14,7 @@ import (
 // the exporter made from its hdr histograms before it kept tallies:
 // tallyHist must give the same Hist.
 func histDataRef(h *hdr.Histogram) Hist {
-	d := newHist()
+	d := newHistBuilder()
 	for _, b := range h.Distribution() {
 		if b.Count != 0 {
 			d.add(b.From, b.To, b.Count)

@@ -432,7 +432,7 @@ type histBuilder struct {
 	cum    []uint64 // classic counts per bound, not yet cumulative
 }
 
-func newHist() *histBuilder {
+func newHistBuilder() *histBuilder {
 	bounds := LatencyBuckets()
 	return &histBuilder{Hist: Hist{Classic: make(map[float64]uint64, len(bounds)), Native: map[int]int64{}}, bounds: bounds, cum: make([]uint64, len(bounds))}
 }

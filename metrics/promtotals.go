@@ -79,7 +79,7 @@ func (t *tally) addHist(h *hdr.Histogram) {
 // tallyHist is HistData of t, read in place: the same bars (each index
 // in use, from its lowest to its highest value) without a copy.
 func tallyHist(t *tally) Hist {
-	d := newHist()
+	d := newHistBuilder()
 	if t.total == 0 {
 		return d.finish()
 	}
