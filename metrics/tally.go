@@ -70,17 +70,34 @@ func tallyHighest(i int32) int64 {
 // distinct values reach hdr.Histogram with one RecordValues each, where
 // hdr.Histogram.Merge walks every index up to the maximum (~6,000 at
 // 10 ms) through its iterator. Not safe for concurrent use.
+//
+// counts holds the indices up to the highest ever recorded (rounded up
+// to a whole bucket), not the whole range: a tally of sub-millisecond
+// latencies holds ~2,000 counts instead of countsLen's ~10,000, and a
+// run holds a tally per op per connection.
 type tally struct {
-	counts []int64
-	lo, hi int32 // indices in use are within [lo, hi]; lo > hi when none
+	counts []int64 // len(counts) > hi; indices past it count zero
+	lo, hi int32   // indices in use are within [lo, hi]; lo > hi when none
 	total  int64
 }
 
-func newTally() *tally { return &tally{counts: make([]int64, countsLen), lo: countsLen, hi: -1} }
+func newTally() *tally { return &tally{lo: countsLen, hi: -1} }
+
+// fit makes counts reach index i (< countsLen), in whole buckets.
+func (t *tally) fit(i int32) {
+	if int(i) < len(t.counts) {
+		return
+	}
+	n := min((i/subHalf+1)*subHalf, countsLen)
+	t.counts = append(t.counts, make([]int64, int(n)-len(t.counts))...)
+}
 
 // record counts n values of v (clamped into the histogram's range).
 func (t *tally) record(v, n int64) {
 	i := tallyIndex(clamp(v))
+	if int(i) >= len(t.counts) {
+		t.fit(i)
+	}
 	t.counts[i] += n
 	t.total += n
 	if i < t.lo {
@@ -96,6 +113,7 @@ func (t *tally) merge(o *tally) {
 	if o.total == 0 {
 		return
 	}
+	t.fit(o.hi)
 	dst := t.counts[o.lo : o.hi+1]
 	for k, c := range o.counts[o.lo : o.hi+1] {
 		dst[k] += c
@@ -185,7 +203,7 @@ func (e *hlogEncoder) encode(t *tally) []byte {
 	if t.total != 0 {
 		limit = t.hi + 1
 	} else {
-		limit = 1 // hdr writes index 0 of an empty histogram
+		b = appendZigZag(b, 0) // hdr writes index 0 of an empty histogram
 	}
 	for i := int32(0); i < limit; {
 		c := t.counts[i]

@@ -305,3 +305,52 @@ func BenchmarkIntervalHdr(b *testing.B) {
 		}
 	}
 }
+
+// A tally holds counts up to the highest index it has seen, in whole
+// buckets, not the whole range; merging, encoding and clearing work
+// the same whatever its length.
+func TestTallyHoldsTheCountsInUse(t *testing.T) {
+	var enc hlogEncoder
+	empty := newTally()
+	if len(empty.counts) != 0 {
+		t.Fatalf("a new tally holds %d counts, want none", len(empty.counts))
+	}
+	back, err := hdr.Decode(enc.encode(empty))
+	if err != nil || back.TotalCount() != 0 {
+		t.Fatalf("an empty tally's encoding reads back as %v (count %d), want an empty histogram", err, back.TotalCount())
+	}
+
+	fast := newTally()
+	for v := int64(1000); v <= 900_000; v += 1000 { // up to 0.9 ms
+		fast.record(v, 1)
+	}
+	if n := len(fast.counts); n > 2*subHalf || n <= int(fast.hi) {
+		t.Fatalf("sub-millisecond values: %d counts (hi %d), want at most %d", n, fast.hi, 2*subHalf)
+	}
+	slow := newTally()
+	slow.record(3_000_000_000, 2) // 3 s
+	if len(slow.counts) <= int(slow.hi) || len(slow.counts)%subHalf != 0 && len(slow.counts) != int(countsLen) {
+		t.Fatalf("3 s: %d counts for hi %d", len(slow.counts), slow.hi)
+	}
+
+	sum := newTally()
+	sum.merge(fast)
+	sum.merge(slow)
+	sum.record(HighestNs, 1)
+	if len(sum.counts) != int(countsLen) {
+		t.Fatalf("a tally holding HighestNs has %d counts, want %d", len(sum.counts), countsLen)
+	}
+	h := NewHist()
+	if n := sum.addTo(h); n != 900+2 {
+		t.Fatalf("merged tally: %d buckets in use, want 902", n)
+	}
+	back, err = hdr.Decode(enc.encode(sum))
+	if err != nil || !back.Equals(h) {
+		t.Fatalf("merged tally's encoding reads back different from its histogram (%v)", err)
+	}
+	sum.reset()
+	sum.record(5000, 1)
+	if sum.total != 1 || sum.lo != sum.hi || sum.maxValue() != tallyHighest(tallyIndex(5000)) {
+		t.Fatalf("after reset: total %d, lo %d hi %d", sum.total, sum.lo, sum.hi)
+	}
+}
