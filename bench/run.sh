@@ -320,6 +320,9 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # (A,B,A,B) for LAG_ROUNDS rounds (default 1): label suffix -base.
 # LAG_TICK="20ms 5ms" adds, after each run, the same with --tick D for
 # each D (label suffix -tickD): arrivals in ticks.
+# LAG_SLICE="0 1ms" adds, after each run, the same with --sched-slice D
+# for each D (label suffix -sliceD; 0 = the kernel's own slice, where
+# soakd's default asks for 100us).
 # LAG_RT=1 (root) runs soakd and redis-server SCHED_FIFO (chrt -f 50):
 # on a host shared with other work, the lag is then soakd's own, not
 # the other processes' turn on its CPU.
@@ -337,10 +340,13 @@ lag() {
       for round in $(seq "${LAG_ROUNDS:-1}"); do
         for bin in "${bins[@]}"; do
           for tick in 0 ${LAG_TICK:-}; do
-            echo "load average $(loadavg)"
-            RT=${LAG_RT:-} BIN=$bin PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
-              rate_run "lag-$cores-$rate$([ "$bin" = "$OUT/soakd" ] || echo -base)$([ "$tick" = 0 ] || echo "-tick$tick")" "$rate" --target "redis://127.0.0.1:$PORT" \
-              $([ "$tick" = 0 ] || echo "--tick $tick")
+            for slice in default ${LAG_SLICE:-}; do
+              if [ "$slice" != default ] && [ "$bin" != "$OUT/soakd" ]; then continue; fi
+              echo "load average $(loadavg)"
+              RT=${LAG_RT:-} BIN=$bin PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
+                rate_run "lag-$cores-$rate$([ "$bin" = "$OUT/soakd" ] || echo -base)$([ "$tick" = 0 ] || echo "-tick$tick")$([ "$slice" = default ] || echo "-slice$slice")" "$rate" --target "redis://127.0.0.1:$PORT" \
+                $([ "$tick" = 0 ] || echo "--tick $tick") $([ "$slice" = default ] || echo "--sched-slice $slice")
+            done
           done
         done
       done

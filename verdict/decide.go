@@ -15,13 +15,36 @@ type Call string
 //	              to be slower by more than t
 //	within noise  Lo <= 1 <= Hi: no significant difference
 //	faster        Hi < 1
+//	too few ops   fewer than MinBeyond ops beyond the percentile on a
+//	              side (TailCall): no call either way
 const (
 	CallRegression  Call = "REGRESSION"
 	CallSlower      Call = "slower, below threshold"
 	CallWithinNoise Call = "within noise"
 	CallFaster      Call = "faster"
 	CallNoData      Call = "no data"
+	CallTooFew      Call = "too few ops"
 )
+
+// MinBeyond is how many ops a side needs beyond a percentile for a call
+// on it: a percentile bootstrap of a high quantile is not trustworthy
+// when only a handful of values lie past it (the resampled p99 of 600
+// ops is one of its 6 largest, and their spread is the interval). 10
+// beyond means 1,000 ops for p99 and 10,000 for p99.9 on each side.
+const MinBeyond = 10
+
+// TailCall is Decide for percentile q (0..100) of sides of n[0] and
+// n[1] ops: CallTooFew when either has fewer than MinBeyond ops past
+// it.
+func TailCall(iv Interval, threshold, q float64, n [2]int64) Call {
+	for _, c := range n {
+		// (1e-9: 10,000 x 0.1% is 10, not 9.999...)
+		if float64(c)*(100-q)/100 < MinBeyond-1e-9 {
+			return CallTooFew
+		}
+	}
+	return Decide(iv, threshold)
+}
 
 // Decide calls a latency ratio (cand/base) from its interval: a
 // regression only when the whole interval lies above 1+threshold.

@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -110,13 +111,14 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 			ivs, blockLen := quantileRatiosBlock(bs, cs, regressPercentiles, opo, cumulativeCap)
 			ov.BlockLen = blockLen
 			bq, cq := mergedQuantiles(bs), mergedQuantiles(cs)
+			n := [2]int64{opsIn(bs), opsIn(cs)}
 			for i, q := range regressQuantiles {
 				iv := ivs[i]
 				if !iv.Valid() {
 					continue
 				}
 				qc := QuantCheck{Quantile: q, Baseline: bq[i], Candidate: cq[i], Ratio: &iv, Change: iv.Estimate - 1,
-					Noise: bq[i] * (iv.Hi - iv.Lo) / 2, Call: Decide(iv, o.Threshold)}
+					Noise: bq[i] * (iv.Hi - iv.Lo) / 2, Call: TailCall(iv, o.Threshold, regressPercentiles[i], n)}
 				qc.Regressed = qc.Call == CallRegression
 				ov.add(qc)
 			}
@@ -126,6 +128,12 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 				}
 			}
 			v.add(ov)
+		}
+	}
+	for _, ov := range v.Ops {
+		if slices.ContainsFunc(ov.Checks, func(c QuantCheck) bool { return c.Call == CallTooFew }) {
+			v.Notes = append(v.Notes, fmt.Sprintf("too few ops: a call on a percentile needs %d ops a side beyond it (1,000 ops for p99, 10,000 for p99.9); run longer or repeat", MinBeyond))
+			break
 		}
 	}
 	return v
@@ -197,6 +205,17 @@ func count(reps [][]*hdr.Histogram) int {
 	n := 0
 	for _, r := range reps {
 		n += len(r)
+	}
+	return n
+}
+
+// opsIn is the ops the intervals hold.
+func opsIn(reps [][]*hdr.Histogram) int64 {
+	var n int64
+	for _, r := range reps {
+		for _, h := range r {
+			n += h.TotalCount()
+		}
 	}
 	return n
 }

@@ -41,8 +41,8 @@ func TestSteadyIntervalsDropsWarmup(t *testing.T) {
 func TestCompareIntervals(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	t0 := time.Unix(1_800_000_000, 0)
-	bs, bt := steadyRun(rng, t0, 300, 1)
-	cs, ct := steadyRun(rng, t0.Add(time.Minute), 150, 2)
+	bs, bt := steadyRun(rng, t0, 1200, 1)
+	cs, ct := steadyRun(rng, t0.Add(time.Minute), 600, 2) // 10,800 ops after warmup: 10.8 beyond p99.9
 	v := CompareIntervals([]*rundir.Summary{bs}, []*rundir.Summary{cs}, []RunIntervals{SteadyIntervals(bs, bt)}, []RunIntervals{SteadyIntervals(cs, ct)}, IntervalOptions{})
 	if !v.Regressed || v.Method != MethodBootstrap || v.Level != 0.95 || v.Resamples != DefaultResamples || len(v.Ops) != 1 {
 		t.Fatalf("verdict:\n%s", v.Table())
@@ -56,7 +56,7 @@ func TestCompareIntervals(t *testing.T) {
 			t.Errorf("%s: %+v, want a REGRESSION with its interval", c.Quantile, c)
 		}
 	}
-	if c := o.Checks[3]; c.Quantile != QuantThroughput || !(c.Ratio.Hi < 1/1.2) || c.Baseline < 290 || c.Baseline > 310 {
+	if c := o.Checks[3]; c.Quantile != QuantThroughput || !(c.Ratio.Hi < 1/1.2) || c.Baseline < 1160 || c.Baseline > 1240 {
 		t.Errorf("throughput %+v %v", c, c.Ratio)
 	}
 	tab := v.Table()
@@ -64,6 +64,22 @@ func TestCompareIntervals(t *testing.T) {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
 		}
+	}
+	// A candidate of 2,700 ops has 2.7 beyond its p99.9: no call there,
+	// whatever the interval says; p50 and p99 are still called.
+	ss, st := steadyRun(rng, t0.Add(time.Minute), 150, 2)
+	v = CompareIntervals([]*rundir.Summary{bs}, []*rundir.Summary{ss}, []RunIntervals{SteadyIntervals(bs, bt)}, []RunIntervals{SteadyIntervals(ss, st)}, IntervalOptions{})
+	for _, c := range v.Ops[0].Checks[:3] {
+		want := CallRegression
+		if c.Quantile == "p99.9" {
+			want = CallTooFew
+		}
+		if c.Call != want || c.Regressed != (want == CallRegression) || c.Ratio == nil {
+			t.Errorf("2,700 candidate ops, %s: %+v, want %q with its interval", c.Quantile, c, want)
+		}
+	}
+	if !strings.Contains(v.Table(), "too few ops") {
+		t.Errorf("the table does not say too few ops:\n%s", v.Table())
 	}
 	// Two runs of the same thing, with repeats on each side.
 	var base, cand []*rundir.Summary
@@ -77,5 +93,30 @@ func TestCompareIntervals(t *testing.T) {
 	v = CompareIntervals(base, cand, bi, ci, IntervalOptions{})
 	if v.Regressed || v.Repeats != [2]int{3, 3} || v.Ops[0].Intervals != [2]int{54, 54} || len(v.Notes) != 0 {
 		t.Errorf("A/A with repeats:\n%s", v.Table())
+	}
+}
+
+// TailCall: a side needs MinBeyond ops past the percentile for a call.
+func TestTailCallNeedsOpsBeyond(t *testing.T) {
+	up := Interval{Estimate: 3, Lo: 2, Hi: 4, Level: 0.95}
+	for _, c := range []struct {
+		q    float64
+		n    [2]int64
+		want Call
+	}{
+		{99, [2]int64{1000, 1000}, CallRegression},
+		{99, [2]int64{999, 5000}, CallTooFew},
+		{99, [2]int64{5000, 600}, CallTooFew},
+		{99.9, [2]int64{10_000, 10_000}, CallRegression},
+		{99.9, [2]int64{9_999, 10_000}, CallTooFew},
+		{50, [2]int64{20, 20}, CallRegression},
+		{50, [2]int64{19, 20}, CallTooFew},
+	} {
+		if got := TailCall(up, 0.2, c.q, c.n); got != c.want {
+			t.Errorf("p%v of %v ops: %q, want %q", c.q, c.n, got, c.want)
+		}
+	}
+	if got := TailCall(Interval{}, 0.2, 99, [2]int64{1e6, 1e6}); got != CallNoData {
+		t.Errorf("no interval: %q, want %q", got, CallNoData)
 	}
 }

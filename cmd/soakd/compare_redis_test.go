@@ -153,13 +153,24 @@ phases:
 		t.Errorf("A/A: exit %d, method %q, want 0 and no regression:\n%s", code, v.Method, table)
 	}
 	for _, op := range []string{"get", "set"} {
+		// ~600 ops an op a side: 6 beyond p99. The interval is shown,
+		// but no call is made on it: on a CI host running the tests on
+		// one core, an A/A pair's set p99 read x2.97 [1.21, 4.32],
+		// its 6 largest values against the other's.
 		iv := p99(v, op)
-		// One run a side: the interval holds 1 about 3 times in 4 (see
-		// How verdicts are made), so what must hold is the call: never
-		// wholly above the threshold.
-		if iv == nil || !(iv.Lo <= iv.Estimate && iv.Estimate <= iv.Hi) || iv.Level != 0.95 || iv.Lo > 1.2 {
-			t.Errorf("A/A %s p99: interval %+v, want a 95%% interval holding its estimate, not wholly above 1.2", op, iv)
+		if iv == nil || !(iv.Lo <= iv.Estimate && iv.Estimate <= iv.Hi) || iv.Level != 0.95 {
+			t.Errorf("A/A %s p99: interval %+v, want a 95%% interval holding its estimate", op, iv)
 		}
+		for _, o := range v.Ops {
+			for _, c := range o.Checks {
+				if o.Op == op && c.Quantile != "p50" && c.Call != verdict.CallTooFew {
+					t.Errorf("A/A %s %s of ~600 ops a side: %q, want %q", op, c.Quantile, c.Call, verdict.CallTooFew)
+				}
+			}
+		}
+	}
+	if !strings.Contains(table, "too few ops") {
+		t.Errorf("A/A: the table does not say why p99 and p99.9 have no call:\n%s", table)
 	}
 	if o := v.Ops[0]; o.Intervals[0] < 15 || o.Intervals[1] < 15 || o.BlockLen < 1 {
 		t.Errorf("A/A: %d and %d intervals after warmup, block %d; want >= 15 each (2 s of 100 ms)", o.Intervals[0], o.Intervals[1], o.BlockLen)

@@ -31,6 +31,9 @@ func (a *App) run(ctx context.Context, args []string) int {
 		return exitRefused
 	}
 	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
+	if !a.applySched("run", fs, f.sched) {
+		return exitRefused
+	}
 	stopHeap, ok := a.startHeap("run", fs, f.heap)
 	if !ok {
 		return exitRefused

@@ -12,6 +12,8 @@ func (a *App) serve(ctx context.Context, args []string) int {
 	config := fs.String("config", "soakd.yaml", "daemon config `FILE`")
 	var heap heapFlags
 	heap.register(fs)
+	var sched schedFlags
+	sched.register(fs)
 	pos, code, ok := a.parseCmd("serve", fs, args)
 	if !ok {
 		return code
@@ -24,6 +26,9 @@ func (a *App) serve(ctx context.Context, args []string) int {
 	if err != nil {
 		printProblems(a.Stderr, err)
 		fmt.Fprintf(a.Stderr, "soakd serve: %s refused\n", *config)
+		return exitRefused
+	}
+	if !a.applySched("serve", fs, sched) {
 		return exitRefused
 	}
 	stopHeap, ok := a.startHeap("serve", fs, heap)

@@ -1,0 +1,49 @@
+// Package schedslice asks the kernel for a short scheduler time slice
+// for every thread of this process: Linux's EEVDF scheduler (6.12 and
+// later) lets a SCHED_OTHER task name its slice (sched_attr's
+// sched_runtime, 100 us to 100 ms), and a task with a shorter slice
+// than the one running preempts it when it wakes.
+//
+// soakd's pacer sleeps until each op's intended start. Without this, a
+// kernel thread or another process that has just started its slice
+// (the default is 0.7 ms times 1 + log2(CPUs)) keeps the CPU until its
+// slice ends: on the development VM the RCU thread and DAMON's kdamond
+// held soakd's core for 1 to 3.4 ms at a time, at normal priority. The
+// slice changes how often soakd gets the CPU back, not its share of it,
+// and needs no privilege (real-time priority, chrt, does).
+package schedslice
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The kernel's bounds for a custom slice.
+const (
+	Min = 100 * time.Microsecond
+	Max = 100 * time.Millisecond
+)
+
+// Default is what soakd run and soakd serve ask for unless told
+// otherwise: the shortest slice the kernel takes.
+const Default = Min
+
+// ErrUnsupported says the kernel keeps its own slice (before Linux
+// 6.12, or not Linux).
+var ErrUnsupported = errors.New("this kernel does not take a slice from a task (custom slices need Linux 6.12 or later)")
+
+// Result is what Apply did.
+type Result struct {
+	Threads  int // threads given the slice
+	RealTime int // threads left alone: they run under a real-time policy (chrt)
+}
+
+// Check refuses a slice outside the kernel's bounds (0 is allowed: it
+// keeps the kernel's own).
+func Check(d time.Duration) error {
+	if d == 0 || (d >= Min && d <= Max) {
+		return nil
+	}
+	return fmt.Errorf("%v: use %v to %v, or 0 to keep the kernel's", d, Min, Max)
+}
