@@ -71,25 +71,38 @@ func tallyHighest(i int32) int64 {
 // hdr.Histogram.Merge walks every index up to the maximum (~6,000 at
 // 10 ms) through its iterator. Not safe for concurrent use.
 //
-// counts holds the indices up to the highest ever recorded (rounded up
-// to a whole bucket), not the whole range: a tally of sub-millisecond
-// latencies holds ~2,000 counts instead of countsLen's ~10,000, and a
-// run holds a tally per op per connection.
+// counts holds the indices up to the highest recorded lately (rounded
+// up to a whole bucket), not the whole range: a tally of
+// sub-millisecond latencies holds ~2,000 counts instead of countsLen's
+// ~10,000, and a run holds a tally per op per connection. A slow op
+// grows it; when shrinkAfter resets in a row needed less than half of
+// it, it shrinks back (reset), so that a long run's memory follows its
+// recent latencies, not the slowest op it ever saw.
 type tally struct {
-	counts []int64 // len(counts) > hi; indices past it count zero
-	lo, hi int32   // indices in use are within [lo, hi]; lo > hi when none
-	total  int64
+	counts    []int64 // len(counts) > hi; indices past it count zero
+	lo, hi    int32   // indices in use are within [lo, hi]; lo > hi when none
+	total     int64
+	oversized int32 // resets in a row that needed less than half of counts
 }
 
+// shrinkAfter is how many intervals in a row a tally must have needed
+// less than half its counts before it lets them go: one slow op in a
+// while costs no reallocation each interval.
+const shrinkAfter = 16
+
 func newTally() *tally { return &tally{lo: countsLen, hi: -1} }
+
+// fitLen is the counts length that reaches index i: whole buckets.
+func fitLen(i int32) int32 { return min((i/subHalf+1)*subHalf, countsLen) }
 
 // fit makes counts reach index i (< countsLen), in whole buckets.
 func (t *tally) fit(i int32) {
 	if int(i) < len(t.counts) {
 		return
 	}
-	n := min((i/subHalf+1)*subHalf, countsLen)
-	t.counts = append(t.counts, make([]int64, int(n)-len(t.counts))...)
+	grown := make([]int64, fitLen(i))
+	copy(grown, t.counts)
+	t.counts = grown
 }
 
 // record counts n values of v (clamped into the histogram's range).
@@ -138,9 +151,22 @@ func (t *tally) addTo(h *hdr.Histogram) (buckets int) {
 	return buckets
 }
 
-// reset clears the indices in use.
+// reset clears the indices in use, and lets counts go back to what the
+// last shrinkAfter intervals needed (at least the first bucket's) when
+// each needed less than half of them.
 func (t *tally) reset() {
-	if t.total != 0 || t.lo <= t.hi {
+	need := int32(subCount)
+	if t.hi >= 0 {
+		need = max(need, fitLen(t.hi))
+	}
+	if int(2*need) < len(t.counts) {
+		t.oversized++
+	} else {
+		t.oversized = 0
+	}
+	if t.oversized >= shrinkAfter {
+		t.counts, t.oversized = make([]int64, need), 0
+	} else if t.total != 0 || t.lo <= t.hi {
 		clear(t.counts[min(t.lo, t.hi+1) : t.hi+1])
 	}
 	t.total, t.lo, t.hi = 0, countsLen, -1

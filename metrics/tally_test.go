@@ -354,3 +354,59 @@ func TestTallyHoldsTheCountsInUse(t *testing.T) {
 		t.Fatalf("after reset: total %d, lo %d hi %d", sum.total, sum.lo, sum.hi)
 	}
 }
+
+// A tally grown by a slow op shrinks back once shrinkAfter intervals in
+// a row have needed less than half of it, and not before; one that
+// keeps needing its counts keeps them.
+func TestTallyShrinksAfterSlowOps(t *testing.T) {
+	tl := newTally()
+	tl.record(2_000_000_000, 1) // 2 s: grows to the 2 s bucket
+	grown := len(tl.counts)
+	if grown <= 4*subCount {
+		t.Fatalf("2 s: %d counts", grown)
+	}
+	tl.reset()
+	for k := 1; k < shrinkAfter; k++ {
+		tl.record(100_000, 1) // 0.1 ms
+		tl.reset()
+		if len(tl.counts) != grown {
+			t.Fatalf("after %d quiet intervals: %d counts, want %d kept (shrinkAfter %d)", k, len(tl.counts), grown, shrinkAfter)
+		}
+	}
+	tl.record(100_000, 1)
+	tl.reset()
+	if len(tl.counts) != subCount {
+		t.Fatalf("after %d quiet intervals: %d counts, want %d", shrinkAfter, len(tl.counts), subCount)
+	}
+	// Counts after a shrink are right.
+	tl.record(100_000, 3)
+	tl.record(5_000_000, 2)
+	h := NewHist()
+	tl.addTo(h)
+	if h.TotalCount() != 5 || h.ValueAtQuantile(50) > 110_000 || h.Max() < 5_000_000 {
+		t.Fatalf("after shrinking: count %d, p50 %d, max %d", h.TotalCount(), h.ValueAtQuantile(50), h.Max())
+	}
+
+	// A slow op every few intervals: never half unused for shrinkAfter
+	// in a row, so no reallocation.
+	busy := newTally()
+	busy.record(2_000_000_000, 1)
+	busy.reset()
+	kept := &busy.counts[0]
+	for k := 0; k < 5*shrinkAfter; k++ {
+		if k%(shrinkAfter/2) == 0 {
+			busy.record(2_000_000_000, 1)
+		}
+		busy.record(100_000, 1)
+		busy.reset()
+	}
+	if &busy.counts[0] != kept {
+		t.Fatalf("a tally with a slow op every %d intervals was reallocated", shrinkAfter/2)
+	}
+	// Reset leaves it all zero.
+	for i, c := range busy.counts {
+		if c != 0 {
+			t.Fatalf("index %d: %d after reset", i, c)
+		}
+	}
+}
