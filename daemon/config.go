@@ -118,6 +118,22 @@ type Soak struct {
 	Scenario string             `yaml:"scenario"`
 	Target   string             `yaml:"target"`
 	Pause    scenarios.Duration `yaml:"pause"` // between iterations (default 0)
+	// Tick sends every open-loop phase's ops in ticks of this length
+	// (scenarios/tick.go; 0: each op at its own instant).
+	Tick scenarios.Duration `yaml:"tick"`
+}
+
+// overrides is what the soak changes in its scenario for each run; nil
+// when nothing.
+func (s Soak) overrides() *runpath.Overrides {
+	if s.Target == "" && s.Tick == 0 {
+		return nil
+	}
+	o := &runpath.Overrides{Target: s.Target}
+	if s.Tick != 0 {
+		o.Tick = s.Tick.String()
+	}
+	return o
 }
 
 // Default returns a config with every default filled in; getenv supplies
@@ -353,6 +369,9 @@ func (c *Config) Validate() []scenarios.FieldError {
 		name(p, s.Name)
 		if s.Pause < 0 {
 			add(p+".pause", "must be >= 0")
+		}
+		if s.Tick != 0 && (s.Tick < scenarios.MinTick || s.Tick > scenarios.MaxTick) {
+			add(p+".tick", "must be %s to %s (omit it to send each op at its own instant), got %s", scenarios.MinTick, scenarios.MaxTick, s.Tick)
 		}
 		errs = append(errs, c.checkScenario(p, s.Scenario, s.Target)...)
 	}

@@ -415,7 +415,7 @@ func (d *Daemon) applyLocked(cfg *Config) {
 }
 
 func soakKey(cfg *Config, s Soak) string {
-	return strings.Join([]string{cfg.ScenarioPath(s.Scenario), s.Target, s.Pause.String()}, "\x00")
+	return strings.Join([]string{cfg.ScenarioPath(s.Scenario), s.Target, s.Pause.String(), s.Tick.String()}, "\x00")
 }
 
 func (d *Daemon) startSoakLocked(cfg *Config, s Soak) {
@@ -430,7 +430,7 @@ func (d *Daemon) startSoakLocked(cfg *Config, s Soak) {
 		d.log.Info("soak started", "soak", s.Name, "scenario", path)
 		failures := 0
 		for ctx.Err() == nil {
-			e, wait, err := d.startRun(ctx, runRequest{file: path, target: s.Target, source: "soak:" + s.Name})
+			e, wait, err := d.startRun(ctx, runRequest{file: path, target: s.Target, overrides: s.overrides(), source: "soak:" + s.Name})
 			if err != nil {
 				d.recordFailure(path, "soak:"+s.Name, err)
 				failures++

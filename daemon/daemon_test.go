@@ -194,6 +194,9 @@ soaks:
   - name: s
     scenario: ok.yaml
     bogus: 1
+  - name: t
+    scenario: ok.yaml
+    tick: 500us
 `
 	_, err := ParseConfig(filepath.Join(dir, "soakd.yaml"), []byte(src), getenv(nil))
 	if err == nil {
@@ -218,6 +221,7 @@ soaks:
 		"soakd.yaml:8: schedules[0].overlap:",
 		"soakd.yaml:9: schedules[1].name: \"a\" is already used",
 		"soakd.yaml:12: schedules[1].target:",
+		"soakd.yaml:18: soaks[1].tick: must be 1ms to 1s",
 	}
 	for _, w := range want {
 		if !strings.Contains(err.Error(), w) {
