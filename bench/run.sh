@@ -320,9 +320,9 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # (A,B,A,B) for LAG_ROUNDS rounds (default 1): label suffix -base.
 # LAG_TICK="20ms 5ms" adds, after each run, the same with --tick D for
 # each D (label suffix -tickD): arrivals in ticks.
-# LAG_SLICE="0 1ms" adds, after each run, the same with --sched-slice D
-# for each D (label suffix -sliceD; 0 = the kernel's own slice, where
-# soakd's default asks for 100us).
+# LAG_SLICE="100us 1ms" adds, after each run, the same with
+# --sched-slice D for each D (label suffix -sliceD; soakd's default is
+# the kernel's own slice).
 # LAG_RT=1 (root) runs soakd and redis-server SCHED_FIFO (chrt -f 50):
 # on a host shared with other work, the lag is then soakd's own, not
 # the other processes' turn on its CPU.

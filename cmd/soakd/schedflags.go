@@ -15,7 +15,7 @@ type schedFlags struct {
 }
 
 func (s *schedFlags) register(fs *flag.FlagSet) {
-	fs.DurationVar(&s.slice, "sched-slice", schedslice.Default, "ask the kernel for this scheduler time `slice` for soakd's threads (Linux 6.12+, 100us..100ms; 0 = the kernel's): a shorter slice than the task running lets soakd's pacer take the CPU back when it wakes, instead of waiting up to the other task's slice (milliseconds); its share of the CPU stays the same. Real-time threads (chrt) keep their policy")
+	fs.DurationVar(&s.slice, "sched-slice", schedslice.Default, "ask the kernel for this scheduler time `slice` for soakd's threads (Linux 6.12+, 100us..100ms; 0 = the kernel's, the default): a waking task with a shorter slice than the running one may preempt it; its share of the CPU stays the same. Real-time threads (chrt) keep their policy")
 }
 
 // apply asks for the slice. A slice out of bounds is refused (ok
@@ -28,6 +28,9 @@ func (a *App) applySched(cmd string, fs *flag.FlagSet, s schedFlags) (ok bool) {
 	}
 	given := false
 	fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "sched-slice" })
+	if !given && s.slice == schedslice.Default {
+		return true // the kernel's, untouched
+	}
 	if _, err := schedslice.Apply(s.slice); err != nil && (given || !errors.Is(err, schedslice.ErrUnsupported)) {
 		fmt.Fprintf(a.Stderr, "soakd %s: --sched-slice %v: %v; soakd runs with the kernel's slice\n", cmd, s.slice, err)
 	}
