@@ -370,8 +370,8 @@ func (c *Config) Validate() []scenarios.FieldError {
 		if s.Pause < 0 {
 			add(p+".pause", "must be >= 0")
 		}
-		if s.Tick != 0 && (s.Tick < scenarios.MinTick || s.Tick > scenarios.MaxTick) {
-			add(p+".tick", "must be %s to %s (omit it to send each op at its own instant), got %s", scenarios.MinTick, scenarios.MaxTick, s.Tick)
+		if err := scenarios.CheckTick(s.Tick); err != nil {
+			add(p+".tick", "%v", err)
 		}
 		errs = append(errs, c.checkScenario(p, s.Scenario, s.Target)...)
 	}

@@ -1,6 +1,9 @@
 package scenarios
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Ticks: an open-loop phase's arrivals in ticks.
 //
@@ -27,13 +30,23 @@ const (
 // tick: an open-loop phase other than a replay.
 func (p *Phase) TakesTick() bool { return !p.plan().ownTiming && p.openLoop() }
 
+// CheckTick refuses a tick outside MinTick..MaxTick (0, no tick, is
+// allowed): a phase's tick and a daemon soak's.
+func CheckTick(d Duration) error {
+	if d != 0 && (d < MinTick || d > MaxTick) {
+		return fmt.Errorf("must be %s to %s (omit it to send each op at its own instant), got %s", MinTick, MaxTick, d)
+	}
+	return nil
+}
+
 // validateTick checks phase p's tick.
 func validateTick(pp string, p *Phase) []FieldError {
+	err := CheckTick(p.Tick)
 	switch {
 	case p.Tick == 0:
 		return nil
-	case p.Tick < MinTick || p.Tick > MaxTick:
-		return []FieldError{fieldErr(pp+".tick", "must be %s to %s (omit it to send each op at its own instant), got %s", MinTick, MaxTick, p.Tick)}
+	case err != nil:
+		return []FieldError{fieldErr(pp+".tick", "%v", err)}
 	case p.plan().ownTiming:
 		return []FieldError{fieldErr(pp+".tick", "a %s phase keeps its own timing (a capture's, or its fixed rate); only the other open-loop phases take tick", p.Kind)}
 	case !p.openLoop():
