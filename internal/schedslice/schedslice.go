@@ -1,16 +1,17 @@
 // Package schedslice asks the kernel for a short scheduler time slice
 // for every thread of this process: Linux's EEVDF scheduler (6.12 and
 // later) lets a SCHED_OTHER task name its slice (sched_attr's
-// sched_runtime, 100 us to 100 ms), and a task with a shorter slice
-// than the one running preempts it when it wakes.
+// sched_runtime, 100 us to 100 ms), and a waking task with a shorter
+// slice than the one running may preempt it.
 //
-// soakd's pacer sleeps until each op's intended start. Without this, a
-// kernel thread or another process that has just started its slice
-// (the default is 0.7 ms times 1 + log2(CPUs)) keeps the CPU until its
-// slice ends: on the development VM the RCU thread and DAMON's kdamond
-// held soakd's core for 1 to 3.4 ms at a time, at normal priority. The
-// slice changes how often soakd gets the CPU back, not its share of it,
-// and needs no privilege (real-time priority, chrt, does).
+// soakd's pacer sleeps until each op's intended start; at normal
+// priority other tasks on its CPU (on the development VM the RCU thread
+// and DAMON's kdamond, 1 to 3.4 ms at a time) delay it. A shorter slice
+// changes how often a task gets the CPU back, not its share of it, and
+// needs no privilege (real-time priority, chrt, does). Whether a wake-up
+// preempts at once depends on the kernel's preemption mode: on the
+// development VM (PREEMPT_NONE, HZ 250) it waited for the tick, and 100
+// us changed nothing measurable (docs/capacity.md).
 package schedslice
 
 import (

@@ -18,6 +18,7 @@ func Apply(d time.Duration) (Result, error) {
 		return Result{}, err
 	}
 	var res Result
+	set := 0 // a thread given the slice, to read it back from
 	done := map[int]bool{}
 	// A thread the runtime clones from one not yet visited while the
 	// list is read would keep the old slice: read until a pass finds no
@@ -43,14 +44,20 @@ func Apply(d time.Duration) (Result, error) {
 				res.RealTime++
 			default:
 				res.Threads++
+				set = tid
 			}
 		}
 		if fresh == 0 {
 			break
 		}
 	}
-	if d != 0 && res.Threads > 0 {
-		got, err := Slice(unix.Gettid())
+	if d != 0 && set != 0 {
+		// This thread, unless it is a real-time one left alone.
+		check := unix.Gettid()
+		if a, err := unix.SchedGetAttr(check, 0); err == nil && !fair(a.Policy) {
+			check = set
+		}
+		got, err := Slice(check)
 		if err != nil {
 			return res, err
 		}
@@ -61,6 +68,10 @@ func Apply(d time.Duration) (Result, error) {
 	return res, nil
 }
 
+// fair says whether a policy is one of the fair class's, the ones a
+// slice applies to (not real-time or deadline).
+func fair(policy uint32) bool { return policy == unix.SCHED_NORMAL || policy == unix.SCHED_BATCH }
+
 // setOne sets thread tid's slice unless it runs under a real-time
 // policy (rt true).
 func setOne(tid int, d time.Duration) (rt bool, err error) {
@@ -68,7 +79,7 @@ func setOne(tid int, d time.Duration) (rt bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if attr.Policy != unix.SCHED_NORMAL && attr.Policy != unix.SCHED_BATCH {
+	if !fair(attr.Policy) {
 		return true, nil
 	}
 	attr.Runtime = uint64(d.Nanoseconds())
