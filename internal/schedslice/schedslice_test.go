@@ -166,3 +166,35 @@ func TestCheckBounds(t *testing.T) {
 	}
 	_, _ = Apply(0)
 }
+
+// Apply called from a real-time thread (soakd under chrt) reads the
+// slice back from a thread it set, not from its own: no false
+// ErrUnsupported.
+func TestApplyFromRealTimeThread(t *testing.T) {
+	if !customSlices(t) {
+		return // TestApplyGivesEveryThreadTheSlice checks the refusal
+	}
+	t.Cleanup(func() { _, _ = Apply(0) })
+	type out struct {
+		res Result
+		err error
+		ok  bool
+	}
+	c := make(chan out)
+	go func() {
+		runtime.LockOSThread() // the thread ends with the goroutine: its policy goes with it
+		if err := unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: 1}, 0); err != nil {
+			c <- out{err: err}
+			return
+		}
+		res, err := Apply(300 * time.Microsecond)
+		c <- out{res, err, true}
+	}()
+	o := <-c
+	if !o.ok {
+		t.Fatalf("SCHED_FIFO refused (%v): the test runs as root in CI", o.err)
+	}
+	if o.err != nil || o.res.RealTime < 1 || o.res.Threads < 1 {
+		t.Fatalf("Apply from a SCHED_FIFO thread: %+v, %v; want the others set and no error", o.res, o.err)
+	}
+}
