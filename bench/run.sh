@@ -323,6 +323,9 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # LAG_SLICE="100us 1ms" adds, after each run, the same with
 # --sched-slice D for each D (label suffix -sliceD; soakd's default is
 # the kernel's own slice).
+# LAG_RELEASE="1s" adds, after each run, the same with
+# --release-memory-every D for each D (label suffix -releaseD; soakd's
+# default is 1m, so a run shorter than that releases nothing).
 # LAG_RT=1 (root) runs soakd and redis-server SCHED_FIFO (chrt -f 50):
 # on a host shared with other work, the lag is then soakd's own, not
 # the other processes' turn on its CPU.
@@ -340,12 +343,17 @@ lag() {
       for round in $(seq "${LAG_ROUNDS:-1}"); do
         for bin in "${bins[@]}"; do
           for tick in 0 ${LAG_TICK:-}; do
-            for slice in default ${LAG_SLICE:-}; do
-              if [ "$slice" != default ] && [ "$bin" != "$OUT/soakd" ]; then continue; fi
+            for extra in default $(for d in ${LAG_SLICE:-}; do echo "sched-slice=$d"; done) $(for d in ${LAG_RELEASE:-}; do echo "release-memory-every=$d"; done); do
+              if [ "$extra" != default ] && [ "$bin" != "$OUT/soakd" ]; then continue; fi
+              local flag=() suffix=
+              if [ "$extra" != default ]; then
+                flag=("--${extra%%=*}" "${extra#*=}")
+                suffix=-$([ "${extra%%=*}" = sched-slice ] && echo slice || echo release)${extra#*=}
+              fi
               echo "load average $(loadavg)"
               RT=${LAG_RT:-} BIN=$bin PIN=$([ "$cores" = 1core ] && echo 1) GOAL_LAG_US=$([ "$rate" = 6000 ] && echo 200 || echo 500) DUR=${LAG_DUR:-$DUR} \
-                rate_run "lag-$cores-$rate$([ "$bin" = "$OUT/soakd" ] || echo -base)$([ "$tick" = 0 ] || echo "-tick$tick")$([ "$slice" = default ] || echo "-slice$slice")" "$rate" --target "redis://127.0.0.1:$PORT" \
-                $([ "$tick" = 0 ] || echo "--tick $tick") $([ "$slice" = default ] || echo "--sched-slice $slice")
+                rate_run "lag-$cores-$rate$([ "$bin" = "$OUT/soakd" ] || echo -base)$([ "$tick" = 0 ] || echo "-tick$tick")$suffix" "$rate" --target "redis://127.0.0.1:$PORT" \
+                $([ "$tick" = 0 ] || echo "--tick $tick") "${flag[@]}"
             done
           done
         done
@@ -522,7 +530,7 @@ rss() {
   echo "## RSS over a ${dur}s run at $rate ops/s, $conns connections ($what, nice ${RSS_NICE:-0}); $out; load average $(loadavg)"
   "${nice[@]}" "${pin[@]}" timeout $((dur + 900)) "$OUT/soakd" run bench/rss.yaml "${target[@]}" --rate "$rate" --duration "${dur}s" \
     --concurrency "$conns" --out "$out/run" --force --listen "127.0.0.1:$port" --quiet \
-    --heap-profile "$out/heap" --heap-profile-every "${RSS_HEAP_EVERY:-30m}" --heap-profile-rate "${RSS_HEAP_RATE:-524288}" >"$out/soakd.log" 2>&1 &
+    --heap-profile "$out/heap" --heap-profile-every "${RSS_HEAP_EVERY:-30m}" --heap-profile-rate "${RSS_HEAP_RATE:-524288}" --release-memory-every "${RSS_RELEASE:-1m}" >"$out/soakd.log" 2>&1 &
   local spid=$! t0 now pid= rss heap
   t0=$(date +%s.%N)
   # timeout runs soakd as its child: sample that process, not timeout.

@@ -39,6 +39,11 @@ func (a *App) run(ctx context.Context, args []string) int {
 		return exitRefused
 	}
 	defer stopHeap()
+	stopRelease, ok := a.startRelease("run", f.mem)
+	if !ok {
+		return exitRefused
+	}
+	defer stopRelease()
 	if emptyTarget(f.targets) {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", errEmptyTarget)
 		return exitRefused

@@ -32,6 +32,7 @@ type runFlags struct {
 	force bool
 	heap  heapFlags
 	sched schedFlags
+	mem   memFlags
 	// variantTargets are several --target run as one run's variants
 	// (with repeats: interleaved).
 	variantTargets []scenarios.Target
@@ -63,6 +64,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.runID, "run-id", "", "name of this run (`ID`), the same on every shard: shards wait for each other in the store before every phase (default $SOAKD_RUN_ID, else derived from --start-at)")
 	f.heap.register(fs)
 	f.sched.register(fs)
+	f.mem.register(fs)
 	fs.DurationVar(&f.barrierTimeout, "barrier-timeout", engine.DefaultBarrierTimeout, "give up when the other shards have not reached a phase barrier within this `D`")
 	return fs
 }

@@ -14,6 +14,8 @@ func (a *App) serve(ctx context.Context, args []string) int {
 	heap.register(fs)
 	var sched schedFlags
 	sched.register(fs)
+	var mem memFlags
+	mem.register(fs)
 	pos, code, ok := a.parseCmd("serve", fs, args)
 	if !ok {
 		return code
@@ -36,6 +38,11 @@ func (a *App) serve(ctx context.Context, args []string) int {
 		return exitRefused
 	}
 	defer stopHeap()
+	stopRelease, ok := a.startRelease("serve", mem)
+	if !ok {
+		return exitRefused
+	}
+	defer stopRelease()
 	d, err := daemon.New(cfg, daemon.Options{ConfigPath: *config, Getenv: a.Getenv, Log: a.Stderr,
 		Reload: a.Reload, Now: a.Now, Version: version, OnListen: a.OnListen})
 	if err != nil {
