@@ -16,7 +16,7 @@ import (
 // read it does not: its fake time would never move).
 type bubbleTime struct{ wallTime }
 
-func (bubbleTime) pacer() pacerSleeper { return timerSleeper{} }
+func (bubbleTime) pacer() pacerSleeper { return newTimerSleeper() }
 
 // runInBubble runs sc against tg in a synctest bubble: every sleep, the
 // pacer's and a fake target's service time, is on the bubble's clock,

@@ -22,9 +22,10 @@ type Control struct {
 	gen  atomic.Uint64 // bumped by each SetRate
 	rate atomic.Uint64 // float64 bits of the last SetRate
 
-	mu      sync.Mutex
-	phase   string  // phase[/stage] now running; "" between segments
-	current float64 // its effective rate (0 = closed loop)
+	mu        sync.Mutex
+	changedCh chan struct{} // closed by the next SetRate (changed)
+	phase     string        // phase[/stage] now running; "" between segments
+	current   float64       // its effective rate (0 = closed loop)
 	// before is the segment's rate before its latest change: setCurrent
 	// keeps it when the segment running now is given a new rate, and the
 	// change then applied records it (summary.json's from_rate).
@@ -58,7 +59,28 @@ func (c *Control) SetRate(rate float64) error {
 	}
 	c.rate.Store(math.Float64bits(rate))
 	c.gen.Add(1)
+	if c.changedCh != nil {
+		close(c.changedCh)
+		c.changedCh = nil
+	}
 	return nil
+}
+
+// changed returns a channel closed by the next SetRate (nil for a nil
+// Control: it never closes). A caller that reads it before comparing
+// generation() cannot miss a change: a change after that comparison
+// closes this channel or a later one, and a later one is made only by
+// a SetRate that closed this one.
+func (c *Control) changed() <-chan struct{} {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.changedCh == nil {
+		c.changedCh = make(chan struct{})
+	}
+	return c.changedCh
 }
 
 // Current reports the segment running now and its effective rate.

@@ -52,21 +52,21 @@ phases:
 			return
 		}
 		p := sum.Phases[0]
-		// Ops 0-200 at 200/s (0 to 1 s), then from 1.005 s on at
-		// 1000/s to the phase's end: 995 more.
-		if p.Scheduled != 1196 || p.Completed != 1196 || p.Dropped != 0 {
-			t.Errorf("scheduled %d completed %d dropped %d, want 1196 and 1196 and 0 (400 without the change)", p.Scheduled, p.Completed, p.Dropped)
+		// Ops 0-200 at 200/s (0 to 1 s), then from the change at 1.002 s
+		// (it wakes the dispatcher) at 1000/s to the phase's end: 998 more.
+		if p.Scheduled != 1199 || p.Completed != 1199 || p.Dropped != 0 {
+			t.Errorf("scheduled %d completed %d dropped %d, want 1199 and 1199 and 0 (400 without the change)", p.Scheduled, p.Completed, p.Dropped)
 		}
-		if p.TargetRate != 598 {
-			t.Errorf("target rate %.3f, want the time-weighted 598 (1196 ops over 2 s)", p.TargetRate)
+		if p.TargetRate != 599.5 {
+			t.Errorf("target rate %.3f, want the time-weighted 599.5 (1199 ops over 2 s)", p.TargetRate)
 		}
 		// The change is in summary.json: when, and the new rate.
 		if len(p.RateChanges) != 1 {
 			t.Fatalf("rate_changes %+v, want the one change", p.RateChanges)
 		}
 		rc := p.RateChanges[0]
-		if rc.Rate != 1000 || rc.Stage != "" || rc.At.Sub(p.Start) != 1005*time.Millisecond || rc.OffsetSeconds != 1.005 {
-			t.Errorf("rate change %+v, want rate 1000 at 1.005s into the phase (start %s)", rc, p.Start)
+		if rc.Rate != 1000 || rc.Stage != "" || rc.At.Sub(p.Start) != 1002*time.Millisecond || rc.OffsetSeconds != 1.002 {
+			t.Errorf("rate change %+v, want rate 1000 at 1.002s into the phase (start %s)", rc, p.Start)
 		}
 		// Intended starts after the change follow the new schedule: no
 		// op waits behind the old one (1 ms of service, 4 workers).

@@ -135,9 +135,9 @@ func TestDispatchSendsOnSchedule(t *testing.T) {
 	})
 }
 
-// TestDispatchRateChangeStartsAnEpoch: a rate change made at 505 ms is
-// seen at the dispatcher's next wake (510 ms, the next op at 100/s); a
-// new epoch starts there, the ops sent so far stay counted and the rest
+// TestDispatchRateChangeStartsAnEpoch: a rate change made at 505 ms
+// wakes the dispatcher (its next op at 100/s was due at 510 ms); a new
+// epoch starts there, the ops sent so far stay counted and the rest
 // of the 1 s follows at 1000/s.
 func TestDispatchRateChangeStartsAnEpoch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -166,18 +166,18 @@ func TestDispatchRateChangeStartsAnEpoch(t *testing.T) {
 			n += uint64(c.n)
 			last = c.ep.intended(c.first + uint64(c.n) - 1)
 		}
-		// 51 ops at 0..500 ms, then 490 from 510 ms to 999 ms.
-		if n != 541 || d.sched.Load() != 541 {
-			t.Errorf("sent %d, scheduled %d, want 541", n, d.sched.Load())
+		// 51 ops at 0..500 ms, then 495 from 505 ms to 999 ms.
+		if n != 546 || d.sched.Load() != 546 {
+			t.Errorf("sent %d, scheduled %d, want 546", n, d.sched.Load())
 		}
-		if len(eps) != 2 || eps[1].base != 51 || eps[1].t0.Sub(t0) != 510*time.Millisecond {
-			t.Fatalf("epochs %+v, want a second from op 51 at 510ms", eps)
+		if len(eps) != 2 || eps[1].base != 51 || eps[1].t0.Sub(t0) != 505*time.Millisecond {
+			t.Fatalf("epochs %+v, want a second from op 51 at 505ms", eps)
 		}
 		if got := last.Sub(t0); got != 999*time.Millisecond {
 			t.Errorf("last op intended at %s, want 999ms (the segment keeps its end)", got)
 		}
 		ch := ctl.appliedChanges()
-		if len(ch) != 1 || ch[0].rate != 1000 || ch[0].phase != "p" || ch[0].stage != "s" || ch[0].at.Sub(t0) != 510*time.Millisecond {
+		if len(ch) != 1 || ch[0].rate != 1000 || ch[0].phase != "p" || ch[0].stage != "s" || ch[0].at.Sub(t0) != 505*time.Millisecond {
 			t.Errorf("applied changes %+v", ch)
 		}
 		if ph, rate := ctl.Current(); ph != "p/s" || rate != 1000 {
@@ -186,9 +186,9 @@ func TestDispatchRateChangeStartsAnEpoch(t *testing.T) {
 	})
 }
 
-// TestDispatchStopsOnCancel: a cancel ends the schedule at the
-// dispatcher's next wake (at most 10 ms on): the window ends there and
-// only the ops sent by then are counted.
+// TestDispatchStopsOnCancel: a cancel wakes the dispatcher and ends the
+// schedule at once: the window ends there and only the ops sent by then
+// are counted.
 func TestDispatchStopsOnCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := newDispatchRig(t, &segment{Phase: "p", Rate: 100, Duration: time.Minute}, 4096)
@@ -201,8 +201,8 @@ func TestDispatchStopsOnCancel(t *testing.T) {
 		if n := d.sched.Load(); n != 26 {
 			t.Errorf("scheduled %d, want the 26 due by 250ms", n)
 		}
-		if end := time.Duration(d.clk.winEnd.Load() - d.clk.t0.UnixNano()); end != 260*time.Millisecond {
-			t.Errorf("window ends at %s, want 260ms (the pacer's wake after the cancel)", end)
+		if end := time.Duration(d.clk.winEnd.Load() - d.clk.t0.UnixNano()); end != 255*time.Millisecond {
+			t.Errorf("window ends at %s, want 255ms (the cancel, which wakes the pacer)", end)
 		}
 	})
 }

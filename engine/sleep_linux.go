@@ -5,6 +5,7 @@ package engine
 import (
 	"os"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -49,13 +50,17 @@ func timerfdRefused() error {
 // thread (sysmon: a futex wake, then its 20 us nanosleep), once per
 // pacer wake-up; and it first tried a read before the timer had fired.
 type timerfdSleeper struct {
-	f     *os.File
-	rc    syscall.RawConn
-	buf   [8]byte
-	spec  itimerspec
-	armed bool
-	err   syscall.Errno
-	wait  func(fd uintptr) bool // s.waitFD, made once
+	f  *os.File
+	fd uintptr
+	rc syscall.RawConn
+	// kicked is set by wake before it fires the timer: a sleep that
+	// arms the timer after that firing sees it and does not wait.
+	kicked atomic.Bool
+	buf    [8]byte
+	spec   itimerspec
+	armed  bool
+	err    syscall.Errno
+	wait   func(fd uintptr) bool // s.waitFD, made once
 }
 
 func newTimerfdSleeper() (*timerfdSleeper, error) {
@@ -72,7 +77,7 @@ func newTimerfdSleeper() (*timerfdSleeper, error) {
 		_ = f.Close()
 		return nil, err
 	}
-	s := &timerfdSleeper{f: f, rc: rc}
+	s := &timerfdSleeper{f: f, fd: fd, rc: rc}
 	s.wait = s.waitFD
 	return s, nil
 }
@@ -93,12 +98,16 @@ func (s *timerfdSleeper) waitFD(fd uintptr) bool {
 			s.err = errno
 			return true
 		}
-		return false
+		// A wake whose firing this arming overwrote.
+		return s.kicked.Swap(false)
 	}
 	for {
 		_, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
 		switch errno {
 		case 0:
+			// Fired (by the time or a wake): the dispatcher looks at
+			// what a wake was for before its next sleep.
+			s.kicked.Store(false)
 			return true
 		case syscall.EINTR:
 			continue
@@ -120,6 +129,14 @@ func (s *timerfdSleeper) sleep(d time.Duration) {
 		return
 	}
 	time.Sleep(d)
+}
+
+// wake fires the timer now (1 ns), from another goroutine: the sleep in
+// progress ends, or, through kicked, the next one does not start.
+func (s *timerfdSleeper) wake() {
+	s.kicked.Store(true)
+	now := itimerspec{value: syscall.Timespec{Nsec: 1}}
+	_, _, _ = syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, s.fd, 0, uintptr(unsafe.Pointer(&now)), 0, 0, 0)
 }
 
 func (s *timerfdSleeper) close() { _ = s.f.Close() }

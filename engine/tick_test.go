@@ -137,18 +137,33 @@ phases:
 	}
 }
 
-// countingTime is bubbleTime whose pacer counts its sleeps.
+// countingTime is bubbleTime whose pacer counts its sleeps; with
+// wakeable its pacer can be woken (as the timerfd's), else it only polls.
 type countingTime struct {
 	bubbleTime
-	sleeps *atomic.Int64
+	sleeps   *atomic.Int64
+	wakeable bool
 }
 
-func (c countingTime) pacer() pacerSleeper { return countingSleeper{c.sleeps} }
+func (c countingTime) pacer() pacerSleeper {
+	s := countingSleeper{c.sleeps, newTimerSleeper()}
+	if c.wakeable {
+		return countingWaker{s}
+	}
+	return s
+}
 
-type countingSleeper struct{ n *atomic.Int64 }
+type countingSleeper struct {
+	n *atomic.Int64
+	s *timerSleeper
+}
 
-func (s countingSleeper) sleep(d time.Duration) { s.n.Add(1); time.Sleep(d) }
+func (s countingSleeper) sleep(d time.Duration) { s.n.Add(1); s.s.sleep(d) }
 func (countingSleeper) close()                  {}
+
+type countingWaker struct{ countingSleeper }
+
+func (w countingWaker) wake() { w.s.wake() }
 
 // TestTickedPacerWakesOncePerTick: at 250 ops/s in 20 ms ticks the
 // pacer sleeps once a tick, 50 times in a second; op by op it sleeps

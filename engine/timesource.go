@@ -27,8 +27,30 @@ func (wallTime) since(t time.Time) time.Duration { return time.Since(t) }
 func (wallTime) pacer() pacerSleeper             { return newPacerSleeper() }
 
 // timerSleeper sleeps on a Go timer: the pacer where there is no
-// timerfd, and in a synctest bubble.
-type timerSleeper struct{}
+// timerfd, and in a synctest bubble. It is wakeable.
+type timerSleeper struct {
+	kick chan struct{} // one pending wake
+}
 
-func (timerSleeper) sleep(d time.Duration) { time.Sleep(d) }
-func (timerSleeper) close()                {}
+func newTimerSleeper() *timerSleeper { return &timerSleeper{kick: make(chan struct{}, 1)} }
+
+func (s *timerSleeper) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.kick:
+	}
+}
+
+func (s *timerSleeper) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default: // a wake is pending already
+	}
+}
+
+func (s *timerSleeper) close() {}
