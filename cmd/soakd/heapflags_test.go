@@ -35,10 +35,7 @@ func TestHeapProfileFlagsRefused(t *testing.T) {
 	sc := write(t, dir, "quick.yaml", quickScenario)
 	file := write(t, dir, "file", "")
 	cfg := write(t, dir, "soakd.yaml", "listen: 127.0.0.1:0\ntoken_env: TOK\ndata_dir: "+filepath.Join(dir, "data")+"\n")
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	wantRefused(t, []refusal{
 		{[]string{"run", sc, "--heap-profile-every", "1m"}, "soakd run: --heap-profile-every needs --heap-profile DIR"},
 		{[]string{"run", sc, "--heap-profile", filepath.Join(file, "x")}, "soakd run: --heap-profile " + filepath.Join(file, "x") + ": "},
 		{[]string{"run", sc, "--heap-profile", dir, "--heap-profile-every", "-1m"}, "soakd run: --heap-profile-every -1m0s: use a positive duration"},
@@ -46,12 +43,7 @@ func TestHeapProfileFlagsRefused(t *testing.T) {
 		{[]string{"run", sc, "--heap-profile-rate", "4096"}, "soakd run: --heap-profile-rate needs --heap-profile DIR"},
 		{[]string{"run", sc, "--heap-profile", dir, "--heap-profile-rate", "0"}, "soakd run: --heap-profile-rate 0: use a positive number of bytes"},
 		{[]string{"serve", "--config", cfg, "--heap-profile", file}, "soakd serve: --heap-profile " + file + ": "},
-	} {
-		a, _, errb := newApp()
-		if code := a.Main(context.Background(), c.args); code != exitRefused || !strings.Contains(errb.String(), c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb, c.want)
-		}
-	}
+	})
 	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
 		t.Errorf("a refused run wrote into %s: %v", dir, ents)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -13,20 +12,12 @@ func TestReleaseMemoryEvery(t *testing.T) {
 	dir := t.TempDir()
 	sc := write(t, dir, "quick.yaml", quickScenario)
 	cfg := write(t, dir, "soakd.yaml", "listen: 127.0.0.1:0\ntoken_env: TOK\ndata_dir: "+filepath.Join(dir, "data")+"\n")
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	wantRefused(t, []refusal{
 		{[]string{"run", sc, "--release-memory-every", "10ms"}, "soakd run: --release-memory-every 10ms: use 1s to 24h0m0s, or 0 to never release"},
 		{[]string{"run", sc, "--release-memory-every", "-1m"}, "soakd run: --release-memory-every -1m0s: use 1s to 24h0m0s"},
 		{[]string{"run", sc, "--release-memory-every", "60"}, "--release-memory-every"},
 		{[]string{"serve", "--config", cfg, "--release-memory-every", "25h"}, "soakd serve: --release-memory-every 25h0m0s: use 1s to 24h0m0s"},
-	} {
-		a, _, errb := newApp()
-		if code := a.Main(context.Background(), c.args); code != exitRefused || !strings.Contains(errb.String(), c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb, c.want)
-		}
-	}
+	})
 	for i, every := range []string{"0", "1s"} {
 		a, out, errb := newApp()
 		args := []string{"run", sc, "--out", filepath.Join(dir, "run"+every), "--listen", "", "--quiet", "--release-memory-every", every}

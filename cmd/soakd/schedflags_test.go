@@ -37,18 +37,10 @@ func TestSchedSliceRefused(t *testing.T) {
 	dir := t.TempDir()
 	sc := write(t, dir, "quick.yaml", quickScenario)
 	cfg := write(t, dir, "soakd.yaml", "listen: 127.0.0.1:0\ntoken_env: TOK\ndata_dir: "+filepath.Join(dir, "data")+"\n")
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	wantRefused(t, []refusal{
 		{[]string{"run", sc, "--sched-slice", "50us"}, "soakd run: --sched-slice 50µs: use 100µs to 100ms, or 0 to keep the kernel's"},
 		{[]string{"run", sc, "--sched-slice", "1s"}, "soakd run: --sched-slice 1s: use 100µs to 100ms"},
 		{[]string{"run", sc, "--sched-slice", "100"}, "--sched-slice"},
 		{[]string{"serve", "--config", cfg, "--sched-slice", "-1ms"}, "soakd serve: --sched-slice -1ms: use 100µs to 100ms"},
-	} {
-		a, _, errb := newApp()
-		if code := a.Main(context.Background(), c.args); code != exitRefused || !strings.Contains(errb.String(), c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errb, c.want)
-		}
-	}
+	})
 }
