@@ -75,19 +75,27 @@ func tallyHighest(i int32) int64 {
 // up to a whole bucket), not the whole range: a tally of
 // sub-millisecond latencies holds ~2,000 counts instead of countsLen's
 // ~10,000, and a run holds a tally per op per connection. A slow op
-// grows it; when shrinkAfter resets in a row needed less than half of
-// it, it shrinks back (reset), so that a long run's memory follows its
-// recent latencies, not the slowest op it ever saw.
+// grows it; when shrinkAfter resets in a row needed less than all of
+// it, it shrinks back to the most any of them needed (reset). So its
+// size is the most the last shrinkAfter intervals needed, whatever came
+// before: a long run's memory follows its recent latencies, not the
+// slowest op it ever saw, and it settles within a minute of a change.
+//
+// (Shrinking only when every interval needed less than half, as before,
+// let a tally that one slow op had grown keep its size for as long as
+// any interval needed more than half of it: a quarter of an hour or
+// more, so the tallies' memory crept up over the first hour of a run.)
 type tally struct {
-	counts    []int64 // len(counts) > hi; indices past it count zero
-	lo, hi    int32   // indices in use are within [lo, hi]; lo > hi when none
-	total     int64
-	oversized int32 // resets in a row that needed less than half of counts
+	counts []int64 // len(counts) > hi; indices past it count zero
+	lo, hi int32   // indices in use are within [lo, hi]; lo > hi when none
+	total  int64
+	quiet  int32 // resets in a row that needed less than all of counts
+	peak   int32 // the most counts one of those resets needed
 }
 
 // shrinkAfter is how many intervals in a row a tally must have needed
-// less than half its counts before it lets them go: one slow op in a
-// while costs no reallocation each interval.
+// less than its counts before it lets the rest go: one slow op in a
+// while costs at most one reallocation every shrinkAfter intervals.
 const shrinkAfter = 16
 
 func newTally() *tally { return &tally{lo: countsLen, hi: -1} }
@@ -151,21 +159,22 @@ func (t *tally) addTo(h *hdr.Histogram) (buckets int) {
 	return buckets
 }
 
-// reset clears the indices in use, and lets counts go back to what the
-// last shrinkAfter intervals needed (at least the first bucket's) when
-// each needed less than half of them.
+// reset clears the indices in use, and lets counts go back to the most
+// the last shrinkAfter intervals needed (at least the first bucket's)
+// when each needed less than all of them.
 func (t *tally) reset() {
 	need := int32(subCount)
 	if t.hi >= 0 {
 		need = max(need, fitLen(t.hi))
 	}
-	if int(2*need) < len(t.counts) {
-		t.oversized++
+	if int(need) < len(t.counts) {
+		t.quiet++
+		t.peak = max(t.peak, need)
 	} else {
-		t.oversized = 0
+		t.quiet, t.peak = 0, 0
 	}
-	if t.oversized >= shrinkAfter {
-		t.counts, t.oversized = make([]int64, need), 0
+	if t.quiet >= shrinkAfter {
+		t.counts, t.quiet, t.peak = make([]int64, t.peak), 0, 0
 	} else if t.total != 0 || t.lo <= t.hi {
 		clear(t.counts[min(t.lo, t.hi+1) : t.hi+1])
 	}

@@ -356,7 +356,7 @@ func TestTallyHoldsTheCountsInUse(t *testing.T) {
 }
 
 // A tally grown by a slow op shrinks back once shrinkAfter intervals in
-// a row have needed less than half of it, and not before; one that
+// a row have needed less than all of it, and not before; one that
 // keeps needing its counts keeps them.
 func TestTallyShrinksAfterSlowOps(t *testing.T) {
 	tl := newTally()
@@ -387,8 +387,8 @@ func TestTallyShrinksAfterSlowOps(t *testing.T) {
 		t.Fatalf("after shrinking: count %d, p50 %d, max %d", h.TotalCount(), h.ValueAtQuantile(50), h.Max())
 	}
 
-	// A slow op every few intervals: never half unused for shrinkAfter
-	// in a row, so no reallocation.
+	// A slow op every few intervals: never quiet for shrinkAfter in a
+	// row, so no reallocation.
 	busy := newTally()
 	busy.record(2_000_000_000, 1)
 	busy.reset()
@@ -408,5 +408,48 @@ func TestTallyShrinksAfterSlowOps(t *testing.T) {
 		if c != 0 {
 			t.Fatalf("index %d: %d after reset", i, c)
 		}
+	}
+}
+
+// A tally shrinks to the most its quiet intervals needed, not to the
+// last one's need, and it shrinks even when they needed more than half
+// of it: its size is the most the last shrinkAfter intervals needed.
+// (With the old rule, shrinking only below half, a tally grown by one
+// 2 s op kept its size for as long as 1 s ops came now and then.)
+func TestTallyShrinksToWhatRecentIntervalsNeeded(t *testing.T) {
+	tl := newTally()
+	tl.record(2_000_000_000, 1)
+	grown := len(tl.counts)
+	mid := int(fitLen(tallyIndex(1_000_000_000)))
+	if mid >= grown || 2*mid <= grown {
+		t.Fatalf("test needs 1 s to need more than half and less than all of 2 s's counts: %d of %d", mid, grown)
+	}
+	tl.reset()
+	for k := 1; k <= shrinkAfter; k++ {
+		if k%5 == 0 {
+			tl.record(1_000_000_000, 1)
+		}
+		tl.record(100_000, 1)
+		tl.reset()
+	}
+	if len(tl.counts) != mid {
+		t.Fatalf("after %d intervals needing at most 1 s: %d counts, want %d (1 s's), grown %d", shrinkAfter, len(tl.counts), mid, grown)
+	}
+	// The next quiet spell takes it down to the first bucket's.
+	for k := 1; k <= shrinkAfter; k++ {
+		tl.record(100_000, 1)
+		tl.reset()
+	}
+	if len(tl.counts) != subCount {
+		t.Fatalf("after %d quiet intervals: %d counts, want %d", shrinkAfter, len(tl.counts), subCount)
+	}
+	// At the first bucket's size nothing is ever reallocated.
+	kept := &tl.counts[0]
+	for k := 0; k < 3*shrinkAfter; k++ {
+		tl.record(100_000, 1)
+		tl.reset()
+	}
+	if &tl.counts[0] != kept {
+		t.Fatal("a tally at its smallest was reallocated")
 	}
 }

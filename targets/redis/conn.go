@@ -48,6 +48,7 @@ type conn struct {
 	w    io.Writer // nc, or its rawIO (rawio_linux.go)
 	br   *bufio.Reader
 	out  []byte
+	outK keep // bounds out by what recent round trips sent
 	vals []byte
 	ends []int
 	kind int   // the last reply's kind (kindStatus...)
@@ -240,11 +241,14 @@ func deadline(ctx context.Context, now time.Time, timeout time.Duration) time.Ti
 }
 
 // send writes c.out with the pool's write timeout and sets the read
-// deadline for its replies (read them with next).
+// deadline for its replies (read them with next). c.out may be nil
+// after it (keep): each round trip builds it from c.out[:0].
 func (p *connPool) send(ctx context.Context, c *conn) error {
 	now := time.Now()
 	_ = c.nc.SetWriteDeadline(deadline(ctx, now, p.writeTimeout))
-	if _, err := c.w.Write(c.out); err != nil {
+	_, err := c.w.Write(c.out)
+	c.out = c.outK.fit(c.out)
+	if err != nil {
 		return err
 	}
 	_ = c.nc.SetReadDeadline(deadline(ctx, now, p.readTimeout))
