@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Memory slope of a bench/run.sh RSS run (issue 30's memory goal).
 
-    python3 bench/rss_slope.py DIR [--skip 300] [--goal 5] [--top 15]
+    python3 bench/rss_slope.py DIR [--skip 300] [--until S] [--goal 5] [--top 15]
 
 DIR holds samples.tsv (t_s, rss_kb, heap_alloc, heap_inuse, next_gc,
 load1; one row every 10 s) and heap/ (soakd --heap-profile). Prints the
-least-squares slope of RSS after the first --skip seconds in kB/min
-against the goal, the same for the Go heap goal (next_gc: the GC's goal,
+least-squares slope of RSS after the first --skip seconds (and up to
+--until seconds, to compare runs over the same minutes; the heap
+profiles are all read) in kB/min against the goal, the same for the Go heap goal (next_gc: the GC's goal,
 twice the heap live after the last GC at GOGC=100, so it follows the live
 heap and not where a sample fell in the GC cycle), and the top of
 `go tool pprof -top -diff_base FIRST LAST` on inuse_space: what grew
@@ -91,12 +92,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir")
     ap.add_argument("--skip", type=float, default=300, help="seconds left out at the start (default 300)")
+    ap.add_argument("--until", type=float, default=0, help="seconds after which samples are left out (default 0: none)")
     ap.add_argument("--goal", type=float, default=5, help="RSS slope goal in kB/min (default 5)")
     ap.add_argument("--top", type=int, default=15, help="lines of the heap diff (default 15)")
     a = ap.parse_args()
 
     rows = read_samples(os.path.join(a.dir, "samples.tsv"))
-    late = [r for r in rows if r["t_s"] >= a.skip and r["rss_kb"] > 0]
+    late = [r for r in rows if r["t_s"] >= a.skip and r["rss_kb"] > 0 and (a.until <= 0 or r["t_s"] <= a.until)]
     if len(late) < 3:
         print(f"rss: {len(late)} samples after {a.skip:.0f} s in {a.dir}/samples.tsv: too few for a slope")
     else:
