@@ -83,8 +83,9 @@ func tallyHighest(i int32) int64 {
 //
 // (Shrinking only when every interval needed less than half, as before,
 // let a tally that one slow op had grown keep its size for as long as
-// any interval needed more than half of it: a quarter of an hour or
-// more, so the tallies' memory crept up over the first hour of a run.)
+// any interval needed more than half of it. Measured over two hours, the
+// change did not alter the first half hour's RSS rise:
+// docs/capacity.md#memory.)
 type tally struct {
 	counts []int64 // len(counts) > hi; indices past it count zero
 	lo, hi int32   // indices in use are within [lo, hi]; lo > hi when none
