@@ -7,7 +7,8 @@ DIR holds samples.tsv (t_s, rss_kb, heap_alloc, heap_inuse, next_gc,
 load1; one row every 10 s) and heap/ (soakd --heap-profile). Prints the
 least-squares slope of RSS after the first --skip seconds (and up to
 --until seconds, to compare runs over the same minutes; the heap
-profiles are all read) in kB/min against the goal, the same for the Go heap goal (next_gc: the GC's goal,
+profiles are all read) in kB/min against the goal, the same for the Go
+heap goal (next_gc: the GC's goal,
 twice the heap live after the last GC at GOGC=100, so it follows the live
 heap and not where a sample fell in the GC cycle), and the top of
 `go tool pprof -top -diff_base FIRST LAST` on inuse_space: what grew
@@ -100,7 +101,7 @@ def main():
     rows = read_samples(os.path.join(a.dir, "samples.tsv"))
     late = [r for r in rows if r["t_s"] >= a.skip and r["rss_kb"] > 0 and (a.until <= 0 or r["t_s"] <= a.until)]
     if len(late) < 3:
-        print(f"rss: {len(late)} samples after {a.skip:.0f} s in {a.dir}/samples.tsv: too few for a slope")
+        print(f"rss: {len(late)} samples after {a.skip:.0f} s{f' up to {a.until:.0f} s' if a.until > 0 else ''} in {a.dir}/samples.tsv: too few for a slope")
     else:
         mins = [r["t_s"] / 60 for r in late]
         rss = slope([(m, r["rss_kb"]) for m, r in zip(mins, late)])
