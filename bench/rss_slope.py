@@ -15,7 +15,10 @@ heap and not where a sample fell in the GC cycle), and the top of
 between the first heap profile (5 min) and the last one taken during the
 run (the -end one is taken after the run has let go of its memory, so it
 is printed as what is left, not diffed), and the live heap after each
-profile's forced GC (heap/heap-live.tsv, exact) with its slope.
+profile's forced GC (heap/heap-live.tsv, exact) with its slope. With
+classes.tsv (bench/run.sh writes it beside samples.tsv), the slopes of
+the heap arena's and the other anonymous mappings' resident pages and of
+the runtime's off-heap classes: where a rise is.
 Re-runnable on the files alone, at any time after the run.
 """
 import argparse
@@ -144,6 +147,7 @@ def main():
             print(f"go heap in use (any point of the GC cycle): slope {slope(ia):+.2f} kB/min")
 
     split_slopes(os.path.join(a.dir, "rss_split.tsv"))
+    class_slopes(os.path.join(a.dir, "classes.tsv"), a.skip, a.until)
     profs = sorted(glob.glob(os.path.join(a.dir, "heap", "heap-*.pb.gz")))
     inrun = [p for p in profs if not p.endswith("-end.pb.gz")]
     ends = [p for p in profs if p.endswith("-end.pb.gz")]
@@ -191,6 +195,50 @@ def main():
     if start is not None:
         for l in lines[start:start + 1 + a.top]:
             print("  " + l)
+
+
+# classes.tsv's figures worth a slope: where in the anonymous memory a
+# rise is (smaps: the heap arena against everything else), and the
+# runtime's off-heap classes that can grow on their own.
+CLASSES = (
+    ("smaps_arena_rss_kb", 1, "heap arena, resident (smaps)"),
+    ("smaps_other_anon_rss_kb", 1, "other anonymous mappings, resident (smaps: the runtime's off-heap data)"),
+    ("go_memstats_heap_sys_bytes", 1024, "heap mapped (heap_sys)"),
+    ("go_memstats_stack_inuse_bytes", 1024, "goroutine stacks"),
+    ("go_memstats_gc_sys_bytes", 1024, "GC metadata (gc_sys)"),
+    ("go_memstats_buck_hash_sys_bytes", 1024, "profiler buckets (buck_hash_sys)"),
+    ("go_memstats_mspan_sys_bytes", 1024, "span structures (mspan_sys)"),
+    ("go_memstats_other_sys_bytes", 1024, "other runtime (other_sys)"),
+    ("go_threads", 0, "OS threads"),
+)
+
+
+def class_slopes(path, skip, until):
+    """Per-class slopes from classes.tsv (t, name, value rows)."""
+    if not os.path.exists(path):
+        return
+    series = {}
+    with open(path) as f:
+        for line in f:
+            v = line.split("\t")
+            if len(v) != 3:
+                continue
+            try:
+                t, x = float(v[0]), float(v[2])
+            except ValueError:
+                continue
+            if t >= skip and (until <= 0 or t <= until):
+                series.setdefault(v[1], []).append((t / 60, x))
+    print(f"where it is ({os.path.basename(path)}, from {skip/60:.0f} min):")
+    for name, div, what in CLASSES:
+        pts = series.get(name, [])
+        if len(pts) < 3:
+            continue
+        if div == 0:
+            print(f"  {what}: {pts[0][1]:.0f} -> {pts[-1][1]:.0f}")
+            continue
+        kb = [(m, x / div) for m, x in pts]
+        print(f"  {what}: {kb[0][1]/1024:.2f} -> {kb[-1][1]/1024:.2f} MiB, slope {slope(kb):+.2f} kB/min")
 
 
 def split_slopes(path):

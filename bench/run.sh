@@ -507,9 +507,11 @@ print(f'ratios: 500k/redis-benchmark={500000/rb:.2f} held/redis-benchmark={h/rb:
 # the embedded store instead, soakd unpinned), both under nice -n
 # RSS_NICE (default 0). Every 10 s RSS_OUT/samples.tsv (default
 # $OUT/rss) gets soakd's VmRSS, its Go heap figures from /metrics and the
-# load average; soakd writes heap profiles (--heap-profile) at 5 min,
+# load average (RSS_OUT/classes.tsv: the runtime's memory classes and
+# smaps' heap arena against other anonymous mappings, same times); soakd writes heap profiles (--heap-profile) at 5 min,
 # every RSS_HEAP_EVERY (default 30m) and at the end into RSS_OUT/heap
-# (one sample per RSS_HEAP_RATE bytes allocated, default Go's 524288).
+# (one sample per RSS_HEAP_RATE bytes allocated, default Go's 524288;
+# RSS_HEAP_EVERY=off: none, and the runtime's profiler stays off).
 # bench/rss_slope.py then prints the least-squares slope after the first
 # 5 minutes (goal < 5 kB/min) and what grew between the 5-minute and the
 # end heap profile; re-run it on RSS_OUT later: python3 bench/rss_slope.py RSS_OUT
@@ -517,7 +519,7 @@ rss() {
   local rate=${RSS_RATE:-20000} dur=${RSS_DUR:-600} conns=${RSS_CONNS:-32} out=${RSS_OUT:-$OUT/rss}
   local nice=(nice -n "${RSS_NICE:-0}") pin=() target=() what=embedded port
   port=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
-  rm -rf "$out/run" "$out/heap" "$out/samples.tsv" "$out/soakd.log" && mkdir -p "$out"
+  rm -rf "$out/run" "$out/heap" "$out/samples.tsv" "$out/classes.tsv" "$out/soakd.log" && mkdir -p "$out"
   if [ "${RSS_EMBEDDED:-0}" != 1 ]; then
     command -v redis-server >/dev/null || { echo "rss: no redis-server (RSS_EMBEDDED=1 runs against the embedded store)"; return; }
     RDIR=$(mktemp -d)
@@ -527,11 +529,15 @@ rss() {
     for i in $(seq 50); do redis-cli -p "$PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
     pin=(taskset -c 1) target=(--target "redis://127.0.0.1:$PORT") what="redis-server on CPU 0, soakd on CPU 1"
   fi
+  # RSS_HEAP_EVERY=off: no heap profiles, so the runtime's profiler is
+  # off as in a run without --heap-profile (its tables grow the RSS).
+  local prof=(--heap-profile "$out/heap" --heap-profile-every "${RSS_HEAP_EVERY:-30m}" --heap-profile-rate "${RSS_HEAP_RATE:-524288}")
+  if [ "${RSS_HEAP_EVERY:-}" = off ]; then prof=(); fi
   echo "## RSS over a ${dur}s run at $rate ops/s, $conns connections ($what, nice ${RSS_NICE:-0}); $out; load average $(loadavg)"
   "${nice[@]}" "${pin[@]}" timeout $((dur + 900)) "$OUT/soakd" run bench/rss.yaml "${target[@]}" --rate "$rate" --duration "${dur}s" \
     --concurrency "$conns" --out "$out/run" --force --listen "127.0.0.1:$port" --quiet \
-    --heap-profile "$out/heap" --heap-profile-every "${RSS_HEAP_EVERY:-30m}" --heap-profile-rate "${RSS_HEAP_RATE:-524288}" --release-memory-every "${RSS_RELEASE:-1m}" >"$out/soakd.log" 2>&1 &
-  local spid=$! t0 now pid= rss heap
+    "${prof[@]}" --release-memory-every "${RSS_RELEASE:-1m}" >"$out/soakd.log" 2>&1 &
+  local spid=$! t0 now pid= rss heap metrics
   t0=$(date +%s.%N)
   # timeout runs soakd as its child: sample that process, not timeout.
   for i in $(seq 50); do pid=$(pgrep -P "$spid" -x soakd | head -1 || true); [ -n "$pid" ] && break; sleep 0.1; done
@@ -546,8 +552,24 @@ rss() {
     set -- $rss
     # Under set -e and pipefail a scrape that times out on a busy host
     # must not end the script (its exit trap would stop redis-server).
-    heap=$({ curl -s -m 5 "127.0.0.1:$port/metrics" || true; } | awk '/^go_memstats_heap_alloc_bytes /{a=$2} /^go_memstats_heap_inuse_bytes /{i=$2} /^go_memstats_next_gc_bytes /{n=$2} END{printf "%.0f\t%.0f\t%.0f", a, i, n}')
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(awk -v a="$now" -v b="$t0" 'BEGIN{printf "%.1f", a - b}')" "$1" "$heap" "$(cut -d' ' -f1 /proc/loadavg)" "$2" "$3" >>"$out/samples.tsv"
+    # One scrape a sample, for both tables.
+    metrics=$(curl -s -m 5 "127.0.0.1:$port/metrics" || true)
+    heap=$(printf '%s\n' "$metrics" | awk '/^go_memstats_heap_alloc_bytes /{a=$2} /^go_memstats_heap_inuse_bytes /{i=$2} /^go_memstats_next_gc_bytes /{n=$2} END{printf "%.0f\t%.0f\t%.0f", a, i, n}')
+    local ts
+    ts=$(awk -v a="$now" -v b="$t0" 'BEGIN{printf "%.1f", a - b}')
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$ts" "$1" "$heap" "$(cut -d' ' -f1 /proc/loadavg)" "$2" "$3" >>"$out/samples.tsv"
+    # Where the memory is, one long-format row per figure: the runtime's
+    # classes (go_memstats_*: heap idle/released/in use, stacks, span and
+    # cache metadata, GC metadata, profiling buckets, other), threads,
+    # goroutines, and from smaps the resident pages of the heap arena
+    # (anonymous mappings at 0x100000000-0x7f0000000000) against the
+    # process's other anonymous mappings (the runtime's off-heap data).
+    { printf '%s\n' "$metrics" | awk -v t="$ts" '/^go_(memstats_[a-z_]+_bytes|threads|goroutines) /{print t "\t" $1 "\t" $2}'
+      awk -v t="$ts" 'function hex(h,  i, c, n) { n = 0; for (i = 1; i <= length(h); i++) { c = index("0123456789abcdef", substr(h, i, 1)) - 1; n = n * 16 + c } return n }
+        /^[0-9a-f]+-[0-9a-f]+ / { split($1, r, "-"); lo = hex(r[1]); anon = ($6 == "" || $6 ~ /^\[(heap|stack)/); next }
+        /^Rss:/ { if (anon) { if (lo >= 4294967296 && lo < 139637976727552) arena += $2; else other += $2 } }
+        END { print t "\tsmaps_arena_rss_kb\t" arena + 0; print t "\tsmaps_other_anon_rss_kb\t" other + 0 }' "/proc/$pid/smaps" 2>/dev/null || true
+    } >>"$out/classes.tsv"
   done
   wait "$spid" || true
   if [ -n "$RPID" ]; then stop_redis; fi

@@ -13,6 +13,10 @@ import (
 // the later ones diffed against it show growth, not warm-up.
 const heapFirst = 5 * time.Minute
 
+// heapRate is --heap-profile-rate's default, Go's own default
+// runtime.MemProfileRate (main turns profiling off until a run asks).
+const heapRate = 512 * 1024
+
 // heapFlags are --heap-profile and --heap-profile-every, of run and serve.
 type heapFlags struct {
 	dir   string
@@ -23,7 +27,7 @@ type heapFlags struct {
 func (h *heapFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.dir, "heap-profile", "", "write heap profiles (pprof, after a GC) into `DIR`: at 5m, then every --heap-profile-every, and at the end; named by time since start (heap-00h05m00s.pb.gz, heap-02h00m03s-end.pb.gz); read with go tool pprof")
 	fs.DurationVar(&h.every, "heap-profile-every", 30*time.Minute, "interval between heap profiles after the first (`D`; 0 = only at 5m and at the end)")
-	fs.IntVar(&h.rate, "heap-profile-rate", runtime.MemProfileRate, "record one allocation per this many `BYTES` allocated in the heap profiles (Go's runtime.MemProfileRate; smaller sees smaller growth and costs more)")
+	fs.IntVar(&h.rate, "heap-profile-rate", heapRate, "record one allocation per this many `BYTES` allocated in the heap profiles (Go's runtime.MemProfileRate; smaller sees smaller growth and costs more)")
 }
 
 // startHeap starts the profiler the flags ask for. stop writes the end

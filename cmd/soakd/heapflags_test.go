@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -46,5 +47,32 @@ func TestHeapProfileFlagsRefused(t *testing.T) {
 	})
 	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
 		t.Errorf("a refused run wrote into %s: %v", dir, ents)
+	}
+}
+
+// main turns the runtime's heap profiling off (a soak nobody profiles
+// must not grow the profiler's tables); --heap-profile turns it back on
+// at the flag's rate, Go's default unless --heap-profile-rate says.
+func TestHeapProfileTurnsProfilingBackOn(t *testing.T) {
+	old := runtime.MemProfileRate
+	t.Cleanup(func() { runtime.MemProfileRate = old })
+	dir := t.TempDir()
+	sc := write(t, dir, "quick.yaml", quickScenario)
+	for _, c := range []struct {
+		flags []string
+		want  int
+	}{
+		{nil, 524288},
+		{[]string{"--heap-profile-rate", "4096"}, 4096},
+	} {
+		runtime.MemProfileRate = 0
+		a, out, errb := newApp()
+		args := append([]string{"run", sc, "--out", filepath.Join(dir, "run"), "--force", "--listen", "", "--quiet", "--heap-profile", filepath.Join(dir, "prof")}, c.flags...)
+		if code := a.Main(context.Background(), args); code != 0 {
+			t.Fatalf("%v: exit %d\n%s\n%s", c.flags, code, out, errb)
+		}
+		if runtime.MemProfileRate != c.want {
+			t.Errorf("%v: MemProfileRate %d after the run, want %d", c.flags, runtime.MemProfileRate, c.want)
+		}
 	}
 }

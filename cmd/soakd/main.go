@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -18,6 +19,13 @@ import (
 )
 
 func main() {
+	// Heap profiling is off unless a run asks for it (--heap-profile sets
+	// the rate back). With Go's default rate on, the runtime keeps a
+	// record per allocation stack and size it has sampled, filed in a
+	// 1.4 MB hash table whose pages are touched one at a time as new
+	// stacks come up: a soak's RSS then rises for hours from the
+	// profiler alone, for profiles nobody reads (docs/capacity.md#memory).
+	runtime.MemProfileRate = 0
 	cmd := ""
 	if len(os.Args) > 1 {
 		cmd = os.Args[1]
