@@ -4,7 +4,7 @@
     python3 bench/rss_slope.py DIR [--skip 300] [--until S] [--goal 5] [--top 15]
 
 DIR holds samples.tsv (t_s, rss_kb, heap_alloc, heap_inuse, next_gc,
-load1; one row every 10 s) and heap/ (soakd --heap-profile). Prints the
+load1; a row every 10 s on average) and heap/ (soakd --heap-profile). Prints the
 least-squares slope of RSS after the first --skip seconds (and up to
 --until seconds, to compare runs over the same minutes; the heap
 profiles are all read) in kB/min against the goal, the same for the Go

@@ -325,7 +325,7 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # the kernel's own slice).
 # LAG_RELEASE="1s" adds, after each run, the same with
 # --release-memory-every D for each D (label suffix -releaseD; soakd's
-# default is 1m, so a run shorter than that releases nothing).
+# default is 10s).
 # LAG_RT=1 (root) runs soakd and redis-server SCHED_FIFO (chrt -f 50):
 # on a host shared with other work, the lag is then soakd's own, not
 # the other processes' turn on its CPU.
@@ -505,7 +505,7 @@ print(f'ratios: 500k/redis-benchmark={500000/rb:.2f} held/redis-benchmark={h/rb:
 # RSS_DUR seconds (default 600) with RSS_CONNS connections (default 32):
 # redis-server on CPU 0 (taskset -c 0), soakd on CPU 1 (RSS_EMBEDDED=1:
 # the embedded store instead, soakd unpinned), both under nice -n
-# RSS_NICE (default 0). Every 10 s RSS_OUT/samples.tsv (default
+# RSS_NICE (default 0). Every 10 s on average RSS_OUT/samples.tsv (default
 # $OUT/rss) gets soakd's VmRSS, its Go heap figures from /metrics and the
 # load average (RSS_OUT/classes.tsv: the runtime's memory classes and
 # smaps' heap arena against other anonymous mappings, same times); soakd writes heap profiles (--heap-profile) at 5 min,
@@ -536,14 +536,17 @@ rss() {
   echo "## RSS over a ${dur}s run at $rate ops/s, $conns connections ($what, nice ${RSS_NICE:-0}); $out; load average $(loadavg)"
   "${nice[@]}" "${pin[@]}" timeout $((dur + 900)) "$OUT/soakd" run bench/rss.yaml "${target[@]}" --rate "$rate" --duration "${dur}s" \
     --concurrency "$conns" --out "$out/run" --force --listen "127.0.0.1:$port" --quiet \
-    "${prof[@]}" --release-memory-every "${RSS_RELEASE:-1m}" >"$out/soakd.log" 2>&1 &
+    "${prof[@]}" --release-memory-every "${RSS_RELEASE:-10s}" >"$out/soakd.log" 2>&1 &
   local spid=$! t0 now pid= rss heap metrics
   t0=$(date +%s.%N)
   # timeout runs soakd as its child: sample that process, not timeout.
   for i in $(seq 50); do pid=$(pgrep -P "$spid" -x soakd | head -1 || true); [ -n "$pid" ] && break; sleep 0.1; done
   printf 't_s\trss_kb\theap_alloc\theap_inuse\tnext_gc\tload1\trss_anon_kb\trss_file_kb\n' >"$out/samples.tsv"
   while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do
-    sleep 10
+    # 5-15 s at random, 10 on average: a fixed period near a multiple of
+    # --release-memory-every would read the RSS sawtooth at a phase that
+    # drifts slowly, and the drift would show as a slope.
+    sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 5 + 10 * rand() }')"
     now=$(date +%s.%N)
     # VmRSS, then its anonymous (heap, stacks) and file-backed (the
     # binary's pages read in so far) parts.

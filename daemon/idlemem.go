@@ -10,7 +10,7 @@ import "runtime/debug"
 // sit at its last run's peak, and over many short runs its RSS would
 // drift with which pages the allocator happened to reuse. With another
 // run going nothing is released here: that run's pages are in use, and
-// `soakd serve --release-memory-every` (internal/memrelease, every minute
+// `soakd serve --release-memory-every` (internal/memrelease, every 10 s
 // by default) returns what is free during runs, at a cost not seen in
 // the schedule's lag even at one release a second.
 func (d *Daemon) releaseIfIdle() {

@@ -201,11 +201,7 @@ func tallyOf(h *hdr.Histogram) *tally {
 	snap := h.Export()
 	for i, c := range snap.Counts {
 		if c != 0 {
-			t.fit(int32(i))
-			t.counts[i] = c
-			t.total += c
-			t.lo = min(t.lo, int32(i))
-			t.hi = max(t.hi, int32(i))
+			t.add(int32(i), c)
 		}
 	}
 	return t

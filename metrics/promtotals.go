@@ -83,11 +83,8 @@ func tallyHist(t *tally) Hist {
 	if t.total == 0 {
 		return d.finish()
 	}
-	for k, c := range t.counts[t.lo : t.hi+1] {
-		if c != 0 {
-			i := t.lo + int32(k)
-			d.add(tallyValue(i), tallyHighest(i), c)
-		}
-	}
+	t.each(func(i int32, n int64) {
+		d.add(tallyValue(i), tallyHighest(i), n)
+	})
 	return d.finish()
 }

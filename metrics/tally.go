@@ -71,56 +71,69 @@ func tallyHighest(i int32) int64 {
 // hdr.Histogram.Merge walks every index up to the maximum (~6,000 at
 // 10 ms) through its iterator. Not safe for concurrent use.
 //
-// counts holds the indices up to the highest recorded lately (rounded
-// up to a whole bucket), not the whole range: a tally of
-// sub-millisecond latencies holds ~2,000 counts instead of countsLen's
-// ~10,000, and a run holds a tally per op per connection. A slow op
-// grows it; when shrinkAfter resets in a row needed less than all of
-// it, it shrinks back to the most any of them needed (reset). So its
-// size is the most the last shrinkAfter intervals needed, whatever came
-// before: a long run's memory follows its recent latencies, not the
-// slowest op it ever saw, and it settles within a minute of a change.
-//
-// (Shrinking only when every interval needed less than half, as before,
-// let a tally that one slow op had grown keep its size for as long as
-// any interval needed more than half of it. Measured over two hours, the
-// change did not alter the first half hour's RSS rise:
-// docs/capacity.md#memory.)
+// The counts are held in chunks of subHalf (1,024) indices, one per
+// bucket past the first (which takes two), made when an op first lands
+// in them: a tally of sub-millisecond latencies holds ~2,000 counts
+// instead of countsLen's ~24,000, and a run holds a tally per op per
+// connection. A slow op costs the one chunk it lands in (8 kB), not the
+// whole range up to it; a chunk past the first bucket's that
+// shrinkAfter resets in a row found unused is let go. So a tally holds
+// the buckets its last shrinkAfter intervals used, whatever came
+// before, and a slow reply now and then allocates 8 kB instead of a
+// copy of everything below it and, 16 intervals later, a smaller copy
+// back (those two were 60% of what a soak at 20,000 ops/s allocated:
+// docs/capacity.md#memory).
 type tally struct {
-	counts []int64 // len(counts) > hi; indices past it count zero
-	lo, hi int32   // indices in use are within [lo, hi]; lo > hi when none
+	chunks [][]int64 // chunk c counts indices [c*subHalf, (c+1)*subHalf); nil: all zero
+	lo, hi int32     // indices in use are within [lo, hi]; lo > hi when none
 	total  int64
-	quiet  int32 // resets in a row that needed less than all of counts
-	peak   int32 // the most counts one of those resets needed
+	used   uint64           // bit c: chunk c was counted into since the last reset
+	idle   [maxChunks]uint8 // resets in a row chunk c (made) went unused
 }
 
-// shrinkAfter is how many intervals in a row a tally must have needed
-// less than its counts before it lets the rest go: one slow op in a
-// while costs at most one reallocation every shrinkAfter intervals.
+// numChunks is how many chunks cover countsLen; maxChunks bounds it
+// (the used mask's bits; TestTallyChunksFitTheMask).
+var numChunks = countsLen / subHalf
+
+const maxChunks = 64
+
+// keptChunks are the first bucket's chunks, never let go once made: a
+// tally's sub-millisecond counts are in use nearly every interval.
+const keptChunks = subCount / subHalf
+
+// shrinkAfter is how many resets in a row must find a chunk unused
+// before it is let go: one slow op in a while costs at most one 8 kB
+// chunk every shrinkAfter intervals.
 const shrinkAfter = 16
 
 func newTally() *tally { return &tally{lo: countsLen, hi: -1} }
 
-// fitLen is the counts length that reaches index i: whole buckets.
-func fitLen(i int32) int32 { return min((i/subHalf+1)*subHalf, countsLen) }
-
-// fit makes counts reach index i (< countsLen), in whole buckets.
-func (t *tally) fit(i int32) {
-	if int(i) < len(t.counts) {
-		return
+// chunk returns chunk c, made if it was not.
+func (t *tally) chunk(c int32) []int64 {
+	if t.chunks == nil {
+		t.chunks = make([][]int64, numChunks)
 	}
-	grown := make([]int64, fitLen(i))
-	copy(grown, t.counts)
-	t.counts = grown
+	ch := t.chunks[c]
+	if ch == nil {
+		ch = make([]int64, subHalf)
+		t.chunks[c] = ch
+		t.idle[c] = 0
+	}
+	return ch
 }
 
-// record counts n values of v (clamped into the histogram's range).
-func (t *tally) record(v, n int64) {
-	i := tallyIndex(clamp(v))
-	if int(i) >= len(t.counts) {
-		t.fit(i)
+// add counts n at index i (< countsLen).
+func (t *tally) add(i int32, n int64) {
+	c := i >> subHalfMag
+	var ch []int64
+	if int(c) < len(t.chunks) {
+		ch = t.chunks[c]
 	}
-	t.counts[i] += n
+	if ch == nil {
+		ch = t.chunk(c)
+	}
+	ch[i&(subHalf-1)] += n
+	t.used |= 1 << uint(c)
 	t.total += n
 	if i < t.lo {
 		t.lo = i
@@ -130,56 +143,91 @@ func (t *tally) record(v, n int64) {
 	}
 }
 
+// record counts n values of v (clamped into the histogram's range).
+func (t *tally) record(v, n int64) {
+	t.add(tallyIndex(clamp(v)), n)
+}
+
+// span returns the part of chunk c within [lo, hi] as indices [a, b].
+func (t *tally) span(c int32) (a, b int32) {
+	return max(t.lo, c<<subHalfMag), min(t.hi, (c+1)<<subHalfMag-1)
+}
+
 // merge adds o into t.
 func (t *tally) merge(o *tally) {
 	if o.total == 0 {
 		return
 	}
-	t.fit(o.hi)
-	dst := t.counts[o.lo : o.hi+1]
-	for k, c := range o.counts[o.lo : o.hi+1] {
-		dst[k] += c
+	for c := o.lo >> subHalfMag; c <= o.hi>>subHalfMag; c++ {
+		src := o.chunks[c]
+		if src == nil || o.used&(1<<uint(c)) == 0 {
+			continue
+		}
+		a, b := o.span(c)
+		base := c << subHalfMag
+		dst := t.chunk(c)[a-base : b-base+1]
+		for k, n := range src[a-base : b-base+1] {
+			dst[k] += n
+		}
 	}
+	t.used |= o.used
 	t.total += o.total
 	t.lo = min(t.lo, o.lo)
 	t.hi = max(t.hi, o.hi)
 }
 
+// each calls f for every index in use with a count, in order.
+func (t *tally) each(f func(i int32, n int64)) {
+	if t.total == 0 {
+		return
+	}
+	for c := t.lo >> subHalfMag; c <= t.hi>>subHalfMag; c++ {
+		ch := t.chunks[c]
+		if ch == nil {
+			continue
+		}
+		a, b := t.span(c)
+		base := c << subHalfMag
+		for k, n := range ch[a-base : b-base+1] {
+			if n != 0 {
+				f(a+int32(k), n)
+			}
+		}
+	}
+}
+
 // addTo records t's counts into h, one RecordValues per bucket in use,
 // and returns how many that was.
 func (t *tally) addTo(h *hdr.Histogram) (buckets int) {
-	if t.total == 0 {
-		return 0
-	}
-	for k, c := range t.counts[t.lo : t.hi+1] {
-		if c != 0 {
-			_ = h.RecordValues(tallyValue(t.lo+int32(k)), c)
-			buckets++
-		}
-	}
+	t.each(func(i int32, n int64) {
+		_ = h.RecordValues(tallyValue(i), n)
+		buckets++
+	})
 	return buckets
 }
 
-// reset clears the indices in use, and lets counts go back to the most
-// the last shrinkAfter intervals needed (at least the first bucket's)
-// when each needed less than all of them.
+// reset clears the indices in use, and lets go of each chunk past the
+// first bucket's that shrinkAfter resets in a row found unused.
 func (t *tally) reset() {
-	need := int32(subCount)
-	if t.hi >= 0 {
-		need = max(need, fitLen(t.hi))
+	for c, ch := range t.chunks {
+		if ch == nil {
+			continue
+		}
+		if t.used&(1<<uint(c)) != 0 {
+			a, b := t.span(int32(c))
+			base := int32(c) << subHalfMag
+			clear(ch[a-base : b-base+1])
+			t.idle[c] = 0
+			continue
+		}
+		if c < keptChunks {
+			continue
+		}
+		if t.idle[c]++; t.idle[c] >= shrinkAfter {
+			t.chunks[c], t.idle[c] = nil, 0
+		}
 	}
-	if int(need) < len(t.counts) {
-		t.quiet++
-		t.peak = max(t.peak, need)
-	} else {
-		t.quiet, t.peak = 0, 0
-	}
-	if t.quiet >= shrinkAfter {
-		t.counts, t.quiet, t.peak = make([]int64, t.peak), 0, 0
-	} else if t.total != 0 || t.lo <= t.hi {
-		clear(t.counts[min(t.lo, t.hi+1) : t.hi+1])
-	}
-	t.total, t.lo, t.hi = 0, countsLen, -1
+	t.used, t.total, t.lo, t.hi = 0, 0, countsLen, -1
 }
 
 // maxValue is hdr's Max for the same counts.
@@ -222,6 +270,18 @@ func appendZigZag(b []byte, v int64) []byte {
 	return append(b, byte(u))
 }
 
+// appendZeros appends a run of n zero counts as hdr writes it: nothing
+// for none, 0 for one, -n for more.
+func appendZeros(b []byte, n int64) []byte {
+	switch {
+	case n == 1:
+		return appendZigZag(b, 0)
+	case n > 1:
+		return appendZigZag(b, -n)
+	}
+	return b
+}
+
 // encode returns t's V2 compressed encoding, base64 (valid until the
 // next call).
 func (e *hlogEncoder) encode(t *tally) []byte {
@@ -234,29 +294,35 @@ func (e *hlogEncoder) encode(t *tally) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(HighestNs))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(1))
 	// Counts up to the highest in use; a run of zeros is one negative
-	// number (its length).
+	// number (its length), a lone zero is a zero.
 	limit := int32(0)
 	if t.total != 0 {
 		limit = t.hi + 1
 	} else {
 		b = appendZigZag(b, 0) // hdr writes index 0 of an empty histogram
 	}
+	zeros := int64(0)
 	for i := int32(0); i < limit; {
-		c := t.counts[i]
-		i++
-		if c == 0 {
-			zeros := int64(1)
-			for i < limit && t.counts[i] == 0 {
+		c := i >> subHalfMag
+		end := min(limit, (c+1)<<subHalfMag)
+		ch := t.chunks[c]
+		if ch == nil {
+			zeros += int64(end - i)
+			i = end
+			continue
+		}
+		for ; i < end; i++ {
+			n := ch[i&(subHalf-1)]
+			if n == 0 {
 				zeros++
-				i++
-			}
-			if zeros > 1 {
-				b = appendZigZag(b, -zeros)
 				continue
 			}
+			b = appendZeros(b, zeros)
+			zeros = 0
+			b = appendZigZag(b, n)
 		}
-		b = appendZigZag(b, c)
 	}
+	b = appendZeros(b, zeros)
 	binary.BigEndian.PutUint32(b[4:8], uint32(len(b)-v2HeaderLen))
 	e.raw = b
 

@@ -269,6 +269,25 @@ func BenchmarkIntervalTally(b *testing.B) {
 	}
 }
 
+// What a worker's tally allocates over a soak: each interval one
+// connection's second at 20,000 ops/s over 32 connections (625 replies
+// of ~0.1-0.3 ms), and in one interval of four a slow reply of 1-50 ms
+// (log-uniform). B/op is bytes allocated per interval.
+func BenchmarkTallySlowReplies(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	tl := newTally()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for k := 0; k < 625; k++ {
+			tl.record(100_000+int64(rng.ExpFloat64()*60_000), 1)
+		}
+		if rng.IntN(4) == 0 {
+			tl.record(int64(1e6*math.Exp(rng.Float64()*math.Log(50))), 1)
+		}
+		tl.reset()
+	}
+}
+
 func BenchmarkIntervalHdr(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	stripes := make([]*hdr.Histogram, 8*5)
@@ -306,14 +325,30 @@ func BenchmarkIntervalHdr(b *testing.B) {
 	}
 }
 
-// A tally holds counts up to the highest index it has seen, in whole
-// buckets, not the whole range; merging, encoding and clearing work
-// the same whatever its length.
+// held is how many counts t holds (its chunks made).
+func (t *tally) held() int {
+	n := 0
+	for _, ch := range t.chunks {
+		n += len(ch)
+	}
+	return n
+}
+
+// The used mask has a bit for every chunk of the histogram's range.
+func TestTallyChunksFitTheMask(t *testing.T) {
+	if numChunks*subHalf != countsLen || numChunks > maxChunks {
+		t.Fatalf("%d chunks of %d for %d counts, mask of %d", numChunks, subHalf, countsLen, maxChunks)
+	}
+}
+
+// A tally holds the chunks its ops landed in, not the whole range nor
+// everything below its highest; merging, encoding and clearing work
+// the same whatever it holds.
 func TestTallyHoldsTheCountsInUse(t *testing.T) {
 	var enc hlogEncoder
 	empty := newTally()
-	if len(empty.counts) != 0 {
-		t.Fatalf("a new tally holds %d counts, want none", len(empty.counts))
+	if empty.held() != 0 {
+		t.Fatalf("a new tally holds %d counts, want none", empty.held())
 	}
 	back, err := hdr.Decode(enc.encode(empty))
 	if err != nil || back.TotalCount() != 0 {
@@ -324,21 +359,21 @@ func TestTallyHoldsTheCountsInUse(t *testing.T) {
 	for v := int64(1000); v <= 900_000; v += 1000 { // up to 0.9 ms
 		fast.record(v, 1)
 	}
-	if n := len(fast.counts); n > 2*subHalf || n <= int(fast.hi) {
+	if n := fast.held(); n > 2*subHalf {
 		t.Fatalf("sub-millisecond values: %d counts (hi %d), want at most %d", n, fast.hi, 2*subHalf)
 	}
 	slow := newTally()
 	slow.record(3_000_000_000, 2) // 3 s
-	if len(slow.counts) <= int(slow.hi) || len(slow.counts)%subHalf != 0 && len(slow.counts) != int(countsLen) {
-		t.Fatalf("3 s: %d counts for hi %d", len(slow.counts), slow.hi)
+	if n := slow.held(); n != subHalf {
+		t.Fatalf("3 s alone: %d counts, want one chunk (%d)", n, subHalf)
 	}
 
 	sum := newTally()
 	sum.merge(fast)
 	sum.merge(slow)
 	sum.record(HighestNs, 1)
-	if len(sum.counts) != int(countsLen) {
-		t.Fatalf("a tally holding HighestNs has %d counts, want %d", len(sum.counts), countsLen)
+	if n := sum.held(); n != 4*subHalf {
+		t.Fatalf("sub-millisecond, 3 s and HighestNs: %d counts, want 4 chunks (%d)", n, 4*subHalf)
 	}
 	h := NewHist()
 	if n := sum.addTo(h); n != 900+2 {
@@ -348,6 +383,18 @@ func TestTallyHoldsTheCountsInUse(t *testing.T) {
 	if err != nil || !back.Equals(h) {
 		t.Fatalf("merged tally's encoding reads back different from its histogram (%v)", err)
 	}
+	// A gap of chunks never made, and lone zeros between counts, encode
+	// as hdr's own encoding of the same values does.
+	gappy := newTally()
+	hg := NewHist()
+	for _, v := range []int64{600_000, 601_100, 603_000, 40_000_000, 40_100_000, 2_500_000_000} {
+		gappy.record(v, 3)
+		_ = hg.RecordValues(v, 3)
+	}
+	back, err = hdr.Decode(enc.encode(gappy))
+	if err != nil || !back.Equals(hg) {
+		t.Fatalf("a tally with gaps reads back different from hdr's histogram (%v)", err)
+	}
 	sum.reset()
 	sum.record(5000, 1)
 	if sum.total != 1 || sum.lo != sum.hi || sum.maxValue() != tallyHighest(tallyIndex(5000)) {
@@ -355,28 +402,25 @@ func TestTallyHoldsTheCountsInUse(t *testing.T) {
 	}
 }
 
-// A tally grown by a slow op shrinks back once shrinkAfter intervals in
-// a row have needed less than all of it, and not before; one that
-// keeps needing its counts keeps them.
+// A chunk a slow op made is let go once shrinkAfter resets in a row
+// have found it unused, and not before; one that keeps being used is
+// kept, and the first bucket's chunks are never let go.
 func TestTallyShrinksAfterSlowOps(t *testing.T) {
 	tl := newTally()
-	tl.record(2_000_000_000, 1) // 2 s: grows to the 2 s bucket
-	grown := len(tl.counts)
-	if grown <= 4*subCount {
-		t.Fatalf("2 s: %d counts", grown)
-	}
+	tl.record(2_000_000_000, 1) // 2 s: one chunk
+	slowChunk := tallyIndex(2_000_000_000) >> subHalfMag
 	tl.reset()
 	for k := 1; k < shrinkAfter; k++ {
 		tl.record(100_000, 1) // 0.1 ms
 		tl.reset()
-		if len(tl.counts) != grown {
-			t.Fatalf("after %d quiet intervals: %d counts, want %d kept (shrinkAfter %d)", k, len(tl.counts), grown, shrinkAfter)
+		if tl.chunks[slowChunk] == nil || tl.held() != 2*subHalf {
+			t.Fatalf("after %d quiet intervals: %d counts, want the 2 s chunk and 0.1 ms's kept (shrinkAfter %d)", k, tl.held(), shrinkAfter)
 		}
 	}
 	tl.record(100_000, 1)
 	tl.reset()
-	if len(tl.counts) != subCount {
-		t.Fatalf("after %d quiet intervals: %d counts, want %d", shrinkAfter, len(tl.counts), subCount)
+	if tl.chunks[slowChunk] != nil || tl.held() != subHalf {
+		t.Fatalf("after %d quiet intervals: %d counts, want %d", shrinkAfter, tl.held(), subHalf)
 	}
 	// Counts after a shrink are right.
 	tl.record(100_000, 3)
@@ -387,12 +431,12 @@ func TestTallyShrinksAfterSlowOps(t *testing.T) {
 		t.Fatalf("after shrinking: count %d, p50 %d, max %d", h.TotalCount(), h.ValueAtQuantile(50), h.Max())
 	}
 
-	// A slow op every few intervals: never quiet for shrinkAfter in a
-	// row, so no reallocation.
+	// A slow op every few intervals: never unused for shrinkAfter in a
+	// row, so its chunk is never made again.
 	busy := newTally()
 	busy.record(2_000_000_000, 1)
 	busy.reset()
-	kept := &busy.counts[0]
+	kept := &busy.chunks[slowChunk][0]
 	for k := 0; k < 5*shrinkAfter; k++ {
 		if k%(shrinkAfter/2) == 0 {
 			busy.record(2_000_000_000, 1)
@@ -400,29 +444,30 @@ func TestTallyShrinksAfterSlowOps(t *testing.T) {
 		busy.record(100_000, 1)
 		busy.reset()
 	}
-	if &busy.counts[0] != kept {
-		t.Fatalf("a tally with a slow op every %d intervals was reallocated", shrinkAfter/2)
+	if &busy.chunks[slowChunk][0] != kept {
+		t.Fatalf("a tally with a slow op every %d intervals made its chunk again", shrinkAfter/2)
 	}
 	// Reset leaves it all zero.
-	for i, c := range busy.counts {
-		if c != 0 {
-			t.Fatalf("index %d: %d after reset", i, c)
+	for c, ch := range busy.chunks {
+		for k, n := range ch {
+			if n != 0 {
+				t.Fatalf("chunk %d index %d: %d after reset", c, k, n)
+			}
 		}
 	}
 }
 
-// A tally shrinks to the most its quiet intervals needed, not to the
-// last one's need, and it shrinks even when they needed more than half
-// of it: its size is the most the last shrinkAfter intervals needed.
-// (With the old rule, shrinking only below half, a tally grown by one
-// 2 s op kept its size for as long as 1 s ops came now and then.)
+// A tally holds the chunks its last shrinkAfter intervals used: a 2 s
+// op's chunk goes while a 1 s op now and then keeps its own, and a
+// slow op costs its chunk only, whatever it holds below.
+// (Before the chunks a tally held one array up to its highest index:
+// a 2 s op cost every count below 2 s, ~20,000, and shrinking copied.)
 func TestTallyShrinksToWhatRecentIntervalsNeeded(t *testing.T) {
 	tl := newTally()
 	tl.record(2_000_000_000, 1)
-	grown := len(tl.counts)
-	mid := int(fitLen(tallyIndex(1_000_000_000)))
-	if mid >= grown || 2*mid <= grown {
-		t.Fatalf("test needs 1 s to need more than half and less than all of 2 s's counts: %d of %d", mid, grown)
+	two, one := tallyIndex(2_000_000_000)>>subHalfMag, tallyIndex(1_000_000_000)>>subHalfMag
+	if two == one {
+		t.Fatal("test needs 1 s and 2 s in different chunks")
 	}
 	tl.reset()
 	for k := 1; k <= shrinkAfter; k++ {
@@ -432,24 +477,25 @@ func TestTallyShrinksToWhatRecentIntervalsNeeded(t *testing.T) {
 		tl.record(100_000, 1)
 		tl.reset()
 	}
-	if len(tl.counts) != mid {
-		t.Fatalf("after %d intervals needing at most 1 s: %d counts, want %d (1 s's), grown %d", shrinkAfter, len(tl.counts), mid, grown)
+	if tl.chunks[two] != nil || tl.chunks[one] == nil || tl.held() != 2*subHalf {
+		t.Fatalf("after %d intervals using at most 1 s: %d counts (2 s chunk %v, 1 s chunk %v), want 0.1 ms's and 1 s's chunks",
+			shrinkAfter, tl.held(), tl.chunks[two] != nil, tl.chunks[one] != nil)
 	}
 	// The next quiet spell takes it down to the first bucket's.
 	for k := 1; k <= shrinkAfter; k++ {
 		tl.record(100_000, 1)
 		tl.reset()
 	}
-	if len(tl.counts) != subCount {
-		t.Fatalf("after %d quiet intervals: %d counts, want %d", shrinkAfter, len(tl.counts), subCount)
+	if tl.held() != subHalf {
+		t.Fatalf("after %d quiet intervals: %d counts, want %d", shrinkAfter, tl.held(), subHalf)
 	}
-	// At the first bucket's size nothing is ever reallocated.
-	kept := &tl.counts[0]
+	// At the first bucket's size nothing is ever made again.
+	kept := &tl.chunks[0][0]
 	for k := 0; k < 3*shrinkAfter; k++ {
 		tl.record(100_000, 1)
 		tl.reset()
 	}
-	if &tl.counts[0] != kept {
+	if &tl.chunks[0][0] != kept {
 		t.Fatal("a tally at its smallest was reallocated")
 	}
 }
