@@ -148,9 +148,15 @@ func (t *tally) record(v, n int64) {
 	t.add(tallyIndex(clamp(v)), n)
 }
 
-// span returns the part of chunk c within [lo, hi] as indices [a, b].
-func (t *tally) span(c int32) (a, b int32) {
-	return max(t.lo, c<<subHalfMag), min(t.hi, (c+1)<<subHalfMag-1)
+// part returns the counts of chunk c within [lo, hi] and the index of
+// the first; nil when chunk c was not counted into since the last reset.
+func (t *tally) part(c int32) (first int32, s []int64) {
+	if int(c) >= len(t.chunks) || t.chunks[c] == nil || t.used&(1<<uint(c)) == 0 {
+		return 0, nil
+	}
+	base := c << subHalfMag
+	a, b := max(t.lo, base), min(t.hi, base+subHalf-1)
+	return a, t.chunks[c][a-base : b-base+1]
 }
 
 // merge adds o into t.
@@ -159,14 +165,12 @@ func (t *tally) merge(o *tally) {
 		return
 	}
 	for c := o.lo >> subHalfMag; c <= o.hi>>subHalfMag; c++ {
-		src := o.chunks[c]
-		if src == nil || o.used&(1<<uint(c)) == 0 {
+		a, src := o.part(c)
+		if src == nil {
 			continue
 		}
-		a, b := o.span(c)
-		base := c << subHalfMag
-		dst := t.chunk(c)[a-base : b-base+1]
-		for k, n := range src[a-base : b-base+1] {
+		dst := t.chunk(c)[a-c<<subHalfMag:]
+		for k, n := range src {
 			dst[k] += n
 		}
 	}
@@ -182,13 +186,8 @@ func (t *tally) each(f func(i int32, n int64)) {
 		return
 	}
 	for c := t.lo >> subHalfMag; c <= t.hi>>subHalfMag; c++ {
-		ch := t.chunks[c]
-		if ch == nil {
-			continue
-		}
-		a, b := t.span(c)
-		base := c << subHalfMag
-		for k, n := range ch[a-base : b-base+1] {
+		a, s := t.part(c)
+		for k, n := range s {
 			if n != 0 {
 				f(a+int32(k), n)
 			}
@@ -213,10 +212,8 @@ func (t *tally) reset() {
 		if ch == nil {
 			continue
 		}
-		if t.used&(1<<uint(c)) != 0 {
-			a, b := t.span(int32(c))
-			base := int32(c) << subHalfMag
-			clear(ch[a-base : b-base+1])
+		if _, s := t.part(int32(c)); s != nil {
+			clear(s)
 			t.idle[c] = 0
 			continue
 		}
