@@ -169,7 +169,7 @@ func (t *tally) merge(o *tally) {
 		if src == nil {
 			continue
 		}
-		dst := t.chunk(c)[a-c<<subHalfMag:]
+		dst := t.chunk(c)[a&(subHalf-1):]
 		for k, n := range src {
 			dst[k] += n
 		}
