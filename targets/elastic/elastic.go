@@ -21,7 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/elastic/go-elasticsearch/v8"
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -47,7 +47,7 @@ const (
 
 // Target is a connected Elasticsearch cluster.
 type Target struct {
-	es       *elasticsearch.BaseClient
+	es       *elastictransport.Client
 	index    string
 	pathDoc  string  // "/index/_doc/"
 	pathUpd  string  // "/index/_update/"
@@ -110,10 +110,17 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	ei := url.PathEscape(tg.index)
 	tg.pathDoc, tg.pathUpd, tg.pathSrch = "/"+ei+"/_doc/", "/"+ei+"/_update/", "/"+ei+"/_search"
 
-	cfg := elasticsearch.Config{
-		Addresses:         []string{t.URL},
-		DisableRetry:      true,
-		DisableMetaHeader: true,
+	// The transport alone, not the go-elasticsearch client: importing the
+	// client's root package compiles its ~860-package typed API, which
+	// soakd never calls (issue 46: a cold first run took 20 minutes).
+	base, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, fmt.Errorf("target url: %w", targets.Scrub(err, tg.secrets))
+	}
+	base.Path = strings.TrimRight(base.Path, "/")
+	cfg := elastictransport.Config{
+		URLs:         []*url.URL{base},
+		DisableRetry: true,
 	}
 	if p, has := u.User.Password(); has {
 		tg.secrets = append(tg.secrets, p)
@@ -144,7 +151,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 		return nil, err
 	}
 	cfg.Transport = tr
-	es, err := elasticsearch.NewBaseClient(cfg)
+	es, err := elastictransport.New(cfg)
 	if err != nil {
 		return nil, tg.scrub(err)
 	}
