@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,8 +15,11 @@ import (
 )
 
 // serveMetrics serves the run's exporter (with the Go and process
-// collectors) on /metrics at addr (--listen; "" = off) until stop.
-func (a *App) serveMetrics(exp *metrics.Exporter, addr string) (stop func(), err error) {
+// collectors) on /metrics at addr (--listen; "" = off) until stop. When
+// addr is the default (given is false) and its port is taken (another
+// run on the host, say), a free loopback port is used instead and
+// printed; an address the user gave fails loudly.
+func (a *App) serveMetrics(exp *metrics.Exporter, addr string, given bool) (stop func(), err error) {
 	if addr == "" {
 		return func() {}, nil
 	}
@@ -24,6 +29,11 @@ func (a *App) serveMetrics(exp *metrics.Exporter, addr string) (stop func(), err
 		return func() {}, fmt.Errorf("metrics: %v", err)
 	}
 	ln, err := net.Listen("tcp", addr)
+	if err != nil && !given && errors.Is(err, syscall.EADDRINUSE) {
+		if ln, err = net.Listen("tcp", freeLoopback(addr)); err == nil {
+			fmt.Fprintf(a.Stderr, "soakd: %s is taken (another run?); metrics moved to a free port\n", addr)
+		}
+	}
 	if err != nil {
 		return func() {}, fmt.Errorf("--listen %s: %v (use --listen 127.0.0.1:0 or --listen '' to turn metrics off)", addr, err)
 	}
@@ -35,4 +45,13 @@ func (a *App) serveMetrics(exp *metrics.Exporter, addr string) (stop func(), err
 	go srv.Serve(ln)
 	fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
 	return func() { srv.Close() }, nil
+}
+
+// freeLoopback is addr's host with port 0 (the kernel picks a free one).
+func freeLoopback(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, "0")
 }

@@ -30,7 +30,14 @@ func (a *App) run(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.Stderr, "soakd run: give exactly one scenario file (soakd run --help)")
 		return exitRefused
 	}
-	fs.Visit(func(fl *flag.Flag) { f.rateSet = f.rateSet || fl.Name == "rate" })
+	fs.Visit(func(fl *flag.Flag) {
+		f.rateSet = f.rateSet || fl.Name == "rate"
+		f.listenSet = f.listenSet || fl.Name == "listen"
+	})
+	if err := checkCounts(fs, f); err != nil {
+		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
+		return exitRefused
+	}
 	if !a.applySched("run", fs, f.sched) {
 		return exitRefused
 	}
@@ -250,7 +257,7 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 		Progress: progress, Warn: a.warn,
 		BeforeStart: func(ctx context.Context, exp *metrics.Exporter) error {
 			var err error
-			if stopMetrics, err = a.serveMetrics(exp, f.listen); err != nil {
+			if stopMetrics, err = a.serveMetrics(exp, f.listen, f.listenSet); err != nil {
 				return err
 			}
 			a.startLine(sc, out)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 	"time"
 
@@ -12,22 +13,25 @@ import (
 type runFlags struct {
 	targets             targetList
 	target, out, listen string
-	rate                float64
-	duration            string
-	rateSet             bool
-	quiet               bool
-	otlpEndpoint        string
-	shard, startAt      string
-	shardFromEnv        bool
-	runID               string
-	barrierTimeout      time.Duration
-	seed                string
-	warmup, records     string
-	tick                string
-	concurrency         int
-	swap                string
-	repeat              int
-	control             bool
+	// listenSet: --listen was given, so a taken port fails the run
+	// instead of moving to a free one.
+	listenSet       bool
+	rate            float64
+	duration        string
+	rateSet         bool
+	quiet           bool
+	otlpEndpoint    string
+	shard, startAt  string
+	shardFromEnv    bool
+	runID           string
+	barrierTimeout  time.Duration
+	seed            string
+	warmup, records string
+	tick            string
+	concurrency     int
+	swap            string
+	repeat          int
+	control         bool
 	// force lets --out name a directory that already holds a run.
 	force bool
 	heap  heapFlags
@@ -37,6 +41,9 @@ type runFlags struct {
 	// (with repeats: interleaved).
 	variantTargets []scenarios.Target
 }
+
+// defaultListen is where /metrics goes unless --listen says otherwise.
+const defaultListen = "127.0.0.1:9464"
 
 // runFlagSet is `soakd run`'s flag set, bound to f: the one list of run
 // flags, for parsing and for the help.
@@ -54,7 +61,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.control, "control", false, "with the side-by-side table at the end: also print the A/A control (A's rounds split in two halves against each other), the noise floor")
 	fs.StringVar(&f.out, "out", "", "run `DIR` (default runs/<scenario>-<time>); a directory that already holds a run is refused unless --force")
 	fs.BoolVar(&f.force, "force", false, "let --out write over a directory that already holds a run (its summary and latency logs are removed first)")
-	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "`ADDR` for /metrics while running (empty = off)")
+	fs.StringVar(&f.listen, "listen", defaultListen, "`ADDR` for /metrics while running (empty = off; when the default port is taken, a free port is used and printed; a given ADDR that is taken fails the run)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send OpenTelemetry spans to this OTLP/HTTP traces `URL` (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)")
 	fs.StringVar(&f.swap, "swap", "", "turn on a swapfile of this `SIZE` (e.g. 2gb) for the run, and off and delete it at the end, however the run ends (root)")
@@ -77,4 +84,21 @@ func (l *targetList) String() string { return strings.Join(*l, ",") }
 func (l *targetList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
+}
+
+// checkCounts refuses a count flag given as zero or less: 0 is the
+// flags' "not given" value, so without this `--concurrency 0` would be
+// ignored without a word, where the scenario file refuses 0.
+func checkCounts(fs *flag.FlagSet, f runFlags) error {
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		switch {
+		case err != nil:
+		case fl.Name == "concurrency" && f.concurrency < 1:
+			err = fmt.Errorf("--concurrency %d: give at least 1 worker (leave the flag out to keep the scenario's)", f.concurrency)
+		case fl.Name == "repeat" && f.repeat < 1:
+			err = fmt.Errorf("--repeat %d: give at least 1 round (leave the flag out to keep the scenario's)", f.repeat)
+		}
+	})
+	return err
 }

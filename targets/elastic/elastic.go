@@ -61,6 +61,7 @@ type Target struct {
 	shards   int
 	replicas *int
 	desc     atomic.Pointer[string]
+	isES     atomic.Bool // a reply carried X-Elastic-Product: Elasticsearch (checkProduct)
 	// searchDocs: inserts carry the search document (title, body); set by
 	// Prepare when the scenario searches, before any op runs.
 	searchDocs bool
@@ -213,6 +214,25 @@ type errBody struct {
 
 func (t *Target) scrub(err error) error { return targets.Scrub(err, t.secrets) }
 
+// errNotElasticsearch: the server answered without the header every
+// Elasticsearch since 7.14 sends.
+var errNotElasticsearch = errors.New("the server is not Elasticsearch (no X-Elastic-Product: Elasticsearch header in its reply)")
+
+// checkProduct refuses a server that does not say it is Elasticsearch,
+// until one reply has said so (as the go-elasticsearch client's product
+// check does). Replies refused for authentication carry no header and
+// prove nothing either way.
+func (t *Target) checkProduct(res *http.Response) error {
+	if t.isES.Load() || res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
+		return nil
+	}
+	if res.Header.Get("X-Elastic-Product") != "Elasticsearch" {
+		return errNotElasticsearch
+	}
+	t.isES.Store(true)
+	return nil
+}
+
 // call sends one request. It returns the status and, when out is non-nil
 // and the status is 2xx (or 404 and want404), decodes the body into out.
 // Other statuses become *Error; a 404 with want404 is returned as-is.
@@ -241,6 +261,9 @@ func (t *Target) call(ctx context.Context, method, path, query string, body []by
 		return 0, t.scrub(err)
 	}
 	defer res.Body.Close()
+	if err := t.checkProduct(res); err != nil {
+		return res.StatusCode, err
+	}
 	ok := res.StatusCode >= 200 && res.StatusCode < 300
 	if ok || (want404 && res.StatusCode == http.StatusNotFound) {
 		if out != nil {
