@@ -231,6 +231,12 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 			fmt.Fprintf(a.Stderr, "soakd run: --swap %s: give a size such as 2gb or 512mb\n", f.swap)
 			return exitRefused, nil, ""
 		}
+		// A store that is down is found before 2 GB of swap are made
+		// for it (a managed server is started by the run, after this).
+		if err := a.checkReachable(ctx, sc); err != nil {
+			fmt.Fprintf(a.Stderr, "soakd run: target %s unreachable: %v; no swapfile made, nothing ran\n", scenarios.RedactURL(sc.Target.URL), err)
+			return exitRefused, nil, ""
+		}
 		sw, err := a.Swap.On(ctx, int64(size))
 		if err != nil {
 			fmt.Fprintf(a.Stderr, "soakd run: --swap %s: %v\n", f.swap, err)

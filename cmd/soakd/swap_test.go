@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,14 @@ func TestRunSwapCleanup(t *testing.T) {
 	ok := write(t, dir, "ok.yaml", "name: swap-ok\nkeyspace: {records: 100}\nphases: [{name: s, kind: steady, rate: 50, duration: 1s, mix: {get: 100}}]\n")
 	long := write(t, dir, "long.yaml", "name: swap-long\nkeyspace: {records: 100}\nphases: [{name: s, kind: steady, rate: 50, duration: 30s, mix: {get: 100}}]\n")
 	broken := write(t, dir, "broken.yaml", "name: swap-broken\ntarget: {kind: redis, managed: {command: "+filepath.Join(dir, "no-such-redis-server")+"}}\nkeyspace: {records: 100}\nphases: [{name: s, kind: steady, rate: 50, duration: 1s, mix: {get: 100}}]\n")
+	// A store nobody listens on: found before any swapfile is made.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	downAddr := ln.Addr().String()
+	ln.Close()
+	down := write(t, dir, "down.yaml", "name: swap-down\ntarget: {kind: redis, url: redis://"+downAddr+"}\nkeyspace: {records: 100}\nphases: [{name: s, kind: steady, rate: 50, duration: 1s, mix: {get: 100}}]\n")
 	for _, tc := range []struct {
 		name, file, size string
 		euid             int
@@ -65,6 +74,7 @@ func TestRunSwapCleanup(t *testing.T) {
 		{name: "completes", file: ok, size: "64mb", wantCode: 0, wantCmds: "fallocate,mkswap,swapon,swapoff", wantErr: "off and removed"},
 		{name: "target fails to open", file: broken, size: "64mb", wantCode: 2, wantCmds: "fallocate,mkswap,swapon,swapoff", wantErr: "off and removed"},
 		{name: "SIGINT mid-run", file: long, size: "64mb", cancelAfter: 1500 * time.Millisecond, wantCode: 1, wantCmds: "fallocate,mkswap,swapon,swapoff", wantErr: "off and removed"},
+		{name: "target down", file: down, size: "64mb", wantCode: 2, wantCmds: "", wantErr: "unreachable"},
 		{name: "not root", file: ok, size: "64mb", euid: 1000, wantCode: 2, wantCmds: "", wantErr: "soakd run: --swap 64mb: turning on a swapfile needs root"},
 		{name: "bad size", file: ok, size: "lots", wantCode: 2, wantCmds: "", wantErr: "soakd run: --swap lots: give a size such as 2gb"},
 	} {

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
 	"net"
 	"os"
 	"sort"
@@ -165,7 +164,7 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 	cc.PoolConfig.HostSelectionPolicy = &hostCounter{HostSelectionPolicy: gocql.TokenAwareHostPolicy(fallback), up: map[string]bool{}}
 	cc.ConnectObserver = connObserver{t}
 	cc.QueryObserver = &t.hostLat
-	cc.Logger = log.New(os.Stderr, "soakd: gocql: ", 0)
+	cc.Logger = driverLog{os.Stderr}
 
 	var secrets []string
 	user := c.User
