@@ -3,10 +3,8 @@ package metrics
 import (
 	"context"
 	"strings"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -41,13 +39,7 @@ func NewTracerProvider(ctx context.Context, c TracingConfig) (tp trace.TracerPro
 	if !c.Enabled() {
 		return noop.NewTracerProvider(), func(context.Context) error { return nil }, nil
 	}
-	var opts []otlptracehttp.Option
-	if u := c.endpointURL(); u != "" {
-		opts = append(opts, otlptracehttp.WithEndpointURL(u))
-	}
-	// The exporter reads the other standard OTEL_EXPORTER_OTLP_*
-	// variables itself (headers, TLS, timeouts).
-	exp, err := otlptracehttp.New(ctx, append(opts, otlptracehttp.WithTimeout(5*time.Second))...)
+	exp, err := newOTLPExporter(c.endpointURL(), c.Getenv)
 	if err != nil {
 		return nil, nil, err
 	}
