@@ -384,13 +384,16 @@ func variantSuite(s *rundir.Summary) *SuiteTable {
 
 // ownSuite is the side-by-side table of a run's own columns (its
 // variants, its rounds) with their intervals; nil when it has no row.
+// It is made as report --side-by-side makes it (the seconds of the run
+// directory's latency.hlog resampled within each round), so every place
+// that shows the run's table shows the same digits; a summary with no
+// directory, or an unreadable log, falls back to the rounds alone.
 func ownSuite(s *rundir.Summary) *SuiteTable {
-	t := BuildSuite(SuiteColumns(nil, []*rundir.Summary{s}))
+	t := BuildSuite(SuiteColumns([]string{s.Dir}, []*rundir.Summary{s}))
 	if len(t.Rows) == 0 {
 		return nil
 	}
-	// Intervals from the rounds in the summary (report --side-by-side
-	// also resamples the seconds of latency.hlog).
+	_ = t.LoadIntervals(func(c SuiteColumn) string { return c.Source })
 	t.Estimate(verdict.BootstrapOptions{})
 	return &t
 }

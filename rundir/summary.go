@@ -40,6 +40,12 @@ const (
 
 // Summary is summary.json.
 type Summary struct {
+	// Dir is the run directory the summary was read from (ReadSummary)
+	// or written to (the run path); not stored. Every table of the run's
+	// rounds and variants reads its intervals from Dir's latency logs,
+	// so the end-of-run text, report, report --side-by-side and the
+	// HTML show the same numbers.
+	Dir           string `json:"-"`
 	SchemaVersion int    `json:"schema_version"`
 	Scenario      string `json:"scenario"`
 	ScenarioFile  string `json:"scenario_file,omitempty"`
@@ -353,6 +359,7 @@ func ReadSummary(dir string) (*Summary, error) {
 	for i := range s.Phases {
 		Upgrade(s.Phases[i].SLO)
 	}
+	s.Dir = dir
 	return &s, nil
 }
 

@@ -94,6 +94,32 @@ func TestRunRepeatRedis(t *testing.T) {
 	if rows != 2 || !strings.Contains(rep.String(), "geomean B/A: ") || !strings.Contains(rep.String(), "2 rounds: 1 a half, too few") {
 		t.Errorf("report lacks rows, geomean or control:\n%s", rep)
 	}
+	// One number, one way: the table the run printed at its end, `report
+	// DIR` and `report --side-by-side DIR` agree to the digit.
+	a, sbs, errb := newApp()
+	if code := a.Main(context.Background(), []string{"report", "--side-by-side", out}); code != 0 {
+		t.Fatalf("report --side-by-side: exit %d\n%s", code, errb)
+	}
+	a, txt, errb := newApp()
+	if code := a.Main(context.Background(), []string{"report", out}); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, errb)
+	}
+	same := 0
+	for _, line := range strings.Split(sbs.String(), "\n") {
+		f := cellsRE.Split(strings.TrimSpace(line), -1)
+		if !strings.HasPrefix(strings.TrimSpace(line), "geomean") && (len(f) < 3 || (f[0] != "set" && f[0] != "get")) {
+			continue
+		}
+		same++
+		for name, got := range map[string]string{"the run's own output": stdout.String(), "report DIR": txt.String()} {
+			if !strings.Contains(got, strings.TrimSpace(line)) {
+				t.Errorf("%s lacks report --side-by-side's line %q:\n%s", name, strings.TrimSpace(line), got)
+			}
+		}
+	}
+	if same != 3 {
+		t.Errorf("compared %d lines of the side-by-side, want 3 (2 rows, the geomean):\n%s", same, sbs)
+	}
 }
 
 // TestRunRepeatTargets: several --target with --repeat run as one run

@@ -116,5 +116,9 @@ func Run(ctx context.Context, o Options) (*rundir.Summary, error) {
 		}
 	}
 	sum, err := rn.start(ctx, runID)
-	return sum, finish(o.OutDir, sum, err, rn.exporter)
+	err = finish(o.OutDir, sum, err, rn.exporter)
+	if sum != nil {
+		sum.Dir = o.OutDir
+	}
+	return sum, err
 }
