@@ -71,6 +71,10 @@ type SuiteRow struct {
 	// the first column against itself (its rounds split in two).
 	RPSRatio, P99Ratio []verdict.Interval
 	Control            verdict.Interval
+	// FixedRate: every column ran the test at a target rate (open loop).
+	// Its rps is the schedule's, equal by construction whatever the
+	// store did, so the verdict reads its latency (Verdict).
+	FixedRate bool
 }
 
 // SuiteTable is the redis-benchmark style table of several servers or
@@ -158,7 +162,10 @@ func BuildSuite(cols []SuiteColumn) SuiteTable {
 				if !ok {
 					ri = len(t.Rows)
 					at[key] = ri
-					t.Rows = append(t.Rows, SuiteRow{Test: test, Op: op, Cells: make([]SuiteCell, len(cols))})
+					t.Rows = append(t.Rows, SuiteRow{Test: test, Op: op, Cells: make([]SuiteCell, len(cols)), FixedRate: true})
+				}
+				if p.TargetRate <= 0 {
+					t.Rows[ri].FixedRate = false
 				}
 				rd := SuiteRound{Repeat: p.Repeat, Phase: p.Name, RPS: p.AchievedRate, P50: o.Latency.P50, P99: o.Latency.P99,
 					start: p.Start.Add(time.Duration(p.WarmupSeconds * float64(time.Second))), end: p.End}
@@ -329,7 +336,7 @@ func (t SuiteTable) Text() string {
 					line = append(line, "-")
 				}
 			}
-			line = append(line, noiseWord(ok, iv))
+			line = append(line, r.Verdict(ci))
 		}
 		if t.ShowControl {
 			if r.Control.Valid() {

@@ -242,6 +242,30 @@ func (r SuiteRow) p99Ratio(ci int) verdict.Interval {
 	return verdict.Interval{}
 }
 
+// Verdict is column ci's word against the first column: for a
+// closed-loop test, what its rps ratio's interval shows (noiseWord); for
+// a fixed-rate test, what its p99 ratio's interval shows: there the rps
+// is the schedule's in both columns, and a p99 77 times the baseline's
+// read "within noise" on throughput. "(p99)" marks the latency verdict.
+func (r SuiteRow) Verdict(ci int) string {
+	_, ok := r.Ratio(ci)
+	if !r.FixedRate {
+		return noiseWord(ok, r.ratio(ci))
+	}
+	iv := r.p99Ratio(ci)
+	switch {
+	case !ok:
+		return "-"
+	case !iv.Valid():
+		return "no interval"
+	case !iv.Excludes(1):
+		return "within noise (p99)"
+	case iv.Estimate > 1:
+		return "slower (p99)"
+	}
+	return "faster (p99)"
+}
+
 // ivText is an estimate with its interval: 0.97 [0.93-1.01].
 func ivText(iv verdict.Interval) string {
 	return fmt.Sprintf("%.2f [%.2f-%.2f]", iv.Estimate, iv.Lo, iv.Hi)
@@ -290,6 +314,12 @@ func (t SuiteTable) writeNotes(b *strings.Builder) {
 			what = "resampling rounds and, within each, blocks of its seconds in latency.hlog"
 		}
 		fmt.Fprintf(b, "  [lo-hi]: 95%% bootstrap interval (%s); within noise = the interval holds 1; no interval = one round and too few seconds to resample (use --repeat)\n", what)
+		for _, r := range t.Rows {
+			if r.FixedRate {
+				b.WriteString("  (p99): a fixed-rate test, whose rps is the schedule's in every column, is judged on its B/A p99 interval\n")
+				break
+			}
+		}
 	}
 	if t.ShowControl {
 		fmt.Fprintf(b, "  %s/%s control: %s against itself (odd rounds over even, or one round's first half over its second): the noise floor; a B/A inside that spread is noise\n", a, a, a)

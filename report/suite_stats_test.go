@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/verdict"
@@ -130,5 +131,66 @@ func TestSuiteSweeps(t *testing.T) {
 	page := string(SuiteHTML(tb))
 	if n := strings.Count(page, `class="errbar"`); n != 6 {
 		t.Errorf("%d error bars, want 6 (3 points x 2 stores)", n)
+	}
+}
+
+// TestFixedRateJudgedOnLatency: at a fixed rate both columns achieve the
+// schedule's rps, so the side-by-side judges such a test on its p99
+// interval. B's p99 far above A's is "slower (p99)" (it once read
+// "within noise" on throughput with a p99 77x the baseline's); the same
+// latency on both sides is "within noise (p99)"; a closed-loop test is
+// still judged on rps.
+func TestFixedRateJudgedOnLatency(t *testing.T) {
+	build := func(slowB float64, target float64) SuiteTable {
+		s := &rundir.Summary{Scenario: "fixed", Status: rundir.StatusCompleted, Target: rundir.TargetInfo{Kind: "redis"}}
+		for r := 0; r < 4; r++ {
+			for _, v := range []string{"none", "aof"} {
+				p := suitePhaseResult(fmt.Sprintf("s[%s]#%d", v, r+1), v, 1000, 10000, map[string]int64{"get": 10000})
+				p.Repeat, p.TargetRate = r+1, target
+				s.Phases = append(s.Phases, p)
+			}
+		}
+		tb := BuildSuite(SuiteColumns(nil, []*rundir.Summary{s}))
+		// Ten seconds a round of 1,000 ops each: latency about 1 ms
+		// (B: slowB times that), with a per-second wobble.
+		for ci := range tb.Columns {
+			cell := &tb.Rows[0].Cells[ci]
+			for k := range cell.Rounds {
+				rd := &cell.Rounds[k]
+				for sec := 0; sec < 10; sec++ {
+					h := metrics.NewHist()
+					base := 1e6 * (1 + 0.05*float64((sec+k)%3))
+					if ci == 1 {
+						base *= slowB
+					}
+					for i := 0; i < 1000; i++ {
+						h.RecordValue(int64(base * (0.5 + float64(i)/1000)))
+					}
+					h.SetStartTimeMs(int64(sec) * 1000)
+					h.SetEndTimeMs(int64(sec+1) * 1000)
+					rd.Latency = append(rd.Latency, h)
+					rd.Rates = append(rd.Rates, 1000)
+				}
+			}
+		}
+		tb.intervals = true
+		tb.Estimate(verdict.BootstrapOptions{Seed: 7})
+		return tb
+	}
+	for _, tc := range []struct {
+		slowB, target float64
+		want          string
+	}{
+		{77, 1000, "slower (p99)"},
+		{1, 1000, "within noise (p99)"},
+		{77, 0, "within noise"}, // closed loop: judged on rps, equal here
+	} {
+		tb := build(tc.slowB, tc.target)
+		if got := tb.Rows[0].Verdict(1); got != tc.want {
+			t.Errorf("B p99 x%.0f at target %.0f: %q (p99 ratio %+v), want %q", tc.slowB, tc.target, got, tb.Rows[0].P99Ratio[1], tc.want)
+		}
+		if txt := tb.Text(); !strings.Contains(txt, tc.want) {
+			t.Errorf("text lacks %q:\n%s", tc.want, txt)
+		}
 	}
 }
