@@ -22,12 +22,25 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/soakd/soakd/datagen"
+	"github.com/soakd/soakd/internal/hostprobe"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/verdict"
 )
+
+// soakdVersion is the build's stamp or VCS revision, else the caller's
+// version, else "unknown": a summary always says which soakd wrote it.
+func soakdVersion(caller string) string {
+	if v := rundir.BuildVersion(); v != "" {
+		return v
+	}
+	if caller != "" {
+		return caller
+	}
+	return "unknown"
+}
 
 // Options configure one run.
 type Options struct {
@@ -45,6 +58,10 @@ type Options struct {
 	// live (the daemon's POST /api/v1/runs/{id}/rate).
 	Control *Control
 	Tracer  trace.Tracer // spans for run, phases, stages; nil = none
+	// Version is the caller's own name for its build (main.version):
+	// the summary's soakd_version when the binary carries no stamp or
+	// VCS revision (go run, daemon builds from a tarball).
+	Version string
 	// Reopen opens the scenario's target again with another managed
 	// persistence variant: with target.managed.persistences the whole
 	// phase list runs once per variant (with repeat: N > 1, phase by
@@ -218,6 +235,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		r.hfile.Wrap(o.hlogWrap)
 	}
 	start := r.time.now()
+	host := hostprobe.Read("/")
 	r.hlog = newLatencyLog(&r.hlogBuf, start)
 	r.flushHlog()
 	// What a killed run's reader needs beside the partial log: run.json
@@ -241,7 +259,8 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		SchemaVersion: rundir.SchemaVersion,
 		Scenario:      r.sc.Name,
 		ScenarioFile:  r.sc.File,
-		SoakdVersion:  rundir.BuildVersion(),
+		SoakdVersion:  soakdVersion(o.Version),
+		ScenarioHash:  r.sc.Hash(),
 		Target:        rundir.TargetInfo{Kind: string(o.TargetKind), URL: scenarios.RedactURL(o.TargetURL)},
 		Shard:         o.Shard,
 		Start:         start.UTC(),
@@ -309,6 +328,8 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		}
 	}
 	sum.End = r.time.now().UTC()
+	host.LoadEnd = hostprobe.Load("/")
+	sum.Host = &host
 	addRateChanges(sum, r.opts.Control.appliedChanges())
 	evaluate(sum, r.limits, r.ops, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry

@@ -49,6 +49,12 @@ type Summary struct {
 	SchemaVersion int    `json:"schema_version"`
 	Scenario      string `json:"scenario"`
 	ScenarioFile  string `json:"scenario_file,omitempty"`
+	// ScenarioHash identifies the workload that ran: the effective
+	// scenario (overrides applied) without its target
+	// (scenarios.Scenario.Hash).
+	ScenarioHash string `json:"scenario_hash,omitempty"`
+	// Host is where the run ran (host.go); nil in older summaries.
+	Host *Host `json:"host,omitempty"`
 	// SoakdVersion is the build that ran (BuildVersion); empty in
 	// summaries written before it was recorded.
 	SoakdVersion string     `json:"soakd_version,omitempty"`

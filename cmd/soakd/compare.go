@@ -28,6 +28,7 @@ func (a *App) compare(args []string) int {
 	seed := fs.Uint64("seed", 0, "bootstrap seed (same seed, same intervals)")
 	asJSON := fs.Bool("json", false, "print the verdict as JSON (estimate, lo, hi per check)")
 	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
+	allowHosts := fs.Bool("allow-unlike-hosts", false, "compare runs from unlike hosts (CPU, cores, kernel, memory, swap, THP, governor, cgroup limits) anyway (with a warning)")
 	history := fs.String("history", "", "a daemon's data_dir (or a directory of run directories): report change points across its completed runs")
 	scenario := fs.String("scenario", "", "with --history: only this scenario's runs")
 	pos, code, ok := a.parseCmd("compare", fs, args)
@@ -76,6 +77,16 @@ func (a *App) compare(args []string) int {
 		for k, s := range side {
 			if i == 1 && k == 0 {
 				continue
+			}
+			for _, n := range provenanceNotes(s, ref) {
+				fmt.Fprintf(a.Stderr, "soakd compare: note: %s: %s\n", dirs[i][k], n)
+			}
+			if hosts, _ := rundir.HostDiff(s.Host, ref.Host); len(hosts) > 0 {
+				if !*allowHosts {
+					fmt.Fprintf(a.Stderr, "soakd compare: the runs ran on unlike hosts: %s: %s (--allow-unlike-hosts compares them anyway)\n", dirs[i][k], strings.Join(hosts, "; "))
+					return exitRefused
+				}
+				fmt.Fprintf(a.Stderr, "soakd compare: warning: unlike hosts: %s: %s\n", dirs[i][k], strings.Join(hosts, "; "))
 			}
 			why := verdict.Unlike(s, ref)
 			if len(why) == 0 {
@@ -150,4 +161,22 @@ func hasSteadyOps(s *rundir.Summary) bool {
 		}
 	}
 	return false
+}
+
+// provenanceNotes names what differs between two runs' provenance and
+// does not make them incomparable by itself: the workload's hash (a
+// --seed, say), soakd's version, the server's version, the host's name
+// and load.
+func provenanceNotes(s, ref *rundir.Summary) []string {
+	var out []string
+	diff := func(what, x, y string) {
+		if x != y && x != "" && y != "" {
+			out = append(out, fmt.Sprintf("%s %s vs %s", what, x, y))
+		}
+	}
+	diff("scenario hash", s.ScenarioHash, ref.ScenarioHash)
+	diff("soakd version", s.SoakdVersion, ref.SoakdVersion)
+	diff("server", s.Target.Server, ref.Target.Server)
+	_, notes := rundir.HostDiff(s.Host, ref.Host)
+	return append(out, notes...)
 }
