@@ -110,11 +110,20 @@ func commandHelp(cmd string, fs *flag.FlagSet) string {
 	return b.String()
 }
 
+// goTypeNames are the value names flag.UnquoteUsage falls back on
+// when a usage string names none: Go's words, not a user's.
+var goTypeNames = map[string]bool{"float": true, "int": true, "uint": true, "string": true, "duration": true, "value": true}
+
 // writeFlags lists fs's flags as users type them (--name), each with
 // its usage and default.
 func writeFlags(b *strings.Builder, fs *flag.FlagSet) {
 	fs.VisitAll(func(fl *flag.Flag) {
 		kind, usage := flag.UnquoteUsage(fl)
+		if goTypeNames[kind] {
+			// A usage without a `NAME` would show Go's type (--level
+			// float): name the value after the flag instead.
+			kind = strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
+		}
 		fmt.Fprintf(b, "  --%s", fl.Name)
 		if kind != "" {
 			fmt.Fprintf(b, " %s", kind)

@@ -12,7 +12,7 @@ import (
 
 func (a *App) report(args []string) int {
 	fs := newFlagSet("report")
-	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to FILE")
+	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to `FILE`")
 	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's and its 95% interval; sweeps as throughput per point, one line per run or variant")
 	control := fs.Bool("control", false, "with --side-by-side: also the A/A control (the first column's rounds split in two halves against each other): the noise floor")
 	dirs, code, ok := a.parseCmd("report", fs, args)
