@@ -45,6 +45,14 @@ type App struct {
 	// Swap makes the swapfile of `run --swap`; the zero value is this
 	// host (tests replace its commands).
 	Swap swapfile.Host
+	// Terminal reports whether a writer (Stdout, Stderr) is a terminal:
+	// a progress line rewritten in place, colour (nil: none is).
+	Terminal func(io.Writer) bool
+
+	// noColor is --no-color.
+	noColor bool
+	// quiet is run --quiet: no progress, no start line.
+	quiet bool
 }
 
 // Main runs a command line and returns the exit code.

@@ -30,6 +30,7 @@ func (a *App) compare(args []string) int {
 	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
 	history := fs.String("history", "", "a daemon's data_dir (or a `DIR` of run directories): report change points across its completed runs")
 	scenario := fs.String("scenario", "", "with --history: only the runs of the scenario named `NAME`")
+	a.colorFlag(fs)
 	pos, code, ok := a.parseCmd("compare", fs, args)
 	if !ok {
 		return code
@@ -98,7 +99,7 @@ func (a *App) compare(args []string) int {
 		b, _ := json.MarshalIndent(v, "", "  ")
 		fmt.Fprintln(a.Stdout, string(b))
 	} else {
-		fmt.Fprint(a.Stdout, v.Table())
+		a.printResult(v.Table())
 	}
 	if v.Regressed {
 		return exitFailed

@@ -55,7 +55,7 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.out, "out", "", "run `DIR` (default runs/<scenario>-<time>); a directory that already holds a run is refused unless --force")
 	fs.BoolVar(&f.force, "force", false, "let --out write over a directory that already holds a run (its summary and latency logs are removed first)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:9464", "`ADDR` for /metrics while running (empty = off)")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary: no progress line and no start line (where the run was written, warnings and errors still go to stderr)")
 	fs.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send OpenTelemetry spans to this OTLP/HTTP traces `URL` (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)")
 	fs.StringVar(&f.swap, "swap", "", "turn on a swapfile of this `SIZE` (e.g. 2gb) for the run, and off and delete it at the end, however the run ends (root)")
 	fs.StringVar(&f.shard, "shard", "", "run shard `INDEX/COUNT` of the scenario (rate/COUNT, a disjoint slice of the load); default $SOAKD_SHARD, or $JOB_COMPLETION_INDEX/$SOAKD_SHARDS")
