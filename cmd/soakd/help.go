@@ -150,6 +150,6 @@ func (a *App) help(ctx context.Context, args []string) int {
 			return a.Main(ctx, []string{c.name, "--help"})
 		}
 	}
-	fmt.Fprintf(a.Stderr, "soakd help: unknown command %q\n%s", args[0], shortUsage())
+	fmt.Fprintf(a.Stderr, "soakd help: unknown command %q%s\n%s", args[0], commandHint(args[0]), shortUsage())
 	return exitRefused
 }

@@ -32,3 +32,23 @@ func TestHelpNamesValues(t *testing.T) {
 		}
 	}
 }
+
+// TestDidYouMeanOnTheCommandLine: a mistyped command or flag names the
+// one meant.
+func TestDidYouMeanOnTheCommandLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rnu"}, `soakd: unknown command "rnu" (did you mean "run"?)`},
+		{[]string{"help", "comapre"}, `soakd help: unknown command "comapre" (did you mean "compare"?)`},
+		{[]string{"run", "x.yaml", "--qiuet"}, "soakd run: unknown flag --qiuet (did you mean --quiet?) (soakd run --help lists the flags)"},
+		{[]string{"compare", "--levle", "0.9"}, "soakd compare: unknown flag --levle (did you mean --level?)"},
+		{[]string{"report", "--frobnicate"}, "soakd report: unknown flag --frobnicate (soakd report --help lists the flags)"},
+	} {
+		a, _, errb := newApp()
+		if code := a.Main(context.Background(), c.args); code != exitRefused || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d\n%s\nwant %q", c.args, code, errb, c.want)
+		}
+	}
+}
