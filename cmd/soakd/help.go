@@ -18,7 +18,8 @@ type commandDoc struct {
 // them.
 var commandDocs = []commandDoc{
 	{"run", []string{"soakd run SCENARIO.yaml [--target URL]... [flags]"},
-		"Run one scenario in the foreground: a progress line each second on stderr, /metrics on --listen,\n" +
+		"Run one scenario in the foreground: a progress line on stderr (in place each second on a terminal,\n" +
+			"one a minute and at each phase's start and end otherwise), /metrics on --listen,\n" +
 			"the summary table on stdout and the run directory (summary.json, latency.hlog, ...) at the end.\n" +
 			"Exit 0 SLOs held, 1 they did not (or the run was interrupted), 2 bad input, 3 results not written."},
 	{"validate", []string{"soakd validate SCENARIO.yaml..."},
