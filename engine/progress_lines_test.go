@@ -18,13 +18,16 @@ type liveBuffer struct {
 	mu    sync.Mutex
 	live  int
 	shown string
+	seen  []string // the barrier lines shown
 	out   bytes.Buffer
 }
 
 func (l *liveBuffer) Live(s string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if s != "" {
+	if strings.HasPrefix(s, "[barrier") {
+		l.seen = append(l.seen, s)
+	} else if s != "" {
 		l.live++
 	}
 	l.shown = s
