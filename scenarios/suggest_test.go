@@ -91,3 +91,30 @@ func TestReadNumber(t *testing.T) {
 		t.Errorf("notANumber(1.5, whole) = %q", got)
 	}
 }
+
+// TestDecodeStrictSuggests: another file read strictly (the daemon's
+// config) gets the same hints, for its own keys.
+func TestDecodeStrictSuggests(t *testing.T) {
+	type limits struct {
+		MaxQueued int `yaml:"max_queued"`
+	}
+	type config struct {
+		MaxConcurrent int    `yaml:"max_concurrent"`
+		Listen        string `yaml:"listen"`
+		Limits        limits `yaml:"limits"`
+	}
+	var c config
+	_, ps, _ := DecodeStrict("c.yaml", []byte("max_concurent: 3\nlisten: x\nlimits: {max_queud: 1}\nmax_concurrent: 5k\n"), &c, "config")
+	for _, want := range []struct {
+		line int
+		sub  string
+	}{
+		{1, `unknown key "max_concurent" in config (did you mean "max_concurrent"?)`},
+		{3, `unknown key "max_queud" in limits (did you mean "max_queued"?)`},
+		{4, "max_concurrent: 5k is not a number; write 5000"},
+	} {
+		if !hasProblem(ps, want.line, "", want.sub) {
+			t.Errorf("no problem on line %d with %q in:\n%v", want.line, want.sub, ps)
+		}
+	}
+}
