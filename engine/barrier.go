@@ -84,9 +84,24 @@ func (r *runner) waitBarrier(ctx context.Context, pi int, v string) error {
 	defer span.End()
 	w := targets.BarrierWait{N: n, Timeout: to}
 	if r.opts.Progress != nil {
+		// Like the progress line: in place on a terminal (cleared once
+		// the shards are all there), else at once and then each interval,
+		// or each ProgressEvery when the lines are thinned.
 		w.ReportEvery = r.interval
+		live, isLive := r.opts.Progress.(LiveLine)
+		if !isLive && r.progress.every > 0 {
+			w.ReportEvery = r.progress.every
+		}
 		w.Report = func(arrived int) {
-			fmt.Fprintf(r.opts.Progress, "[barrier %s] %d/%d shards\n", name, arrived, n)
+			line := fmt.Sprintf("[barrier %s] %d/%d shards", name, arrived, n)
+			if isLive {
+				live.Live(line)
+				return
+			}
+			fmt.Fprintln(r.opts.Progress, line)
+		}
+		if isLive {
+			defer live.Live("")
 		}
 	}
 	err := targets.WaitBarrier(ctx, b, key, w)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -49,7 +51,7 @@ phases:
 
 // runShards runs two shards of barrierScenario in this process against
 // one embedded store; shard 1 loads slowly.
-func runShards(t *testing.T, runID string, progress *syncBuffer) []*rundir.Summary {
+func runShards(t *testing.T, runID string, progress io.Writer) []*rundir.Summary {
 	t.Helper()
 	sc := scenario(t, barrierScenario)
 	tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
@@ -120,6 +122,15 @@ func TestBarrierHoldsShardsUntilAllLoaded(t *testing.T) {
 	}
 	if out := progress.String(); !strings.Contains(out, "[barrier after load] 1/2 shards") {
 		t.Fatalf("no barrier progress line:\n%s", out)
+	}
+	// On a terminal the wait is shown in place and cleared when it ends.
+	live := &liveBuffer{}
+	runShards(t, fmt.Sprintf("t%d", time.Now().UnixNano()), live)
+	if !slices.Contains(live.seen, "[barrier after load] 1/2 shards") {
+		t.Errorf("no barrier line shown in place: %q", live.seen)
+	}
+	if strings.Contains(live.out.String(), "[barrier") {
+		t.Errorf("barrier line written for good on a terminal:\n%s", live.out.String())
 	}
 }
 

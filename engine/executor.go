@@ -138,7 +138,7 @@ func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.
 	if dt := to.Sub(from).Seconds(); dt > 0 {
 		achieved = float64(completed) / dt
 	}
-	fmt.Fprintln(p.r.opts.Progress, progressLine(seg, seg.Rate, elapsed, achieved, done, w, p.r.classes, p.r.ops))
+	p.r.progress.print(p.r.opts.Progress, elapsed, progressLine(seg, seg.Rate, elapsed, achieved, done, w, p.r.classes, p.r.ops))
 }
 
 // stageSpan starts the soakd.stage span of a ramp step, growth stage or

@@ -23,6 +23,7 @@ import (
 
 	"github.com/soakd/soakd/datagen"
 	"github.com/soakd/soakd/internal/hostprobe"
+	"github.com/soakd/soakd/internal/term"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
@@ -49,11 +50,17 @@ type Options struct {
 	// TargetKind and TargetURL are for the summary (URL is redacted).
 	TargetKind scenarios.TargetKind
 	TargetURL  string
-	OutDir     string    // run directory (created)
-	Progress   io.Writer // live progress line each interval; nil = none
-	Exporter   *metrics.Exporter
-	Interval   time.Duration // default 1s
-	Shard      rundir.Shard
+	OutDir     string // run directory (created)
+	// Progress gets the live progress line each interval (a LiveLine
+	// shows it in place); nil = none.
+	Progress io.Writer
+	// ProgressEvery thins Progress's lines for a log or a pipe: each
+	// segment's first and last line and one each ProgressEvery in
+	// between. 0 = a line every interval. A LiveLine gets every line.
+	ProgressEvery time.Duration
+	Exporter      *metrics.Exporter
+	Interval      time.Duration // default 1s
+	Shard         rundir.Shard
 	// Control, when set, lets the caller change the running phase's rate
 	// live (the daemon's POST /api/v1/runs/{id}/rate).
 	Control *Control
@@ -178,6 +185,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		return nil, err
 	}
 	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}, drainDeadline: o.drainDeadline}
+	r.progress.every = o.ProgressEvery
 	r.classes = targets.Classes()
 	if r.time = o.time; r.time == nil {
 		r.time = wallTime{}
@@ -473,7 +481,7 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
 	if r.opts.Progress != nil && r.progress.show(seg, to.Sub(from), r.interval) {
-		fmt.Fprintln(r.opts.Progress, progressLine(seg, rate, elapsed, achieved, done, w, r.classes, r.ops))
+		r.progress.print(r.opts.Progress, elapsed, progressLine(seg, rate, elapsed, achieved, done, w, r.classes, r.ops))
 	}
 }
 
@@ -483,19 +491,19 @@ func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved fl
 	if seg.Stage != "" {
 		name += "/" + seg.Stage
 	}
-	el := elapsed.Truncate(time.Second)
+	el := term.Duration(elapsed.Truncate(time.Second))
 	switch {
 	case seg.Duration > 0 && elapsed > seg.Duration:
 		// Past its end the segment only waits for the ops in flight.
-		fmt.Fprintf(&b, "[%s draining %s+%s]", name, seg.Duration, (elapsed - seg.Duration).Round(100*time.Millisecond))
+		fmt.Fprintf(&b, "[%s draining %s+%s]", name, term.Duration(seg.Duration), term.Duration((elapsed - seg.Duration).Round(100*time.Millisecond)))
 	case seg.Duration > 0:
-		fmt.Fprintf(&b, "[%s %s/%s]", name, el, seg.Duration)
+		fmt.Fprintf(&b, "[%s %s/%s]", name, el, term.Duration(seg.Duration))
 	case seg.Limit > 0:
 		// A load (or a requests: N phase): how far, and when it ends at
 		// the pace of the last interval.
 		fmt.Fprintf(&b, "[%s %s %d/%d", name, el, done, seg.Limit)
 		if left := int64(seg.Limit) - done; left > 0 && achieved > 0 {
-			fmt.Fprintf(&b, " ETA %s", time.Duration(float64(left)/achieved*float64(time.Second)).Round(time.Second))
+			fmt.Fprintf(&b, " ETA %s", term.Duration(time.Duration(float64(left)/achieved*float64(time.Second)).Round(time.Second)))
 		}
 		b.WriteString("]")
 	default:

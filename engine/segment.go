@@ -406,6 +406,9 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	}
 	close(collectDone)
 	collectWG.Wait()
+	if r.opts.Progress != nil {
+		r.progress.end(r.opts.Progress)
+	}
 	total := scheduled.Load()
 	if w := clk.warmSched.Load(); w < total {
 		res.Scheduled = total - w

@@ -192,7 +192,7 @@ func CheckStore(stores Stores, t Target) []FieldError {
 			errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf("only %s target takes %s (this is %s target)", withArticle(orList(owners)), k, withArticle(string(t.Kind)))})
 			continue
 		}
-		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf("unknown key %q (%s target's client takes %s)", k, withArticle(string(t.Kind)), strings.Join(known, ", "))})
+		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf("unknown key %q%s (%s target's client takes %s)", k, didYouMean(k, known), withArticle(string(t.Kind)), strings.Join(known, ", "))})
 	}
 	return append(errs, schema.CheckTarget(t)...)
 }

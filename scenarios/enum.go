@@ -55,7 +55,11 @@ func (e enum[T]) Parse(s string) (T, error) {
 	if format == "" {
 		format = "unknown %[1]s %[2]q (use %[3]s)"
 	}
-	return "", fmt.Errorf(format, e.what, s, e.Text())
+	names := make([]string, len(e.values))
+	for i, v := range e.values {
+		names[i] = string(v)
+	}
+	return "", fmt.Errorf(format+"%[4]s", e.what, s, e.Text(), didYouMean(s, names))
 }
 
 // Text is the values as prose: "a, b or c".

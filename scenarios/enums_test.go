@@ -16,7 +16,7 @@ func TestEnumsParse(t *testing.T) {
 			t.Errorf("ParseDistribution(%q) = %q, %v", d, got, err)
 		}
 	}
-	if _, err := ParsePhaseKind("Steady"); err == nil || err.Error() != `unknown phase kind "Steady" (use load, steady, ramp, capacity, growth, sweep or replay)` {
+	if _, err := ParsePhaseKind("Steady"); err == nil || err.Error() != `unknown phase kind "Steady" (did you mean "steady"?) (use load, steady, ramp, capacity, growth, sweep or replay)` {
 		t.Errorf("ParsePhaseKind(Steady): %v", err)
 	}
 	if _, err := ParseDistribution(""); err == nil {

@@ -181,6 +181,7 @@ func parse(file string, data []byte, stores Stores) (*Scenario, error) {
 	fes = append(fes, sc.Validate()...)
 	probs = append(probs, FieldProblems(file, doc, probs, fes)...)
 	if len(probs) > 0 {
+		nameNumberFields(doc, probs)
 		sortProblems(probs)
 		return nil, probs
 	}
@@ -237,12 +238,19 @@ func decodeProblems(file string, err error) Problems {
 	return Problems{syntaxProblem(file, err)}
 }
 
-var notFoundRE = regexp.MustCompile(`^field (\S+) not found in type \w+\.(\w+)$`)
+var notFoundRE = regexp.MustCompile(`^field (\S+) not found in type (\w+\.(\w+))$`)
+
+// notNumberRE matches yaml.v3's error for a string where a number goes
+// ("cannot unmarshal !!str `5k` into float64").
+var notNumberRE = regexp.MustCompile("^cannot unmarshal !!str `([^`]*)` into (u?int(?:8|16|32|64)?|float(?:32|64))$")
 
 // friendlier rewrites yaml.v3's Go-flavoured messages into scenario terms.
 func friendlier(msg string) string {
 	if m := notFoundRE.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("unknown key %q in %s", m[1], strings.ToLower(m[2]))
+		return fmt.Sprintf("unknown key %q in %s%s", m[1], strings.ToLower(m[3]), keyHint(m[1], m[2]))
+	}
+	if m := notNumberRE.FindStringSubmatch(msg); m != nil {
+		return notANumber(m[1], strings.HasPrefix(m[2], "float"))
 	}
 	msg = strings.ReplaceAll(msg, "!!str", "a string")
 	msg = strings.ReplaceAll(msg, "!!int", "an integer")

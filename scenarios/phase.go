@@ -206,7 +206,11 @@ func ParsePhaseKind(s string) (PhaseKind, error) {
 	if k := PhaseKind(s); k.Valid() {
 		return k, nil
 	}
-	return "", fmt.Errorf("unknown phase kind %q (use %s)", s, phaseKindText())
+	names := []string{}
+	for _, k := range PhaseKinds() {
+		names = append(names, string(k))
+	}
+	return "", fmt.Errorf("unknown phase kind %q%s (use %s)", s, didYouMean(s, names), phaseKindText())
 }
 
 // applyPhaseDefaults fills what phase i leaves out: the common fields,

@@ -110,7 +110,7 @@ phases:
 		{10, "phases[2].sweep", "only a sweep phase takes sweep (this is a capacity phase)"},
 		{11, "", `unknown key "label" in step`},
 		{11, "", `unknown key "frobs" in phase`},
-		{12, "", "cannot unmarshal a string `ten` into int64"},
+		{12, "", "phases[4].growth.batch: ten is not a number"},
 	} {
 		if !hasProblem(ps, want.line, want.field, want.text) {
 			t.Errorf("missing s.yaml:%d %s %q in\n%v", want.line, want.field, want.text, ps)

@@ -84,7 +84,7 @@ func SchemeHint(stores Stores) string {
 // UnknownKind is the problem with a target.kind no store in stores
 // takes, naming those there are (aliases beside their kind).
 func UnknownKind(stores Stores, kind TargetKind) string {
-	var names []string
+	var names, known []string
 	for _, k := range stores.StoreKinds() {
 		name := string(k)
 		if st, ok := stores.Store(k); ok && len(st.Aliases) > 0 {
@@ -99,8 +99,14 @@ func UnknownKind(stores Stores, kind TargetKind) string {
 			name += fmt.Sprintf(" (%s %s)", word, strings.Join(as, ", "))
 		}
 		names = append(names, name)
+		known = append(known, string(k))
+		if st, ok := stores.Store(k); ok {
+			for _, a := range st.Aliases {
+				known = append(known, string(a))
+			}
+		}
 	}
-	return fmt.Sprintf("unknown target kind %q (use %s)", kind, orList(names))
+	return fmt.Sprintf("unknown target kind %q%s (use %s)", kind, didYouMean(string(kind), known), orList(names))
 }
 
 // StoreKind is the kind of the scenario's store: target.kind, an alias

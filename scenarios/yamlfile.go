@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 
 	"gopkg.in/yaml.v3"
 )
@@ -46,7 +47,9 @@ func DecodeStrict(file string, data []byte, v any, what string) (doc *yaml.Node,
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	if err := strict.Decode(v); err != nil {
+		learnKeys(reflect.TypeOf(v))
 		probs := decodeProblems(file, err)
+		nameNumberFields(doc, probs)
 		sortProblems(probs)
 		var te *yaml.TypeError
 		return doc, probs, errors.As(err, &te)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/soakd/soakd/internal/term"
 )
 
 // Barrier is implemented by targets that can hold a counter every shard
@@ -89,7 +91,7 @@ func WaitBarrier(ctx context.Context, b Barrier, key string, w BarrierWait) erro
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-wctx.Done():
-			err := fmt.Errorf("%w after %s: %d of %d shards arrived", ErrBarrierTimeout, time.Since(start).Truncate(time.Millisecond), arrived, w.N)
+			err := fmt.Errorf("%w after %s: %d of %d shards arrived", ErrBarrierTimeout, term.Duration(time.Since(start)), arrived, w.N)
 			if pollErr != nil {
 				err = fmt.Errorf("%w (last poll: %v)", err, pollErr)
 			}

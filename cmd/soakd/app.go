@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/soakd/soakd/internal/suggest"
 	"github.com/soakd/soakd/internal/swapfile"
 	"github.com/soakd/soakd/scenarios"
 )
@@ -45,6 +46,14 @@ type App struct {
 	// Swap makes the swapfile of `run --swap`; the zero value is this
 	// host (tests replace its commands).
 	Swap swapfile.Host
+	// Terminal reports whether a writer (Stdout, Stderr) is a terminal:
+	// a progress line rewritten in place, colour (nil: none is).
+	Terminal func(io.Writer) bool
+
+	// noColor is --no-color.
+	noColor bool
+	// quiet is run --quiet: no progress, no start line.
+	quiet bool
 }
 
 // Main runs a command line and returns the exit code.
@@ -73,8 +82,17 @@ func (a *App) Main(ctx context.Context, args []string) int {
 	case "help", "-h", "--help", "-help":
 		return a.help(ctx, args[1:])
 	}
-	fmt.Fprintf(a.Stderr, "soakd: unknown command %q\n%s", args[0], shortUsage())
+	fmt.Fprintf(a.Stderr, "soakd: unknown command %q%s\n%s", args[0], commandHint(args[0]), shortUsage())
 	return exitRefused
+}
+
+// commandHint is the "did you mean" for a mistyped command, or "".
+func commandHint(cmd string) string {
+	var names []string
+	for _, c := range commandDocs {
+		names = append(names, c.name)
+	}
+	return suggest.DidYouMean(cmd, names)
 }
 
 func printProblems(w io.Writer, err error) {

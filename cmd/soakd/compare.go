@@ -22,15 +22,16 @@ import (
 // so.
 func (a *App) compare(args []string) int {
 	fs := newFlagSet("compare")
-	threshold := fs.Float64("threshold", verdict.DefaultRegressThreshold, "a regression needs the whole interval of candidate/baseline above 1+threshold (0.2 = 20% slower)")
-	level := fs.Float64("level", verdict.DefaultLevel, "confidence level of the intervals")
-	resamples := fs.Int("resamples", verdict.DefaultResamples, "bootstrap resamples")
-	seed := fs.Uint64("seed", 0, "bootstrap seed (same seed, same intervals)")
+	threshold := fs.Float64("threshold", verdict.DefaultRegressThreshold, "a regression needs the whole interval of candidate/baseline above 1+`FRACTION` (0.2 = 20% slower)")
+	level := fs.Float64("level", verdict.DefaultLevel, "confidence level of the intervals (a `FRACTION`: 0.95 = 95%)")
+	resamples := fs.Int("resamples", verdict.DefaultResamples, "bootstrap resamples (`N`)")
+	seed := fs.Uint64("seed", 0, "bootstrap seed (`N`; same seed, same intervals)")
 	asJSON := fs.Bool("json", false, "print the verdict as JSON (estimate, lo, hi per check)")
 	allowUnlike := fs.Bool("allow-unlike", false, "compare runs of another scenario, target kind or rate anyway (with a warning)")
 	allowHosts := fs.Bool("allow-unlike-hosts", false, "compare runs from unlike hosts (CPU, cores, kernel, memory, swap, THP, governor, cgroup limits) anyway (with a warning)")
-	history := fs.String("history", "", "a daemon's data_dir (or a directory of run directories): report change points across its completed runs")
-	scenario := fs.String("scenario", "", "with --history: only this scenario's runs")
+	history := fs.String("history", "", "a daemon's data_dir (or a `DIR` of run directories): report change points across its completed runs")
+	scenario := fs.String("scenario", "", "with --history: only the runs of the scenario named `NAME`")
+	a.colorFlag(fs)
 	pos, code, ok := a.parseCmd("compare", fs, args)
 	if !ok {
 		return code
@@ -109,7 +110,7 @@ func (a *App) compare(args []string) int {
 		b, _ := json.MarshalIndent(v, "", "  ")
 		fmt.Fprintln(a.Stdout, string(b))
 	} else {
-		fmt.Fprint(a.Stdout, v.Table())
+		a.printResult(v.Table())
 	}
 	if v.Regressed {
 		return exitFailed

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/internal/runpath"
+	"github.com/soakd/soakd/internal/suggest"
 )
 
 // newFlagSet is a command's flag set whose output soakd writes itself:
@@ -67,7 +68,14 @@ var invalidValue = regexp.MustCompile(`^invalid (boolean )?value ("(?:[^"\\]|\\.
 func flagError(cmd string, fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown flag --%s (soakd %s --help lists the flags)", strings.TrimPrefix(name, "-"), cmd)
+		name = strings.TrimPrefix(name, "-")
+		var names []string
+		fs.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+		hint := ""
+		if c := suggest.Closest(name, names); c != "" {
+			hint = fmt.Sprintf(" (did you mean --%s?)", c)
+		}
+		return fmt.Sprintf("unknown flag --%s%s (soakd %s --help lists the flags)", name, hint, cmd)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		name = strings.TrimPrefix(name, "-")

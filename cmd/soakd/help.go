@@ -18,7 +18,8 @@ type commandDoc struct {
 // them.
 var commandDocs = []commandDoc{
 	{"run", []string{"soakd run SCENARIO.yaml [--target URL]... [flags]"},
-		"Run one scenario in the foreground: a progress line each second on stderr, /metrics on --listen,\n" +
+		"Run one scenario in the foreground: a progress line on stderr (in place each second on a terminal,\n" +
+			"one a minute and at each phase's start and end otherwise), /metrics on --listen,\n" +
 			"the summary table on stdout and the run directory (summary.json, latency.hlog, ...) at the end.\n" +
 			"Exit 0 SLOs held, 1 they did not (or the run was interrupted), 2 bad input, 3 results not written."},
 	{"validate", []string{"soakd validate SCENARIO.yaml..."},
@@ -110,11 +111,20 @@ func commandHelp(cmd string, fs *flag.FlagSet) string {
 	return b.String()
 }
 
+// goTypeNames are the value names flag.UnquoteUsage falls back on
+// when a usage string names none: Go's words, not a user's.
+var goTypeNames = map[string]bool{"float": true, "int": true, "uint": true, "string": true, "duration": true, "value": true}
+
 // writeFlags lists fs's flags as users type them (--name), each with
 // its usage and default.
 func writeFlags(b *strings.Builder, fs *flag.FlagSet) {
 	fs.VisitAll(func(fl *flag.Flag) {
 		kind, usage := flag.UnquoteUsage(fl)
+		if goTypeNames[kind] {
+			// A usage without a `NAME` would show Go's type (--level
+			// float): name the value after the flag instead.
+			kind = strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
+		}
 		fmt.Fprintf(b, "  --%s", fl.Name)
 		if kind != "" {
 			fmt.Fprintf(b, " %s", kind)
@@ -141,6 +151,6 @@ func (a *App) help(ctx context.Context, args []string) int {
 			return a.Main(ctx, []string{c.name, "--help"})
 		}
 	}
-	fmt.Fprintf(a.Stderr, "soakd help: unknown command %q\n%s", args[0], shortUsage())
+	fmt.Fprintf(a.Stderr, "soakd help: unknown command %q%s\n%s", args[0], commandHint(args[0]), shortUsage())
 	return exitRefused
 }

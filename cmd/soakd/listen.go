@@ -19,7 +19,8 @@ import (
 // addr is the default (given is false) and its port is taken (another
 // run on the host, say), a free loopback port is used instead and
 // printed; an address the user gave fails loudly.
-func (a *App) serveMetrics(exp *metrics.Exporter, addr string, given bool) (stop func(), err error) {
+// Under quiet the address is printed only when it moved.
+func (a *App) serveMetrics(exp *metrics.Exporter, addr string, given, quiet bool) (stop func(), err error) {
 	if addr == "" {
 		return func() {}, nil
 	}
@@ -29,10 +30,10 @@ func (a *App) serveMetrics(exp *metrics.Exporter, addr string, given bool) (stop
 		return func() {}, fmt.Errorf("metrics: %v", err)
 	}
 	ln, err := net.Listen("tcp", addr)
+	moved := false
 	if err != nil && !given && errors.Is(err, syscall.EADDRINUSE) {
-		if ln, err = net.Listen("tcp", freeLoopback(addr)); err == nil {
-			fmt.Fprintf(a.Stderr, "soakd: %s is taken (another run?); metrics moved to a free port\n", addr)
-		}
+		ln, err = net.Listen("tcp", freeLoopback(addr))
+		moved = err == nil
 	}
 	if err != nil {
 		return func() {}, fmt.Errorf("--listen %s: %v (use --listen 127.0.0.1:0 or --listen '' to turn metrics off)", addr, err)
@@ -43,7 +44,12 @@ func (a *App) serveMetrics(exp *metrics.Exporter, addr string, given bool) (stop
 	mux.Handle("/metrics", metrics.NewScrapeHandler(reg, 0, 0, nil))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
-	fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
+	switch {
+	case moved:
+		fmt.Fprintf(a.Stderr, "soakd: %s is taken (another run?); metrics on http://%s/metrics\n", addr, ln.Addr())
+	case !quiet:
+		fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
+	}
 	return func() { srv.Close() }, nil
 }
 

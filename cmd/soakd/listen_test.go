@@ -20,18 +20,19 @@ func TestMetricsPortTakenMovesOnlyTheDefault(t *testing.T) {
 	addr := busy.Addr().String()
 
 	a, _, errb := newApp()
-	stop, err := a.serveMetrics(metrics.NewExporter("sc", "0", nil, nil), addr, false)
+	stop, err := a.serveMetrics(metrics.NewExporter("sc", "0", nil, nil), addr, false, true)
 	if err != nil {
 		t.Fatalf("default address taken: %v, want a free port", err)
 	}
 	stop()
 	msg := errb.String()
+	// Said even under --quiet: the address moved.
 	if !strings.Contains(msg, addr+" is taken") || !strings.Contains(msg, "metrics on http://127.0.0.1:") || strings.Contains(msg, "http://"+addr+"/") {
 		t.Errorf("stderr does not name the taken port and the new one:\n%s", msg)
 	}
 
 	a, _, _ = newApp()
-	if _, err := a.serveMetrics(metrics.NewExporter("sc", "0", nil, nil), addr, true); err == nil || !strings.Contains(err.Error(), "--listen "+addr) {
+	if _, err := a.serveMetrics(metrics.NewExporter("sc", "0", nil, nil), addr, true, false); err == nil || !strings.Contains(err.Error(), "--listen "+addr) {
 		t.Fatalf("given --listen on a taken port: err %v, want a --listen error", err)
 	}
 }

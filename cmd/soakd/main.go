@@ -4,13 +4,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
 	"syscall"
 	"time"
 
+	"github.com/soakd/soakd/internal/term"
 	_ "github.com/soakd/soakd/targets/cql"
 	_ "github.com/soakd/soakd/targets/elastic"
 	_ "github.com/soakd/soakd/targets/embedded"
@@ -41,9 +41,9 @@ func main() {
 	// go-redis writes its own log lines (dial failures, topology changes)
 	// through a package global, redis.SetLogger: the one global soakd sets
 	// besides the adapter registry, set here once for the whole process.
-	// The lines go to soakd's stderr with every URL redacted.
-	redistarget.SetLogger(func(msg string) { fmt.Fprintf(stderr, "soakd: go-redis: %s\n", msg) })
-	app := &App{Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Now: time.Now}
+	// They are debug output (redisLog).
+	redistarget.SetLogger(redisLog(os.Getenv, stderr))
+	app := &App{Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Now: time.Now, Terminal: term.IsTerminal}
 	if cmd == "serve" {
 		// Only the daemon reloads on SIGHUP; a foreground run ends on it
 		// (stopSignals).

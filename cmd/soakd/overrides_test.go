@@ -48,7 +48,7 @@ func TestRunOverridesForAQuickTry(t *testing.T) {
 	if st := s.Phases[1]; st.Scheduled != 160 || st.DurationSeconds != 0.8 {
 		t.Errorf("steady: %d scheduled over %.2fs, want 160 over 0.8s", st.Scheduled, st.DurationSeconds)
 	}
-	if !strings.Contains(stderr, "warmup 1m0s is not shorter than --duration 1s; using warmup 200ms") {
+	if !strings.Contains(stderr, "warmup 1m is not shorter than --duration 1s; using warmup 200ms") {
 		t.Errorf("stderr does not explain the warmup:\n%s", stderr)
 	}
 	s, _ = run("--warmup", "0s")

@@ -12,9 +12,10 @@ import (
 
 func (a *App) report(args []string) int {
 	fs := newFlagSet("report")
-	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to FILE")
+	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to `FILE`")
 	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's and its 95% interval; sweeps as throughput per point, one line per run or variant")
 	control := fs.Bool("control", false, "with --side-by-side: also the A/A control (the first column's rounds split in two halves against each other): the noise floor")
+	a.colorFlag(fs)
 	dirs, code, ok := a.parseCmd("report", fs, args)
 	if !ok {
 		return code
@@ -66,7 +67,7 @@ func (a *App) report(args []string) int {
 		if i > 0 {
 			fmt.Fprintln(a.Stdout, strings.Repeat("-", 60))
 		}
-		fmt.Fprint(a.Stdout, report.Text(s))
+		a.printResult(report.Text(s))
 	}
 	if *htmlOut != "" {
 		if err := rundir.WriteFileAtomic(*htmlOut, report.ReportHTML(sums, tls)); err != nil {
@@ -136,7 +137,7 @@ func (a *App) reportMerged(dirs []string, htmlOut string) (code int, done bool) 
 		fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
 		return exitRefused, true
 	}
-	fmt.Fprint(a.Stdout, m.Text())
+	a.printResult(m.Text())
 	if htmlOut != "" {
 		// Latency over time from every shard's latency.hlog, merged per
 		// bucket; without them the page still has every other plot.

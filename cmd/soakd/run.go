@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/internal/runpath"
+	"github.com/soakd/soakd/internal/term"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
@@ -22,10 +22,12 @@ import (
 func (a *App) run(ctx context.Context, args []string) int {
 	var f runFlags
 	fs := runFlagSet(&f)
+	a.colorFlag(fs)
 	pos, code, ok := a.parseCmd("run", fs, args)
 	if !ok {
 		return code
 	}
+	a.quiet = f.quiet
 	if len(pos) != 1 {
 		fmt.Fprintln(a.Stderr, "soakd run: give exactly one scenario file (soakd run --help)")
 		return exitRefused
@@ -252,27 +254,26 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 		}()
 	}
 
-	var progress io.Writer = a.Stderr
-	if f.quiet {
-		progress = nil
-	}
+	progress, every, restore := a.progressOut(f.quiet)
+	defer restore()
 	stopMetrics := func() {}
 	defer func() { stopMetrics() }()
 	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, Targets: f.variantTargets, OutDir: out, Shard: shard,
 		RunID: runID, BarrierTimeout: f.barrierTimeout, Getenv: a.Getenv, Version: version, OTLPEndpoint: f.otlpEndpoint,
-		Progress: progress, Warn: a.warn,
+		Progress: progress, ProgressEvery: every, Warn: a.warn,
 		BeforeStart: func(ctx context.Context, exp *metrics.Exporter) error {
 			var err error
-			if stopMetrics, err = a.serveMetrics(exp, f.listen, f.listenSet); err != nil {
+			if stopMetrics, err = a.serveMetrics(exp, f.listen, f.listenSet, f.quiet); err != nil {
 				return err
 			}
 			a.startLine(sc, out)
 			return a.waitStart(ctx, startAt, shard)
 		}})
 	measured = sum != nil
+	restore()
 	if sum != nil {
 		// The summary goes to stdout whatever happened to the files.
-		fmt.Fprint(a.Stdout, report.Text(sum))
+		a.printResult(report.Text(sum))
 	}
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
@@ -308,6 +309,9 @@ func (a *App) warn(w runpath.Warning) {
 
 // startLine says what runs against what, and where it goes.
 func (a *App) startLine(sc *scenarios.Scenario, out string) {
+	if a.quiet {
+		return
+	}
 	targetLine := string(sc.Target.Kind)
 	if sc.Target.URL != "" {
 		targetLine += " " + scenarios.RedactURL(sc.Target.URL)
@@ -322,8 +326,8 @@ func (a *App) waitStart(ctx context.Context, startAt time.Time, shard rundir.Sha
 		return nil
 	}
 	if late := a.Now().Sub(startAt); late > time.Second {
-		fmt.Fprintf(a.Stderr, "soakd: warning: --start-at %s was %s ago; starting now, not in step with the other shards\n", startAt.UTC().Format(time.RFC3339Nano), late.Truncate(time.Millisecond))
-	} else {
+		fmt.Fprintf(a.Stderr, "soakd: warning: --start-at %s was %s ago; starting now, not in step with the other shards\n", startAt.UTC().Format(time.RFC3339Nano), term.Duration(late))
+	} else if !a.quiet {
 		fmt.Fprintf(a.Stderr, "soakd: shard %s waiting for start at %s\n", shard, startAt.UTC().Format(time.RFC3339Nano))
 	}
 	if err := waitUntil(ctx, startAt, a.Now); err != nil {

@@ -15,7 +15,7 @@ type schedFlags struct {
 }
 
 func (s *schedFlags) register(fs *flag.FlagSet) {
-	fs.DurationVar(&s.slice, "sched-slice", schedslice.Default, "ask the kernel for this scheduler time `slice` for soakd's threads (Linux 6.12+, 100us..100ms; 0 = the kernel's, the default): a waking task with a shorter slice than the running one may preempt it; its share of the CPU stays the same. Real-time threads (chrt) keep their policy")
+	fs.DurationVar(&s.slice, "sched-slice", schedslice.Default, "ask the kernel for this scheduler time slice (`D`) for soakd's threads (Linux 6.12+, 100us..100ms; 0 = the kernel's, the default): a waking task with a shorter slice than the running one may preempt it; its share of the CPU stays the same. Real-time threads (chrt) keep their policy")
 }
 
 // apply asks for the slice. A slice out of bounds is refused (ok

@@ -36,6 +36,15 @@ type quietWriter struct {
 
 func newQuietWriter(w io.Writer) *quietWriter { return &quietWriter{w: w} }
 
+// Fd is the descriptor of the file q writes to, so term.IsTerminal can
+// ask it; an invalid one when q does not write to a file.
+func (q *quietWriter) Fd() uintptr {
+	if f, ok := q.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
+}
+
 // Write always reports success.
 func (q *quietWriter) Write(p []byte) (int, error) {
 	if q.broken.Load() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/soakd/soakd/internal/term"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -82,7 +83,7 @@ func Apply(sc *scenarios.Scenario, o Overrides) ([]scenarios.FieldError, error) 
 					// of it as warmup instead of refusing it.
 					w := d / 5
 					if o.Note != nil {
-						o.Note(fmt.Sprintf("phase %s: warmup %s is not shorter than --duration %s; using warmup %s (set --warmup to choose)", ph.Name, ph.Warmup.D(), d.D(), w.D()))
+						o.Note(fmt.Sprintf("phase %s: warmup %s is not shorter than --duration %s; using warmup %s (set --warmup to choose)", ph.Name, term.Duration(ph.Warmup.D()), term.Duration(d.D()), term.Duration(w.D())))
 					}
 					ph.Warmup = w
 				}

@@ -41,6 +41,8 @@ type Options struct {
 	Exporter *metrics.Exporter
 	Progress io.Writer       // live progress line; nil = none
 	Control  *engine.Control // live rate changes (daemon API)
+	// ProgressEvery thins the progress lines (engine.Options).
+	ProgressEvery time.Duration
 	// Targets, two or more, are the targets the run compares as its
 	// variants (target-1 = Scenario.Target, already overridden to the
 	// first): run --target A --target B with repeats, interleaved.

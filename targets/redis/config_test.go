@@ -48,7 +48,7 @@ func TestClientConfigDecode(t *testing.T) {
 	for _, c := range []struct{ client, want string }{
 		{"    protocol: fast\n    mode: cluster\n", `bad.yaml:6: target.client.protocol: fast needs client.mode standalone (cluster mode runs on go-redis)`},
 		{"    mode: sentinel\n", `bad.yaml:6: target.client.mode: sentinel needs client.master_name`},
-		{"    pool_size: many\n", `bad.yaml:6: cannot unmarshal a string`},
+		{"    pool_size: many\n", `bad.yaml:6: target.client.pool_size: many is not a number`},
 	} {
 		if _, err := targets.ParseScenario("bad.yaml", scenarioWith(c.client)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.client, err, c.want)
