@@ -139,6 +139,9 @@ func checkScript(src string) *ScriptProblem {
 		if t.text != "redis" {
 			continue
 		}
+		if at(i+1).text == "=" && at(i+2).text != "=" {
+			continue // a table's key, or an assignment to the name: no use of the table
+		}
 		if at(i+1).text != "." || at(i+2).kind != luaName {
 			return &ScriptProblem{Line: t.line, Msg: "the script uses the redis table other than as redis.call(\"COMMAND\", ...) (an alias or a computed field could run any command)"}
 		}
