@@ -34,8 +34,9 @@ type ReplaySpec struct {
 	KeyPrefix string `yaml:"key_prefix"`
 	// Scripts lists the SHA1s of the Lua scripts a redis replay may run
 	// without allow_destructive (EVAL of a script with that SHA1,
-	// EVALSHA of it); any other EVAL, EVALSHA, FCALL, FUNCTION or SCRIPT
-	// is refused, since what a script runs is not in its line.
+	// EVALSHA of it, SCRIPT LOAD of it); any other EVAL, EVALSHA, FCALL,
+	// FUNCTION or SCRIPT is refused, since what a script runs is not in
+	// its line.
 	Scripts []string `yaml:"scripts"`
 }
 
@@ -123,20 +124,23 @@ func replayScriptRefusal(r *ReplaySpec, args []string, kind TargetKind) string {
 		return ""
 	}
 	sha := ""
-	if len(args) > 1 {
-		switch cmd {
-		case "EVAL", "EVAL_RO":
-			sum := sha1.Sum([]byte(args[1]))
-			sha = hex.EncodeToString(sum[:])
-		case "EVALSHA", "EVALSHA_RO":
-			sha = strings.ToLower(args[1])
-		}
+	switch {
+	case len(args) > 1 && (cmd == "EVAL" || cmd == "EVAL_RO"):
+		sum := sha1.Sum([]byte(args[1]))
+		sha = hex.EncodeToString(sum[:])
+	case len(args) > 1 && (cmd == "EVALSHA" || cmd == "EVALSHA_RO"):
+		sha = strings.ToLower(args[1])
+	case len(args) == 3 && cmd == "SCRIPT" && strings.EqualFold(args[1], "LOAD"):
+		sum := sha1.Sum([]byte(args[2]))
+		sha = hex.EncodeToString(sum[:])
 	}
 	if sha != "" && r != nil && slices.ContainsFunc(r.Scripts, func(s string) bool { return strings.EqualFold(s, sha) }) {
 		return ""
 	}
 	what := "runs a function, whose commands a replay cannot see"
 	switch {
+	case sha != "" && cmd == "SCRIPT":
+		what = fmt.Sprintf("LOAD loads a Lua script (SHA1 %s), whose commands a replay cannot see", sha)
 	case sha != "":
 		what = fmt.Sprintf("runs a Lua script (SHA1 %s), whose commands a replay cannot see", sha)
 	case cmd == "FUNCTION" || cmd == "SCRIPT":

@@ -166,13 +166,16 @@ func TestReplayRefusesScripts(t *testing.T) {
 		t.Errorf("the message does not give the SHA1: %q", s)
 	}
 	r := &ReplaySpec{Scripts: []string{strings.ToUpper(sha)}}
-	for _, args := range [][]string{{"EVAL", src, "0"}, {"EVALSHA", sha, "0"}, {"EVALSHA_RO", strings.ToUpper(sha), "0"}} {
+	for _, args := range [][]string{{"EVAL", src, "0"}, {"EVALSHA", sha, "0"}, {"EVALSHA_RO", strings.ToUpper(sha), "0"}, {"script", "load", src}} {
 		if s := sc.replayRefusal(r, args); s != "" {
 			t.Errorf("listed %q refused: %q", args, s)
 		}
 	}
 	if s := sc.replayRefusal(r, []string{"EVAL", src + " ", "0"}); s == "" {
 		t.Error("an unlisted script passed")
+	}
+	if s := sc.replayRefusal(r, []string{"SCRIPT", "FLUSH"}); s == "" {
+		t.Error("SCRIPT FLUSH passed with a scripts: list")
 	}
 	if s := sc.replayRefusal(r, []string{"FCALL", sha, "0"}); s == "" {
 		t.Error("FCALL passed for a listed SHA1")
