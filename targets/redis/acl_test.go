@@ -31,8 +31,8 @@ func TestManagedSafeUser(t *testing.T) {
 	var warned []string
 	tg := openTarget(t, scenarios.Target{Kind: "redis", Managed: &scenarios.Managed{Persistence: "none"}},
 		targets.Options{Warn: func(m string) { warned = append(warned, m) }})
-	if tg.WorkloadUser() != SafeUser || len(warned) != 0 {
-		t.Fatalf("workload user %q, warnings %q", tg.WorkloadUser(), warned)
+	if tg.WorkloadUser() != SafeUser || len(warned) != 0 || !strings.Contains(tg.Describe(), "workload as ACL user soakd-safe") {
+		t.Fatalf("workload user %q, warnings %q, describe %q", tg.WorkloadUser(), warned, tg.Describe())
 	}
 	admin := tg.Client()
 	if err := admin.Set(ctx, "canary", "alive", 0).Err(); err != nil {

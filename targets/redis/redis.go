@@ -386,6 +386,9 @@ func (t *Target) Describe() string {
 	if t.managed != nil {
 		d += ", managed by soakd (persistence " + t.managed.Persistence + ")"
 	}
+	if t.admin != nil {
+		d += ", workload as ACL user " + SafeUser
+	}
 	return d
 }
 
