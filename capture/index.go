@@ -32,6 +32,9 @@ type Index struct {
 	Folded []string
 	// Skipped counts the ops not replayable, by command name.
 	Skipped map[string]int64
+	// ScriptLines counts MONITOR's lines a script issued ("[db lua]"),
+	// not replayed: the EVAL or FCALL that ran the script is.
+	ScriptLines int64
 	// Lines is how many lines the capture has (within Size).
 	Lines int64
 	// Size is the capture's size when it was indexed: the replay reads
@@ -126,6 +129,10 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 				perr = errors.New(`"OK" is only expected as MONITOR's first line`)
 			}
 			return nil, fmt.Errorf("line %d: %w", ix.Lines, perr)
+		}
+		if op.Script {
+			ix.ScriptLines++
+			continue
 		}
 		cmd, skip, cerr := d.Check(op, o.KeyPrefix)
 		if cerr != nil {
@@ -246,10 +253,14 @@ func (ix *Index) SkippedList() []string {
 }
 
 func (ix *Index) skippedNote() string {
-	if len(ix.Skipped) == 0 {
+	list := ix.SkippedList()
+	if ix.ScriptLines > 0 {
+		list = append(list, fmt.Sprintf("%d lines a script issued ([db lua])", ix.ScriptLines))
+	}
+	if len(list) == 0 {
 		return ""
 	}
-	return " (skipped: " + strings.Join(ix.SkippedList(), ", ") + ")"
+	return " (skipped: " + strings.Join(list, ", ") + ")"
 }
 
 // Reader reads indexed ops back from the capture (one per worker: it

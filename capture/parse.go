@@ -45,6 +45,10 @@ type Op struct {
 	// in an NDJSON log (an object, array, number, boolean or null): its
 	// text is then the value's JSON. Nil for MONITOR (all strings).
 	JSON []bool
+	// Script reports a MONITOR line a script issued ("[db lua]"): the
+	// EVAL, EVALSHA or FCALL that ran the script is in the capture too,
+	// so replaying both would run the command twice.
+	Script bool
 }
 
 // IsJSON reports whether argument i is a JSON value, not a string.
@@ -104,13 +108,14 @@ func (p *Parser) parseMonitor(line []byte) (Op, error) {
 	if cl < 0 {
 		return Op{}, errors.New(`unterminated "[db client]"`)
 	}
-	db := 0
+	db, script := 0, false
 	if sp := bytes.IndexByte(rest[:cl], ' '); sp > 1 {
 		n, err := strconv.Atoi(string(rest[1:sp]))
 		if err != nil || n < 0 || n > MaxDB {
 			return Op{}, fmt.Errorf("db %q in \"[db client]\" is not a number from 0 to %d", clip(rest[1:sp]), MaxDB)
 		}
 		db = n
+		script = string(rest[sp+1:cl]) == "lua"
 	}
 	rest = rest[cl+1:]
 	p.buf, p.ends = p.buf[:0], p.ends[:0]
@@ -136,7 +141,7 @@ func (p *Parser) parseMonitor(line []byte) (Op, error) {
 	if len(p.ends) == 0 {
 		return Op{}, errors.New("no command after [db client]")
 	}
-	return Op{TS: ts, DB: db, Args: p.slice()}, nil
+	return Op{TS: ts, DB: db, Args: p.slice(), Script: script}, nil
 }
 
 // MaxDB is the highest db number a capture may name.

@@ -190,3 +190,31 @@ func TestRemap(t *testing.T) {
 		}
 	}
 }
+
+// MONITOR's lines a script issued ("[db lua]") are counted, not indexed:
+// the EVAL that ran the script is replayed, and sending both would run
+// every scripted command twice. A client named like "lua" elsewhere in
+// the field ("[0 lua:1]") is not one of them.
+func TestBuildSkipsScriptLines(t *testing.T) {
+	src := "OK\n" +
+		`1.0 [0 127.0.0.1:5000] "EVAL" "return redis.call('INCR', KEYS[1])" "1" "n"` + "\n" +
+		`1.0 [0 lua] "INCR" "n"` + "\n" +
+		`1.1 [3 127.0.0.1:5000] "EVALSHA" "abc" "1" "n"` + "\n" +
+		`1.1 [3 lua] "incr" "n"` + "\n" +
+		`1.2 [0 lua:1] "GET" "n"` + "\n"
+	var refused [][]string
+	ix, err := Build(strings.NewReader(src), int64(len(src)), Options{Format: FormatMonitor, Refuse: func(a []string) string {
+		refused = append(refused, a)
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Entries) != 3 || ix.ScriptLines != 2 || len(ix.Skipped) != 0 || len(refused) != 3 || refused[0][0] != "EVAL" || refused[2][0] != "GET" {
+		t.Fatalf("entries %d script lines %d skipped %v refuse saw %q", len(ix.Entries), ix.ScriptLines, ix.Skipped, refused)
+	}
+	only := "OK\n" + `1.0 [0 lua] "INCR" "n"` + "\n"
+	if _, err := Build(strings.NewReader(only), int64(len(only)), Options{Format: FormatMonitor}); err == nil || !strings.Contains(err.Error(), "1 lines a script issued") {
+		t.Fatalf("only script lines: %v", err)
+	}
+}

@@ -199,7 +199,7 @@ func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
 func (p *replayPlan) result() *rundir.ReplayResult {
 	return &rundir.ReplayResult{
 		Source: p.path, Format: string(p.format), Ops: int64(len(p.ix.Entries)), DBs: p.dbs(),
-		Lines: p.ix.Lines, Skipped: p.ix.Skipped, Folded: p.ix.Folded,
+		Lines: p.ix.Lines, Skipped: p.ix.Skipped, ScriptLines: p.ix.ScriptLines, Folded: p.ix.Folded,
 		SpanSeconds: float64(p.ix.Span()) / 1e9, Speed: p.spec.Speed, Loop: p.spec.Loop, Order: p.spec.Order,
 	}
 }

@@ -182,7 +182,8 @@ func TestReplayMonitorSkipsPrefixLoopOrder(t *testing.T) {
 		`1000.004000 [0 127.0.0.1:5000] "BLPOP" "q" "0"`,
 		`1000.005000 [0 127.0.0.1:5000] "GET" "a"`,
 		`1000.006000 [0 127.0.0.1:5000] "DEL" "a" "b"`,
-		`1000.007000 [0 lua] "PING"`,
+		`1000.007000 [0 127.0.0.1:5000] "PING"`,
+		`1000.007000 [0 lua] "INCR" "n"`,
 	})
 	tg := &cmdTarget{}
 	sum := runReplay(t, tg, replayTarget+"phases:\n  - {name: r, kind: replay, source: "+src+", key_prefix: \"replay:\", concurrency: 1}\n")
@@ -191,8 +192,8 @@ func TestReplayMonitorSkipsPrefixLoopOrder(t *testing.T) {
 	if got := tg.sent(); !slices.Equal(got, want) {
 		t.Fatalf("sent %q, want %q", got, want)
 	}
-	if s := p.Replay.Skipped; s["CLIENT"] != 1 || s["SUBSCRIBE"] != 1 || s["BLPOP"] != 1 || len(s) != 3 {
-		t.Fatalf("skipped %v", s)
+	if s := p.Replay.Skipped; s["CLIENT"] != 1 || s["SUBSCRIBE"] != 1 || s["BLPOP"] != 1 || len(s) != 3 || p.Replay.ScriptLines != 1 {
+		t.Fatalf("skipped %v, script lines %d", s, p.Replay.ScriptLines)
 	}
 	for _, g := range []string{"SET", "MSET", "GET", "DEL", "PING"} {
 		if p.Result.Ops[g].Count != 1 {
@@ -220,7 +221,11 @@ func TestReplayRefusals(t *testing.T) {
 	bad := writeCapture(t, "bad.txt", []string{"OK", `1.0 [0 a:1] "SET" "k" "v"`, `1.1 [0 a:1] "SET" "k`})
 	destructive := writeCapture(t, "flush.txt", []string{`1.0 [0 a:1] "SET" "k" "v"`, `1.1 [0 a:1] "FLUSHALL"`})
 	useless := writeCapture(t, "useless.txt", []string{"OK", `1.0 [0 a:1] "MONITOR"`})
+	eval := writeCapture(t, "eval.txt", []string{`1.0 [0 a:1] "SET" "k" "v"`, `1.1 [0 a:1] "EVAL" "return redis.call('FLUSHALL')" "0"`, `1.1 [0 lua] "FLUSHALL"`})
+	fcall := writeCapture(t, "fcall.txt", []string{`1.0 [0 a:1] "fcall" "wipe" "0"`})
 	for _, tc := range []struct{ src, want string }{
+		{eval, "line 2: EVAL runs a Lua script"},
+		{fcall, "line 1: FCALL runs a function"},
 		{bad, "line 3: argument 2: unterminated quoted string"},
 		{destructive, "line 2: FLUSHALL destroys data"},
 		{useless, "no op to replay in 2 lines (skipped: MONITOR x1)"},

@@ -43,6 +43,9 @@ func replayLine(r *rundir.ReplayResult) string {
 		sort.Strings(names)
 		fmt.Fprintf(&b, "; %d skipped (not replayable): %s", n, strings.Join(names, ", "))
 	}
+	if r.ScriptLines > 0 {
+		fmt.Fprintf(&b, "; %d lines a script issued ([db lua]) not sent: their EVAL or FCALL runs them", r.ScriptLines)
+	}
 	if len(r.Folded) > 0 {
 		fmt.Fprintf(&b, "; under \"other\": %s", strings.Join(r.Folded, ", "))
 	}

@@ -11,6 +11,9 @@ type ReplayResult struct {
 	// Skipped counts the commands not replayed (blocking, subscribing or
 	// connection-state commands), by name.
 	Skipped map[string]int64 `json:"skipped,omitempty"`
+	// ScriptLines counts MONITOR's lines a script issued ("[db lua]"),
+	// not replayed: the EVAL or FCALL that ran the script is.
+	ScriptLines int64 `json:"script_lines,omitempty"`
 	// Folded lists the command names whose latency is under "other".
 	Folded []string `json:"folded,omitempty"`
 	// DBs lists the dbs of a capture that spans several: each db's keys

@@ -2,8 +2,14 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
+
+// redisScripting are the commands that run a script or a function; a
+// custom op writes a script as {script: ...} instead, which validate can
+// check (soakd loads it and runs it with EVALSHA).
+var redisScripting = []string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"}
 
 // Redis commands a custom op may not send. Blocking commands hold their
 // connection until the server answers, so they would stall every op
@@ -21,7 +27,8 @@ var redisBlocking = []string{
 // store unless the scenario says allow_destructive: true.
 var redisDestructive = []string{
 	"FLUSHALL", "FLUSHDB", "SHUTDOWN", "CONFIG SET", "CONFIG RESETSTAT", "CONFIG REWRITE", "DEBUG",
-	"SCRIPT FLUSH", "SCRIPT KILL", "FUNCTION FLUSH", "FUNCTION DELETE", "FUNCTION RESTORE", "SWAPDB",
+	"SCRIPT FLUSH", "SCRIPT KILL", "FUNCTION FLUSH", "FUNCTION DELETE", "FUNCTION RESTORE", "FUNCTION LOAD",
+	"FUNCTION KILL", "SWAPDB",
 	"REPLICAOF", "SLAVEOF", "FAILOVER", "CLUSTER", "MODULE", "ACL", "BGREWRITEAOF", "BGSAVE", "SAVE",
 	"MIGRATE", "RESTORE", "KEYS",
 }
@@ -52,19 +59,15 @@ func destructiveRedis(cmd []string) string {
 	return ""
 }
 
-// destructiveInScript returns a destructive command the Lua source
-// calls by name, "" when none.
-func destructiveInScript(src string) string {
-	up := strings.ToUpper(src)
-	for _, d := range redisDestructive {
-		first, _, _ := strings.Cut(d, " ")
-		for _, q := range []string{"'", "\""} {
-			if strings.Contains(up, q+first+q) || strings.Contains(up, q+d+q) {
-				return d
-			}
-		}
+// bindingSegment is named binding name's generator, parsed (false for
+// a key binding or an unknown name).
+func (s *Scenario) bindingSegment(name string) (Segment, bool) {
+	b, ok := s.Bindings[name]
+	if !ok || b.Gen == "" {
+		return Segment{}, false
 	}
-	return ""
+	g, err := ParseGenerator(b.Gen)
+	return g, err == nil
 }
 
 func (s *Scenario) allowsDestructive() bool {
@@ -96,9 +99,9 @@ func (s *Scenario) validateRedisTemplate(name, pp string, c *CustomOp, isBinding
 	if t.Script == "" && (t.Keys != nil || t.Args != nil) {
 		add(pp, "op %s: keys: and args: go with script:", name)
 	}
-	if t.Script != "" {
-		if d := destructiveInScript(t.Script); d != "" && !s.allowsDestructive() {
-			add(pp+".script", "op %s: the script calls %s, which destroys data or stops the server; refused against a %s target unless the scenario says allow_destructive: true", name, d, s.Target.Kind)
+	if t.Script != "" && !s.allowsDestructive() {
+		if p := checkScript(t.Script); p != nil {
+			add(pp+".script", "op %s: script line %d: %s; refused against a %s target unless the scenario says allow_destructive: true", name, p.Line, p.Msg, s.Target.Kind)
 		}
 	}
 	for i, cmd := range t.Commands() {
@@ -125,10 +128,20 @@ func (s *Scenario) validateRedisTemplate(name, pp string, c *CustomOp, isBinding
 		if up == "XREAD" || up == "XREADGROUP" {
 			continue
 		}
-		if d := destructiveRedis(cmd); d != "" && !s.allowsDestructive() {
-			add(cp, "op %s: %s destroys data or stops or reconfigures the server; refused against a %s target unless the scenario says allow_destructive: true", name, d, s.Target.Kind)
+		if !s.allowsDestructive() {
+			d, why := destructiveRedis([]string{up}), ""
+			if d == "" && len(cmd) > 1 && redisSubcommanded(up) {
+				d, why = destructiveSubcommand(up, cmd[1], isBinding, s.bindingSegment)
+			}
+			sp := cp + "[1]"
+			switch {
+			case d != "":
+				add(cp, "op %s: %s destroys data or stops or reconfigures the server; refused against a %s target unless the scenario says allow_destructive: true", name, d, s.Target.Kind)
+			case why != "":
+				add(sp, "op %s: %s; refused against a %s target unless the scenario says allow_destructive: true", name, why, s.Target.Kind)
+			}
 		}
-		if up == "EVAL" || up == "EVALSHA" || up == "FCALL" {
+		if slices.Contains(redisScripting, up) {
 			add(cp, "op %s: write a script as {script: ..., keys: [...], args: [...]}; soakd loads it and runs it with EVALSHA", name)
 		}
 	}

@@ -94,6 +94,30 @@ func TestCustomValidateErrors(t *testing.T) {
 		{"config set", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [config, set, maxmemory, "1"]}`, "a: 100", 9, "CONFIG SET destroys data"},
 		{"script flush", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [SCRIPT, FLUSH]}`, "a: 100", 9, "SCRIPT FLUSH"},
 		{"lua flushdb", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis.call('flushdb')"}}`, "a: 100", 9, "calls FLUSHDB"},
+		{"choice subcommand", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [CONFIG, "{choice:SET}", maxmemory, "1"]}`, "a: 100", 9, "CONFIG SET destroys data"},
+		{"choice subcommand weighted", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [config, "{choice:get=9,set=1}", maxmemory, "1"]}`, "a: 100", 9, "CONFIG SET destroys data"},
+		{"choice subcommand in parts", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [SCRIPT, "{choice:FL,EX}USH"]}`, "a: 100", 9, "SCRIPT FLUSH destroys data"},
+		{"choice subcommand in multi", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", "  a:\n    redis:\n      multi:\n        - [SET, k, v]\n        - [CONFIG, \"{choice:SET}\", maxmemory, \"1\"]", "a: 100", 13, "CONFIG SET destroys data"},
+		{"binding subcommand", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n" + "bindings: {sub: {gen: \"choice:GET,RESETSTAT\"}}\n", `  a: {redis: [CONFIG, "{sub}"]}`, "a: 100", 9, "CONFIG RESETSTAT destroys data"},
+		{"key binding subcommand", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n" + "bindings: {sub: {key: uniform, prefix: SET}}\n", `  a: {redis: [CONFIG, "{sub}", maxmemory, "1"]}`, "a: 100", 9, "is a placeholder that can render any text"},
+		{"placeholder subcommand", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [FUNCTION, "{key}"]}`, "a: 100", 9, "is a placeholder that can render any text"},
+		{"placeholder subcommand in multi", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", "  a:\n    redis:\n      multi:\n        - [SET, k, v]\n        - [SCRIPT, \"{bytes:5}\"]", "a: 100", 13, "is a placeholder"},
+		{"function load", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: [FUNCTION, LOAD, "#!lua name=x\nredis.register_function('f', function() return redis.call('FLUSHALL') end)"]}`, "a: 100", 9, "FUNCTION LOAD destroys data"},
+		{"function load in multi", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", "  a:\n    redis:\n      multi:\n        - [function, load, \"x\"]", "a: 100", 12, "FUNCTION LOAD destroys data"},
+		{"fcall", "", `  a: {redis: [FCALL, f, "0"]}`, "a: 100", 9, "write a script as"},
+		{"eval_ro", "", `  a: {redis: [EVAL_RO, "return 1", "0"]}`, "a: 100", 9, "write a script as"},
+		{"lua argv command", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis.call(ARGV[1])", args: [FLUSHALL]}}`, "a: 100", 9, "is not a string literal"},
+		{"lua keys command", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis.pcall(KEYS[1])", keys: [FLUSHALL]}}`, "a: 100", 9, "is not a string literal"},
+		{"lua built command", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis.call('FLUSH' .. 'ALL')"}}`, "a: 100", 9, "is not a string literal"},
+		{"lua escaped command", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis.call('FLUSH\\65LL')"}}`, "a: 100", 9, "is not a string literal"},
+		{"lua alias", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "local c = redis.call\nreturn c(ARGV[1])", args: [FLUSHALL]}}`, "a: 100", 9, "is not a string literal"},
+		{"lua table alias", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "local r = redis\nreturn r.call(ARGV[1])", args: [FLUSHALL]}}`, "a: 100", 9, "other than as redis.call"},
+		{"lua indexed", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis['call'](ARGV[1])", args: [FLUSHALL]}}`, "a: 100", 9, "other than as redis.call"},
+		{"lua loadstring", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return loadstring(ARGV[1])()", args: ["return redis.call('FLUSHALL')"]}}`, "a: 100", 9, "uses loadstring"},
+		{"lua _G", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return _G['re' .. 'dis'].call(ARGV[1])", args: [FLUSHALL]}}`, "a: 100", 9, "uses _G"},
+		{"lua config subcommand", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis.call('CONFIG', ARGV[1], 'maxmemory', '1')", args: [SET]}}`, "a: 100", 9, "subcommand of redis.call(\"CONFIG\", ...) is not a string literal"},
+		{"lua function load", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", `  a: {redis: {script: "return redis.call('function', 'load', ARGV[1])", args: [x]}}`, "a: 100", 9, "calls FUNCTION LOAD"},
+		{"lua script line", "target: {kind: redis, url: \"redis://127.0.0.1:6379\"}\n", "  a:\n    redis:\n      script: |\n        local x = 1\n        return redis.call(ARGV[1])\n      args: [FLUSHALL]", "a: 100", 11, "script line 2: the command of redis.call"},
 		{"no form for kind", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {redis: [GET, "{key}"]}`, "a: 100", 11, "no template for target kind mongo"},
 		{"mongo bad json", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"find": "c", "filter": {"_id": "{key}"}'}}`, "a: 100", 9, "not valid JSON"},
 		{"mongo unknown command", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"eval": "1"}'}}`, "a: 100", 9, `command "eval" is not one`},
@@ -149,8 +173,10 @@ func TestCustomDestructiveAllowed(t *testing.T) {
 		src := "name: t\n" + head + `ops:
   wipe: {redis: [FLUSHDB]}
   tidy: {redis: {script: "return redis.call('FLUSHALL')"}}
+  any: {redis: {script: "return redis.call(ARGV[1])", args: [FLUSHALL]}}
+  conf: {redis: [CONFIG, "{choice:SET}", maxmemory, "0"]}
 phases:
-  - {name: s, kind: steady, rate: 10, duration: 1s, mix: {wipe: 50, tidy: 50}}
+  - {name: s, kind: steady, rate: 10, duration: 1s, mix: {wipe: 25, tidy: 25, any: 25, conf: 25}}
 `
 		if _, err := Parse("s.yaml", []byte(src)); err != nil {
 			t.Errorf("%s: %v", head, err)
@@ -177,6 +203,26 @@ phases:
     sweep: {over: mix, points: [{b: 10}, {b: 50}]}
 `))
 	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Scripts and subcommands the static check can vouch for pass without
+// allow_destructive: literal commands, read-only subcommands (also as a
+// choice) and the redis table's harmless fields.
+func TestCustomRedisSafeForms(t *testing.T) {
+	src := `name: t
+target: {kind: redis, url: "redis://127.0.0.1:6379"}
+ops:
+  a: {redis: {script: "local v = redis.call('GET', KEYS[1]) -- redis.call(ARGV[1]) in a comment\nredis.log(redis.LOG_NOTICE, 'x')\nreturn redis.pcall(\"HINCRBY\", KEYS[1], ARGV[1], 1)", keys: ["{key}"], args: [f]}}
+  b: {redis: [CONFIG, "{choice:GET,HELP}", maxmemory]}
+  c: {redis: {script: "return redis.call('CONFIG', 'GET', ARGV[1])", args: [maxmemory]}}
+  d: {redis: {script: "--[[ redis.call(KEYS[1]) ]] local s = [[redis.call(ARGV[1])]] return redis.sha1hex(s)"}}
+  e: {redis: {multi: [[SET, "{key}", v], [FUNCTION, LIST]]}}
+phases:
+  - {name: s, kind: steady, rate: 10, duration: 1s, mix: {a: 20, b: 20, c: 20, d: 20, e: 20}}
+`
+	if _, err := Parse("s.yaml", []byte(src)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -69,7 +69,7 @@ phases:
 	if c := ph[6].Capacity; ph[6].Sweep == nil || c == nil || c.Start != DefaultCapacityStart {
 		t.Errorf("capacity sweep: capacity %+v", c)
 	}
-	if r := ph[7].Replay; r == nil || *r != (ReplaySpec{Source: "c.txt", Format: "monitor", Order: ReplayOrderFile, Group: ReplayGroupCommand}) {
+	if r := ph[7].Replay; r == nil || !reflect.DeepEqual(*r, ReplaySpec{Source: "c.txt", Format: "monitor", Order: ReplayOrderFile, Group: ReplayGroupCommand}) {
 		t.Errorf("replay %+v", r)
 	}
 

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,6 +32,12 @@ type ReplaySpec struct {
 	Group string `yaml:"group"`
 	// KeyPrefix is put before every key the commands name.
 	KeyPrefix string `yaml:"key_prefix"`
+	// Scripts lists the SHA1s of the Lua scripts a redis replay may run
+	// without allow_destructive (EVAL of a script with that SHA1,
+	// EVALSHA of it, SCRIPT LOAD of it); any other EVAL, EVALSHA, FCALL,
+	// FUNCTION or SCRIPT is refused, since what a script runs is not in
+	// its line.
+	Scripts []string `yaml:"scripts"`
 }
 
 // Replay orders and groupings.
@@ -64,9 +72,23 @@ const ReplayMaxGroups = 32
 // statement), "" when it may: what the custom ops' safety rule refuses
 // on the target's store, unless the scenario says allow_destructive:
 // true (or the target is the embedded store).
-func (s *Scenario) ReplayRefusal(args []string) string {
+func (s *Scenario) ReplayRefusal(args []string) string { return s.replayRefusal(nil, args) }
+
+// redisReplayScripting are the commands a redis replay refuses without
+// allow_destructive (unless the script is on the phase's scripts: list):
+// what they run is not in the captured line.
+var redisReplayScripting = []string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO", "FUNCTION", "SCRIPT"}
+
+// replayRefusal is ReplayRefusal for a line of replay phase spec r
+// (nil: no scripts: list).
+func (s *Scenario) replayRefusal(r *ReplaySpec, args []string) string {
 	if s.allowsDestructive() || len(args) == 0 {
 		return ""
+	}
+	if k := s.StoreKind(); k != KindMongo && k != KindElastic && k != KindCQL {
+		if why := replayScriptRefusal(r, args, s.Target.Kind); why != "" {
+			return why
+		}
 	}
 	d := ""
 	switch s.StoreKind() {
@@ -91,6 +113,44 @@ func (s *Scenario) ReplayRefusal(args []string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s destroys data or stops or reconfigures the server; refused against a %s target unless the scenario says allow_destructive: true", d, s.Target.Kind)
+}
+
+// replayScriptRefusal says why a redis replay may not send the script
+// or function command args, "" when it may (not one, or an EVAL or
+// EVALSHA of a script on r's scripts: list).
+func replayScriptRefusal(r *ReplaySpec, args []string, kind TargetKind) string {
+	cmd := strings.ToUpper(args[0])
+	if !slices.Contains(redisReplayScripting, cmd) {
+		return ""
+	}
+	sha := ""
+	switch {
+	case len(args) > 1 && (cmd == "EVAL" || cmd == "EVAL_RO"):
+		sum := sha1.Sum([]byte(args[1]))
+		sha = hex.EncodeToString(sum[:])
+	case len(args) > 1 && (cmd == "EVALSHA" || cmd == "EVALSHA_RO"):
+		sha = strings.ToLower(args[1])
+	case len(args) == 3 && cmd == "SCRIPT" && strings.EqualFold(args[1], "LOAD"):
+		sum := sha1.Sum([]byte(args[2]))
+		sha = hex.EncodeToString(sum[:])
+	}
+	if sha != "" && r != nil && slices.ContainsFunc(r.Scripts, func(s string) bool { return strings.EqualFold(s, sha) }) {
+		return ""
+	}
+	what := "runs a function, whose commands a replay cannot see"
+	switch {
+	case sha != "" && cmd == "SCRIPT":
+		what = fmt.Sprintf("LOAD loads a Lua script (SHA1 %s), whose commands a replay cannot see", sha)
+	case sha != "":
+		what = fmt.Sprintf("runs a Lua script (SHA1 %s), whose commands a replay cannot see", sha)
+	case cmd == "FUNCTION" || cmd == "SCRIPT":
+		what = "loads, deletes or flushes scripts or functions"
+	}
+	msg := fmt.Sprintf("%s %s (a script can run FLUSHALL); refused against a %s target unless the scenario says allow_destructive: true", cmd, what, kind)
+	if sha != "" {
+		msg += " or the phase lists the script's SHA1 in scripts:"
+	}
+	return msg
 }
 
 // destructiveElastic is what the elastic custom ops' rule refuses in
@@ -124,7 +184,7 @@ func (s *Scenario) ReplayOptions(p *Phase) (capture.Options, error) {
 		MaxGroups: ReplayMaxGroups,
 		Dialect:   d,
 		KeyPrefix: p.Replay.KeyPrefix,
-		Refuse:    s.ReplayRefusal,
+		Refuse:    func(args []string) string { return s.replayRefusal(p.Replay, args) },
 	}, nil
 }
 
@@ -189,6 +249,16 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 	}
 	if len(p.Mix) > 0 {
 		add("mix", "a replay sends the capture's commands; it takes no mix")
+	}
+	for i, sha := range r.Scripts {
+		if _, err := hex.DecodeString(sha); err != nil || len(sha) != 40 {
+			add(fmt.Sprintf("scripts[%d]", i), "%q is not a SHA1 (40 hex digits, as SCRIPT LOAD prints it)", sha)
+		}
+	}
+	if len(r.Scripts) > 0 {
+		if k := s.StoreKind(); k == KindMongo || k == KindElastic || k == KindCQL {
+			add("scripts", "scripts: lists Lua scripts a redis replay may run; a %s replay runs none", s.Target.Kind)
+		}
 	}
 	switch k := s.StoreKind(); k {
 	case KindMongo, KindElastic, KindCQL:

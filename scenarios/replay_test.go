@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -139,5 +141,51 @@ func TestReplayRefusal(t *testing.T) {
 				t.Errorf("%s %q: %q, want %q", kind, args, got, want)
 			}
 		}
+	}
+}
+
+// A redis replay refuses the lines whose effect it cannot see (a script,
+// a function, FUNCTION LOAD, SCRIPT FLUSH) unless allow_destructive, or
+// the phase's scripts: lists the script's SHA1.
+func TestReplayRefusesScripts(t *testing.T) {
+	sc := &Scenario{Target: Target{Kind: KindRedis}}
+	const src = "return redis.call('FLUSHALL')"
+	const sum = "fdb4a6e4dfd7cdd4b3aebda2b1b4b2e5ef0cb3d4" // not src's
+	for _, args := range [][]string{
+		{"EVAL", src, "0"}, {"eval_ro", src, "0"}, {"EVALSHA", sum, "0"}, {"evalsha_ro", sum, "0"},
+		{"FCALL", "wipe", "0"}, {"FCALL_RO", "wipe", "0"}, {"FUNCTION", "LOAD", "#!lua name=x"},
+		{"FUNCTION", "FLUSH"}, {"SCRIPT", "FLUSH"}, {"SCRIPT", "LOAD", src},
+	} {
+		if s := sc.ReplayRefusal(args); !strings.Contains(s, strings.ToUpper(args[0])) || !strings.Contains(s, "allow_destructive: true") {
+			t.Errorf("%q: %q", args, s)
+		}
+	}
+	h := sha1.Sum([]byte(src))
+	sha := hex.EncodeToString(h[:])
+	if s := sc.ReplayRefusal([]string{"EVAL", src, "0"}); !strings.Contains(s, "SHA1 "+sha) {
+		t.Errorf("the message does not give the SHA1: %q", s)
+	}
+	r := &ReplaySpec{Scripts: []string{strings.ToUpper(sha)}}
+	for _, args := range [][]string{{"EVAL", src, "0"}, {"EVALSHA", sha, "0"}, {"EVALSHA_RO", strings.ToUpper(sha), "0"}, {"script", "load", src}} {
+		if s := sc.replayRefusal(r, args); s != "" {
+			t.Errorf("listed %q refused: %q", args, s)
+		}
+	}
+	if s := sc.replayRefusal(r, []string{"EVAL", src + " ", "0"}); s == "" {
+		t.Error("an unlisted script passed")
+	}
+	if s := sc.replayRefusal(r, []string{"SCRIPT", "FLUSH"}); s == "" {
+		t.Error("SCRIPT FLUSH passed with a scripts: list")
+	}
+	if s := sc.replayRefusal(r, []string{"FCALL", sha, "0"}); s == "" {
+		t.Error("FCALL passed for a listed SHA1")
+	}
+	sc.AllowDestructive = true
+	if s := sc.ReplayRefusal([]string{"EVAL", src, "0"}); s != "" {
+		t.Errorf("allow_destructive: %q", s)
+	}
+	ps := problemsOf(t, "name: t\ntarget: {kind: redis, url: \"redis://127.0.0.1:6379\"}\nphases:\n  - name: r\n    kind: replay\n    source: s.yaml\n    scripts: [abc]\n")
+	if !hasProblem(ps, 7, "phases[0].scripts[0]", "is not a SHA1") {
+		t.Errorf("got %v", ps)
 	}
 }

@@ -120,6 +120,11 @@ type Options struct {
 	// unless target.client.pool_size says otherwise, so N workers get N
 	// connections (redis-benchmark -c N); 0 leaves the client's default.
 	Concurrency int
+	// AllowDestructive is the scenario's allow_destructive: without it a
+	// redis target's workload runs as a user the server refuses
+	// destructive commands (managed servers), or the connected user is
+	// checked at open.
+	AllowDestructive bool
 }
 
 // PoolSize is the connection pool size for a client: the scenario's

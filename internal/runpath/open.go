@@ -35,7 +35,7 @@ func open(ctx context.Context, o Options, warn func(string)) (*opened, error) {
 		}
 		r.exporter = exp
 	}
-	r.topts = targets.Options{Env: o.Getenv, Warn: warn, Concurrency: sc.MaxConcurrency()}
+	r.topts = targets.Options{Env: o.Getenv, Warn: warn, Concurrency: sc.MaxConcurrency(), AllowDestructive: sc.AllowDestructive}
 	tg, err := targets.Open(ctx, sc.Target, r.topts)
 	if err != nil {
 		return nil, err

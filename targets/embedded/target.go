@@ -32,6 +32,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 	rt.Kind = "redis"
 	rt.URL = srv.URL()
 	rt.Managed = nil
+	o.AllowDestructive = true // soakd's own store, made for this run
 	tg, err := redis.Open(ctx, rt, o)
 	if err != nil {
 		srv.Close()

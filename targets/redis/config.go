@@ -24,6 +24,11 @@ type ClientConfig struct {
 	Addrs      []string     `yaml:"addrs,omitempty"`       // cluster/sentinel seed addresses
 	Search     SearchFormat `yaml:"search,omitempty"`      // auto | json | hash ("" = auto)
 	Protocol   Protocol     `yaml:"protocol,omitempty"`    // fast | goredis ("" = fast when standalone)
+	// RequireSafeUser refuses to run, on a server soakd does not manage
+	// and without allow_destructive, when the connected user may run
+	// destructive commands (or the server cannot tell: ACL DRYRUN needs
+	// Redis 7); without it soakd warns.
+	RequireSafeUser bool `yaml:"require_safe_user,omitempty"`
 }
 
 var clientSchema = targets.ClientSchema[ClientConfig]{Check: checkClient}

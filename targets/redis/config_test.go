@@ -39,7 +39,7 @@ func TestClientConfigDecode(t *testing.T) {
 		`bad.yaml:9: target.client.search: unknown "xml" (use auto, json or hash)`,
 		`bad.yaml:10: target.client.addrs: cannot unmarshal a string into []string`,
 		`bad.yaml:11: target.client.refresh: only an elastic target takes refresh (this is a redis target)`,
-		`bad.yaml:12: target.client.bogus: unknown key "bogus" (a redis target's client takes pool_size, dial_timeout, read_timeout, write_timeout, max_batch, mode, master_name, addrs, search, protocol)`,
+		`bad.yaml:12: target.client.bogus: unknown key "bogus" (a redis target's client takes pool_size, dial_timeout, read_timeout, write_timeout, max_batch, mode, master_name, addrs, search, protocol, require_safe_user)`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("problems lack %q:\n%v", want, err)

@@ -39,12 +39,15 @@ type Target struct {
 	// statsPause replaces ServerStats's pause between its pieces (tests).
 	statsPause func()
 	managed    *Server
-	search     searchState
-	own        *connPool // soakd's own connections: ping_inline, and the fast path (fast.go)
-	fast       bool      // hot ops go over own (client.protocol fast, standalone)
-	url        string    // redacted
-	limits     *targets.MemoryLimits
-	custom     *customOps // the scenario's custom ops (custom.go), set by Prepare
+	// admin is the default user's client on a managed server whose
+	// workload (c, own) runs as SafeUser; nil otherwise.
+	admin  goredis.UniversalClient
+	search searchState
+	own    *connPool // soakd's own connections: ping_inline, and the fast path (fast.go)
+	fast   bool      // hot ops go over own (client.protocol fast, standalone)
+	url    string    // redacted
+	limits *targets.MemoryLimits
+	custom *customOps // the scenario's custom ops (custom.go), set by Prepare
 }
 
 // Open connects to the server a scenario's target block names, starting
@@ -194,11 +197,7 @@ func open(ctx context.Context, t scenarios.Target, managed bool, o targets.Optio
 	var cl goredis.UniversalClient
 	switch mode {
 	case ModeStandalone:
-		cl = goredis.NewClient(&goredis.Options{
-			Addr: opt.Addr, Network: opt.Network, Username: opt.Username, Password: opt.Password, DB: opt.DB,
-			TLSConfig: tlsCfg, PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout,
-			WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true, ContextTimeoutEnabled: true,
-		})
+		cl = newStandalone(opt, tlsCfg)
 	case ModeCluster:
 		addrs := cc.Addrs
 		if len(addrs) == 0 {
@@ -231,11 +230,31 @@ func open(ctx context.Context, t scenarios.Target, managed bool, o targets.Optio
 		cl.Close()
 		return nil, fmt.Errorf("ping: %w", err)
 	}
+	// Without allow_destructive a managed server's workload runs as
+	// SafeUser, which the server refuses destructive commands (acl.go);
+	// the default user's client stays for soakd's own admin work.
+	var admin goredis.UniversalClient
+	if managed && mode == ModeStandalone && !o.AllowDestructive {
+		pw, err := createSafeUser(pctx, cl)
+		if err != nil {
+			o.Warnf("redis-server: the workload runs as the default user, which may run destructive commands: %v", err)
+		} else {
+			wopt := *opt
+			wopt.Username, wopt.Password = SafeUser, pw
+			wl := newStandalone(&wopt, tlsCfg)
+			if err := wl.Ping(pctx).Err(); err != nil {
+				wl.Close()
+				cl.Close()
+				return nil, fmt.Errorf("ping as %s: %w", SafeUser, err)
+			}
+			admin, cl, opt = cl, wl, &wopt
+		}
+	}
 	mb := c.MaxBatch
 	if mb <= 0 {
 		mb = DefaultMaxBatch
 	}
-	tg := &Target{c: cl, maxBatch: mb, mode: mode, url: scenarios.RedactURL(t.URL)}
+	tg := &Target{c: cl, admin: admin, maxBatch: mb, mode: mode, url: scenarios.RedactURL(t.URL)}
 	tg.own = newConnPool(opt.PoolSize, ownDialer(mode, opt, cc, tlsCfg), ownSetup(opt), opt.ReadTimeout, opt.WriteTimeout)
 	// Cluster and sentinel need go-redis's routing and failover; an
 	// explicit fast there is refused by checkClient.
@@ -248,7 +267,29 @@ func open(ctx context.Context, t scenarios.Target, managed bool, o targets.Optio
 			tg.desc += " (" + m + ")"
 		}
 	}
+	if !managed && !o.AllowDestructive {
+		user, may, err := checkUser(ctx, cl)
+		switch {
+		case err == nil && may && cc.RequireSafeUser:
+			tg.Close()
+			return nil, fmt.Errorf("target.client.require_safe_user: %s", unsafeUserMessage(user))
+		case err == nil && may:
+			o.Warnf("%s", unsafeUserMessage(user))
+		case err != nil && cc.RequireSafeUser:
+			tg.Close()
+			return nil, fmt.Errorf("target.client.require_safe_user: cannot tell whether the redis user may run destructive commands (ACL WHOAMI and ACL DRYRUN, Redis 7 or later): %v", err)
+		}
+	}
 	return tg, nil
+}
+
+// newStandalone is the go-redis client of a standalone server.
+func newStandalone(opt *goredis.Options, tlsCfg *tls.Config) *goredis.Client {
+	return goredis.NewClient(&goredis.Options{
+		Addr: opt.Addr, Network: opt.Network, Username: opt.Username, Password: opt.Password, DB: opt.DB,
+		TLSConfig: tlsCfg, PoolSize: opt.PoolSize, DialTimeout: opt.DialTimeout, ReadTimeout: opt.ReadTimeout,
+		WriteTimeout: opt.WriteTimeout, MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true, ContextTimeoutEnabled: true,
+	})
 }
 
 // ownDialer dials the node soakd's own connections talk to: the server, a
@@ -345,6 +386,9 @@ func (t *Target) Describe() string {
 	if t.managed != nil {
 		d += ", managed by soakd (persistence " + t.managed.Persistence + ")"
 	}
+	if t.admin != nil {
+		d += ", workload as ACL user " + SafeUser
+	}
 	return d
 }
 
@@ -368,12 +412,35 @@ func (t *Target) DownReason() string {
 // Managed returns the server soakd started for this target, or nil.
 func (t *Target) Managed() *Server { return t.managed }
 
-// Client returns the underlying go-redis client (tests, tools).
-func (t *Target) Client() goredis.UniversalClient { return t.c }
+// Client returns the underlying go-redis client (tests, tools): the
+// default user's on a managed server whose workload runs as SafeUser.
+func (t *Target) Client() goredis.UniversalClient { return t.adminClient() }
 
-// Close closes the client and stops a managed server.
+// adminClient is the client for soakd's own admin commands (MODULE
+// LIST): the default user's when the workload runs as SafeUser.
+func (t *Target) adminClient() goredis.UniversalClient {
+	if t.admin != nil {
+		return t.admin
+	}
+	return t.c
+}
+
+// WorkloadUser is the ACL user the workload runs as: SafeUser on a
+// managed server without allow_destructive, "" otherwise (the URL's or
+// auth's user).
+func (t *Target) WorkloadUser() string {
+	if t.admin != nil {
+		return SafeUser
+	}
+	return ""
+}
+
+// Close closes the clients and stops a managed server.
 func (t *Target) Close() error {
 	err := t.c.Close()
+	if t.admin != nil {
+		t.admin.Close()
+	}
 	t.own.Close()
 	if t.managed != nil {
 		if e := t.managed.Stop(); err == nil {

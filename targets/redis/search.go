@@ -73,7 +73,7 @@ type Module struct {
 
 // Modules lists the server's modules (MODULE LIST).
 func (t *Target) Modules(ctx context.Context) ([]Module, error) {
-	v, err := t.c.Do(ctx, "MODULE", "LIST").Slice()
+	v, err := t.adminClient().Do(ctx, "MODULE", "LIST").Slice()
 	if err != nil {
 		return nil, err
 	}
