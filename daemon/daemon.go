@@ -97,6 +97,11 @@ type Daemon struct {
 	// scenario or a slot (configured runs go first).
 	cfgWaiting     map[string]int
 	cfgSlotWaiting int
+	// waiting are the runs in acquire, and lastTicket the last ticket
+	// handed out: of the waiting runs that could start, the one asked for
+	// first starts first (queue.go).
+	waiting    map[*activeRun]waiter
+	lastTicket uint64
 	wake           chan struct{}
 	sched          map[string]*schedState
 	soaks          map[string]*soakState
@@ -128,6 +133,8 @@ type activeRun struct {
 	// api: started through POST /api/v1/runs (it counts against
 	// max_queued while queued and yields to configured runs).
 	api bool
+	// ticket orders the runs by when they were asked for (startRun).
+	ticket uint64
 }
 
 type schedState struct {
@@ -593,6 +600,8 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 		cancel()
 		return Entry{}, nil, errQueueFull
 	}
+	d.lastTicket++
+	ar.ticket = d.lastTicket
 	d.active[id] = ar
 	d.runsWG.Add(1)
 	d.mu.Unlock()
@@ -724,11 +733,12 @@ func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, sl
 			d.cfgSlotWaiting--
 		}
 	}
+	me := waiter{ar: ar, scenario: scenario, slot: slot}
+	d.addWaiterLocked(me)
 	for {
-		free := !d.busy[scenario] && (!slot || d.slots < d.cfg.MaxConcurrent)
-		yield := ar.api && (d.cfgWaiting[scenario] > 0 || (slot && d.cfgSlotWaiting > 0))
-		if free && !yield {
+		if d.canStartLocked(me) && !d.olderWaiterFirstLocked(me) {
 			done()
+			d.removeWaiterLocked(ar)
 			if slot {
 				d.slots++
 			}
@@ -748,6 +758,7 @@ func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, sl
 		case <-ctx.Done():
 			d.mu.Lock()
 			done()
+			d.removeWaiterLocked(ar)
 			// API runs held back by this one look again.
 			close(d.wake)
 			d.wake = make(chan struct{})

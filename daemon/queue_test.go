@@ -121,3 +121,42 @@ func TestMaxQueuedBounded(t *testing.T) {
 		t.Errorf("max_queued: 1000: %v", err)
 	}
 }
+
+// Queued runs of one scenario start in the order they were asked for
+// (before, every waiter raced for the freed scenario, and the history's
+// runs started out of order).
+func TestQueuedRunsStartInOrder(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "long.yaml"), shortScenario("long", 20, "60s"))
+	d, cfg := newQueueDaemon(t, dir, "max_concurrent: 2\nmax_queued: 10\n")
+	long := cfg.ScenarioPath("long.yaml")
+	var ids []string
+	for i := 0; i < 6; i++ {
+		e, _, err := d.startRun(d.baseCtx, runRequest{file: long, source: "api", slot: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+		if i == 0 {
+			waitFor(t, "the first run running", func() bool { return d.stateOf(e.ID) == StateRunning })
+		}
+	}
+	// Every later run has entered the queue before the first ends.
+	waitFor(t, "five waiters", func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return len(d.waiting) == 5
+	})
+	for i := 0; i < len(ids)-1; i++ {
+		d.mu.Lock()
+		d.active[ids[i]].cancel()
+		d.mu.Unlock()
+		next := ids[i+1]
+		waitFor(t, "run "+next+" running", func() bool { return d.stateOf(next) == StateRunning })
+		for _, later := range ids[i+2:] {
+			if st := d.stateOf(later); st != StateQueued {
+				t.Fatalf("run %d of %d: %s started before run %d (%s)", i+2, len(ids), later, i+2, st)
+			}
+		}
+	}
+}
