@@ -54,12 +54,17 @@ const (
 
 // Config is soakd.yaml.
 type Config struct {
-	Listen        string `yaml:"listen"`
-	TokenFile     string `yaml:"token_file"`
-	TokenEnv      string `yaml:"token_env"`
-	DataDir       string `yaml:"data_dir"`
-	MaxConcurrent int    `yaml:"max_concurrent"`
-	MaxQueued     int    `yaml:"max_queued"`
+	Listen string `yaml:"listen"`
+	// AllowedHosts are the host names (besides localhost and IP
+	// literals) the daemon answers in a request's Host header: a
+	// loopback daemon refuses every other name, so a web page that
+	// rebinds its own name to 127.0.0.1 cannot read it (hostcheck.go).
+	AllowedHosts  []string `yaml:"allowed_hosts"`
+	TokenFile     string   `yaml:"token_file"`
+	TokenEnv      string   `yaml:"token_env"`
+	DataDir       string   `yaml:"data_dir"`
+	MaxConcurrent int      `yaml:"max_concurrent"`
+	MaxQueued     int      `yaml:"max_queued"`
 	// ScenarioDirs are the only directories (and their subdirectories)
 	// the daemon reads scenario files from; default: the config file's
 	// directory. Relative entries are relative to the config file.

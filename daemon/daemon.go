@@ -270,7 +270,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
-	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: hostCheck(ln.Addr(), cfg.AllowedHosts, d.Handler()), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	d.log.Info("soakd serving", "addr", ln.Addr().String(), "data_dir", cfg.DataDir,
