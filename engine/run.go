@@ -510,9 +510,9 @@ func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved fl
 		fmt.Fprintf(&b, "[%s %s]", name, el)
 	}
 	if rate > 0 {
-		fmt.Fprintf(&b, " target %.0f/s achieved %.0f/s", rate, achieved)
+		fmt.Fprintf(&b, " target %s/s achieved %s/s", term.Rate(rate), term.Rate(achieved))
 	} else {
-		fmt.Fprintf(&b, " closed-loop achieved %.0f/s", achieved)
+		fmt.Fprintf(&b, " closed-loop achieved %s/s", term.Rate(achieved))
 	}
 	fmt.Fprintf(&b, " goodput %.0f/s", intervalGoodput(achieved, w, classes))
 	var errs, misses, dropped int64

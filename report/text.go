@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/soakd/soakd/internal/term"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
@@ -158,7 +159,7 @@ func rateStr(r float64) string {
 	if r == 0 {
 		return "closed-loop"
 	}
-	return fmt.Sprintf("%.0f ops/s", r)
+	return term.Rate(r) + " ops/s"
 }
 
 func sloVal(what string, v float64) string {

@@ -7,6 +7,7 @@ package term
 import (
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -168,4 +169,18 @@ func Duration(d time.Duration) string {
 		return "-" + s
 	}
 	return s
+}
+
+// Rate is an ops/s figure for people: whole numbers from 100 up, three
+// significant digits below (so 0.5 ops/s is not printed as 0, nor
+// 2.25 as 2).
+func Rate(r float64) string {
+	a := r
+	if a < 0 {
+		a = -a
+	}
+	if a >= 100 || a == 0 {
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64)
 }

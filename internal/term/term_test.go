@@ -101,3 +101,11 @@ func TestNoColor(t *testing.T) {
 		t.Error("NO_COLOR=0 leaves colour on")
 	}
 }
+
+func TestRate(t *testing.T) {
+	for in, want := range map[float64]string{0: "0", 0.001: "0.001", 0.5: "0.5", 2.25: "2.25", 99.94: "99.9", 250: "250", 2000.4: "2000", 40000: "40000"} {
+		if got := Rate(in); got != want {
+			t.Errorf("Rate(%g) = %q, want %q", in, got, want)
+		}
+	}
+}
