@@ -19,6 +19,7 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -61,6 +62,20 @@ func Start(dir string, s Schedule) (*Profiler, error) {
 		return nil, err
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	// A directory soakd cannot write (/proc, say) is refused now, not
+	// at the run's end when the first profile fails.
+	probe, err := os.CreateTemp(dir, ".heap-probe-*")
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot take profiles: %w", dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	// The table soakd appends to must be a plain file of its own: a
+	// symlink planted there would make soakd (often root) append
+	// wherever it points.
+	if fi, err := os.Lstat(filepath.Join(dir, LiveFile)); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (a symlink?): remove it or give another directory", filepath.Join(dir, LiveFile))
 	}
 	p := &Profiler{dir: dir, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
 	go p.loop(s)
@@ -177,9 +192,13 @@ func (p *Profiler) appendLive(elapsed time.Duration, name string) error {
 		line += fmt.Sprintf("\t%d", v)
 	}
 	path := filepath.Join(p.dir, LiveFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return fmt.Errorf("%s is not a regular file", path)
 	}
 	if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
 		line = liveHeader + line

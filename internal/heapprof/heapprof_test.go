@@ -173,3 +173,44 @@ func assertLiveTable(t *testing.T, path string, secs, names []string) {
 		}
 	}
 }
+
+// A directory that cannot be written (/proc) and a planted heap-live.tsv
+// symlink are refused when profiling starts, before a run measures
+// anything, and the symlink's target is never written.
+func TestStartRefusesUnwritableDirAndPlantedSymlink(t *testing.T) {
+	if p, err := Start("/proc", Schedule{First: time.Minute}); err == nil {
+		p.Stop()
+		t.Error("Start(/proc) accepted")
+	}
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, LiveFile)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Start(dir, Schedule{First: time.Minute})
+	if err == nil {
+		p.Stop()
+		t.Fatal("Start with a planted heap-live.tsv symlink accepted")
+	}
+	if !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("error %v does not say what is wrong", err)
+	}
+	// Planted after the start: the append refuses to follow it.
+	os.Remove(filepath.Join(dir, LiveFile))
+	p, err = Start(dir, Schedule{First: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, LiveFile)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Stop(); err == nil {
+		t.Error("the last profile appended through a planted symlink without an error")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+		t.Errorf("the symlink's target was written: %q", b)
+	}
+}
