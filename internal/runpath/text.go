@@ -1,6 +1,8 @@
 package runpath
 
 import (
+	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -36,7 +38,35 @@ func (t Text) Parse() (Overrides, error) {
 		if err != nil {
 			return Overrides{}, &OverrideError{c.name, " " + c.text + ": use a whole number like " + c.example}
 		}
+		if n < 1 {
+			// 0 is "no override" inside Overrides; given, it is a
+			// mistake, as in the scenario file.
+			return Overrides{}, &OverrideError{c.name, " " + c.text + ": give at least 1, or leave it out to keep the scenario's"}
+		}
 		*c.to = n
 	}
+	if t.Target != "" {
+		if err := noPasswordInURL(t.Target); err != nil {
+			return Overrides{}, &OverrideError{"target", ": " + err.Error()}
+		}
+	}
 	return o, nil
+}
+
+// noPasswordInURL refuses a target URL that carries a password in its
+// query (?password=...): the stores' drivers read some of those, the
+// daemon would keep it in the run's history, and none is needed, as
+// credentials come from the environment variables target.auth names.
+func noPasswordInURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil // the target's own check names a malformed URL
+	}
+	for k := range u.Query() {
+		switch strings.ToLower(k) {
+		case "password", "pass", "pwd", "passwd", "secret", "api_key", "apikey", "token", "authsource_password":
+			return fmt.Errorf("the URL's query carries %s: put credentials in the environment variables target.auth names", k)
+		}
+	}
+	return nil
 }
