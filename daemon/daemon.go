@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -102,12 +103,12 @@ type Daemon struct {
 	// first starts first (queue.go).
 	waiting    map[*activeRun]waiter
 	lastTicket uint64
-	wake           chan struct{}
-	sched          map[string]*schedState
-	soaks          map[string]*soakState
-	cron           *cron.Cron
-	stopping       bool
-	ready          bool
+	wake       chan struct{}
+	sched      map[string]*schedState
+	soaks      map[string]*soakState
+	cron       *cron.Cron
+	stopping   bool
+	ready      bool
 
 	reg        *prometheus.Registry
 	regression *prometheus.GaugeVec
@@ -641,10 +642,16 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		d.mu.Lock()
 		d.retireLocked(ar, now)
 		d.mu.Unlock()
+		_, statErr := os.Stat(d.hist.RunDir(id))
 		d.indexErr(d.hist.Update(id, func(e *Entry) {
 			e.State, e.Error, e.End = state, msg, &now
 			if sum != nil {
 				setVerdict(e, sum)
+			}
+			if errors.Is(statErr, fs.ErrNotExist) {
+				// Stopped before it started (or refused): no directory
+				// was made, so the entry points at none.
+				e.Dir = ""
 			}
 			e.Regression = reg
 		}))

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,5 +159,37 @@ func TestQueuedRunsStartInOrder(t *testing.T) {
 				t.Fatalf("run %d of %d: %s started before run %d (%s)", i+2, len(ids), later, i+2, st)
 			}
 		}
+	}
+}
+
+// A queued run stopped before it started made no directory, and its
+// entry points at none.
+func TestStoppedQueuedRunHasNoDir(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "long.yaml"), shortScenario("long", 20, "60s"))
+	d, cfg := newQueueDaemon(t, dir, "max_concurrent: 1\n")
+	long := cfg.ScenarioPath("long.yaml")
+	a, _, err := d.startRun(d.baseCtx, runRequest{file: long, source: "api", slot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a running", func() bool { return d.stateOf(a.ID) == StateRunning })
+	b, done, err := d.startRun(d.baseCtx, runRequest{file: long, source: "api", slot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Dir == "" {
+		t.Fatal("a queued entry names its future directory")
+	}
+	d.mu.Lock()
+	d.active[b.ID].cancel()
+	d.mu.Unlock()
+	<-done
+	e, _ := d.hist.Get(b.ID)
+	if e.State != StateInterrupted || e.Dir != "" {
+		t.Errorf("stopped queued run: state %s, dir %q; want interrupted and no dir", e.State, e.Dir)
+	}
+	if _, err := os.Stat(d.hist.RunDir(b.ID)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("its directory: %v", err)
 	}
 }
