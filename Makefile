@@ -2,9 +2,24 @@
 GO ?= go
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test bench fuzz
+.PHONY: build test bench fuzz release
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X github.com/soakd/soakd/rundir.stampedVersion=$(VERSION)" -o soakd ./cmd/soakd
+
+# release: static binaries for people who do not build from source,
+# version stamped, one per OS and architecture, with their SHA-256 sums.
+RELEASE_DIR ?= dist
+RELEASE_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+release:
+	@mkdir -p $(RELEASE_DIR)
+	@for t in $(RELEASE_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; out=$(RELEASE_DIR)/soakd-$(VERSION)-$$os-$$arch; \
+		echo "== $$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath \
+			-ldflags "-s -w -X main.version=$(VERSION) -X github.com/soakd/soakd/rundir.stampedVersion=$(VERSION)" \
+			-o $$out ./cmd/soakd || exit 1; \
+	done
+	@cd $(RELEASE_DIR) && sha256sum soakd-$(VERSION)-* > SHA256SUMS-$(VERSION) && cat SHA256SUMS-$(VERSION)
 
 # Tests that skip for a property of the host CI cannot install (host
 # swap, root) append to $(SKIP_LOG) (testutil.HostSkip); the end of the
