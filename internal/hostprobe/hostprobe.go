@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/soakd/soakd/rundir"
 )
 
@@ -73,10 +71,7 @@ func Load(root FS) float64 {
 // host, else the processors /proc/cpuinfo lists.
 func cores(root FS) int {
 	if root == "/" {
-		var set unix.CPUSet
-		if unix.SchedGetaffinity(0, &set) == nil && set.Count() > 0 {
-			return set.Count()
-		}
+		return runtime.NumCPU() // the affinity mask at start, on Linux
 	}
 	return bytes.Count([]byte(root.read("proc/cpuinfo")), []byte("processor\t:"))
 }
