@@ -97,12 +97,14 @@ type Daemon struct {
 	// scenario or a slot (configured runs go first).
 	cfgWaiting     map[string]int
 	cfgSlotWaiting int
-	wake           chan struct{}
-	sched          map[string]*schedState
-	soaks          map[string]*soakState
-	cron           *cron.Cron
-	stopping       bool
-	ready          bool
+	// seq numbers the runs in the order they were asked for (activeRun.seq).
+	seq      uint64
+	wake     chan struct{}
+	sched    map[string]*schedState
+	soaks    map[string]*soakState
+	cron     *cron.Cron
+	stopping bool
+	ready    bool
 
 	reg        *prometheus.Registry
 	regression *prometheus.GaugeVec
@@ -128,6 +130,13 @@ type activeRun struct {
 	// api: started through POST /api/v1/runs (it counts against
 	// max_queued while queued and yields to configured runs).
 	api bool
+	// seq orders the runs as they were asked for; waiting is set (under
+	// Daemon.mu) while the run waits in acquire for scenario and, when
+	// slot, a max_concurrent slot.
+	seq      uint64
+	waiting  bool
+	scenario string
+	slot     bool
 }
 
 type schedState struct {
@@ -593,6 +602,8 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 		cancel()
 		return Entry{}, nil, errQueueFull
 	}
+	d.seq++
+	ar.seq = d.seq
 	d.active[id] = ar
 	d.runsWG.Add(1)
 	d.mu.Unlock()
@@ -701,7 +712,11 @@ func (d *Daemon) queuedAPILocked() int {
 // acquire waits until no other run of the scenario is going and, for
 // runs that count against max_concurrent (slot), for a free slot. A
 // configured run (schedule, soak) goes before every API run waiting
-// for the same scenario or a slot, so API runs cannot starve them.
+// for the same scenario or a slot, so API runs cannot starve them;
+// otherwise runs start in the order they were asked for: a run waits
+// behind an earlier one that wants the same scenario or a slot and could
+// start now (a queue of runs of one scenario runs in order, so its
+// history does not zig-zag).
 func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, slot bool) error {
 	d.mu.Lock()
 	if d.cfgWaiting == nil {
@@ -713,7 +728,9 @@ func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, sl
 			d.cfgSlotWaiting++
 		}
 	}
+	ar.waiting, ar.scenario, ar.slot = true, scenario, slot
 	done := func() {
+		ar.waiting = false
 		if ar.api {
 			return
 		}
@@ -725,9 +742,7 @@ func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, sl
 		}
 	}
 	for {
-		free := !d.busy[scenario] && (!slot || d.slots < d.cfg.MaxConcurrent)
-		yield := ar.api && (d.cfgWaiting[scenario] > 0 || (slot && d.cfgSlotWaiting > 0))
-		if free && !yield {
+		if d.canStartLocked(ar) && !d.earlierLocked(ar) {
 			done()
 			if slot {
 				d.slots++
@@ -737,6 +752,10 @@ func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, sl
 			}
 			d.busy[scenario] = true
 			ar.running = true
+			// Runs that waited behind this one look again (another
+			// slot may be free for them).
+			close(d.wake)
+			d.wake = make(chan struct{})
 			d.mu.Unlock()
 			return nil
 		}
@@ -755,6 +774,26 @@ func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, sl
 			return ctx.Err()
 		}
 	}
+}
+
+// canStartLocked reports whether a, waiting in acquire, finds its
+// scenario and slot free and owes no configured run its place; d.mu is
+// held.
+func (d *Daemon) canStartLocked(a *activeRun) bool {
+	free := !d.busy[a.scenario] && (!a.slot || d.slots < d.cfg.MaxConcurrent)
+	yield := a.api && (d.cfgWaiting[a.scenario] > 0 || (a.slot && d.cfgSlotWaiting > 0))
+	return free && !yield
+}
+
+// earlierLocked reports whether a run asked for before a waits for the
+// same scenario or a slot and could start now; d.mu is held.
+func (d *Daemon) earlierLocked(a *activeRun) bool {
+	for _, w := range d.active {
+		if w != a && w.waiting && w.seq < a.seq && (w.scenario == a.scenario || (w.slot && a.slot)) && d.canStartLocked(w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *Daemon) release(ar *activeRun, scenario string, slot bool) {

@@ -121,3 +121,48 @@ func TestMaxQueuedBounded(t *testing.T) {
 		t.Errorf("max_queued: 1000: %v", err)
 	}
 }
+
+// Queued runs of a scenario start in the order they were asked for,
+// whichever waiter the scheduler wakes first: the scenario's history
+// is in order.
+func TestQueuedRunsStartInOrder(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "long.yaml"), shortScenario("long", 20, "60s"))
+	d, cfg := newQueueDaemon(t, dir, "max_concurrent: 1\nmax_queued: 10\n")
+	long := cfg.ScenarioPath("long.yaml")
+	var ids []string
+	for i := 0; i < 6; i++ {
+		e, _, err := d.startRun(d.baseCtx, runRequest{file: long, source: "api", slot: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+		if i == 0 {
+			waitFor(t, "the first run running", func() bool { return d.stateOf(e.ID) == StateRunning })
+		}
+	}
+	// Let every waiter reach acquire before the first run ends.
+	waitFor(t, "five waiting", func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		n := 0
+		for _, a := range d.active {
+			if a.waiting {
+				n++
+			}
+		}
+		return n == 5
+	})
+	for i := 0; i < len(ids)-1; i++ {
+		d.mu.Lock()
+		d.active[ids[i]].cancel()
+		d.mu.Unlock()
+		next := ids[i+1]
+		waitFor(t, "run "+next+" running", func() bool { return d.stateOf(next) == StateRunning })
+		for _, later := range ids[i+2:] {
+			if s := d.stateOf(later); s != StateQueued {
+				t.Fatalf("run %d ended: run %s is %s before %s started (want the order asked for)", i, later, s, next)
+			}
+		}
+	}
+}
