@@ -43,7 +43,7 @@ type amNotice struct {
 // shorter: 14.4x over 1m and 5s pages), and Alertmanager routes with the
 // shipped config to webhook receivers in this test. Undisturbed for
 // quietFor: no burn-rate alert, no page. Then the store is slowed down
-// (DEBUG SLEEP over and over): the page arrives at the page receiver,
+// (DEBUG SLEEP 0.5 over and over): the page arrives at the page receiver,
 // names scenario, op and SLO, and links the scenario's page on the
 // daemon, which serves it.
 func TestPagingEndToEnd(t *testing.T) {
@@ -101,7 +101,7 @@ phases:
   - {name: load, kind: load, concurrency: 4}
   - {name: soak, kind: steady, rate: 200, duration: 10m, concurrency: 32, max_lag: 10s, mix: {read: 50, update: 50}}
 slo:
-  latency: {"*": {p99: 50ms}}
+  latency: {"*": {p99: 200ms}}
   max_error_ratio: 0.01
 `, redisPort))
 	rules, err := burnrate.Generate([]string{scen}, targets.LoadScenario, burnrate.Options{
@@ -176,10 +176,12 @@ soaks:
 	now := func() time.Time { return time.Now() }
 	series := func(q string) int { return len(query(t, prom, q, now()).Result) }
 	// The chain is up once the short-window ratio of the soak phase is
-	// recorded.
+	// recorded, and the phase has run 10 s (its first seconds, with the
+	// connections new, are not what this test is about).
 	waitFor(t, 90*time.Second, func() bool {
 		return series(`soakd:slo_latency_over:ratio_rate5s{scenario="paging",phase="soak"}`) > 0 &&
-			series(`soakd:slo_budget:ratio{scenario="paging"}`) > 0
+			series(`soakd:slo_budget:ratio{scenario="paging"}`) > 0 &&
+			series(`count_over_time(soakd_op_latency_classic_seconds_count{scenario="paging",phase="soak",op="read"}[1m]) >= 10`) > 0
 	})
 
 	// Undisturbed: no burn-rate alert (pending or firing), no page.
@@ -195,13 +197,15 @@ soaks:
 	}
 	t.Logf("undisturbed for %s: no page", quietFor)
 
-	// Slow the store down: it blocks 100 ms of every ~105.
+	// Slow the store down: it blocks 500 ms of every ~505, so most ops
+	// wait past the 200 ms limit. (The limit is far above what a busy
+	// two-core host's stalls do to an undisturbed soak in 5 s windows.)
 	ctx, stop := context.WithCancel(context.Background())
 	slowed := make(chan struct{})
 	go func() {
 		defer close(slowed)
 		for ctx.Err() == nil {
-			rc.Do(ctx, "DEBUG", "SLEEP", "0.1")
+			rc.Do(ctx, "DEBUG", "SLEEP", "0.5")
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
@@ -221,10 +225,10 @@ soaks:
 			}
 			got = true
 			if l["scenario"] != "paging" || l["phase"] != "soak" || (l["op"] != "read" && l["op"] != "update") ||
-				l["slo"] != "p99 <= 50ms" || l["severity"] != "page" {
+				l["slo"] != "p99 <= 200ms" || l["severity"] != "page" {
 				t.Errorf("page labels %v", l)
 			}
-			if !strings.Contains(a.Annotations["summary"], "paging "+l["op"]) || !strings.Contains(a.Annotations["summary"], "p99 <= 50ms") {
+			if !strings.Contains(a.Annotations["summary"], "paging "+l["op"]) || !strings.Contains(a.Annotations["summary"], "p99 <= 200ms") {
 				t.Errorf("page summary %q", a.Annotations["summary"])
 			}
 			if want := daemonURL + "/#/scenario/paging"; a.Annotations["run_page"] != want {
