@@ -717,7 +717,11 @@ func (d *Daemon) queuedAPILocked() int {
 // acquire waits until no other run of the scenario is going and, for
 // runs that count against max_concurrent (slot), for a free slot. A
 // configured run (schedule, soak) goes before every API run waiting
-// for the same scenario or a slot, so API runs cannot starve them.
+// for the same scenario or a slot, so API runs cannot starve them;
+// otherwise runs start in the order they were asked for: a run waits
+// behind an earlier one that wants the same scenario or a slot and could
+// start now (a queue of runs of one scenario runs in order, so its
+// history does not zig-zag).
 func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, slot bool) error {
 	d.mu.Lock()
 	if d.cfgWaiting == nil {
@@ -754,6 +758,10 @@ func (d *Daemon) acquire(ctx context.Context, ar *activeRun, scenario string, sl
 			}
 			d.busy[scenario] = true
 			ar.running = true
+			// Runs that waited behind this one look again (another
+			// slot may be free for them).
+			close(d.wake)
+			d.wake = make(chan struct{})
 			d.mu.Unlock()
 			return nil
 		}

@@ -85,6 +85,11 @@ type LiveView struct {
 	Achieved *float64           `json:"achieved,omitempty"` // ops/s over the last interval
 	P99      *float64           `json:"p99,omitempty"`
 	PerOp    map[string]float64 `json:"p99_per_op,omitempty"`
+	// SLOP99 is the scenario's p99 latency limit (the strictest over the
+	// phase's ops when they differ), drawn on the page's p99 chart;
+	// SLOPerOp has each op's.
+	SLOP99   *float64           `json:"slo_p99,omitempty"`
+	SLOPerOp map[string]float64 `json:"slo_p99_per_op,omitempty"`
 	// History (with ?history=1) is the run so far, from its interval
 	// log, so a page opened mid-run draws from the start: per time
 	// bucket (At is its end) the ops completed per second and the
@@ -126,10 +131,21 @@ func (d *Daemon) liveRun(w http.ResponseWriter, r *http.Request) {
 }
 
 // fillLive reads the exporter's current-phase gauges: the achieved rate
-// (soakd_achieved_rate_ops) and the per-op p99 of the last interval
-// (soakd_op_latency_quantile_seconds, quantile 0.99). It gathers through
+// (soakd_achieved_rate_ops), the per-op p99 of the last interval
+// (soakd_op_latency_quantile_seconds, quantile 0.99) and the p99 SLO of
+// the ops that have one (soakd_slo_latency_seconds). It gathers through
 // a registry of its own, so it sees exactly what /metrics would.
 func fillLive(v *LiveView, c prometheus.Collector) {
+	defer func() {
+		// The strictest limit among the ops the phase runs (all the
+		// scenario's before the first interval).
+		for op, lim := range v.SLOPerOp {
+			if _, runs := v.PerOp[op]; (runs || v.PerOp == nil) && (v.SLOP99 == nil || lim < *v.SLOP99) {
+				l := lim
+				v.SLOP99 = &l
+			}
+		}
+	}()
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(c); err != nil {
 		return
@@ -144,6 +160,17 @@ func fillLive(v *LiveView, c prometheus.Collector) {
 			for _, m := range f.GetMetric() {
 				a := m.GetGauge().GetValue()
 				v.Achieved = &a
+			}
+		case "soakd_slo_latency_seconds":
+			for _, m := range f.GetMetric() {
+				if label(m, "quantile") != "0.99" {
+					continue
+				}
+				q := m.GetGauge().GetValue()
+				if v.SLOPerOp == nil {
+					v.SLOPerOp = map[string]float64{}
+				}
+				v.SLOPerOp[label(m, "op")] = q
 			}
 		case "soakd_op_latency_quantile_seconds":
 			for _, m := range f.GetMetric() {

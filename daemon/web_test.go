@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/soakd/soakd/internal/testutil"
+	"github.com/soakd/soakd/metrics"
 )
 
 // browser starts headless Chromium (missing: skip, or fail under
@@ -73,7 +74,7 @@ func waitPage(t *testing.T, ctx context.Context, within time.Duration, what, exp
 // stopped; the report and the scenario's history follow.
 func TestWebPageDrivesARun(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "web.yaml"), shortScenario("web", 200, "60s"))
+	writeFile(t, filepath.Join(dir, "web.yaml"), shortScenario("web", 200, "60s")+"slo: {latency: {'*': {p99: 2s}}}\n")
 	writeFile(t, filepath.Join(dir, "notes.txt"), "not a scenario")
 	for _, sub := range []string{"more", ".hidden", "data"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
@@ -120,6 +121,9 @@ func TestWebPageDrivesARun(t *testing.T) {
 	// The live charts get points, and the achieved line moves.
 	waitPage(t, ctx, 15*time.Second, "throughput chart points",
 		`Number(document.getElementById("chart-tput").dataset.points) >= 2 && Number(document.getElementById("chart-p99").dataset.points) >= 2`)
+	// The p99 chart draws the SLO, and its scale reaches it.
+	waitPage(t, ctx, 5*time.Second, "SLO line on the p99 chart",
+		`!!document.querySelector('#chart-p99 line[data-series="SLO p99"]') && document.getElementById("chart-p99").textContent.includes("SLO p99")`)
 	line := `(document.querySelector('#chart-tput polyline[data-series="achieved"]') || {}).getAttribute?.("points") || ""`
 	before := eval[string](t, ctx, line)
 	waitPage(t, ctx, 10*time.Second, "achieved line moves", line+" !== "+jsString(before))
@@ -157,6 +161,13 @@ func TestWebPageDrivesARun(t *testing.T) {
 		return !!d && d.body?.textContent.includes("soakd: web") && d.querySelectorAll("svg").length > 0;
 	})()`)
 	shot(t, ctx, "run-done")
+	// Finished: the live charts give way to the report, also on a fresh
+	// page (where they would only say they wait for an interval).
+	page(t, ctx, 10*time.Second, "reload the finished run", chromedp.Reload())
+	waitPage(t, ctx, 10*time.Second, "report again", `!!document.querySelector("iframe#report")`)
+	if d := eval[string](t, ctx, `getComputedStyle(document.getElementById("live-charts")).display`); d != "none" {
+		t.Errorf("a finished run's live charts show (display %s)", d)
+	}
 	resp, err := http.Get(h.base + "/api/v1/runs/" + id + "/report")
 	if err != nil {
 		t.Fatal(err)
@@ -305,5 +316,18 @@ func TestWebRoutes(t *testing.T) {
 	var lv LiveView
 	if r := get("GET", "/api/v1/runs/x-run/live"); r.Code != 200 || json.Unmarshal(r.Body.Bytes(), &lv) != nil || lv.State != StateRunning || lv.Achieved != nil {
 		t.Errorf("live of a run without an engine: %d %s", r.Code, r.Body)
+	}
+}
+
+// The live view carries the p99 SLO: the strictest of the running ops'.
+func TestLiveViewSLO(t *testing.T) {
+	e := metrics.NewExporter("s", "0", []string{"ok"}, nil)
+	e.SetSLO("get", "0.99", 0.02)
+	e.SetSLO("set", "0.99", 0.01)
+	e.SetSLO("get", "0.999", 0.001)
+	var v LiveView
+	fillLive(&v, e)
+	if v.SLOP99 == nil || *v.SLOP99 != 0.01 || len(v.SLOPerOp) != 2 || v.SLOPerOp["get"] != 0.02 {
+		t.Errorf("before any interval: slo_p99 %v, per op %v", v.SLOP99, v.SLOPerOp)
 	}
 }

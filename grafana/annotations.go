@@ -8,14 +8,15 @@ import (
 // eventAnnotations mark the run's events on every dashboard: change
 // points and cliffs at the time the run found them (the series' value is
 // the event's Unix time), live rate changes, and the store's persistence
-// (BGSAVE, AOF rewrite, fork).
+// (BGSAVE, AOF rewrite, fork). A change point of the rate itself is left
+// out: a live rate change, which has its own annotation, makes one.
 func eventAnnotations() []*dashboard.AnnotationQueryBuilder {
 	grafanaDS := "grafana"
 	return []*dashboard.AnnotationQueryBuilder{
 		dashboard.NewAnnotationQueryBuilder().Name("Annotations & Alerts").BuiltIn(1).Type("dashboard").Enable(true).Hide(true).
 			IconColor("rgba(0, 211, 255, 1)").Datasource(common.DataSourceRef{Type: &grafanaDS, Uid: ptr("-- Grafana --")}),
 		annotation("Change points", "purple",
-			"max by (phase, op, metric, direction, n) ("+sel("soakd_change_point_time_seconds")+") * 1000",
+			"max by (phase, op, metric, direction, n) ("+sel("soakd_change_point_time_seconds", `metric!="rate"`)+") * 1000",
 			"change point: {{op}} {{metric}} {{direction}}", "phase {{phase}}", true),
 		annotation("Cliffs", "red",
 			"max by (phase, stage, reason) ("+sel("soakd_cliff_time_seconds")+") * 1000",

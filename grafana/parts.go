@@ -1,6 +1,7 @@
 package grafana
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/grafana/grafana-foundation-sdk/go/common"
@@ -40,7 +41,11 @@ type target struct{ expr, legend string }
 func queries(ts []target, instant bool) []*prometheus.DataqueryBuilder {
 	out := make([]*prometheus.DataqueryBuilder, len(ts))
 	for i, t := range ts {
-		q := prometheus.NewDataqueryBuilder().Datasource(ds()).RefId(string(rune('A' + i))).Expr(t.expr).LegendFormat(t.legend)
+		ref := string(rune('A' + i))
+		if strings.Contains(t.legend, " SLO ") {
+			ref = "SLO" + ref // apart from the panel's own A, B, ...
+		}
+		q := prometheus.NewDataqueryBuilder().Datasource(ds()).RefId(ref).Expr(t.expr).LegendFormat(t.legend)
 		if instant {
 			q = q.Instant()
 		}
@@ -78,6 +83,72 @@ func single(title, unit string, ts ...target) *stat.PanelBuilder {
 	return p
 }
 
+// step is one threshold: from value up (nil: the base), color.
+type step struct {
+	from  *float64
+	color string
+}
+
+func from(v float64, color string) step { return step{&v, color} }
+
+// thresholds are absolute steps: the base color, then each from its value.
+func thresholds(base string, more ...step) *dashboard.ThresholdsConfigBuilder {
+	steps := []dashboard.Threshold{{Color: base}}
+	for _, s := range more {
+		steps = append(steps, dashboard.Threshold{Value: s.from, Color: s.color})
+	}
+	return dashboard.NewThresholdsConfigBuilder().Mode(dashboard.ThresholdsModeAbsolute).Steps(steps)
+}
+
+// texts maps exact values to a text and color ("0": DOWN in red).
+func texts(m map[string][2]string) []dashboard.ValueMapping {
+	vals := make([]string, 0, len(m))
+	for v := range m {
+		vals = append(vals, v)
+	}
+	sort.Strings(vals)
+	opts := map[string]dashboard.ValueMappingResult{}
+	for i, v := range vals {
+		opts[v] = dashboard.ValueMappingResult{Text: ptr(m[v][0]), Color: ptr(m[v][1]), Index: ptr(int32(i))}
+	}
+	return []dashboard.ValueMapping{{ValueMap: &dashboard.ValueMap{Type: dashboard.MappingTypeValueToText, Options: opts}}}
+}
+
+// status is a stat tile of the status row: colored by th, the whole
+// tile (background), w units wide.
+func status(title, desc, unit string, w uint32, th *dashboard.ThresholdsConfigBuilder, ts ...target) *stat.PanelBuilder {
+	return single(title, unit, ts...).Description(desc).Span(w).Thresholds(th).ColorScheme(
+		dashboard.NewFieldColorBuilder().Mode(dashboard.FieldColorModeIdThresholds))
+}
+
+// sloTargets are the scenario's p99 and p99.9 latency limits per op
+// (soakd_slo_latency_seconds), drawn on a latency panel as lines.
+func sloTargets() []target {
+	return []target{
+		{"max by (op) (" + opSel("soakd_slo_latency_seconds", `quantile="0.99"`) + ")", "{{op}} SLO p99"},
+		{"max by (op) (" + opSel("soakd_slo_latency_seconds", `quantile="0.999"`) + ")", "{{op}} SLO p99.9"},
+	}
+}
+
+// sloLine draws the series named "... SLO ..." as red dashed lines
+// without fill: the limit, not a measurement.
+func sloLine(p *timeseries.PanelBuilder) *timeseries.PanelBuilder {
+	return p.OverrideByRegexp("/ SLO /", []dashboard.DynamicConfigValue{
+		{Id: "color", Value: map[string]any{"mode": "fixed", "fixedColor": "red"}},
+		{Id: "custom.lineStyle", Value: map[string]any{"fill": "dash", "dash": []int{10, 10}}},
+		{Id: "custom.lineWidth", Value: 2},
+		{Id: "custom.fillOpacity", Value: 0},
+	})
+}
+
+// withSLO adds the SLO lines to a latency panel.
+func withSLO(p *timeseries.PanelBuilder) *timeseries.PanelBuilder {
+	for _, q := range queries(sloTargets(), false) {
+		p = p.WithTarget(q)
+	}
+	return sloLine(p)
+}
+
 // scatter is an xy chart of two series joined on time: the first
 // query's values are x (auto mapping takes the first number field), the
 // second's y.
@@ -110,7 +181,13 @@ func latencyHeatmap(title, desc, expr string) *heatmap.PanelBuilder {
 		WithTarget(q)
 }
 
-// variables are the datasource, $scenario, $shard and $op.
+// DefaultDaemonURL is the daemon_url variable's default: the daemon's
+// page as docker-compose.yml publishes it.
+const DefaultDaemonURL = "http://localhost:9470"
+
+// variables are the datasource, $scenario (one scenario at a time: the
+// runs of unrelated scenarios do not merge into one line), $shard and
+// $op (all by default), and $daemon_url, where links find the daemon.
 func variables(d *dashboard.DashboardBuilder) *dashboard.DashboardBuilder {
 	d = d.WithVariable(dashboard.NewDatasourceVariableBuilder(dsVarName).Label("Prometheus").Type("prometheus"))
 	all := dashboard.VariableOption{
@@ -118,17 +195,48 @@ func variables(d *dashboard.DashboardBuilder) *dashboard.DashboardBuilder {
 		Text:     dashboard.StringOrArrayOfString{ArrayOfString: []string{"All"}},
 		Value:    dashboard.StringOrArrayOfString{ArrayOfString: []string{"$__all"}},
 	}
-	for _, v := range []struct{ name, label, def string }{
-		{"scenario", "Scenario", "label_values(soakd_run_info, scenario)"},
-		{"shard", "Shard", `label_values(soakd_run_info{scenario=~"$scenario"}, shard)`},
-		{"op", "Op", `label_values(soakd_ops_total{scenario=~"$scenario"}, op)`},
+	for _, v := range []struct {
+		name, label, def string
+		many             bool
+	}{
+		{"scenario", "Scenario", "label_values(soakd_run_info, scenario)", false},
+		{"shard", "Shard", `label_values(soakd_run_info{scenario=~"$scenario"}, shard)`, true},
+		{"op", "Op", `label_values(soakd_ops_total{scenario=~"$scenario"}, op)`, true},
 	} {
-		d = d.WithVariable(dashboard.NewQueryVariableBuilder(v.name).Label(v.label).Datasource(ds()).
+		b := dashboard.NewQueryVariableBuilder(v.name).Label(v.label).Datasource(ds()).
 			Query(dashboard.StringOrMap{Map: map[string]any{"query": v.def, "refId": v.name}}).Definition(v.def).
-			Refresh(dashboard.VariableRefreshOnTimeRangeChanged).Multi(true).IncludeAll(true).AllValue(".*").
-			Sort(dashboard.VariableSortAlphabeticalAsc).Current(all))
+			Refresh(dashboard.VariableRefreshOnTimeRangeChanged).Sort(dashboard.VariableSortAlphabeticalAsc)
+		if v.many {
+			b = b.Multi(true).IncludeAll(true).AllValue(".*").Current(all)
+		} else {
+			// No current value: Grafana selects the first scenario.
+			b = b.Multi(false).IncludeAll(false)
+		}
+		d = d.WithVariable(b)
 	}
-	return d
+	return d.WithVariable(dashboard.NewTextBoxVariableBuilder("daemon_url").Label("soakd daemon").
+		Description("Where the soakd daemon's page is reached, for the links to a scenario's runs.").
+		DefaultValue(dashboard.StringOrMap{String: ptr(DefaultDaemonURL)}).
+		Current(dashboard.VariableOption{Text: dashboard.StringOrArrayOfString{String: ptr(DefaultDaemonURL)},
+			Value: dashboard.StringOrArrayOfString{String: ptr(DefaultDaemonURL)}}))
+}
+
+// links are every dashboard's links: the other soakd dashboards (the
+// same scenario, shard, op and time range) and the scenario's page on
+// the daemon (its runs, verdicts and history).
+func links(d *dashboard.DashboardBuilder, self string) *dashboard.DashboardBuilder {
+	for _, l := range []struct{ uid, title string }{
+		{"soakd-overview", "Soak overview"}, {"soakd-server", "Server"}, {"soakd-growth", "Growth & capacity"},
+	} {
+		if l.uid == self {
+			continue
+		}
+		d = d.Link(dashboard.NewDashboardLinkBuilder(l.title).Type(dashboard.DashboardLinkTypeLink).
+			Url("/d/" + l.uid).Icon("dashboard").IncludeVars(true).KeepTime(true).Tooltip("soakd / " + l.title))
+	}
+	return d.Link(dashboard.NewDashboardLinkBuilder("Runs of ${scenario} (soakd daemon)").Type(dashboard.DashboardLinkTypeLink).
+		Url("${daemon_url}/#/scenario/${scenario}").Icon("external link").TargetBlank(true).
+		Tooltip("The scenario's page on the daemon: its runs, verdicts and history"))
 }
 
 // base is a dashboard with soakd's common settings, variables and event
@@ -137,7 +245,7 @@ func base(uid, title, desc string) *dashboard.DashboardBuilder {
 	d := dashboard.NewDashboardBuilder(title).Uid(uid).Description(desc).Tags([]string{"soakd"}).
 		Editable().Refresh("5s").Time("now-15m", "now").Tooltip(dashboard.DashboardCursorSyncCrosshair).
 		Timepicker(dashboard.NewTimePickerBuilder().RefreshIntervals([]string{"5s", "10s", "30s", "1m", "5m"}))
-	d = variables(d)
+	d = links(variables(d), uid)
 	for _, a := range eventAnnotations() {
 		d = d.Annotation(a)
 	}

@@ -93,8 +93,8 @@ func storeRows() []storeRow {
 					last("cql_host_mean_request_seconds_min", "shard", "fastest host {{shard}}")}},
 			{"Thread pools (system_views, Cassandra 4+)", "short", "", []target{last("cql_thread_pool_pending_tasks", "shard", "pending {{shard}}"),
 				last("cql_thread_pool_blocked_tasks", "shard", "blocked {{shard}}"), last("cql_native_clients", "shard", "clients {{shard}}")}},
-			{"ScyllaDB reactor and cache (metrics_port)", "short", "", []target{last("scylla_reactor_utilization_percent", "shard", "reactor % {{shard}}"),
-				last("scylla_cache_bytes_used", "shard", "cache bytes {{shard}}")}},
+			{"ScyllaDB reactor utilization (metrics_port)", "percent", "", []target{last("scylla_reactor_utilization_percent", "shard", "reactor {{shard}}")}},
+			{"ScyllaDB cache used (metrics_port)", "bytes", "", []target{last("scylla_cache_bytes_used", "shard", "cache {{shard}}")}},
 		}},
 	}
 }
@@ -102,8 +102,8 @@ func storeRows() []storeRow {
 func server() *dashboard.DashboardBuilder {
 	d := base("soakd-server", "soakd / Server",
 		"The target's own figures (soakd_server_*), one row per store; soakd exports what the target's adapter reads. Persistence, forks, cliffs, change points and rate changes are annotated.").
-		WithPanel(logSeries("Latency p99 / max (events annotated)", "", 24,
-			quantileAt("0.99", "p99"), quantileAt("1", "max")))
+		WithPanel(withSLO(logSeries("Latency p99 / max (events annotated)", "The scenario's SLOs dashed red.", 24,
+			quantileAt("0.99", "p99"), quantileAt("1", "max"))))
 	for _, r := range storeRows() {
 		row := dashboard.NewRowBuilder(r.title).Collapsed(r.collapsed)
 		var panels []*timeseries.PanelBuilder

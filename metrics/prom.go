@@ -79,7 +79,7 @@ type Exporter struct {
 	lag, lagClassic                                         *prometheus.Desc
 	datasetRecords, growthStage, targetUp                   *prometheus.Desc
 	statsDuration, statsSuccess, sloLatency                 *prometheus.Desc
-	changePoints                                            *prometheus.Desc
+	overSLO, changePoints                                   *prometheus.Desc
 
 	ev *events // events.go
 }
@@ -136,6 +136,7 @@ func NewExporter(scenario, shard string, classes []string, info map[string]strin
 		statsDuration:  prometheus.NewDesc("soakd_stats_collection_duration_seconds", "Duration of the last stats collection, per source.", append(r, "source"), nil),
 		statsSuccess:   prometheus.NewDesc("soakd_stats_collection_success", "1 when the last stats collection succeeded, per source.", append(r, "source"), nil),
 		sloLatency:     prometheus.NewDesc("soakd_slo_latency_seconds", "The scenario's latency SLO (from intended start) per op and quantile.", []string{"scenario", "shard", "op", "quantile"}, nil),
+		overSLO:        prometheus.NewDesc("soakd_op_latency_over_slo_total", "Operations slower (from intended start) than the scenario's latency SLO limit at quantile, by op: the bad events of the SLO's error budget (a p99 limit allows 1% of ops over it).", append(l, "quantile"), nil),
 		changePoints:   prometheus.NewDesc("soakd_change_points", "Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate, error_ratio) and direction (up, down).", append(l, "metric", "direction"), nil),
 		changes:        map[changeKey]float64{},
 		ev:             newEvents(),
@@ -176,7 +177,7 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{e.opsTotal, e.dropped, e.latency, e.latencyClassic, e.service, e.serviceClassic,
 		e.quantile, e.targetRate, e.achieved, e.goodput, e.lag, e.lagClassic, e.info, e.datasetRecords, e.growthStage, e.targetUp,
-		e.statsDuration, e.statsSuccess, e.sloLatency, e.changePoints} {
+		e.statsDuration, e.statsSuccess, e.sloLatency, e.overSLO, e.changePoints} {
 		ch <- d
 	}
 	e.ev.describe(ch)
@@ -370,6 +371,11 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			}
 			ch <- prometheus.MustNewConstMetric(e.dropped, prometheus.CounterValue, float64(os.Dropped), e.scenario, e.shard, name, opName)
 			e.histograms(ch, e.latency, e.latencyClassic, &os.lat, e.scenario, e.shard, name, opName)
+			for _, s := range e.slo {
+				if s.op == opName {
+					ch <- prometheus.MustNewConstMetric(e.overSLO, prometheus.CounterValue, float64(tallyOver(&os.lat, s.seconds)), e.scenario, e.shard, name, opName, s.quantile)
+				}
+			}
 			e.histograms(ch, e.service, e.serviceClassic, &os.svc, e.scenario, e.shard, name, opName)
 			if w := ps.window.Ops[op]; cur && w != nil && w.Latency.TotalCount() > 0 {
 				for _, q := range WindowQuantiles() {

@@ -88,6 +88,9 @@ soakd_target_up{scenario="sc",shard="0"} 1
 # HELP soakd_slo_latency_seconds The scenario's latency SLO (from intended start) per op and quantile.
 # TYPE soakd_slo_latency_seconds gauge
 soakd_slo_latency_seconds{op="read",quantile="0.99",scenario="sc",shard="0"} 0.005
+# HELP soakd_op_latency_over_slo_total Operations slower (from intended start) than the scenario's latency SLO limit at quantile, by op: the bad events of the SLO's error budget (a p99 limit allows 1% of ops over it).
+# TYPE soakd_op_latency_over_slo_total counter
+soakd_op_latency_over_slo_total{op="read",phase="steady",quantile="0.99",scenario="sc",shard="0"} 1
 # HELP soakd_change_points Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate, error_ratio) and direction (up, down).
 # TYPE soakd_change_points gauge
 soakd_change_points{direction="up",metric="p99",op="read",phase="steady",scenario="sc",shard="0"} 2
@@ -95,7 +98,7 @@ soakd_change_points{direction="down",metric="rate",op="read",phase="steady",scen
 `
 	if err := testutil.CollectAndCompare(e, strings.NewReader(want), "soakd_ops_total", "soakd_ops_dropped_total",
 		"soakd_target_rate_ops", "soakd_achieved_rate_ops", "soakd_dataset_records", "soakd_growth_stage",
-		"soakd_run_info", "soakd_target_up", "soakd_slo_latency_seconds", "soakd_change_points"); err != nil {
+		"soakd_run_info", "soakd_target_up", "soakd_slo_latency_seconds", "soakd_op_latency_over_slo_total", "soakd_change_points"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -288,11 +291,13 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	out, _ := cmd.CombinedOutput()
 	// The one accepted lint: SPEC fixes soakd_op_latency_quantile_seconds
 	// as a gauge with a quantile label (HDR window figures, not a
-	// summary); soakd_slo_latency_seconds uses the same label to match it.
+	// summary); soakd_slo_latency_seconds and soakd_op_latency_over_slo_total
+	// use the same label to match it.
 	var problems []string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if line == "" || strings.HasSuffix(line, `non-summary metrics should not have "quantile" label`) &&
-			(strings.HasPrefix(line, "soakd_op_latency_quantile_seconds ") || strings.HasPrefix(line, "soakd_slo_latency_seconds ")) {
+			(strings.HasPrefix(line, "soakd_op_latency_quantile_seconds ") || strings.HasPrefix(line, "soakd_slo_latency_seconds ") ||
+				strings.HasPrefix(line, "soakd_op_latency_over_slo_total ")) {
 			continue
 		}
 		problems = append(problems, line)
@@ -363,4 +368,22 @@ func nativeCounts(h *dto.Histogram) map[int]int64 {
 		}
 	}
 	return out
+}
+
+// An op over an SLO limit is one the classic bucket le=limit does not
+// count: both place an HDR bar by its upper edge.
+func TestTallyOverMatchesClassicBuckets(t *testing.T) {
+	tl := newTally()
+	for v := int64(1_000); v < 2_000_000_000; v = v*11/10 + 7 {
+		tl.record(v, v%13+1)
+	}
+	h := tallyHist(tl)
+	for _, b := range LatencyBuckets() {
+		if got, want := tallyOver(tl, b), h.Count-h.Classic[b]; got != want {
+			t.Errorf("over %g: %d, classic buckets say %d", b, got, want)
+		}
+	}
+	if n := tallyOver(tl, 0.0123); n == 0 || n >= h.Count {
+		t.Errorf("over 12.3 ms: %d of %d", n, h.Count)
+	}
 }

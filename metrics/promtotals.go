@@ -88,3 +88,16 @@ func tallyHist(t *tally) Hist {
 	})
 	return d.finish()
 }
+
+// tallyOver counts t's values above limit seconds, each bar placed by its
+// upper edge as tallyHist places it in the classic buckets: an op the
+// le=limit bucket would not count is over.
+func tallyOver(t *tally, limit float64) uint64 {
+	var n uint64
+	t.each(func(i int32, c int64) {
+		if float64(tallyHighest(i))/1e9 > limit {
+			n += uint64(c)
+		}
+	})
+	return n
+}

@@ -45,10 +45,15 @@ func fillOverTime(s *rundir.Summary, tl *Timeline) {
 				continue
 			}
 			var sum float64
+			worst := pts[0]
 			for _, tp := range pts {
 				sum += tp.P99
+				if tp.P99 > worst.P99 {
+					worst = tp
+				}
 			}
-			o.OverTime = &rundir.OverTime{MeanP99: sum / float64(len(pts)), BucketSeconds: w.Seconds(), Buckets: len(pts)}
+			o.OverTime = &rundir.OverTime{MeanP99: sum / float64(len(pts)), BucketSeconds: w.Seconds(), Buckets: len(pts),
+				WorstP99: worst.P99, WorstAtSeconds: worst.At.Sub(p.Start).Seconds()}
 			p.Ops[op] = o
 		}
 	}
@@ -78,7 +83,11 @@ func overTimeLine(p *rundir.PhaseResult) string {
 			continue
 		}
 		w = o.OverTime.BucketSeconds
-		parts = append(parts, fmt.Sprintf("%s %s over %d buckets (overall p99 %s)", op, fmtDur(o.OverTime.MeanP99), o.OverTime.Buckets, fmtDur(o.Latency.P99)))
+		part := fmt.Sprintf("%s %s over %d buckets (overall p99 %s)", op, fmtDur(o.OverTime.MeanP99), o.OverTime.Buckets, fmtDur(o.Latency.P99))
+		if o.OverTime.WorstP99 > 0 {
+			part += fmt.Sprintf(", worst bucket %s at +%s", fmtDur(o.OverTime.WorstP99), time.Duration(o.OverTime.WorstAtSeconds*float64(time.Second)).Round(time.Millisecond))
+		}
+		parts = append(parts, part)
 	}
 	if len(parts) == 0 {
 		return ""

@@ -110,8 +110,13 @@ func TestOverTimeMeanOfBuckets(t *testing.T) {
 			t.Errorf("%s: over_time %+v, want %+v", op, got, w)
 		}
 	}
+	// The worst bucket after the warmup: read's 4.096 ms from second 15
+	// (not the warmup's 8.192 ms).
+	if got := p.Ops["read"].OverTime; got == nil || math.Abs(got.WorstP99-4098047e-9) > 1e-15 || got.WorstAtSeconds != 15 {
+		t.Errorf("read's worst bucket: %+v, want 4098047 ns at +15s", got)
+	}
 	line := overTimeLine(&p)
-	for _, want := range []string{"mean of the p99s of 1s buckets after the warmup", "read 2.73ms over 15 buckets (overall p99 9.90ms)", "update 1.00ms over 14 buckets"} {
+	for _, want := range []string{"mean of the p99s of 1s buckets after the warmup", "read 2.73ms over 15 buckets (overall p99 9.90ms), worst bucket 4.10ms at +15s", "update 1.00ms over 14 buckets"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %q lacks %q", line, want)
 		}

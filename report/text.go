@@ -204,7 +204,11 @@ func writeChecks(b *strings.Builder, v *rundir.Verdict) {
 		if !c.Passed {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(b, "  SLO %s %s %s: %s (limit %s)\n", mark, c.Op, c.What, sloVal(c.What, c.Actual), sloVal(c.What, c.Limit))
+		budget := ""
+		if c.BudgetLeft != nil {
+			budget = fmt.Sprintf(", error budget left %.0f%%", *c.BudgetLeft*100)
+		}
+		fmt.Fprintf(b, "  SLO %s %s %s: %s (limit %s%s)\n", mark, c.Op, c.What, sloVal(c.What, c.Actual), sloVal(c.What, c.Limit), budget)
 	}
 }
 

@@ -76,6 +76,11 @@ type Check struct {
 	Limit      float64 `json:"limit"`
 	Actual     float64 `json:"actual"`
 	Passed     bool    `json:"passed"`
+	// BudgetLeft is the share of the check's error budget the phase left
+	// unspent: 1 untouched, 0 spent, below 0 overspent. A latency limit
+	// at pNN allows (100-NN)% of the op's ops over it; error_ratio
+	// allows its limit. Absent for the other checks and for max.
+	BudgetLeft *float64 `json:"budget_left,omitempty"`
 }
 
 // Judge sets Actual and Passed from actual by the check's own Cmp.

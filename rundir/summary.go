@@ -150,10 +150,15 @@ type OpResult struct {
 // MeanP99 is the unweighted mean of the p99s of the Buckets buckets that
 // start after the warmup and hold ops of this kind (seconds, from
 // intended start), next to the phase's overall p99.
+// WorstP99 is the highest of those p99s, in the bucket starting
+// WorstAtSeconds after the phase's start: the worst window the SLO saw
+// at the chart's resolution.
 type OverTime struct {
-	MeanP99       float64 `json:"mean_p99"`
-	BucketSeconds float64 `json:"bucket_seconds"`
-	Buckets       int     `json:"buckets"`
+	MeanP99        float64 `json:"mean_p99"`
+	BucketSeconds  float64 `json:"bucket_seconds"`
+	Buckets        int     `json:"buckets"`
+	WorstP99       float64 `json:"worst_p99,omitempty"`
+	WorstAtSeconds float64 `json:"worst_at_seconds,omitempty"`
 }
 
 // PhaseResult is one phase.

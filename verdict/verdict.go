@@ -8,6 +8,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -206,6 +207,7 @@ func (l *Limits) judge(p Phase, minAchieved float64, rate bool) *rundir.Verdict 
 		c.Phase = p.Name
 		c.Cmp = c.Metric.Cmp()
 		c.Judge(actual)
+		c.BudgetLeft = budgetLeft(c, p)
 		v.Checks = append(v.Checks, c)
 		v.Passed = v.Passed && c.Passed
 	}
@@ -290,8 +292,46 @@ func Rejudge(checks []rundir.Check, p Phase, held float64) *rundir.Verdict {
 			c.Cmp = c.Metric.Cmp()
 		}
 		c.Judge(actual)
+		c.BudgetLeft = budgetLeft(c, p)
 		v.Checks = append(v.Checks, c)
 		v.Passed = v.Passed && c.Passed
 	}
 	return v
+}
+
+// budgetLeft is the share of c's error budget p left (rundir.Check's
+// BudgetLeft): for a latency limit at pNN, 1 - (share of the op's ops
+// over the limit) / (100-NN)%, an op counted over as the exporter's
+// soakd_op_latency_over_slo_total counts it (an HDR bar by its upper
+// edge); for error_ratio, 1 - actual / limit. Nil for other checks, for
+// max and a zero limit (no budget), and without ops.
+func budgetLeft(c rundir.Check, p Phase) *float64 {
+	var left float64
+	switch c.Metric {
+	case Latency:
+		if c.Percentile >= 100 || p.Latency == nil {
+			return nil
+		}
+		h := p.Latency(c.Op)
+		if h == nil || h.TotalCount() == 0 {
+			return nil
+		}
+		limitNs := c.Limit * 1e9
+		var over int64
+		for _, b := range h.Distribution() {
+			if b.Count != 0 && float64(b.To) > limitNs {
+				over += b.Count
+			}
+		}
+		left = 1 - float64(over)/float64(h.TotalCount())/((100-c.Percentile)/100)
+	case ErrorRatio:
+		if c.Limit <= 0 || p.Completed == 0 {
+			return nil
+		}
+		left = 1 - c.Actual/c.Limit
+	default:
+		return nil
+	}
+	left = math.Round(left*1e6) / 1e6
+	return &left
 }

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -242,5 +243,34 @@ func TestNewRejects(t *testing.T) {
 		if _, err := New(scenarios.SLO{Latency: slo}, nil); err == nil {
 			t.Errorf("%v accepted", slo)
 		}
+	}
+}
+
+// Each latency and error-ratio check says how much of its error budget
+// the phase left: 5 of 100 ops over 95.5ms leave half of p90's 10%
+// budget and overspend p99's 1% four times over.
+func TestBudgetLeft(t *testing.T) {
+	l := MustNew(scenarios.SLO{Latency: map[string]map[string]scenarios.Duration{"read": {"p90": ms(95.5), "p99": ms(95.5), "max": ms(200)}},
+		MaxErrorRatio: ptr(0.004), MinAchievedRatio: 0.5}, nil)
+	p := phaseOf("read")
+	p.Completed, p.Errors, p.TargetRate, p.GoodputRate = 1000, 2, 100, 100
+	left := map[string]*float64{}
+	for _, c := range l.Judge(p).Checks {
+		left[c.What] = c.BudgetLeft
+	}
+	for what, want := range map[string]float64{"latency p90": 0.5, "latency p99": -4, "error_ratio": 0.5} {
+		if got := left[what]; got == nil || math.Abs(*got-want) > 1e-9 {
+			t.Errorf("%s: budget left %v, want %v", what, got, want)
+		}
+	}
+	for _, what := range []string{"latency max", "achieved_ratio"} {
+		if got, ok := left[what]; !ok || got != nil {
+			t.Errorf("%s: budget left %v (present %v), want none", what, got, ok)
+		}
+	}
+	// The shard merge's rejudging keeps it.
+	re := Rejudge(l.Judge(p).Checks, p, 0)
+	if c := re.Checks[0]; c.BudgetLeft == nil || *c.BudgetLeft != *left[c.What] {
+		t.Errorf("rejudged %s: budget left %v", c.What, c.BudgetLeft)
 	}
 }

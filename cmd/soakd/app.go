@@ -73,6 +73,8 @@ func (a *App) Main(ctx context.Context, args []string) int {
 		return a.serve(ctx, args[1:])
 	case "compare":
 		return a.compare(args[1:])
+	case "slo-rules":
+		return a.sloRules(args[1:])
 	case "version", "--version":
 		if _, code, ok := a.parseCmd("version", newFlagSet("version"), args[1:]); !ok {
 			return code

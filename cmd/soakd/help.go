@@ -39,6 +39,10 @@ var commandDocs = []commandDoc{
 	{"serve", []string{"soakd serve --config soakd.yaml"},
 		"The daemon: cron schedules, continuous soaks, the HTTP API (/api/v1/...), run history and\n" +
 			"regression verdicts. SIGHUP reloads the config."},
+	{"slo-rules", []string{"soakd slo-rules [--out FILE] [--daemon-url URL] SCENARIO.yaml|DIR..."},
+		"Prometheus rules that page on the error budgets of the scenarios' SLOs: multi-window, multi-burn-rate\n" +
+			"alerts (14.4x over 1h and 5m, 6x over 6h and 30m page; 1x over 3d and 6h is a ticket).\n" +
+			"go generate ./burnrate writes deploy/prometheus/rules/soakd-slo.yml from scenarios/."},
 	{"version", []string{"soakd version"}, "Print soakd's version."},
 	{"help", []string{"soakd help [COMMAND]"}, "This help, or one command's (also: soakd COMMAND --help)."},
 }

@@ -117,13 +117,21 @@ function drawChart(s, series, fmt, opts) {
   s.setAttribute("viewBox", `0 0 ${W} ${H}`);
   s.setAttribute("preserveAspectRatio", "none");
   while (s.firstChild) s.removeChild(s.firstChild);
-  let n = 0, t0 = Infinity, t1 = -Infinity, ymax = 0;
+  // The y scale: the points from opts.scaleFrom on (the running phase,
+  // so a load phase's spike does not flatten the steady phase) when
+  // there are any, and the reference lines (opts.lines: an SLO);
+  // points above it are drawn at the top.
+  let n = 0, t0 = Infinity, t1 = -Infinity, ymax = 0, yRecent = 0, recent = 0;
+  const from = opts.scaleFrom === undefined ? -Infinity : opts.scaleFrom;
   for (const se of series) {
     n = Math.max(n, se.points.length);
     for (const [t, v] of se.points) {
       t0 = Math.min(t0, t); t1 = Math.max(t1, t); ymax = Math.max(ymax, v);
+      if (t >= from) { yRecent = Math.max(yRecent, v); recent++; }
     }
   }
+  if (recent > 0) ymax = yRecent;
+  for (const ln of opts.lines || []) ymax = Math.max(ymax, ln.value);
   s.dataset.points = String(n);
   if (n === 0) {
     s.append(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle" }, opts.empty || "waiting for the first interval…"));
@@ -134,7 +142,7 @@ function drawChart(s, series, fmt, opts) {
   if (t1 === t0) { t0 -= 1; t1 += 1; }
   ymax = ymax > 0 ? ymax * 1.1 : 1;
   const x = t => L + (t - t0) / (t1 - t0) * (W - L - R);
-  const y = v => H - B - v / ymax * (H - T - B);
+  const y = v => H - B - Math.min(v, ymax) / ymax * (H - T - B);
   const xfmt = opts.xfmt || ((t, a) => Math.round((t - a) / 1000) + "s");
   for (let i = 0; i <= 4; i++) {
     const v = ymax * i / 4;
@@ -152,6 +160,11 @@ function drawChart(s, series, fmt, opts) {
     g.append(svg("line", { x1: x(m.t), x2: x(m.t), y1: T, y2: H - B, stroke: m.color, "stroke-width": 1.5, "stroke-dasharray": "3 3" }));
     g.append(svg("title", {}, m.label));
     s.append(g);
+  }
+  for (const ln of opts.lines || []) {
+    s.append(svg("line", { x1: L, x2: W - R, y1: y(ln.value), y2: y(ln.value), stroke: ln.color, "stroke-width": 1.5,
+      "stroke-dasharray": "8 5", "data-series": ln.label }));
+    s.append(svg("text", { x: W - R - 4, y: y(ln.value) - 4, "text-anchor": "end", fill: ln.color }, ln.label + " " + fmt(ln.value)));
   }
   let lx = L + 10;
   for (const se of series) {
@@ -243,7 +256,11 @@ async function runView(id) {
     el("div", { class: "chart" }, el("h3", {}, "p99 latency from intended start (last interval, slowest op)"), p99));
   const reportBox = el("div", { id: "report-box" });
   setView(head, facts, controls, charts, reportBox);
-  if (!live || live.id !== id) live = { id, achieved: [], target: [], p99: [] };
+  if (!live || live.id !== id) live = { id, achieved: [], target: [], p99: [], phase: "", phaseFrom: undefined, slo: 0 };
+  // A new phase starts the charts' y scale afresh.
+  const phaseAt = (phase, t) => {
+    if (phase && phase !== live.phase) { live.phase = phase; live.phaseFrom = t; }
+  };
 
   setRate.onclick = async () => {
     const v = Number(rateIn.value);
@@ -287,6 +304,7 @@ async function runView(id) {
         tput.dataset.seeded = String((lv.history || []).length);
         for (const hp of lv.history || []) {
           const t = Date.parse(hp.at);
+          phaseAt(hp.phase, t);
           live.achieved.push([t, hp.achieved]);
           live.p99.push([t, hp.p99]);
         }
@@ -294,6 +312,8 @@ async function runView(id) {
       if (lv) {
         document.getElementById("run-phase").textContent = lv.phase ? "phase " + lv.phase + " at " + fmtRate(lv.rate) : "";
         const t = Date.parse(lv.at);
+        phaseAt((lv.phase || "").split("/")[0], t);
+        if (lv.slo_p99) live.slo = lv.slo_p99;
         if (lv.achieved !== undefined) live.achieved.push([t, lv.achieved]);
         if (lv.rate) live.target.push([t, lv.rate]);
         if (lv.p99 !== undefined) live.p99.push([t, lv.p99]);
@@ -303,11 +323,13 @@ async function runView(id) {
     }
     drawChart(tput, [
       { name: "achieved", color: "#0b5cad", points: live.achieved },
-      { name: "target", color: "#d2691e", dash: "6 4", step: true, points: live.target }], fmtRate);
-    drawChart(p99, [{ name: "p99", color: "#7b1fa2", points: live.p99 }], fmtSec);
+      { name: "target", color: "#d2691e", dash: "6 4", step: true, points: live.target }], fmtRate, { scaleFrom: live.phaseFrom });
+    drawChart(p99, [{ name: "p99", color: "#7b1fa2", points: live.p99 }], fmtSec, { scaleFrom: live.phaseFrom,
+      lines: live.slo ? [{ value: live.slo, label: "SLO p99", color: "#b00020" }] : [] });
     if (!running && !reportShown) {
+      // A finished run: its report (below) has the whole run.
       reportShown = true;
-      charts.hidden = live.achieved.length === 0;
+      charts.hidden = true;
       reportBox.replaceChildren(el("h3", {}, "report"),
         el("iframe", { id: "report", class: "report", sandbox: "allow-same-origin", title: "run report", src: path + "/report" }));
     }
