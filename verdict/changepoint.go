@@ -114,9 +114,17 @@ type ChangePoint struct {
 	// Before is 0).
 	Magnitude float64 `json:"magnitude"`
 	RelChange float64 `json:"rel_change"`
-	// PValue is the larger of the segment's permutation test's and the
-	// abruptness test's p-values (at least 1/(Permutations+1)).
+	// PValue is the segment's permutation test's p-value (the larger of
+	// it and the residuals' for a change of spread): the share of
+	// shuffles reaching the statistic, or with fewer than tailHits of
+	// them an estimate from the shuffles' upper tail, so never the
+	// 1/(Permutations+1) a share alone bottoms out at; at least
+	// MinPValue.
 	PValue float64 `json:"p_value"`
+	// BeforeN and AfterN are how many points Before and After are the
+	// medians of.
+	BeforeN int `json:"before_n"`
+	AfterN  int `json:"after_n"`
 	// BeforeSpread and AfterSpread are the same points' median absolute
 	// deviations from their medians.
 	BeforeSpread float64 `json:"before_spread"`
@@ -167,7 +175,7 @@ func Detect(xs []float64, o ChangeOptions) []ChangePoint {
 		}
 		b, a := median(xs[lo:at]), median(xs[at:hi])
 		bs, as := mad(xs[lo:at], b), mad(xs[at:hi], a)
-		cp := ChangePoint{Index: at, Before: b, After: a, Magnitude: a - b, PValue: f.p,
+		cp := ChangePoint{Index: at, Before: b, After: a, Magnitude: a - b, PValue: f.p, BeforeN: at - lo, AfterN: hi - at,
 			BeforeSpread: bs, AfterSpread: as, Spread: math.Abs(as-bs) > math.Abs(a-b)}
 		if b != 0 {
 			cp.RelChange = (a - b) / math.Abs(b)
@@ -445,6 +453,10 @@ func mad(xs []float64, m float64) float64 {
 // threshold, as in Knijnenburg et al., "Fewer permutations, more
 // accurate P-values", Bioinformatics 2009) and p is the share beyond
 // the threshold times the fitted chance of exceeding the statistic.
+// MinPValue is the smallest p-value Detect reports: a tail extrapolated
+// further than that says only "far beyond every shuffle".
+const MinPValue = 1e-10
+
 const (
 	tailHits = 5    // fewer shuffles reaching the statistic: p from the tail
 	tailMin  = 199  // shuffles before an early accept
@@ -477,14 +489,14 @@ func permTest(o ChangeOptions, q float64, shuffle func() float64) (float64, bool
 		}
 		if hits == 0 && k >= tailMin && (k+1)%100 == 0 {
 			if pt := tailP(stats, q); pt <= o.Alpha*tailSure {
-				return pt, true
+				return max(MinPValue, pt), true
 			}
 		}
 	}
 	if hits >= tailHits {
 		return float64(1+hits) / float64(n+1), true
 	}
-	return min(tailP(stats, q), float64(tailHits)/float64(n+1), o.Alpha), true
+	return max(MinPValue, min(tailP(stats, q), float64(tailHits)/float64(n+1), o.Alpha)), true
 }
 
 // tailP estimates the chance that a shuffle's statistic reaches q from
