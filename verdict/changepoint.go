@@ -59,8 +59,9 @@ type ChangeOptions struct {
 	// MinSize is the fewest points on either side of a change point.
 	MinSize int
 	// MinRelChange, when > 0, drops change points where neither the
-	// median nor the spread (median absolute deviation) moves by this
-	// fraction of the median before: significant but too small to matter.
+	// median (less 1.5 standard errors of the medians' difference) nor
+	// the spread (median absolute deviation) moves by this fraction of
+	// the median before: significant but too small to matter.
 	MinRelChange float64
 	// MinAbsChange, when > 0, drops change points where neither the
 	// median nor the spread moves by this much (for series that sit at
@@ -309,7 +310,12 @@ func evaluate(raw, ys []float64, lo, hi int, o ChangeOptions) candidate {
 	if o.MinRelChange > 0 || o.MinAbsChange > 0 {
 		left, right := raw[lo:c.at], raw[c.at:hi]
 		bl, br := median(left), median(right)
-		dl, ds := math.Abs(br-bl), math.Abs(mad(right, br)-mad(left, bl))
+		ml, mr := mad(left, bl), mad(right, br)
+		dl, ds := math.Abs(br-bl), math.Abs(mr-ml)
+		// The level's move less floorZ standard errors of the medians'
+		// difference (a median's: 1.2533·σ/√n, σ ≈ 1.4826·MAD).
+		se := 1.2533 * 1.4826 * math.Sqrt(ml*ml/float64(len(left))+mr*mr/float64(len(right)))
+		dl = max(0, dl-floorZ*se)
 		if o.MinRelChange > 0 && (bl == 0 || max(dl, ds) < o.MinRelChange*math.Abs(bl)) {
 			return c
 		}
@@ -529,6 +535,14 @@ func tailP(stats []float64, q float64) float64 {
 // costs short series their steps: at 20 intervals a straight line fits
 // a step with 10 points a side nearly as well as the step does.
 const StepAlpha = 0.05
+
+// floorZ: a level move counts against the floors (MinRelChange,
+// MinAbsChange) less floorZ standard errors of the two medians'
+// difference, so a move must clear a floor with some confidence, not
+// only in its point estimate. Noise that wanders (a shared host's
+// latency, AR(1)-like) makes medians of 10 intervals differ by the 20%
+// latency floor now and then; a real 2x step clears it by far.
+const floorZ = 1.5
 
 // stepSmooth is the running median the abruptness test looks through:
 // a busy interval or two vanish, a step's edge survives whole (each
