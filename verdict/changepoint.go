@@ -79,7 +79,7 @@ type ChangeOptions struct {
 // DefaultChangeOptions: 0.5% significance from 399 permutations, segments
 // of at least 5 points, at most 720 points (12 hours at 1 minute).
 func DefaultChangeOptions() ChangeOptions {
-	return ChangeOptions{Alpha: 0.005, Permutations: 1999, MinSize: 5, MaxPoints: 720, Seed: 0x50a4d}
+	return ChangeOptions{Alpha: 0.005, Permutations: 999, MinSize: 5, MaxPoints: 720, Seed: 0x50a4d}
 }
 
 func (o ChangeOptions) withDefaults() ChangeOptions {
@@ -290,7 +290,7 @@ func evaluate(raw, ys []float64, lo, hi int, o ChangeOptions) candidate {
 	// of that line (at Alpha).
 	seg := ys[lo:hi]
 	so := o
-	so.Alpha = StepAlpha
+	so.Alpha, so.Permutations = StepAlpha, stepPermutations
 	if _, ok := newStepLine(seg, o.MinSize).test(rng, so); !ok {
 		r := newEnergy(detrend(seg))
 		_, rq := r.scan(o.MinSize, 0)
@@ -483,7 +483,7 @@ func permTest(o ChangeOptions, q float64, shuffle func() float64) (float64, bool
 		return 1, false
 	}
 	reach := q - 1e-12*math.Abs(q)
-	stats := make([]float64, 0, n)
+	var stats []float64
 	hits := 0
 	for k := 1; k <= n; k++ {
 		s := shuffle()
@@ -535,6 +535,10 @@ func tailP(stats []float64, q float64) float64 {
 // costs short series their steps: at 20 intervals a straight line fits
 // a step with 10 points a side nearly as well as the step does.
 const StepAlpha = 0.05
+
+// stepPermutations bound the abruptness test's shuffles: its p is not
+// reported, and at StepAlpha 399 shuffles decide it as well as more.
+const stepPermutations = 399
 
 // floorZ: a level move counts against the floors (MinRelChange,
 // MinAbsChange) less floorZ standard errors of the two medians'
