@@ -22,39 +22,43 @@ import (
 // which is large where the values before and after τ come from different
 // distributions (a level shift or a change of spread). The best split is
 // the τ with the largest Q. Its significance is a permutation test: the
-// segment is shuffled Permutations times with a fixed seed and p is the
-// share of shuffles whose best Q reaches the observed one (so the output
-// is a pure function of the input and the options).
+// segment is shuffled up to Permutations times with a fixed seed (so
+// the output is a pure function of the input and the options) and p is
+// the share of shuffles whose best Q reaches the observed one, or with
+// fewer than tailHits such shuffles an estimate from the shuffles'
+// upper tail (permTest).
 //
 // A slow drift is a change of distribution too, and E-divisive alone
-// splits it. So a candidate must also be abrupt: the segment must hold a
-// step beyond its least-squares line (y = a + b·i + δ·[i ≥ τ] against
-// y = a + b·i, the largest F over τ, permutations of the line's
-// residuals for its null), or, for a change of spread without a step,
-// the line's residuals must pass the energy permutation test. A linear
-// drift leaves residuals that are noise; a step or a spread change does
-// not. The p-value reported is the larger of the two tests'. Segments
-// are bisected recursively (most significant split first) until no
-// segment holds a significant, abrupt split.
+// splits it. So a candidate must also be abrupt: on running medians,
+// the best step must fit the segment better than its least-squares
+// line, beyond what steps fit to that line with the step's residuals
+// shuffled (stepLine, at StepAlpha), or, for a change of spread without
+// a step, the line's residuals must pass the energy permutation test.
+// The p-value reported is the energy test's (the larger of it and the
+// residuals' for a spread change). Segments are bisected recursively
+// (most significant split first) until no segment holds a significant,
+// abrupt split.
 //
 // Work: the sums of |x_i-x_j| before every split come from Fenwick
 // trees over the segment's value ranks, O(m log m) per scan instead of
 // O(m²); the step test is O(m) per permutation. A segment costs at most
-// 3·(Permutations+1) scans, fewer once the permutations beating the
-// observed statistic already rule out significance. Each round of
-// bisection scans segments that partition the series, so a series of n
-// points with k change points costs O(P·n·log n·(k+1)) and O(n) memory. Longer
-// series than MaxPoints are averaged into MaxPoints buckets first, so a
-// 12-hour run at 1 s costs what the same run at 1 min does (720 points:
-// at most 3 × 400 permutations × 720 × log 720 ≈ 9M Fenwick steps a
-// round, a few milliseconds).
+// Permutations energy scans and stepPermutations step tests, far fewer
+// when the shuffles reaching the statistic already rule out
+// significance or the tail already puts it far beyond them. Each round
+// of bisection scans segments that partition the series, so a series of
+// n points with k change points costs O(P·n·log n·(k+1)) and O(n)
+// memory. Longer series than MaxPoints are averaged into MaxPoints
+// buckets first, so a 12-hour run at 1 s costs what the same run at
+// 1 min does.
 
 // ChangeOptions tune Detect. The zero value means the defaults
 // (DefaultChangeOptions).
 type ChangeOptions struct {
 	// Alpha is the significance level each test must reach (p ≤ Alpha).
 	Alpha float64
-	// Permutations per test: p cannot go below 1/(Permutations+1).
+	// Permutations bounds the energy test's shuffles (the decision
+	// needs Alpha·(Permutations+1) ≥ 1; p below 1/(Permutations+1) is
+	// estimated from the shuffles' tail).
 	Permutations int
 	// MinSize is the fewest points on either side of a change point.
 	MinSize int
@@ -76,7 +80,7 @@ type ChangeOptions struct {
 	Seed uint64
 }
 
-// DefaultChangeOptions: 0.5% significance from 399 permutations, segments
+// DefaultChangeOptions: 0.5% significance from up to 999 permutations, segments
 // of at least 5 points, at most 720 points (12 hours at 1 minute).
 func DefaultChangeOptions() ChangeOptions {
 	return ChangeOptions{Alpha: 0.005, Permutations: 999, MinSize: 5, MaxPoints: 720, Seed: 0x50a4d}

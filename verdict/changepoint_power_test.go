@@ -186,3 +186,27 @@ func TestChangePowerCurve(t *testing.T) {
 		t.Log(b.String())
 	}
 }
+
+// TestChangeDriftCurve prints how often a linear drift (normal noise,
+// no floor) is flagged: docs/change-points.md (CHANGE_CURVE=1).
+func TestChangeDriftCurve(t *testing.T) {
+	if os.Getenv("CHANGE_CURVE") == "" {
+		t.Skip("CHANGE_CURVE not set")
+	}
+	const trials = 200
+	for _, n := range []int{20, 60, 300} {
+		var b strings.Builder
+		fmt.Fprintf(&b, "| %d |", n)
+		for _, d := range []float64{1, 3, 10} {
+			flagged := 0
+			for s := range uint64(trials) {
+				xs := series(5000+s, n, func(i int) float64 { return 10 + d*float64(i)/float64(n) }, constant(1))
+				if len(Detect(xs, ChangeOptions{})) > 0 {
+					flagged++
+				}
+			}
+			fmt.Fprintf(&b, " %d / %d |", flagged, trials)
+		}
+		t.Log(b.String())
+	}
+}
