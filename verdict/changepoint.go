@@ -686,9 +686,37 @@ func runningMedian(out, win, xs []float64) []float64 {
 	}
 	for i := range xs {
 		lo := min(max(0, i-w/2), m-w)
+		if w == 5 {
+			out[i] = median5(xs[lo], xs[lo+1], xs[lo+2], xs[lo+3], xs[lo+4])
+			continue
+		}
 		copy(win, xs[lo:lo+w])
 		slices.Sort(win)
 		out[i] = win[w/2]
 	}
 	return out
+}
+
+// median5 is the median of five values, found with six comparisons
+// instead of a sort (runningMedian's inner loop).
+func median5(a, b, c, d, e float64) float64 {
+	// Order the pairs (a ≤ b, c ≤ d), then drop the least of a and c
+	// (it has three values above it: not the median).
+	if a > b {
+		a, b = b, a
+	}
+	if c > d {
+		c, d = d, c
+	}
+	if a > c {
+		a, c = c, a
+		b, d = d, b
+	}
+	// The median of the five is the second least of b, c, d, e.
+	a = e
+	if a > b {
+		a, b = b, a
+	}
+	// Now a ≤ b and c ≤ d: the median is the larger of the two lesser.
+	return min(max(a, c), min(b, d))
 }
