@@ -469,7 +469,7 @@ const MinPValue = 1e-10
 
 const (
 	tailHits = 5    // fewer shuffles reaching the statistic: p from the tail
-	tailMin  = 199  // shuffles before an early accept
+	tailMin  = 99   // shuffles before an early accept
 	tailSure = 1e-3 // early accept once the tail's p is below Alpha·tailSure
 )
 
