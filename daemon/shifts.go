@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/soakd/soakd/report"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/verdict"
 )
@@ -38,6 +39,10 @@ type Shift struct {
 	Before   float64   `json:"before"`
 	After    float64   `json:"after"`
 	PValue   float64   `json:"p_value"`
+	// BeforeRuns and AfterRuns are how many runs Before and After are
+	// the medians of.
+	BeforeRuns int `json:"before_runs"`
+	AfterRuns  int `json:"after_runs"`
 }
 
 func (s Shift) String() string {
@@ -50,8 +55,8 @@ func (s Shift) String() string {
 	case rundir.MetricErrorRatio:
 		f = func(v float64) string { return fmt.Sprintf("%.2f%% errors", 100*v) }
 	}
-	return fmt.Sprintf("%s %s: shift from run %s (%s): %s -> %s (p=%.3g)", s.Scenario, what, s.RunID,
-		s.At.Format(time.RFC3339), f(s.Before), f(s.After), s.PValue)
+	return fmt.Sprintf("%s %s: shift from run %s (%s): %s -> %s (%s, %d vs %d runs)", s.Scenario, what, s.RunID,
+		s.At.Format(time.RFC3339), f(s.Before), f(s.After), report.PValueText(s.PValue), s.BeforeRuns, s.AfterRuns)
 }
 
 // HistoryShifts runs the in-run change-point detector over each
@@ -112,7 +117,7 @@ func HistoryShifts(runs []HistoryRun) []Shift {
 		for _, c := range verdict.Detect(s.xs, o) {
 			r := runs[s.run[c.Index]]
 			out = append(out, Shift{Scenario: k.scenario, Phase: k.phase, Op: k.op, Metric: k.metric, RunID: r.ID,
-				At: r.Summary.Start, Before: c.Before, After: c.After, PValue: c.PValue})
+				At: r.Summary.Start, Before: c.Before, After: c.After, PValue: c.PValue, BeforeRuns: c.BeforeN, AfterRuns: c.AfterN})
 		}
 	}
 	return out

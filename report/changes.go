@@ -33,12 +33,22 @@ func ChangeLine(c rundir.ChangePoint) string {
 		f = func(v float64) string { return fmt.Sprintf("%.2f%% errors", 100*v) }
 	}
 	off := time.Duration(c.OffsetSeconds * float64(time.Second)).Round(time.Millisecond)
+	ev := fmt.Sprintf("%s, %d vs %d intervals", PValueText(c.PValue), c.BeforeIntervals, c.AfterIntervals)
 	if c.Kind == rundir.ChangeSpread {
-		return fmt.Sprintf("change: %s %s spread at +%s (%s): %s -> %s (level %s, p=%.3g)", c.Op, c.Metric,
-			off, c.At.Format(time.RFC3339), f(c.BeforeSpread), f(c.AfterSpread), f(c.Before), c.PValue)
+		return fmt.Sprintf("change: %s %s spread at +%s (%s): %s -> %s (level %s, %s)", c.Op, c.Metric,
+			off, c.At.Format(time.RFC3339), f(c.BeforeSpread), f(c.AfterSpread), f(c.Before), ev)
 	}
-	return fmt.Sprintf("change: %s %s at +%s (%s): %s -> %s (p=%.3g)", c.Op, c.Metric,
-		off, c.At.Format(time.RFC3339), f(c.Before), f(c.After), c.PValue)
+	return fmt.Sprintf("change: %s %s at +%s (%s): %s -> %s (%s)", c.Op, c.Metric,
+		off, c.At.Format(time.RFC3339), f(c.Before), f(c.After), ev)
+}
+
+// PValueText is a change point's p-value as text: "p=0.00041", or
+// "p<1e-10" at verdict.MinPValue.
+func PValueText(p float64) string {
+	if p <= verdict.MinPValue {
+		return fmt.Sprintf("p<%.0e", verdict.MinPValue)
+	}
+	return fmt.Sprintf("p=%.2g", p)
 }
 
 // changeWidth is the bucket width of a phase lasting d read from a log
@@ -203,6 +213,7 @@ func changePoint(op, metric string, start time.Time, b int64, w time.Duration, c
 	}
 	return rundir.ChangePoint{Op: op, Metric: metric, OffsetSeconds: round6((time.Duration(b) * w).Seconds()),
 		At: start.Add(time.Duration(b) * w).UTC(), Before: c.Before, After: c.After, PValue: c.PValue,
+		BeforeIntervals: c.BeforeN, AfterIntervals: c.AfterN,
 		Kind: kind, BeforeSpread: c.BeforeSpread, AfterSpread: c.AfterSpread}
 }
 

@@ -324,7 +324,8 @@ func TestSpreadChange(t *testing.T) {
 		t.Errorf("levels %v -> %v, want about 200", c.Before, c.After)
 	}
 	line := ChangeLine(c)
-	if !strings.HasPrefix(line, "change: get rate spread at +") || !strings.Contains(line, ": 0.0 ops/s -> ") || !strings.Contains(line, " ops/s (level 200.0 ops/s, p=") {
+	if !strings.HasPrefix(line, "change: get rate spread at +") || !strings.Contains(line, ": 0.0 ops/s -> ") || !strings.Contains(line, " ops/s (level 200.0 ops/s, p") ||
+		!strings.HasSuffix(line, fmt.Sprintf(", %d vs %d intervals)", c.BeforeIntervals, c.AfterIntervals)) || c.BeforeIntervals+c.AfterIntervals != 200 {
 		t.Errorf("line %q", line)
 	}
 	marks := changeMarks(&s.Phases[0])
@@ -433,5 +434,22 @@ func TestMergedShardChangePoints(t *testing.T) {
 	html := string(ReportHTML([]*rundir.Summary{m.Summary()}, []*Timeline{tl}))
 	if !strings.Contains(html, "change: get p50, p99, p99.9") {
 		t.Error("merged report.html has no change mark")
+	}
+}
+
+// TestChangeLineEvidence: a change point's line gives its p-value and
+// how many intervals each side had; a p-value at the detector's least
+// says "p<".
+func TestChangeLineEvidence(t *testing.T) {
+	at := time.Date(2026, 12, 6, 0, 0, 10, 0, time.UTC)
+	c := rundir.ChangePoint{Op: "get", Metric: rundir.MetricP99, OffsetSeconds: 10, At: at, Before: 0.00146, After: 0.00573,
+		PValue: 0.0004, Kind: rundir.ChangeLevel, BeforeIntervals: 10, AfterIntervals: 10}
+	want := "change: get p99 at +10s (2026-12-06T00:00:10Z): 1.46ms -> 5.73ms (p=0.0004, 10 vs 10 intervals)"
+	if got := ChangeLine(c); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	c.PValue, c.AfterIntervals = verdict.MinPValue, 7
+	if got := ChangeLine(c); !strings.HasSuffix(got, "(p<1e-10, 10 vs 7 intervals)") {
+		t.Errorf("got %q", got)
 	}
 }

@@ -28,6 +28,10 @@ type ChangePoint struct {
 	Before float64 `json:"before"`
 	After  float64 `json:"after"`
 	PValue float64 `json:"p_value"`
+	// BeforeIntervals and AfterIntervals are how many intervals (buckets)
+	// Before and After are the medians of: the evidence each side.
+	BeforeIntervals int `json:"before_intervals"`
+	AfterIntervals  int `json:"after_intervals"`
 	// Kind is ChangeLevel (the level stepped) or ChangeSpread (the
 	// spread moved more than the level: a change of variance).
 	Kind string `json:"kind"`

@@ -22,45 +22,50 @@ import (
 // which is large where the values before and after τ come from different
 // distributions (a level shift or a change of spread). The best split is
 // the τ with the largest Q. Its significance is a permutation test: the
-// segment is shuffled Permutations times with a fixed seed and p is the
-// share of shuffles whose best Q reaches the observed one (so the output
-// is a pure function of the input and the options).
+// segment is shuffled up to Permutations times with a fixed seed (so
+// the output is a pure function of the input and the options) and p is
+// the share of shuffles whose best Q reaches the observed one, or with
+// fewer than tailHits such shuffles an estimate from the shuffles'
+// upper tail (permTest).
 //
 // A slow drift is a change of distribution too, and E-divisive alone
-// splits it. So a candidate must also be abrupt: the segment must hold a
-// step beyond its least-squares line (y = a + b·i + δ·[i ≥ τ] against
-// y = a + b·i, the largest F over τ, permutations of the line's
-// residuals for its null), or, for a change of spread without a step,
-// the line's residuals must pass the energy permutation test. A linear
-// drift leaves residuals that are noise; a step or a spread change does
-// not. The p-value reported is the larger of the two tests'. Segments
-// are bisected recursively (most significant split first) until no
-// segment holds a significant, abrupt split.
+// splits it. So a candidate must also be abrupt: on running medians,
+// the best step must fit the segment better than its least-squares
+// line, beyond what steps fit to that line with the step's residuals
+// shuffled (stepLine, at StepAlpha), or, for a change of spread without
+// a step, the line's residuals must pass the energy permutation test.
+// The p-value reported is the energy test's (the larger of it and the
+// residuals' for a spread change). Segments are bisected recursively
+// (most significant split first) until no segment holds a significant,
+// abrupt split.
 //
 // Work: the sums of |x_i-x_j| before every split come from Fenwick
 // trees over the segment's value ranks, O(m log m) per scan instead of
 // O(m²); the step test is O(m) per permutation. A segment costs at most
-// 3·(Permutations+1) scans, fewer once the permutations beating the
-// observed statistic already rule out significance. Each round of
-// bisection scans segments that partition the series, so a series of n
-// points with k change points costs O(P·n·log n·(k+1)) and O(n) memory. Longer
-// series than MaxPoints are averaged into MaxPoints buckets first, so a
-// 12-hour run at 1 s costs what the same run at 1 min does (720 points:
-// at most 3 × 400 permutations × 720 × log 720 ≈ 9M Fenwick steps a
-// round, a few milliseconds).
+// Permutations energy scans and stepPermutations step tests, far fewer
+// when the shuffles reaching the statistic already rule out
+// significance or the tail already puts it far beyond them. Each round
+// of bisection scans segments that partition the series, so a series of
+// n points with k change points costs O(P·n·log n·(k+1)) and O(n)
+// memory. Longer series than MaxPoints are averaged into MaxPoints
+// buckets first, so a 12-hour run at 1 s costs what the same run at
+// 1 min does.
 
 // ChangeOptions tune Detect. The zero value means the defaults
 // (DefaultChangeOptions).
 type ChangeOptions struct {
 	// Alpha is the significance level each test must reach (p ≤ Alpha).
 	Alpha float64
-	// Permutations per test: p cannot go below 1/(Permutations+1).
+	// Permutations bounds the energy test's shuffles (the decision
+	// needs Alpha·(Permutations+1) ≥ 1; p below 1/(Permutations+1) is
+	// estimated from the shuffles' tail).
 	Permutations int
 	// MinSize is the fewest points on either side of a change point.
 	MinSize int
 	// MinRelChange, when > 0, drops change points where neither the
-	// median nor the spread (median absolute deviation) moves by this
-	// fraction of the median before: significant but too small to matter.
+	// median (less 1.5 standard errors of the medians' difference) nor
+	// the spread (median absolute deviation) moves by this fraction of
+	// the median before: significant but too small to matter.
 	MinRelChange float64
 	// MinAbsChange, when > 0, drops change points where neither the
 	// median nor the spread moves by this much (for series that sit at
@@ -75,10 +80,10 @@ type ChangeOptions struct {
 	Seed uint64
 }
 
-// DefaultChangeOptions: 0.5% significance from 399 permutations, segments
+// DefaultChangeOptions: 0.5% significance from up to 999 permutations, segments
 // of at least 5 points, at most 720 points (12 hours at 1 minute).
 func DefaultChangeOptions() ChangeOptions {
-	return ChangeOptions{Alpha: 0.005, Permutations: 399, MinSize: 5, MaxPoints: 720, Seed: 0x50a4d}
+	return ChangeOptions{Alpha: 0.005, Permutations: 999, MinSize: 5, MaxPoints: 720, Seed: 0x50a4d}
 }
 
 func (o ChangeOptions) withDefaults() ChangeOptions {
@@ -114,9 +119,17 @@ type ChangePoint struct {
 	// Before is 0).
 	Magnitude float64 `json:"magnitude"`
 	RelChange float64 `json:"rel_change"`
-	// PValue is the larger of the segment's permutation test's and the
-	// abruptness test's p-values (at least 1/(Permutations+1)).
+	// PValue is the segment's permutation test's p-value (the larger of
+	// it and the residuals' for a change of spread): the share of
+	// shuffles reaching the statistic, or with fewer than tailHits of
+	// them an estimate from the shuffles' upper tail, so never the
+	// 1/(Permutations+1) a share alone bottoms out at; at least
+	// MinPValue.
 	PValue float64 `json:"p_value"`
+	// BeforeN and AfterN are how many points Before and After are the
+	// medians of.
+	BeforeN int `json:"before_n"`
+	AfterN  int `json:"after_n"`
 	// BeforeSpread and AfterSpread are the same points' median absolute
 	// deviations from their medians.
 	BeforeSpread float64 `json:"before_spread"`
@@ -167,7 +180,7 @@ func Detect(xs []float64, o ChangeOptions) []ChangePoint {
 		}
 		b, a := median(xs[lo:at]), median(xs[at:hi])
 		bs, as := mad(xs[lo:at], b), mad(xs[at:hi], a)
-		cp := ChangePoint{Index: at, Before: b, After: a, Magnitude: a - b, PValue: f.p,
+		cp := ChangePoint{Index: at, Before: b, After: a, Magnitude: a - b, PValue: f.p, BeforeN: at - lo, AfterN: hi - at,
 			BeforeSpread: bs, AfterSpread: as, Spread: math.Abs(as-bs) > math.Abs(a-b)}
 		if b != 0 {
 			cp.RelChange = (a - b) / math.Abs(b)
@@ -267,35 +280,46 @@ func evaluate(raw, ys []float64, lo, hi int, o ChangeOptions) candidate {
 	// The seed depends on the segment only, so a segment's verdict does
 	// not depend on the order segments are evaluated in.
 	rng := rand.New(rand.NewPCG(o.Seed, uint64(lo)<<32|uint64(hi)))
-	if c.p = e.permute(rng, o, q, o.MinSize, 0); c.p > o.Alpha {
+	pe, ok := permTest(o, q, func() float64 {
+		e.shuffle(rng)
+		_, pq := e.scan(o.MinSize, 0)
+		return pq
+	})
+	if c.p = pe; !ok {
 		return c
 	}
-	// Abrupt, not a drift: a step beyond the segment's straight line,
-	// or else a change of spread in the residuals of that line.
+	// Abrupt, not a drift: a step fits the segment better than its
+	// straight line, beyond what steps fit to that line with the same
+	// noise (at StepAlpha), or else a change of spread in the residuals
+	// of that line (at Alpha).
 	seg := ys[lo:hi]
-	// The step test runs on the values (most power for a clean step) and
-	// on their ranks (a stall's outliers do not swamp it); the better p
-	// counts twice (Bonferroni), so a drift still passes at most Alpha.
-	half := o
-	half.Alpha = o.Alpha / 2
-	pv := newStepTest(seg, o.MinSize, false).permute(rng, half)
-	pr := newStepTest(seg, o.MinSize, true).permute(rng, half)
-	ps := min(1, 2*min(pv, pr))
-	if ps > o.Alpha {
+	so := o
+	so.Alpha, so.Permutations = StepAlpha, stepPermutations
+	if _, ok := newStepLine(seg, o.MinSize).test(rng, so); !ok {
 		r := newEnergy(detrend(seg))
 		_, rq := r.scan(o.MinSize, 0)
 		if rq <= 0 {
 			return c
 		}
-		ps = r.permute(rng, o, rq, o.MinSize, 0)
-	}
-	if c.p = max(c.p, ps); c.p > o.Alpha {
-		return c
+		ps, ok := permTest(o, rq, func() float64 {
+			r.shuffle(rng)
+			_, pq := r.scan(o.MinSize, 0)
+			return pq
+		})
+		if !ok {
+			return c
+		}
+		c.p = max(c.p, ps)
 	}
 	if o.MinRelChange > 0 || o.MinAbsChange > 0 {
 		left, right := raw[lo:c.at], raw[c.at:hi]
 		bl, br := median(left), median(right)
-		dl, ds := math.Abs(br-bl), math.Abs(mad(right, br)-mad(left, bl))
+		ml, mr := mad(left, bl), mad(right, br)
+		dl, ds := math.Abs(br-bl), math.Abs(mr-ml)
+		// The level's move less floorZ standard errors of the medians'
+		// difference (a median's: 1.2533·σ/√n, σ ≈ 1.4826·MAD).
+		se := 1.2533 * 1.4826 * math.Sqrt(ml*ml/float64(len(left))+mr*mr/float64(len(right)))
+		dl = max(0, dl-floorZ*se)
 		if o.MinRelChange > 0 && (bl == 0 || max(dl, ds) < o.MinRelChange*math.Abs(bl)) {
 			return c
 		}
@@ -406,27 +430,14 @@ func (e *energy) scan(minSize, fixed int) (int, float64) {
 	return bestT, bestQ
 }
 
-// permute returns the permutation p-value of an observed statistic q:
-// (1 + shuffles reaching q) / (Permutations + 1). It stops early once p
-// must exceed Alpha (the candidate is rejected; the p returned is then
-// a lower bound above Alpha).
-func (e *energy) permute(rng *rand.Rand, o ChangeOptions, q float64, minSize, fixed int) float64 {
-	limit := int(o.Alpha * float64(o.Permutations+1)) // p ≤ Alpha ⇔ 1+hits ≤ limit
-	hits := 0
-	for k := 0; k < o.Permutations; k++ {
-		rng.Shuffle(len(e.x), func(i, j int) {
-			e.x[i], e.x[j] = e.x[j], e.x[i]
-			e.rank[i], e.rank[j] = e.rank[j], e.rank[i]
-			e.rowS[i], e.rowS[j] = e.rowS[j], e.rowS[i]
-		})
-		if _, pq := e.scan(minSize, fixed); pq >= q*(1-1e-12) {
-			hits++
-			if 1+hits > limit {
-				return float64(1+hits) / float64(k+2)
-			}
-		}
-	}
-	return float64(1+hits) / float64(o.Permutations+1)
+// shuffle permutes the segment's values (their ranks and distance sums
+// along).
+func (e *energy) shuffle(rng *rand.Rand) {
+	rng.Shuffle(len(e.x), func(i, j int) {
+		e.x[i], e.x[j] = e.x[j], e.x[i]
+		e.rank[i], e.rank[j] = e.rank[j], e.rank[i]
+		e.rowS[i], e.rowS[j] = e.rowS[j], e.rowS[i]
+	})
 }
 
 // mad is the median absolute deviation from m.
@@ -438,99 +449,274 @@ func mad(xs []float64, m float64) float64 {
 	return median(d)
 }
 
-// stepTest asks whether a segment (its values, or its ranks so one
-// stall's outliers do not swamp a step) holds a step beyond a straight
-// line:
-// the model y = a + b·i + δ·[i ≥ τ] against y = a + b·i, the statistic
-// the largest F(τ) = RSS reduction / remaining RSS over τ, its null
-// distribution from permuting the line's residuals (the max over τ is
-// in every permutation, so picking the best τ is accounted for).
-type stepTest struct {
-	r       []float64 // residuals of the line
-	den     []float64 // per τ, |s̃|²: the step regressor less its projection on the line
-	minSize int
+// Permutation tests are sequential: a test stops as soon as more
+// shuffles have reached the statistic than a p ≤ Alpha allows (most
+// segments without a change stop within a few dozen shuffles), and
+// stops early the other way once the shuffles so far put the statistic
+// far beyond anything they reach (tailSure). When fewer than tailHits
+// shuffles reach the statistic, the share of shuffles reaching it says
+// little more than "below tailHits/(N+1)", so p is estimated from the
+// shuffles' upper tail instead: the statistics are maxima of
+// squared-distance sums over the splits, whose tails are exponential
+// (the Gumbel domain of attraction), so an exponential is fitted to the
+// excesses of the top tailK shuffles over the next (peaks over a
+// threshold, as in Knijnenburg et al., "Fewer permutations, more
+// accurate P-values", Bioinformatics 2009) and p is the share beyond
+// the threshold times the fitted chance of exceeding the statistic.
+// MinPValue is the smallest p-value Detect reports: a tail extrapolated
+// further than that says only "far beyond every shuffle".
+const MinPValue = 1e-10
+
+const (
+	tailHits = 5    // fewer shuffles reaching the statistic: p from the tail
+	tailMin  = 99   // shuffles before an early accept
+	tailSure = 1e-3 // early accept once the tail's p is below Alpha·tailSure
+)
+
+// permTest runs up to o.Permutations shuffles (each returns the
+// statistic of one shuffled segment) against the observed statistic q
+// and returns the p-value and whether p ≤ o.Alpha. The decision is the
+// exact permutation test's, (1 + shuffles reaching q)/(N + 1) ≤ Alpha,
+// except for an early accept when the tail's p is below Alpha·tailSure;
+// the p returned is that share, or with fewer than tailHits shuffles
+// reaching q the tail's estimate, at most min(tailHits/(N+1), Alpha).
+func permTest(o ChangeOptions, q float64, shuffle func() float64) (float64, bool) {
+	n := o.Permutations
+	allowed := int(math.Floor(o.Alpha*float64(n+1)*(1+1e-12))) - 1 // shuffles reaching q a p ≤ Alpha allows
+	if allowed < 0 {
+		return 1, false
+	}
+	reach := q - 1e-12*math.Abs(q)
+	var stats []float64
+	hits := 0
+	for k := 1; k <= n; k++ {
+		s := shuffle()
+		stats = append(stats, s)
+		if s >= reach {
+			if hits++; hits > allowed {
+				return float64(1+hits) / float64(k+1), false
+			}
+		}
+		if hits == 0 && k >= tailMin && (k+1)%100 == 0 {
+			if pt := tailP(stats, q); pt <= o.Alpha*tailSure {
+				return max(MinPValue, pt), true
+			}
+		}
+	}
+	if hits >= tailHits {
+		return float64(1+hits) / float64(n+1), true
+	}
+	return max(MinPValue, min(tailP(stats, q), float64(tailHits)/float64(n+1), o.Alpha)), true
 }
 
-func newStepTest(xs []float64, minSize int, ranked bool) *stepTest {
-	if ranked {
-		xs = ranks(xs)
+// tailP estimates the chance that a shuffle's statistic reaches q from
+// the upper tail of stats (q beyond all but a few of them): an
+// exponential fitted to the excesses of the top k over the (k+1)th
+// largest. It returns +Inf when the tail cannot be fitted (ties).
+func tailP(stats []float64, q float64) float64 {
+	n := len(stats)
+	k := min(50, max(10, n/40))
+	if n < 2*k {
+		return math.Inf(1)
 	}
+	s := slices.Clone(stats)
+	slices.Sort(s)
+	u := s[n-1-k]
+	beta := 0.0
+	for _, v := range s[n-k:] {
+		beta += v - u
+	}
+	beta /= float64(k)
+	if beta <= 0 || q <= u {
+		return math.Inf(1)
+	}
+	return float64(k) / float64(n+1) * math.Exp(-(q-u)/beta)
+}
+
+// StepAlpha is the level of the abruptness test (stepLine): it tells a
+// step from a drift once the energy test has found a change at Alpha,
+// so it guards against drifts, not against noise. A stricter level
+// costs short series their steps: at 20 intervals a straight line fits
+// a step with 10 points a side nearly as well as the step does.
+const StepAlpha = 0.05
+
+// stepPermutations bound the abruptness test's shuffles: its p is not
+// reported, and at StepAlpha 399 shuffles decide it as well as more.
+const stepPermutations = 399
+
+// floorZ: a level move counts against the floors (MinRelChange,
+// MinAbsChange) less floorZ standard errors of the two medians'
+// difference, so a move must clear a floor with some confidence, not
+// only in its point estimate. Noise that wanders (a shared host's
+// latency, AR(1)-like) makes medians of 10 intervals differ by the 20%
+// latency floor now and then; a real 2x step clears it by far.
+const floorZ = 1.5
+
+// stepSmooth is the running median the abruptness test looks through:
+// a busy interval or two vanish, a step's edge survives whole (each
+// side has at least MinSize points), and noise that wanders for a few
+// intervals (AR(1)-like, as latency does on a shared host) is smoothed
+// into what a line fits better than a step.
+const stepSmooth = 5
+
+// stepLine asks whether a segment is a step rather than a drift. The
+// statistic is how much better the best step (two levels split at τ,
+// every τ leaving MinSize a side) fits than the least-squares line,
+// (RSS_line - RSS_step) / RSS_step, on the values' running medians of
+// stepSmooth. Its null is a drift: the segment's line (fitted to the
+// running medians) plus the values' residuals from the median of their
+// side of the best step, in shuffled order. For a step those residuals
+// are its noise, and a line with that noise is seldom told better by a
+// step; for a drift they hold the part of the line no step follows as
+// well as the noise, so the null is noisier than the drift and the test
+// errs towards "drift".
+//
+// (Before: an F test of a step beyond the line, with the line in the
+// model too, on the values and on their ranks, each at Alpha/2. A line
+// takes three quarters of the sum of squares of a step in the middle of
+// 20 points, and ranks of a step with noise on each side are as
+// straight as ranks of a drift, so a clean 2x step of p99 at 20
+// intervals passed about 3 times in 4.)
+type stepLine struct {
+	x, fit, r, y []float64 // values, the line, the residuals of the step, scratch
+	sm, win      []float64 // scratch for runningMedian
+	minSize      int
+}
+
+func newStepLine(xs []float64, minSize int) *stepLine {
 	m := len(xs)
-	t := &stepTest{r: detrend(xs), den: make([]float64, m+1), minSize: minSize}
-	fm := float64(m)
-	mean := (fm - 1) / 2
-	sxx := 0.0
-	for i := 0; i < m; i++ {
-		sxx += (float64(i) - mean) * (float64(i) - mean)
+	t := &stepLine{x: xs, fit: make([]float64, m), r: make([]float64, m), y: make([]float64, m),
+		sm: make([]float64, m), win: make([]float64, stepSmooth), minSize: minSize}
+	sm := slices.Clone(runningMedian(t.sm, t.win, xs))
+	lr := detrend(sm)
+	for i, v := range sm {
+		t.fit[i] = v - lr[i]
 	}
-	tail := 0.0 // Σ_{i≥τ} (i - mean)
-	for tau := m - 1; tau >= 1; tau-- {
-		tail += float64(tau) - mean
-		k := fm - float64(tau)
-		t.den[tau] = k - k*k/fm - tail*tail/sxx
+	tau, _ := bestStep(sm, minSize)
+	l, r := median(xs[:tau]), median(xs[tau:])
+	for i, v := range xs {
+		if i < tau {
+			t.r[i] = v - l
+		} else {
+			t.r[i] = v - r
+		}
 	}
 	return t
 }
 
-func (t *stepTest) stat(r []float64) float64 {
-	m := len(r)
-	rss := 0.0
-	for _, v := range r {
-		rss += v * v
+// bestStep returns the split τ in [minSize, m-minSize] whose two levels
+// explain the most of y's sum of squares about its mean, and that sum.
+func bestStep(y []float64, minSize int) (int, float64) {
+	m := len(y)
+	fm := float64(m)
+	mu := 0.0
+	for _, v := range y {
+		mu += v
 	}
-	best, tail := 0.0, 0.0
-	for tau := m - 1; tau >= t.minSize; tau-- {
-		tail += r[tau]
-		if tau > m-t.minSize || t.den[tau] <= 1e-12 {
-			continue
-		}
-		red := tail * tail / t.den[tau]
-		if rest := rss - red; rest > 0 {
-			best = max(best, red/rest)
-		} else if red > 0 {
-			return math.Inf(1)
-		}
-	}
-	return best
-}
-
-func (t *stepTest) permute(rng *rand.Rand, o ChangeOptions) float64 {
-	q := t.stat(t.r)
-	if q <= 0 {
-		return 1
-	}
-	limit := int(o.Alpha * float64(o.Permutations+1))
-	hits := 0
-	p := slices.Clone(t.r)
-	for k := 0; k < o.Permutations; k++ {
-		rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
-		if t.stat(detrend(p)) >= q*(1-1e-12) {
-			hits++
-			if 1+hits > limit {
-				return float64(1+hits) / float64(k+2)
+	mu /= fm
+	bestT, best, left := minSize, 0.0, 0.0 // left: Σ_{i<τ} (y_i - mean)
+	for i := 0; i < m-minSize; i++ {
+		left += y[i] - mu
+		if tau := i + 1; tau >= minSize {
+			if ss := left * left * fm / (float64(tau) * (fm - float64(tau))); ss > best {
+				bestT, best = tau, ss
 			}
 		}
 	}
-	return float64(1+hits) / float64(o.Permutations+1)
+	return bestT, best
 }
 
-// ranks returns each value's rank among xs, ties given their mean rank.
-func ranks(xs []float64) []float64 {
-	order := make([]int, len(xs))
-	for i := range order {
-		order[i] = i
+// stat returns (RSS_line - RSS_step)/RSS_step of y's running medians at
+// their best step (+Inf for a perfect step, -Inf for a perfect line).
+func (t *stepLine) stat(y []float64) float64 {
+	y = runningMedian(t.sm, t.win, y)
+	m := len(y)
+	fm := float64(m)
+	mu := 0.0
+	for _, v := range y {
+		mu += v
 	}
-	sort.SliceStable(order, func(a, b int) bool { return xs[order[a]] < xs[order[b]] })
-	r := make([]float64, len(xs))
-	for i := 0; i < len(order); {
-		j := i
-		for j < len(order) && xs[order[j]] == xs[order[i]] {
-			j++
-		}
-		for k := i; k < j; k++ {
-			r[order[k]] = float64(i+j-1) / 2
-		}
-		i = j
+	mu /= fm
+	xm := (fm - 1) / 2
+	var tot, sxy, sxx float64
+	for i, v := range y {
+		d, x := v-mu, float64(i)-xm
+		tot += d * d
+		sxy += x * d
+		sxx += x * x
 	}
-	return r
+	_, step := bestStep(y, t.minSize)
+	rssStep, rssLine := tot-step, tot-sxy*sxy/sxx
+	eps := 1e-12 * tot
+	switch {
+	case rssStep <= eps && rssLine <= eps:
+		return 0
+	case rssStep <= eps:
+		return math.Inf(1)
+	case rssLine <= eps:
+		return math.Inf(-1)
+	}
+	return (rssLine - rssStep) / rssStep
+}
+
+// test is the permutation test of stat (a step no better than the line:
+// p = 1).
+func (t *stepLine) test(rng *rand.Rand, o ChangeOptions) (float64, bool) {
+	q := t.stat(t.x)
+	if !(q > 0) {
+		return 1, false
+	}
+	p := slices.Clone(t.r)
+	return permTest(o, q, func() float64 {
+		rng.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+		for i, v := range p {
+			t.y[i] = t.fit[i] + v
+		}
+		return t.stat(t.y)
+	})
+}
+
+// runningMedian writes into out each point's median of the stepSmooth
+// points around it (the window kept whole at the ends; win is scratch
+// of that length) and returns out.
+func runningMedian(out, win, xs []float64) []float64 {
+	m, w := len(xs), len(win)
+	if m < w {
+		return append(out[:0], xs...)
+	}
+	for i := range xs {
+		lo := min(max(0, i-w/2), m-w)
+		if w == 5 {
+			out[i] = median5(xs[lo], xs[lo+1], xs[lo+2], xs[lo+3], xs[lo+4])
+			continue
+		}
+		copy(win, xs[lo:lo+w])
+		slices.Sort(win)
+		out[i] = win[w/2]
+	}
+	return out
+}
+
+// median5 is the median of five values, found with six comparisons
+// instead of a sort (runningMedian's inner loop).
+func median5(a, b, c, d, e float64) float64 {
+	// Order the pairs (a ≤ b, c ≤ d), then drop the least of a and c
+	// (it has three values above it: not the median).
+	if a > b {
+		a, b = b, a
+	}
+	if c > d {
+		c, d = d, c
+	}
+	if a > c {
+		a, c = c, a
+		b, d = d, b
+	}
+	// The median of the five is the second least of b, c, d, e.
+	a = e
+	if a > b {
+		a, b = b, a
+	}
+	// Now a ≤ b and c ≤ d: the median is the larger of the two lesser.
+	return min(max(a, c), min(b, d))
 }
