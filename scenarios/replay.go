@@ -94,17 +94,14 @@ func (s *Scenario) ReplayRefusal(args []string) string {
 }
 
 // destructiveElastic is what the elastic custom ops' rule refuses in
-// method and path, "" when nothing.
+// method and path (normalised: "." and ".." segments refused, escapes
+// decoded), "" when nothing.
 func destructiveElastic(method, path string) string {
-	if method == "DELETE" && !strings.Contains(path, "/_doc/") {
-		return "DELETE " + path
+	norm, err := normElasticPath(path)
+	if err != nil {
+		return "a path that climbs (" + path + ")"
 	}
-	for _, d := range elasticDestructive {
-		if strings.Contains(path, d) {
-			return d
-		}
-	}
-	return ""
+	return destructiveElasticNorm(method, norm)
 }
 
 // ReplayDialect is how a replay reads ops for the scenario's target.
