@@ -70,6 +70,9 @@ func textWith(s *rundir.Summary, suite *SuiteTable) string {
 		}
 		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
 			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
+		if p.EndedEarly != nil {
+			fmt.Fprintf(&b, "  %s\n", p.EndedEarly)
+		}
 		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
 		if l := overTimeLine(&p); l != "" {

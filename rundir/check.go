@@ -42,6 +42,9 @@ const (
 	ErrorRatio      Metric = "error_ratio"
 	DroppedRatio    Metric = "dropped_ratio"
 	HighestRateHeld Metric = "highest_rate_held"
+	// Succeeded is a phase's ops that did not fail: a phase with none
+	// (every op failed, or none ran) never passes.
+	Succeeded Metric = "succeeded"
 )
 
 // Cmp is the comparison a metric is judged with.
@@ -51,7 +54,7 @@ func (m Metric) Cmp() Cmp {
 		return AtMost
 	case AchievedRatio:
 		return AtLeast
-	case HighestRateHeld:
+	case HighestRateHeld, Succeeded:
 		return Above
 	}
 	return ""
