@@ -166,3 +166,22 @@ phases:
 		}
 	})
 }
+
+// The capture's index stops on the run's context: a run cancelled while
+// it indexes (SIGINT during a large capture) ends with the cancel's
+// cause, not after the whole file.
+func TestReplayIndexStopsOnCancel(t *testing.T) {
+	lines := make([]string, 0, 50_000)
+	for i := 0; i < 50_000; i++ {
+		lines = append(lines, `1.0 [0 a:1] "SET" "k" "v"`)
+	}
+	src := writeCapture(t, "big.txt", lines)
+	sc := scenario(t, replayTarget+"phases:\n  - {name: r, kind: replay, source: "+src+"}\n")
+	cause := errors.New("SIGINT")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	_, err := Run(ctx, Options{Scenario: sc, Target: &cmdTarget{}, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
+	if !errors.Is(err, cause) {
+		t.Errorf("Run: %v, want the cancel's cause", err)
+	}
+}
