@@ -206,7 +206,11 @@ func writeChecks(b *strings.Builder, v *rundir.Verdict) {
 		if !c.Passed {
 			mark = "FAIL"
 		}
-		fmt.Fprintf(b, "  SLO %s %s %s: %s (limit %s)\n", mark, c.Op, c.What, sloVal(c.What, c.Actual), sloVal(c.What, c.Limit))
+		act, lim := sloVal(c.What, c.Actual), sloVal(c.What, c.Limit)
+		if c.Metric == rundir.Succeeded {
+			act, lim = rundir.FormatValue(c.Metric, c.Actual), "> "+rundir.FormatValue(c.Metric, c.Limit)
+		}
+		fmt.Fprintf(b, "  SLO %s %s %s: %s (limit %s)\n", mark, c.Op, c.What, act, lim)
 	}
 }
 

@@ -106,6 +106,9 @@ func FormatValue(m Metric, v float64) string {
 	if m == Latency {
 		return FormatSeconds(v)
 	}
+	if m == Succeeded {
+		return fmt.Sprintf("%.0f", v) // a count of ops
+	}
 	return fmt.Sprintf("%.4g", v)
 }
 
