@@ -110,3 +110,57 @@ func checkElastic(t *testing.T, path, body string, values map[string]bool) {
 		t.Fatalf("body %s: key %v", body, doc[id])
 	}
 }
+
+// FuzzKeyKeepsStructure: whatever bytes {key} holds, the elastic body
+// stays an object of the template's three keys with the key as a
+// string, and the path keeps its segments (go test -fuzz
+// FuzzKeyKeepsStructure ./datagen/ explores further; the seeds run with
+// the tests).
+func FuzzKeyKeepsStructure(f *testing.F) {
+	for _, s := range []string{"", `"`, `\`, `"}, "x": {"`, "\x00\n\t", "../../_all", "a/b?c#d", "%2e%2e", "\xff\xfe", "{key}", "1", "true", `"s"`} {
+		f.Add(s)
+	}
+	sc, err := scenarios.Parse("t.yaml", []byte(`name: t
+target: {kind: elastic, url: "http://127.0.0.1:9200"}
+keyspace: {records: 5}
+ops:
+  e: {elastic: {method: PUT, path: "/i/_doc/{key}?r={key}", body: '{"a": "{key}", "b": {key}, "{key}": 1}'}}
+phases:
+  - {name: s, kind: steady, rate: 10, duration: 1s, mix: {e: 100}}
+`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := Compile(sc, scenarios.KindElastic)
+	if err != nil {
+		f.Fatal(err)
+	}
+	op := opOf(f, sc, "e")
+	f.Fuzz(func(t *testing.T, key string) {
+		r := NewRenderer(p)
+		_, parts := r.Render(op, []byte(key), 0, rand.New(rand.NewPCG(1, 1)), nil, nil)
+		path, body := string(parts[0]), string(parts[1])
+		u, err := url.Parse(path)
+		if err != nil || strings.Count(u.EscapedPath(), "/") != 3 || len(u.Query()) != 1 {
+			t.Fatalf("key %q: path %s (%v)", key, path, err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(body), &doc); err != nil {
+			t.Fatalf("key %q: body %s: %v", key, body, err)
+		}
+		want := 3
+		if k := jsonKeyOf(key); k == "a" || k == "b" {
+			want = 2 // the key names one of the template's own keys
+		}
+		if len(doc) != want {
+			t.Fatalf("key %q: body %s has %d keys", key, body, len(doc))
+		}
+	})
+}
+
+// jsonKeyOf is key as it reads back from a JSON string.
+func jsonKeyOf(key string) string {
+	var s string
+	_ = json.Unmarshal(append(appendJSONContent([]byte{'"'}, []byte(key)), '"'), &s)
+	return s
+}
