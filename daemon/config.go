@@ -457,7 +457,7 @@ func (c *Config) Token(getenv func(string) string) ([]byte, error) {
 	var tok string
 	switch {
 	case c.TokenFile != "":
-		b, err := regfile.ReadFile(c.TokenFile) // a FIFO is refused, not waited on
+		b, err := regfile.ReadFileLimit(c.TokenFile, 64<<10) // a FIFO is refused, not waited on; a token is short
 		if err != nil {
 			return nil, fmt.Errorf("token_file: %w", err)
 		}

@@ -47,6 +47,29 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
+// ErrTooLarge is wrapped by ReadFileLimit's error for a file over its
+// limit.
+var ErrTooLarge = errors.New("larger than soakd reads")
+
+// ReadFileLimit reads the regular file path whole (see Open) if it
+// holds at most limit bytes; a larger one is an error naming it and the
+// limit, read no further than limit+1 bytes.
+func ReadFileLimit(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
+	}
+	return b, nil
+}
+
 // ReadFile reads the regular file path whole (see Open).
 func ReadFile(path string) ([]byte, error) {
 	f, err := Open(path)
