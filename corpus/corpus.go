@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -19,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // Format is how documents are laid out in the file.
@@ -64,6 +67,10 @@ type Options struct {
 	MaxTerms int
 	// MaxKeyBytes caps the memory the keys take (DefaultMaxKeyBytes when 0).
 	MaxKeyBytes int
+	// MaxInflated caps a gzipped file's decompressed copy
+	// (DefaultMaxInflated when 0); the free space of the temporary
+	// directory, less FreeReserve, caps it too.
+	MaxInflated int64
 }
 
 // Defaults for Options.
@@ -75,7 +82,17 @@ const (
 	maxIndex = 1 << 20
 	// maxLine is the longest NDJSON line read.
 	maxLine = 16 << 20
+	// DefaultMaxInflated is the largest a gzipped corpus may inflate to:
+	// its decompressed copy goes to the temporary directory ($TMPDIR).
+	DefaultMaxInflated = 8 << 30
+	// FreeReserve is the free space a decompressed copy leaves in the
+	// temporary directory.
+	FreeReserve = 1 << 30
 )
+
+// ErrInflatedCap is wrapped by the error for a gzipped corpus that
+// inflates past its cap (Options.MaxInflated or the free space).
+var ErrInflatedCap = errors.New("inflates past its cap")
 
 // Corpus is an opened document file. Read is safe for concurrent use.
 type Corpus struct {
@@ -94,6 +111,8 @@ type Corpus struct {
 	terms  *termTable
 	stats  map[string]*FieldStat
 	order  []string // field names in first-seen order
+	// ctx ends the pass at Open (nil after it: Read is not interrupted).
+	ctx context.Context
 }
 
 type entry struct {
@@ -132,17 +151,29 @@ func (c *Corpus) Close() error {
 	return err
 }
 
-// Open reads path once through and returns the corpus; errors name the
-// file and, for a bad document, its line.
-func Open(path string, o Options) (_ *Corpus, err error) {
+// Open is OpenContext without a context.
+func Open(path string, o Options) (*Corpus, error) {
+	return OpenContext(context.Background(), path, o)
+}
+
+// OpenContext reads path once through and returns the corpus; errors
+// name the file and, for a bad document, its line. Only a regular file
+// is opened (a FIFO is refused by name, not waited on), and the pass
+// (and a gzipped file's decompression) stops within a chunk's read of
+// ctx ending.
+func OpenContext(ctx context.Context, path string, o Options) (_ *Corpus, err error) {
 	if o.MaxTerms <= 0 {
 		o.MaxTerms = DefaultMaxTerms
 	}
 	if o.MaxKeyBytes <= 0 {
 		o.MaxKeyBytes = DefaultMaxKeyBytes
 	}
-	c := &Corpus{name: path, format: FormatOf(path), stats: map[string]*FieldStat{}}
-	f, err := os.Open(path)
+	if o.MaxInflated <= 0 {
+		o.MaxInflated = DefaultMaxInflated
+	}
+	c := &Corpus{name: path, format: FormatOf(path), stats: map[string]*FieldStat{}, ctx: ctx}
+	defer func() { c.ctx = nil }()
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: %w", path, err)
 	}
@@ -151,10 +182,6 @@ func Open(path string, o Options) (_ *Corpus, err error) {
 		f.Close()
 		return nil, fmt.Errorf("corpus %s: %w", path, err)
 	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("corpus %s: not a regular file", path)
-	}
 	c.f, c.size = f, st.Size()
 	defer func() {
 		if err != nil {
@@ -162,7 +189,7 @@ func Open(path string, o Options) (_ *Corpus, err error) {
 		}
 	}()
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		if err := c.decompress(); err != nil {
+		if err := c.decompress(o.MaxInflated); err != nil {
 			return nil, err
 		}
 	}
@@ -198,17 +225,31 @@ func Open(path string, o Options) (_ *Corpus, err error) {
 }
 
 // decompress copies the gzipped file (up to its size at Open) into a
-// temporary file, streaming, and reads that from then on.
-func (c *Corpus) decompress() error {
-	zr, err := gzip.NewReader(io.LimitReader(c.f, c.size))
+// temporary file, streaming, and reads that from then on. The copy is
+// capped at maxInflated and at the temporary directory's free space
+// less FreeReserve, whichever is less: a small file that inflates
+// without end stops at the cap with an error saying so, not when the
+// disk is full.
+func (c *Corpus) decompress(maxInflated int64) error {
+	zr, err := gzip.NewReader(regfile.Reader(c.ctx, io.LimitReader(c.f, c.size)))
 	if err != nil {
 		return fmt.Errorf("corpus %s: not gzip data: %w", c.name, err)
+	}
+	limit, why := maxInflated, fmt.Sprintf("%d MiB, the cap on a gzipped corpus's decompressed copy", maxInflated>>20)
+	if free, ok := freeSpace(os.TempDir()); ok {
+		if room := free - FreeReserve; room < limit {
+			limit = max(room, 0)
+			why = fmt.Sprintf("%d MiB, the free space in %s less %d MiB", limit>>20, os.TempDir(), FreeReserve>>20)
+		}
 	}
 	tf, err := os.CreateTemp("", "soakd-corpus-*"+filepath.Ext(strings.TrimSuffix(c.name, filepath.Ext(c.name))))
 	if err != nil {
 		return fmt.Errorf("corpus %s: %w", c.name, err)
 	}
-	n, err := io.Copy(tf, zr)
+	n, err := io.Copy(tf, io.LimitReader(zr, limit+1))
+	if err == nil && n > limit {
+		err = fmt.Errorf("it %w: more than %s (decompress it yourself and name the plain file)", ErrInflatedCap, why)
+	}
 	if err == nil {
 		err = zr.Close()
 	}
@@ -233,7 +274,10 @@ type docReader struct {
 }
 
 func (c *Corpus) reader(off, line int64) *docReader {
-	sr := io.NewSectionReader(c.f, off, c.size-off)
+	var sr io.Reader = io.NewSectionReader(c.f, off, c.size-off)
+	if c.ctx != nil {
+		sr = regfile.Reader(c.ctx, sr)
+	}
 	d := &docReader{c: c, line: line - 1, off: off, base: off}
 	if c.format == CSV {
 		d.cr = csv.NewReader(sr)

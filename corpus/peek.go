@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // Peek is the cheap check a scenario's validation makes: the file
@@ -16,20 +18,17 @@ import (
 // has fields, among them the key field; a CSV header must also name the
 // text fields. It reads at most the first document.
 func Peek(path, keyField string, textFields []string) error {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path) // a FIFO is refused by name, not waited on
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("corpus %s does not exist", path)
 		}
-		return fmt.Errorf("corpus %s: %v", path, err)
+		return fmt.Errorf("corpus %s: %w", path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("corpus %s: %v", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("corpus %s: not a regular file", path)
 	}
 	if st.Size() == 0 {
 		return fmt.Errorf("corpus %s: the file is empty", path)
@@ -78,4 +77,35 @@ func Peek(path, keyField string, textFields []string) error {
 		return fmt.Errorf("corpus %s: the first document has no key field %q (fields: %s)", path, keyField, strings.Join(names, ", "))
 	}
 	return nil
+}
+
+// Bounds of Check's full pass.
+const (
+	// CheckBytes is the largest file (as stored) Check reads through.
+	CheckBytes = 64 << 20
+	// checkInflated caps a gzipped file's copy during Check.
+	checkInflated = 256 << 20
+)
+
+// Check is what a scenario's validation runs: the pass Open makes
+// (every document parsed, the key and text fields found, keys not
+// repeated), so validate refuses what the run would, at the document's
+// line, for a file of at most CheckBytes that inflates (gzip) to at
+// most 256 MiB; a larger file gets Peek's look and the run's pass.
+func Check(path, keyField string, textFields []string) error {
+	if err := Peek(path, keyField, textFields); err != nil {
+		return err
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Size() > CheckBytes {
+		return nil
+	}
+	c, err := Open(path, Options{KeyField: keyField, TextFields: textFields, MaxInflated: checkInflated})
+	if errors.Is(err, ErrInflatedCap) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return c.Close()
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/soakd/soakd/internal/regfile"
 	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -461,7 +462,7 @@ func (c *Config) Token(getenv func(string) string) ([]byte, error) {
 	var tok string
 	switch {
 	case c.TokenFile != "":
-		b, err := os.ReadFile(c.TokenFile)
+		b, err := regfile.ReadFileLimit(c.TokenFile, 64<<10) // a FIFO is refused, not waited on; a token is short
 		if err != nil {
 			return nil, fmt.Errorf("token_file: %w", err)
 		}

@@ -215,3 +215,34 @@ func TestSoakOutageKeepsHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestPostNamingFIFOInputRefused: a scenario whose corpus or capture is
+// a FIFO is refused at once by name, not left waiting for a writer that
+// never comes (the POST, and the daemon's worker, hung on it).
+func TestPostNamingFIFOInputRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "docs.ndjson"), 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	syscall.Mkfifo(filepath.Join(dir, "capture.txt"), 0o600)
+	writeFile(t, filepath.Join(dir, "corpus.yaml"), "name: c\ntarget: {kind: embedded}\nrecord: {source: docs.ndjson}\nphases: [{name: load, kind: load}]\n")
+	writeFile(t, filepath.Join(dir, "replay.yaml"), "name: r\ntarget: {kind: embedded}\nphases: [{name: r, kind: replay, source: capture.txt}]\n")
+	h := startDaemon(t, dir, baseConfig(dir), nil)
+	for name, want := range map[string]string{"corpus.yaml": "docs.ndjson", "replay.yaml": "capture.txt"} {
+		done := make(chan struct{})
+		var code int
+		var e map[string]string
+		go func() {
+			defer close(done)
+			code = h.do("POST", "/api/v1/runs", testToken, StartRequest{Scenario: name}, &e)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: the POST hung on a FIFO", name)
+		}
+		if code != 400 || !strings.Contains(e["error"], want) || !strings.Contains(e["error"], "not a regular file") {
+			t.Errorf("%s: %d %q, want 400 naming %s as not a regular file", name, code, e["error"], want)
+		}
+	}
+}

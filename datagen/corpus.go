@@ -1,7 +1,6 @@
 package datagen
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 
 	"github.com/soakd/soakd/corpus"
@@ -35,11 +34,7 @@ func (p *Program) appendCorpus(b []byte, field string, rng *rand.Rand) []byte {
 		if f.Name != field {
 			continue
 		}
-		if !p.jsonText {
-			return append(b, f.Value...)
-		}
-		q, _ := json.Marshal(string(f.Value)) // a JSON string: escapes " \ and controls
-		return append(b, q[1:len(q)-1]...)
+		return append(b, f.Value...) // escaped for its place by appendPlaced
 	}
 	return b
 }

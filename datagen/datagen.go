@@ -6,7 +6,6 @@
 package datagen
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -25,9 +24,6 @@ type Program struct {
 	corpus   Corpus // {corpus:field} draws from it (UseCorpus); nil without
 	// corpusFailed is told of a failed corpus read.
 	corpusFailed func(error)
-	// jsonText: the templates are JSON (mongo, elastic), so corpus
-	// values are escaped as JSON string content.
-	jsonText bool
 }
 
 type opProgram struct {
@@ -51,6 +47,11 @@ type gen struct {
 	choices [][]byte
 	cum     []float64 // cumulative weights
 	binding int
+	// place is where the value lands (scenarios.TemplatePlaces); escape
+	// says it must be escaped for it (it can hold bytes that would
+	// change the template's structure there).
+	place  scenarios.Place
+	escape bool
 }
 
 type binding struct {
@@ -67,16 +68,12 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{jsonText: k == scenarios.KindMongo || k == scenarios.KindElastic}
-	// Mongo and elastic templates are JSON: a value the user wrote (a
-	// choice, a binding's prefix) lands inside a JSON string, so its
-	// quotes, backslashes and control bytes are escaped once here. The
-	// generated values (digits, [A-Za-z0-9] bytes, words, UUIDs) never
-	// need it.
-	esc := func(b []byte) []byte { return b }
-	if k == scenarios.KindMongo || k == scenarios.KindElastic {
-		esc = jsonEscape
-	}
+	p := &Program{}
+	// Mongo and elastic templates are JSON bodies and URL paths: each
+	// value is escaped, when it is rendered, for where it lands (a JSON
+	// string's content, a bare JSON scalar, a path segment, a query), so
+	// that no key, binding, choice or corpus value can change the
+	// template's structure (scenarios.TemplatePlaces, appendPlaced).
 	names := make([]string, 0, len(sc.Bindings))
 	for n := range sc.Bindings {
 		names = append(names, n)
@@ -92,7 +89,7 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 			if err != nil {
 				return nil, fmt.Errorf("binding %s: %w", n, err)
 			}
-			g := compileSegment(seg, nil, esc)
+			g := compileSegment(seg, nil, scenarios.PlaceRaw)
 			maxBytes = max(maxBytes, seg.Lo)
 			p.bindings = append(p.bindings, binding{gen: &g})
 			continue
@@ -101,7 +98,7 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 		if err != nil {
 			return nil, fmt.Errorf("binding %s: %w", n, err)
 		}
-		p.bindings = append(p.bindings, binding{chooser: newChooser, prefix: esc([]byte(b.Prefix))})
+		p.bindings = append(p.bindings, binding{chooser: newChooser, prefix: []byte(b.Prefix)})
 	}
 	isBinding := func(n string) bool { _, ok := index[n]; return ok }
 	for o, c := range ops {
@@ -111,7 +108,7 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 		}
 		op := &opProgram{}
 		used := map[int]bool{}
-		for _, t := range tpls {
+		for ti, t := range tpls {
 			segs, err := scenarios.ParseTemplate(t, isBinding)
 			if err != nil {
 				return nil, fmt.Errorf("op %s: %w", sc.OpName(o), err)
@@ -120,14 +117,15 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 			if lit, ok := scenarios.Literal(segs); ok {
 				pt.static = []byte(lit)
 			} else {
-				for _, s := range segs {
+				places := scenarios.TemplatePlaces(k, ti, segs)
+				for si, s := range segs {
 					if s.Kind == scenarios.GenBinding {
 						used[index[s.Text]] = true
 					}
 					if s.Kind == scenarios.GenBytes {
 						maxBytes = max(maxBytes, s.Lo)
 					}
-					pt.gens = append(pt.gens, compileSegment(s, index, esc))
+					pt.gens = append(pt.gens, compileSegment(s, index, places[si]))
 				}
 			}
 			op.parts = append(op.parts, pt)
@@ -149,15 +147,8 @@ func (p *Program) Has(op scenarios.Op) bool {
 	return op.IsCustom() && p.ops[op-scenarios.OpCustomBase] != nil
 }
 
-// jsonEscape returns b escaped for the inside of a JSON string
-// (encoding/json's rules, without the quotes).
-func jsonEscape(b []byte) []byte {
-	q, _ := json.Marshal(string(b))
-	return q[1 : len(q)-1]
-}
-
-func compileSegment(s scenarios.Segment, index map[string]int, esc func([]byte) []byte) gen {
-	g := gen{kind: s.Kind, lit: []byte(s.Text), lo: s.Lo}
+func compileSegment(s scenarios.Segment, index map[string]int, place scenarios.Place) gen {
+	g := gen{kind: s.Kind, lit: []byte(s.Text), lo: s.Lo, place: place, escape: needsEscape(s.Kind, place)}
 	switch s.Kind {
 	case scenarios.GenInt:
 		g.span = uint64(s.Hi - s.Lo)
@@ -167,7 +158,7 @@ func compileSegment(s scenarios.Segment, index map[string]int, esc func([]byte) 
 		acc := 0.0
 		for i, c := range s.Choices {
 			acc += s.Weights[i]
-			g.choices = append(g.choices, esc([]byte(c)))
+			g.choices = append(g.choices, []byte(c))
 			g.cum = append(g.cum, acc)
 		}
 	case scenarios.GenBinding:
@@ -204,6 +195,7 @@ type Renderer struct {
 	choosers []scenarios.Chooser
 	vals     [][]byte // each binding's value for the op being rendered
 	ends     []int    // where each part ends in buf (-1: static)
+	scratch  []byte   // a value before it is escaped for its place
 }
 
 // NewRenderer returns a worker's renderer for p.
@@ -246,7 +238,7 @@ func (r *Renderer) Render(op scenarios.Op, key []byte, seq uint64, rng *rand.Ran
 			continue
 		}
 		for j := range pt.gens {
-			buf = r.appendGen(buf, &pt.gens[j], key, seq, rng)
+			buf = r.appendPlaced(buf, &pt.gens[j], key, seq, rng)
 		}
 		endsS = append(endsS, len(buf))
 	}

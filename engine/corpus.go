@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/soakd/soakd/corpus"
@@ -17,12 +18,12 @@ type corpusState struct {
 
 // openCorpus reads the corpus once through (counts, keys, term table)
 // and builds the query generator; errors name the scenario's line.
-func (r *runner) openCorpus() error {
+func (r *runner) openCorpus(ctx context.Context) error {
 	sc := r.sc
 	if !sc.HasCorpus() {
 		return nil
 	}
-	c, err := corpus.Open(sc.CorpusPath(), corpus.Options{KeyField: sc.Record.KeyField, TextFields: sc.SearchFields()})
+	c, err := corpus.OpenContext(ctx, sc.CorpusPath(), corpus.Options{KeyField: sc.Record.KeyField, TextFields: sc.SearchFields()})
 	if err != nil {
 		return sc.ProblemAt("record.source", err)
 	}

@@ -97,7 +97,8 @@ func TestDispatchDropsPastMaxLag(t *testing.T) {
 
 // TestDispatchSendsOnSchedule: every op is handed out at its intended
 // start (a reader that is always ready), chunk by chunk in index order,
-// and the dispatcher ends at the last one.
+// and the dispatcher ends at the segment's end, not its last op: a
+// duration is waited out (a live rate change could still come).
 func TestDispatchSendsOnSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := newDispatchRig(t, &segment{Phase: "p", Rate: 250, Duration: 200 * time.Millisecond}, 1)
@@ -129,8 +130,8 @@ func TestDispatchSendsOnSchedule(t *testing.T) {
 				t.Errorf("op %d handed out at %s, want %s", i, a, want)
 			}
 		}
-		if el := time.Since(t0); el != 196*time.Millisecond {
-			t.Errorf("dispatch ended at %s, want at the last op's 196ms", el)
+		if el := time.Since(t0); el != 200*time.Millisecond {
+			t.Errorf("dispatch ended at %s, want at the segment's end, 200ms (the last op is at 196ms)", el)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -170,6 +171,9 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 		if after != nil {
 			after(s, res)
 		}
+		if pr.EndedEarly == nil {
+			pr.EndedEarly = endedEarly(ctx, s, res, pr.Start)
+		}
 		acc.add(res)
 		if s.Stage != "" {
 			st := stageResult(s, res, e.stages.stats(), e.ops)
@@ -278,4 +282,32 @@ type sloJudged struct{}
 
 func (sloJudged) judge(pr *rundir.PhaseResult, l *verdict.Limits, hist *metrics.Set, ops *scenarios.OpTable) *rundir.Verdict {
 	return l.Judge(judged(pr.Name, &pr.Result, len(pr.Stages) > 0, hist, ops))
+}
+
+// endedEarly says where and why segment s (res: what it measured), of a
+// phase started at phaseStart, stopped before its duration; nil when it
+// ran all of it, had none, or its count (requests:) ended it.
+func endedEarly(ctx context.Context, s *segment, res *segResult, phaseStart time.Time) *rundir.EarlyEnd {
+	if s.Duration <= 0 || res.CountEnded {
+		return nil
+	}
+	ran := s.Warmup + res.Elapsed
+	if res.Elapsed <= 0 && s.Warmup > 0 && res.Canceled {
+		ran = res.End.Sub(res.Start) // stopped inside the warmup
+	}
+	if ran >= s.Duration {
+		return nil
+	}
+	reason := "the schedule ended before the duration"
+	if res.Canceled {
+		reason = "stopped before its end (signal or stop request)"
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
+			reason = c.Error()
+		}
+	}
+	if s.Stage != "" {
+		reason = "stage " + s.Stage + ": " + reason
+	}
+	off := res.Start.Sub(phaseStart)
+	return &rundir.EarlyEnd{AtSeconds: (off + ran).Seconds(), OfSeconds: (off + s.Duration).Seconds(), Reason: reason}
 }

@@ -83,8 +83,15 @@ func evaluate(s *rundir.Summary, l *verdict.Limits, ops *scenarios.OpTable, hist
 		if !ok {
 			ex = steadyExec{}
 		}
-		if p.SLO = ex.judge(p, l, hist(p.Name), ops); p.SLO == nil {
-			continue // a kind that is not judged (a load)
+		p.SLO = ex.judge(p, l, hist(p.Name), ops)
+		if mustSucceed(p.Kind) {
+			// Every phase but a capacity search (which passes only on a
+			// rate held) must have had ops that succeeded; a load is
+			// judged by that alone.
+			p.SLO = verdict.WithSucceeded(p.SLO, p.Name, p.Completed, p.Errors)
+		}
+		if p.SLO == nil {
+			continue
 		}
 		vs = append(vs, p.SLO)
 	}

@@ -24,6 +24,11 @@ func executorFor(k scenarios.PhaseKind) (executor, bool) {
 	return nil, false
 }
 
+// mustSucceed reports whether a phase of kind k fails when none of its
+// ops succeeded (all but a capacity search, which passes only on a rate
+// held).
+func mustSucceed(k scenarios.PhaseKind) bool { return k != scenarios.PhaseCapacity }
+
 // fillsDataset reports whether a phase of kind k puts the records in
 // place (a run that starts with one starts from an empty dataset).
 func fillsDataset(k scenarios.PhaseKind) bool {

@@ -29,17 +29,26 @@ type persistEvent struct {
 // started count rose, the flag was never seen) is the period between
 // them.
 type persistTracker struct {
-	mu      sync.Mutex
-	lastAt  time.Time
-	last    map[string]float64 // the previous sample's started counts
-	open    map[string]int     // kind -> index in events of the running job
-	events  []persistEvent
-	sampled bool
+	mu     sync.Mutex
+	lastAt time.Time
+	// lastTaken is when the previous sample was asked for: the server
+	// answered it somewhere between then and lastAt, so a job it did not
+	// see started after lastTaken (not necessarily after lastAt).
+	lastTaken time.Time
+	last      map[string]float64 // the previous sample's started counts
+	open      map[string]int     // kind -> index in events of the running job
+	events    []persistEvent
+	sampled   bool
 }
 
-// observe takes one stats sample taken at at. Samples older than the
-// last one are ignored (the sampler and a stage's snapshot race).
-func (p *persistTracker) observe(at time.Time, st map[string]float64) {
+// observe takes one stats sample answered by at (asked for at the same
+// instant: see observeSpan).
+func (p *persistTracker) observe(at time.Time, st map[string]float64) { p.observeSpan(at, at, st) }
+
+// observeSpan takes one stats sample asked for at taken and answered by
+// at. Samples older than the last one are ignored (the sampler and a
+// stage's snapshot race).
+func (p *persistTracker) observeSpan(taken, at time.Time, st map[string]float64) {
 	if st == nil {
 		return
 	}
@@ -51,9 +60,9 @@ func (p *persistTracker) observe(at time.Time, st map[string]float64) {
 	if p.open == nil {
 		p.open, p.last = map[string]int{}, map[string]float64{}
 	}
-	from := p.lastAt
+	from := p.lastTaken
 	if !p.sampled {
-		from = at
+		from = taken
 	}
 	for _, k := range persistKinds {
 		running := st[k.flag] > 0
@@ -89,7 +98,7 @@ func (p *persistTracker) observe(at time.Time, st map[string]float64) {
 			p.events = append(p.events, persistEvent{kind: k.kind, start: from, end: at})
 		}
 	}
-	p.lastAt, p.sampled = at, true
+	p.lastAt, p.lastTaken, p.sampled = at, taken, true
 }
 
 // newTarget ends the running jobs at at (their server is gone) and
@@ -102,7 +111,7 @@ func (p *persistTracker) newTarget(at time.Time) {
 		delete(p.open, k)
 	}
 	p.last = map[string]float64{}
-	p.lastAt, p.sampled = at, true
+	p.lastAt, p.lastTaken, p.sampled = at, at, true
 }
 
 // between returns the periods that overlap [start, end], clipped to it,

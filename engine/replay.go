@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/capture"
+	"github.com/soakd/soakd/internal/regfile"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -47,13 +49,13 @@ type replayPlan struct {
 }
 
 // prepareReplays indexes every replay phase's capture.
-func (r *runner) prepareReplays() error {
+func (r *runner) prepareReplays(ctx context.Context) error {
 	for i := range r.sc.Phases {
 		ph := &r.sc.Phases[i]
 		if ph.Kind != scenarios.PhaseReplay {
 			continue
 		}
-		p, err := r.openReplay(ph, i)
+		p, err := r.openReplay(ctx, ph, i)
 		if err != nil {
 			r.closeReplays()
 			return fmt.Errorf("phase %s: replay %s: %w", ph.Name, r.sc.ReplaySource(ph), err)
@@ -112,9 +114,11 @@ func (r *runner) closeReplays() {
 	}
 }
 
-func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
+func (r *runner) openReplay(ctx context.Context, ph *scenarios.Phase, pi int) (*replayPlan, error) {
 	p := &replayPlan{spec: *ph.Replay, path: r.sc.ReplaySource(ph), format: capture.Format(ph.Replay.Format)}
-	f, err := os.Open(p.path)
+	// A FIFO is refused by name, and the index's pass stops within a
+	// chunk's read of a cancel (SIGINT during a 30M-op capture's index).
+	f, err := regfile.Open(p.path)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +134,7 @@ func (r *runner) openReplay(ph *scenarios.Phase, pi int) (*replayPlan, error) {
 		return nil, err
 	}
 	p.dialect = o.Dialect
-	ix, err := capture.Build(f, st.Size(), o)
+	ix, err := capture.Build(regfile.Reader(ctx, f), st.Size(), o)
 	if err != nil {
 		f.Close()
 		return nil, err

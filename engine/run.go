@@ -201,14 +201,14 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if err := r.compileCustom(); err != nil {
 		return nil, err
 	}
-	if err := r.prepareReplays(); err != nil {
+	if err := r.prepareReplays(ctx); err != nil {
 		return nil, err
 	}
 	defer r.closeReplays()
 	if o.Exporter != nil {
 		o.Exporter.SetOps(r.ops)
 	}
-	if err := r.openCorpus(); err != nil {
+	if err := r.openCorpus(ctx); err != nil {
 		return nil, err
 	}
 	defer r.closeCorpus()

@@ -79,6 +79,8 @@ type segResult struct {
 	MaxLag         time.Duration
 	// Canceled: the run's context ended the segment early.
 	Canceled bool
+	// CountEnded: its count (requests:) ended it, before any duration.
+	CountEnded bool
 	// Retimed: the rate was changed live (Control.SetRate); the target
 	// rate reported is then scheduled ops over the schedule's duration.
 	Retimed bool
@@ -403,6 +405,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		// The count ended it before its duration: the window is the run
 		// of the count, not the whole duration.
 		clk.stopAt(res.End)
+		res.CountEnded = true
 	}
 	close(collectDone)
 	collectWG.Wait()
@@ -501,7 +504,7 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 			warm = max(warm, min(b, sent))
 		}
 	}
-	for sent < limit {
+	for {
 		if ctx.Err() != nil {
 			clk.stopAt(d.time.now())
 			break
@@ -518,6 +521,19 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 					d.exporter.RateChanged(seg.Phase)
 				}
 			}
+			continue
+		}
+		if sent >= limit {
+			// The schedule has no op left. A count (requests:) ends the
+			// segment; a duration does not end before its time: at a
+			// rate whose next op falls after the end, or a live rate
+			// that low, the segment waits out its duration (a rate
+			// change may still come) and is judged over all of it.
+			left := seg.Duration - d.time.since(t0)
+			if seg.Duration <= 0 || (seg.Limit > 0 && sent >= seg.Limit) || left <= 0 {
+				break
+			}
+			pacer.sleep(min(left, max(longest, seg.Tick)))
 			continue
 		}
 		el := d.time.since(ep.t0)
@@ -564,7 +580,7 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 		countWarm()
 		scheduled.Store(sent)
 		if sent >= limit {
-			break
+			continue
 		}
 		wait, _ := ep.sched.Pace(d.time.since(ep.t0), sent-ep.base, limit-ep.base)
 		if full || wait < minSleep {

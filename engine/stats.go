@@ -26,9 +26,10 @@ func (r *runner) startStats(ctx context.Context) func() {
 			var st map[string]float64
 			err := errNoStats
 			var took time.Duration
+			t0 := r.time.now()
 			if src, ok := tg.(targets.StatsSource); ok {
 				c, cc := context.WithTimeout(sctx, r.interval)
-				t0 := r.time.now()
+				t0 = r.time.now()
 				st, err = src.ServerStats(c)
 				took = r.time.since(t0)
 				cc()
@@ -37,7 +38,7 @@ func (r *runner) startStats(ctx context.Context) func() {
 				}
 			}
 			if err == nil && r.currentTarget() == tg {
-				r.srv.observe(r.time.now(), st)
+				r.srv.observeSpan(t0, r.time.now(), st)
 			}
 			select {
 			case <-sctx.Done():
@@ -78,7 +79,13 @@ type serverStats struct {
 
 // observe takes a sample taken at at.
 func (s *serverStats) observe(at time.Time, st map[string]float64) {
-	s.persist.observe(at, st)
+	s.observeSpan(at, at, st)
+}
+
+// observeSpan is observe of a sample asked for at taken (the
+// persistence periods start from when the server may have answered).
+func (s *serverStats) observeSpan(taken, at time.Time, st map[string]float64) {
+	s.persist.observeSpan(taken, at, st)
 	s.mu.Lock()
 	s.last = st
 	s.mu.Unlock()

@@ -50,6 +50,9 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 		if tl != nil {
 			pp.Plots = append(pp.Plots, timelinePlots(&p, tl)...)
 		}
+		if p.EndedEarly != nil {
+			pp.Notes = append(pp.Notes, p.EndedEarly.String()+" (its figures are over what ran)")
+		}
 		if p.TickSeconds > 0 {
 			pp.Notes = append(pp.Notes, "arrivals"+tickNote(p.TickSeconds)+": each tick's ops intended together at its start, so latency includes the wait behind the rest of the tick")
 		}

@@ -71,6 +71,9 @@ func textWith(s *rundir.Summary, suite *SuiteTable) string {
 		}
 		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
 			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
+		if p.EndedEarly != nil {
+			fmt.Fprintf(&b, "  %s\n", p.EndedEarly)
+		}
 		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
 		if l := overTimeLine(&p); l != "" {
@@ -208,7 +211,11 @@ func writeChecks(b *strings.Builder, v *rundir.Verdict) {
 		if c.BudgetLeft != nil {
 			budget = fmt.Sprintf(", error budget left %.0f%%", *c.BudgetLeft*100)
 		}
-		fmt.Fprintf(b, "  SLO %s %s %s: %s (limit %s%s)\n", mark, c.Op, c.What, sloVal(c.What, c.Actual), sloVal(c.What, c.Limit), budget)
+		act, lim := sloVal(c.What, c.Actual), sloVal(c.What, c.Limit)
+		if c.Metric == rundir.Succeeded {
+			act, lim = rundir.FormatValue(c.Metric, c.Actual), "> "+rundir.FormatValue(c.Metric, c.Limit)
+		}
+		fmt.Fprintf(b, "  SLO %s %s %s: %s (limit %s%s)\n", mark, c.Op, c.What, act, lim, budget)
 	}
 }
 

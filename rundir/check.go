@@ -42,6 +42,9 @@ const (
 	ErrorRatio      Metric = "error_ratio"
 	DroppedRatio    Metric = "dropped_ratio"
 	HighestRateHeld Metric = "highest_rate_held"
+	// Succeeded is a phase's ops that did not fail: a phase with none
+	// (every op failed, or none ran) never passes.
+	Succeeded Metric = "succeeded"
 )
 
 // Cmp is the comparison a metric is judged with.
@@ -51,7 +54,7 @@ func (m Metric) Cmp() Cmp {
 		return AtMost
 	case AchievedRatio:
 		return AtLeast
-	case HighestRateHeld:
+	case HighestRateHeld, Succeeded:
 		return Above
 	}
 	return ""
@@ -107,6 +110,9 @@ func (c Check) String() string {
 func FormatValue(m Metric, v float64) string {
 	if m == Latency {
 		return FormatSeconds(v)
+	}
+	if m == Succeeded {
+		return fmt.Sprintf("%.0f", v) // a count of ops
 	}
 	return fmt.Sprintf("%.4g", v)
 }

@@ -200,6 +200,21 @@ type PhaseResult struct {
 	// RateChanges are the live rate changes (daemon API POST
 	// /api/v1/runs/{id}/rate) applied during the phase, in order.
 	RateChanges []RateChange `json:"rate_changes,omitempty"`
+	// EndedEarly says the phase stopped before its duration: its
+	// figures are over what ran.
+	EndedEarly *EarlyEnd `json:"ended_early,omitempty"`
+}
+
+// EarlyEnd is where and why a phase stopped before its duration.
+type EarlyEnd struct {
+	AtSeconds float64 `json:"at_seconds"` // from the phase's start
+	OfSeconds float64 `json:"of_seconds"` // its duration
+	Reason    string  `json:"reason"`
+}
+
+// String is "ended early at 5.0s of 600.0s: reason".
+func (e *EarlyEnd) String() string {
+	return fmt.Sprintf("ended early at %.1fs of %.1fs: %s", e.AtSeconds, e.OfSeconds, e.Reason)
 }
 
 // RateChange is one live rate change: from At (OffsetSeconds after the

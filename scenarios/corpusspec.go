@@ -95,7 +95,7 @@ func (s *Scenario) validateCorpus() []FieldError {
 	} else if s.Uses(OpSearch) {
 		add("record.query", "a scenario that searches a corpus must say which fields queries draw from: query: {terms: 2, from: [title, body]}")
 	}
-	if err := corpus.Peek(s.CorpusPath(), r.KeyField, from); err != nil {
+	if err := corpus.Check(s.CorpusPath(), r.KeyField, from); err != nil {
 		add("record.source", "%v", err)
 	}
 	return errs

@@ -51,15 +51,8 @@ func (s *Scenario) validateElasticTemplate(name, pp string, c *CustomOp, isBindi
 		add(pp+".path", "op %s: %v", name, err)
 	} else {
 		p := sampleRender(pathSegs)
-		if !s.AllowDestructive {
-			if e.HTTPMethod() == "DELETE" && !strings.Contains(p, "/_doc/") {
-				add(pp+".path", "op %s: DELETE %s deletes more than a document (an index, say); refused unless the scenario says allow_destructive: true", name, e.Path)
-			}
-			for _, d := range elasticDestructive {
-				if strings.Contains(p, d) {
-					add(pp+".path", "op %s: %s destroys data or reconfigures the cluster; refused unless the scenario says allow_destructive: true", name, d)
-				}
-			}
+		if err := CheckElasticPath(e.HTTPMethod(), p, s.AllowDestructive); err != nil {
+			add(pp+".path", "op %s: %s %s: %s", name, e.HTTPMethod(), e.Path, strings.TrimPrefix(err.Error(), ErrPathRefused.Error()+": "))
 		}
 		if n := maxLen(pathSegs); n > int64(c.MaxBytes) {
 			add(pp+".path", "op %s: the path can render %d bytes, more than max_bytes (%d)", name, n, int64(c.MaxBytes))

@@ -67,6 +67,7 @@ func (s *Scenario) validateMongoTemplate(name, pp string, c *CustomOp, isBinding
 		add(pp+".command", "op %s: %v", name, err)
 		return errs
 	}
+	s.checkMongoKeys(name, pp, segs, add)
 	sample := sampleRender(segs)
 	if !json.Valid([]byte(sample)) {
 		add(pp+".command", "op %s: the command is not valid JSON (with each placeholder as 0): %s", name, jsonError(sample))
@@ -104,3 +105,40 @@ func jsonError(s string) string {
 	}
 	return "not JSON"
 }
+
+// checkMongoKeys refuses a placeholder that begins an object's key
+// and whose value could begin with '$': rendered there, a value would name an
+// operator ($where, $function...) the template does not. Values in
+// strings are escaped as string content and bare values stay one
+// scalar (datagen), so no other value can change the command.
+func (s *Scenario) checkMongoKeys(name, pp string, segs []Segment, add func(path, format string, args ...any)) {
+	keyPrefix := s.Keyspace.Prefix
+	if s.Record.KeyField != "" {
+		keyPrefix = "" // keys are the corpus's: anything
+	}
+	binding := func(n string) (Binding, bool) { b, ok := s.Bindings[n]; return b, ok }
+	for i, start := range MongoKeyStarts(segs) {
+		if start && MayStartWithDollar(segs[i], keyPrefix, binding) {
+			add(pp+".command", "op %s: placeholder %s is in a key and can render a name starting with '$' (an operator); put it in a value, or make every value it draws start otherwise", name, segName(segs[i]))
+		}
+	}
+}
+
+// segName is how a placeholder is written, for messages.
+func segName(g Segment) string {
+	switch g.Kind {
+	case GenKey:
+		return "{key}"
+	case GenBinding:
+		return "{" + g.Text + "}"
+	case GenChoice:
+		return "{choice:" + strings.Join(g.Choices, ",") + "}"
+	case GenCorpus:
+		return "{corpus:" + g.Text + "}"
+	}
+	return "a placeholder"
+}
+
+// SampleRender is sampleRender for the targets: the template with "0"
+// for each placeholder.
+func SampleRender(segs []Segment) string { return sampleRender(segs) }

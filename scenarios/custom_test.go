@@ -123,6 +123,8 @@ func TestCustomValidateErrors(t *testing.T) {
 		{"mongo unknown command", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"eval": "1"}'}}`, "a: 100", 9, `command "eval" is not one`},
 		{"mongo drop", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"drop": "c"}'}}`, "a: 100", 9, "drop destroys data"},
 		{"mongo placeholder", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"find": "{who}"}'}}`, "a: 100", 9, "unknown placeholder {who}"},
+		{"mongo operator in a key", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {command: '{"find": "c", "filter": {"{choice:a,$where}": "1"}}'}}`, "a: 100", 9, "can render a name starting with '$'"},
+		{"mongo binding in a key", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\nbindings: {f: {key: uniform, prefix: \"$f\"}}\n", `  a: {mongo: {command: '{"find": "c", "filter": {"x{f}": 1, "{f}": 1}}'}}`, "a: 100", 9, "placeholder {f} is in a key"},
 		{"mongo no command", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {mongo: {}}`, "a: 100", 9, "needs command:"},
 		{"redis op on mongo", "target: {kind: mongo, url: \"mongodb://127.0.0.1:27017\"}\n", `  a: {redis: [GET, "{key}"]}
   b: {mongo: {command: '{"count": "c"}'}}`, "a: 50, b: 50", 12, "op a has no template for target kind mongo"},
@@ -131,6 +133,8 @@ func TestCustomValidateErrors(t *testing.T) {
 		{"elastic path", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "i/_search"}}`, "a: 100", 9, "must start with /"},
 		{"elastic method", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {method: PATCH, path: "/i/_doc/{key}"}}`, "a: 100", 9, `method "PATCH"`},
 		{"elastic delete index", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {method: DELETE, path: "/products"}}`, "a: 100", 9, "deletes more than a document"},
+		{"elastic delete climbs", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {method: DELETE, path: "/products/_doc/../../_all"}}`, "a: 100", 9, "climb out of its place"},
+		{"elastic delete of two segments", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {method: DELETE, path: "/products/_doc/{key}/x"}}`, "a: 100", 9, "deletes more than a document"},
 		{"elastic delete by query", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "/i/_delete_by_query", body: "{}"}}`, "a: 100", 9, "_delete_by_query destroys data"},
 		{"elastic placeholder", "target: {kind: elastic, url: \"http://127.0.0.1:9200\"}\n", `  a: {elastic: {path: "/i/_doc/{id}"}}`, "a: 100", 9, "unknown placeholder {id}"},
 		{"cql markers", "target: {kind: cql, url: \"cql://127.0.0.1/ks\"}\n", `  a: {cql: {statement: "SELECT v FROM ks.t WHERE k = ? AND c = ?", args: ["{key}"]}}`, "a: 100", 9, "2 ? markers and args has 1"},

@@ -22,11 +22,15 @@ const (
 	MaxClientBatch = 10_000
 	// WorkerBytes is what one worker costs besides the data it moves:
 	// its goroutine, request slots, and its connection's buffers on
-	// both ends with the embedded target. Measured: `concurrency: 5000`
-	// closed loop on the embedded target peaks at 540 MB RSS against
-	// 181 MB at 1000 (90 KB a worker), 1000 against 100 workers 116 KB a
-	// worker.
-	WorkerBytes = 128 << 10
+	// both ends with the embedded target. Measured (peak RSS by
+	// /usr/bin/time -v of `soakd run`, a 4 s closed-loop steady phase of
+	// read 50 / update 50 on the embedded target, 1000 records): 100
+	// workers 72.9 MiB, 1000 workers 265.5 MiB, 4000 workers 948.3 MiB:
+	// 219 KiB a worker from 100 to 1000, 233 KiB from 1000 to 4000 (the
+	// issue's 10,000 workers peaked at 2.2 GB, ~220 KB a worker). The
+	// earlier 128 KiB undercounted by almost half, so the 4 GiB phase
+	// bound allowed ~8 GB.
+	WorkerBytes = 240 << 10
 	// MaxPhaseBytes bounds a phase's estimated memory: concurrency x
 	// (WorkerBytes + the bytes one worker has in flight).
 	MaxPhaseBytes = 4 << 30
@@ -162,15 +166,80 @@ func (s *Scenario) validateMemory() []FieldError {
 			continue // reported on its own
 		}
 		one, what := opBytes(p.Mixes(), recMax, fbMax, scanLen)
+		unit, unitWhat := recMax, "records"
+		if c, cwhat := s.customFlightBytes(p.Mixes()); c > 0 {
+			if c > one {
+				one, what = c, cwhat
+			}
+			if c > unit {
+				unit, unitWhat = c, "custom ops of up to "+iec(float64(c))
+			}
+		}
 		flight, flightWhat := one, what
-		if p.openLoop() && depth > 1 && int64(depth)*recMax > one {
-			flight, flightWhat = int64(depth)*recMax, fmt.Sprintf("a pipeline of %d records", depth)
+		if p.openLoop() && depth > 1 && int64(depth)*unit > one {
+			flight, flightWhat = int64(depth)*unit, fmt.Sprintf("a pipeline of %d %s", depth, unitWhat)
 		}
 		perWorker := float64(WorkerBytes) + float64(flight)
 		if total := float64(workers) * perWorker; total > MaxPhaseBytes || math.IsInf(total, 0) {
-			add(workersPath, "concurrency x (worker %s + in flight %s: %s) = %d x %s = %s exceeds the %s a phase may hold; lower concurrency, record size, scan_length or client.max_batch",
+			add(workersPath, "concurrency x (worker %s + in flight %s: %s) = %d x %s = %s exceeds the %s a phase may hold; lower concurrency, record size, scan_length, client.max_batch or the custom ops' sizes",
 				iec(WorkerBytes), iec(float64(flight)), flightWhat, workers, iec(perWorker), iec(total), iec(MaxPhaseBytes))
 		}
 	}
 	return errs
+}
+
+// customFlightBytes is the most one custom op of the mixes holds in
+// flight: each of its rendered arguments (path, body...) at its bound
+// (the placeholders' longest values, at most max_bytes each), summed
+// over its arguments, twice: the worker's render buffer and the
+// client's encoded request. 0 when the mixes name no custom op.
+func (s *Scenario) customFlightBytes(mixes []map[string]float64) (int64, string) {
+	keyLen := len(s.Keyspace.Prefix) + 20
+	bindingLen := func(name string) int {
+		b := s.Bindings[name]
+		if b.Gen != "" {
+			g, err := ParseGenerator(b.Gen)
+			if err != nil {
+				return 0
+			}
+			return int(g.MaxLen(0, nil))
+		}
+		return len(b.Prefix) + 20
+	}
+	isBinding := func(name string) bool { _, ok := s.Bindings[name]; return ok }
+	var most int64
+	var what string
+	for _, m := range mixes {
+		for name, w := range m {
+			c := s.Ops[name]
+			if w <= 0 || c == nil {
+				continue
+			}
+			for _, k := range c.Kinds() {
+				if s.Target.Kind != "" && TargetKind(k) != s.StoreKind() {
+					continue
+				}
+				tpls, _ := c.Templates(TargetKind(k))
+				var n int64
+				for _, t := range tpls {
+					segs, err := ParseTemplate(t, isBinding)
+					if err != nil {
+						continue // reported by the op's own checks
+					}
+					var l int64
+					for _, g := range segs {
+						l += g.MaxLen(keyLen, bindingLen)
+					}
+					if c.MaxBytes > 0 {
+						l = min(l, int64(c.MaxBytes))
+					}
+					n += l
+				}
+				if n *= 2; n > most {
+					most, what = n, fmt.Sprintf("custom op %s: %d arguments of up to %s, held twice (rendered and encoded)", name, len(tpls), iec(float64(n/2)))
+				}
+			}
+		}
+	}
+	return most, what
 }

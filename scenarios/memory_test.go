@@ -25,11 +25,17 @@ func TestMemoryBoundsRefused(t *testing.T) {
 		{"scan_length", "keyspace:\n  scan_length: 1000000\n" + steady(""), "keyspace.scan_length", "1000000 records per scan exceeds 100000", 2},
 		{"max_batch", "target:\n  kind: redis\n  url: redis://h:6379\n  client:\n    max_batch: 1000000000\n" + steady(""), "target.client.max_batch", "between 1 and 10000", 5},
 		{"workers x scans", "record: {fields: 10, field_bytes: 1000}\nkeyspace: {scan_length: 1000, records: 100}\nphases:\n  - kind: steady\n    duration: 1s\n    mix: {scan: 100}\n    concurrency: 1000\n",
-			"phases[0].concurrency", "(worker 128 KiB + in flight 9.537 MiB: a scan of 1000 records) = 1000 x 9.662 MiB = 9.435 GiB exceeds the 4 GiB a phase may hold", 7},
+			"phases[0].concurrency", "(worker 240 KiB + in flight 9.537 MiB: a scan of 1000 records) = 1000 x 9.771 MiB = 9.542 GiB exceeds the 4 GiB a phase may hold", 7},
 		{"workers x pipeline", "record: {fields: 10, field_bytes: 10000}\nkeyspace: {records: 100}\n" + steady("    concurrency: 10000\n    rate: 1000\n"),
-			"phases[0].concurrency", "in flight 24.41 MiB: a pipeline of 256 records) = 10000 x 24.54 MiB = 239.6 GiB", 7},
+			"phases[0].concurrency", "in flight 24.41 MiB: a pipeline of 256 records) = 10000 x 24.65 MiB = 240.7 GiB", 7},
 		{"sweep point workers", "record: {fields: 10, field_bytes: 100000}\nkeyspace: {records: 100}\nphases:\n  - kind: sweep\n    duration: 1s\n    mix: {read: 100}\n    sweep:\n      over: concurrency\n      points: [{concurrency: 10}, {concurrency: 5000}]\n",
-			"phases[0].sweep.points[1].concurrency", "5000 x 1.079 MiB = 5.267 GiB", 9},
+			"phases[0].sweep.points[1].concurrency", "5000 x 1.188 MiB = 5.801 GiB", 9},
+		// The issue's reproduction: 200 arguments of 16 MiB validated, then
+		// the run died of out-of-memory.
+		{"custom op payload", "target: {kind: redis, url: 'redis://h:6379'}\nops:\n  big: {redis: [MSET" + strings.Repeat(`, "{bytes:16777216}"`, 200) + "], max_bytes: 16mb}\nphases:\n  - {kind: steady, duration: 1s, concurrency: 1, mix: {big: 100}}\n",
+			"phases[0].concurrency", "in flight 6.25 GiB: custom op big: 201 arguments of up to 3.125 GiB, held twice (rendered and encoded)) = 1 x 6.25 GiB", 5},
+		{"custom op pipeline", "target: {kind: redis, url: 'redis://h:6379'}\nops:\n  put: {redis: [SET, \"{key}\", \"{bytes:1048576}\"]}\nphases:\n  - {kind: steady, duration: 1s, rate: 1000, concurrency: 100, mix: {put: 100}}\n",
+			"phases[0].concurrency", "a pipeline of 256 custom ops of up to 2 MiB) = 100 x 512.2 MiB", 5},
 		{"embedded dataset", "record: {fields: 10, field_bytes: 1000}\nkeyspace:\n  records: 100000000\n" + steady(""), "keyspace.records",
 			"100000000 x 10.14 KiB = 967.1 GiB exceeds the 4 GiB the embedded store may hold", 3},
 	} {
@@ -48,7 +54,7 @@ func TestMemoryBoundsRefused(t *testing.T) {
 }
 
 // TestMemoryBoundsAllow: the catalog and the largest counts the bounds
-// name still pass: 10,000 closed-loop workers (1.2 GiB at 128 KiB
+// name still pass: 10,000 closed-loop workers (2.3 GiB at 240 KiB
 // each), a 64 MiB record with one worker, the default pipeline at 10,000
 // open-loop workers of 1 KB records.
 func TestMemoryBoundsAllow(t *testing.T) {
@@ -61,7 +67,7 @@ func TestMemoryBoundsAllow(t *testing.T) {
 			t.Errorf("refused:\n%s\n%v", src, err)
 		}
 	}
-	if !strings.Contains(iec(WorkerBytes), "128 KiB") {
+	if !strings.Contains(iec(WorkerBytes), "240 KiB") {
 		t.Errorf("WorkerBytes %s", iec(WorkerBytes))
 	}
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/soakd/soakd/capture"
+	"github.com/soakd/soakd/internal/regfile"
 )
 
 // ReplaySpec holds a replay phase's own keys (flat in the phase, so the
@@ -154,17 +156,14 @@ func replayScriptRefusal(r *ReplaySpec, args []string, kind TargetKind) string {
 }
 
 // destructiveElastic is what the elastic custom ops' rule refuses in
-// method and path, "" when nothing.
+// method and path (normalised: "." and ".." segments refused, escapes
+// decoded), "" when nothing.
 func destructiveElastic(method, path string) string {
-	if method == "DELETE" && !strings.Contains(path, "/_doc/") {
-		return "DELETE " + path
+	norm, err := normElasticPath(path)
+	if err != nil {
+		return "a path that climbs (" + path + ")"
 	}
-	for _, d := range elasticDestructive {
-		if strings.Contains(path, d) {
-			return d
-		}
-	}
-	return ""
+	return destructiveElasticNorm(method, norm)
 }
 
 // ReplayDialect is how a replay reads ops for the scenario's target.
@@ -228,6 +227,9 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 		add("source", "%s is not a regular file", s.ReplaySource(p))
 	} else if st.Size() == 0 {
 		add("source", "%s is empty", s.ReplaySource(p))
+	} else if _, _, err := s.indexCapture(p); err != nil && !errors.Is(err, errNotChecked) {
+		// What the run's index would refuse, refused here with its line.
+		add("source", "%s: %v", s.ReplaySource(p), err)
 	}
 	if !replayFormats.Valid(r.Format) {
 		add("format", "unknown %q (use %s)", r.Format, replayFormats.Text())
@@ -319,27 +321,42 @@ func (s *Scenario) replayLatencyKey(op string) string {
 const replayCheckBytes = 64 << 20
 
 // replayGroups indexes phase p's capture for its latency groups; ok is
-// false when it cannot (too large, unreadable, malformed: the run says
-// why).
+// false when it cannot (too large, unreadable, malformed: validateReplay
+// or the run says why).
 func (s *Scenario) replayGroups(p *Phase) (groups, folded []string, ok bool) {
-	f, err := os.Open(s.ReplaySource(p))
+	groups, folded, err := s.indexCapture(p)
+	return groups, folded, err == nil
+}
+
+// errNotChecked: a capture larger than replayCheckBytes is indexed when
+// the run starts, not at validate.
+var errNotChecked = errors.New("not checked at validate")
+
+// indexCapture indexes phase p's capture as the run will (at most
+// replayCheckBytes of it; a larger one is errNotChecked): its groups,
+// or why the run would refuse it.
+func (s *Scenario) indexCapture(p *Phase) (groups, folded []string, err error) {
+	f, err := regfile.Open(s.ReplaySource(p)) // a FIFO is refused by name, not waited on
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || st.Size() > replayCheckBytes {
-		return nil, nil, false
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Size() > replayCheckBytes {
+		return nil, nil, errNotChecked
 	}
 	o, err := s.ReplayOptions(p)
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, err
 	}
 	ix, err := capture.Build(f, st.Size(), o)
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, err
 	}
-	return ix.Groups, ix.Folded, true
+	return ix.Groups, ix.Folded, nil
 }
 
 // HasOp reports whether name is a built-in op or one of the scenario's

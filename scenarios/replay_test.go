@@ -57,13 +57,22 @@ func TestReplayValidation(t *testing.T) {
 	}
 	ops := filepath.Join(dir, "ops.ndjson")
 	os.WriteFile(ops, []byte(`{"ts": 1, "op": "find", "args": [{"find": "u"}]}`+"\n"), 0o644)
+	esOps := filepath.Join(dir, "es.ndjson")
+	os.WriteFile(esOps, []byte(`{"ts": 1, "op": "GET", "args": ["/i/_doc/1"]}`+"\n"), 0o644)
 	for _, tc := range []struct{ target, extra, want string }{
 		{`{kind: mongo, url: "mongodb://127.0.0.1:1"}`, "", ""},
+		// The capture is indexed as the run would: a mongo op log is
+		// no elastic capture, refused at its line.
+		{`{kind: elastic, url: "http://127.0.0.1:1"}`, "", `ops.ndjson: line 1: elastic op "find": want a method`},
 		{`{kind: cql, url: "cql://127.0.0.1:1/ks"}`, ", key_prefix: r_", "phases[0].key_prefix: a cql replay runs its statements as they are"},
 		{`{kind: elastic, url: "http://127.0.0.1:1"}`, ", key_prefix: R_", `phases[0].key_prefix: "R_" cannot start an index name`},
 		{`{kind: elastic, url: "http://127.0.0.1:1"}`, ", key_prefix: replay-", ""},
 	} {
-		_, err := Parse("m.yaml", []byte("target: "+tc.target+"\nphases:\n  - {kind: replay, source: "+ops+", format: ndjson"+tc.extra+"}\n"))
+		src := ops
+		if strings.Contains(tc.target, "elastic") && tc.extra != "" {
+			src = esOps
+		}
+		_, err := Parse("m.yaml", []byte("target: "+tc.target+"\nphases:\n  - {kind: replay, source: "+src+", format: ndjson"+tc.extra+"}\n"))
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s%s: error %v, want %q", tc.target, tc.extra, err, tc.want)
 		}

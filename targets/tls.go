@@ -4,8 +4,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"os"
 
+	"github.com/soakd/soakd/internal/regfile"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -18,7 +18,7 @@ func TLSConfig(c scenarios.TLS, defaultServerName string) (*tls.Config, error) {
 		cfg.ServerName = defaultServerName
 	}
 	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
+		pem, err := regfile.ReadFileLimit(c.CAFile, 16<<20) // a FIFO is refused, not waited on; a CA bundle is well under 16 MiB
 		if err != nil {
 			return nil, fmt.Errorf("tls.ca_file: %w", err)
 		}

@@ -22,6 +22,7 @@ const (
 	ErrorRatio      = rundir.ErrorRatio
 	DroppedRatio    = rundir.DroppedRatio
 	HighestRateHeld = rundir.HighestRateHeld
+	Succeeded       = rundir.Succeeded
 )
 
 // FormatSeconds renders seconds as 0, 850us, 1.20ms or 2.00s.

@@ -235,6 +235,29 @@ func (l *Limits) judge(p Phase, minAchieved float64, rate bool) *rundir.Verdict 
 	return v
 }
 
+// SucceededCheck is the check every phase's verdict holds: some of its
+// ops succeeded (completed without an error; a miss is an answer).
+// A phase whose every op failed, or that ran none, does not pass,
+// whatever else it is judged by (a load is judged by it alone).
+func SucceededCheck(phase string, completed, errors int64) Check {
+	c := Check{Phase: phase, What: "succeeded ops", Metric: Succeeded, Cmp: Above, Limit: 0}
+	c.Judge(float64(completed - errors))
+	return c
+}
+
+// WithSucceeded returns v (nil: a phase the SLO does not judge) with
+// the succeeded check of a phase of completed ops, errors of them
+// failed, added.
+func WithSucceeded(v *Verdict, phase string, completed, errors int64) *Verdict {
+	if v == nil {
+		v = &Verdict{Passed: true}
+	}
+	c := SucceededCheck(phase, completed, errors)
+	v.Checks = append(v.Checks, c)
+	v.Passed = v.Passed && c.Passed
+	return v
+}
+
 // Capacity judges a capacity phase: it passes when some rate held the
 // SLO (held > 0); its failing probes are the search, not a failure. For
 // merged shards held is the sum of the shards' highest rates held.
@@ -287,6 +310,8 @@ func Rejudge(checks []rundir.Check, p Phase, held float64) *rundir.Verdict {
 			}
 		case HighestRateHeld:
 			actual = held
+		case Succeeded:
+			actual = float64(p.Completed - p.Errors)
 		}
 		if c.Cmp == "" {
 			c.Cmp = c.Metric.Cmp()

@@ -38,6 +38,17 @@ func TestFIFOInputsRefused(t *testing.T) {
 	sumA := mkfifo(t, runA, rundir.SummaryFile)
 	good := filepath.Join(dir, "good")
 	writeSummary(t, good, 0.005)
+	// A FIFO as a scenario's corpus or capture: refused by name too.
+	docs := mkfifo(t, dir, "docs.ndjson")
+	withCorpus := filepath.Join(dir, "corpus.yaml")
+	capt := mkfifo(t, dir, "capture.txt")
+	withCapture := filepath.Join(dir, "capture.yaml")
+	if err := os.WriteFile(withCorpus, []byte("name: c\ntarget: {kind: embedded}\nrecord: {source: docs.ndjson}\nphases: [{name: load, kind: load}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(withCapture, []byte("name: c\ntarget: {kind: embedded}\nphases: [{name: r, kind: replay, source: capture.txt}]\nslo: {latency: {GET: {p99: 1ms}}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -45,6 +56,9 @@ func TestFIFOInputsRefused(t *testing.T) {
 	}{
 		{"run", []string{"run", scen, "--listen", ""}, scen},
 		{"validate", []string{"validate", scen}, scen},
+		{"validate corpus", []string{"validate", withCorpus}, docs},
+		{"run corpus", []string{"run", withCorpus, "--listen", ""}, docs},
+		{"validate capture", []string{"validate", withCapture}, capt},
 		{"serve", []string{"serve", "--config", conf}, conf},
 		{"report", []string{"report", runA}, sumA},
 		{"compare baseline", []string{"compare", runA, good}, sumA},

@@ -139,3 +139,25 @@ func TestReportKilledRun(t *testing.T) {
 		t.Errorf("empty dir: exit %d %q", code, errb)
 	}
 }
+
+// TestValidateReadsCapturesAndCorpora: validate does not print ok for a
+// capture or corpus it reads and finds broken: it names the scenario's
+// line, the file and the file's line, and exits 2.
+func TestValidateReadsCapturesAndCorpora(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "capture.ndjson", `{"ts": 1, "op": "GET", "args": ["k"]}`+"\n"+`{"ts": 2, "op": "GET", "args": }`+"\n")
+	write(t, dir, "docs.ndjson", `{"id":"a","t":"x"}`+"\n"+`{"id":"b","t":"y"}`+"\n"+`{"id": "c", "t": ]`+"\n")
+	for name, c := range map[string]struct{ src, want string }{
+		"capture.yaml": {"name: c\ntarget: {kind: embedded}\nphases:\n  - {name: r, kind: replay, source: capture.ndjson, format: ndjson}\n",
+			":4: phases[0].source: " + dir + "/capture.ndjson: line 2: "},
+		"corpus.yaml": {"name: c\ntarget: {kind: embedded}\nrecord:\n  source: docs.ndjson\nphases: [{name: load, kind: load}]\n",
+			":4: record.source: corpus " + dir + "/docs.ndjson: line 3: "},
+	} {
+		p := write(t, dir, name, c.src)
+		a, out, errb := newApp()
+		code := mainWithin(t, 10*time.Second, a, context.Background(), "validate", p)
+		if code != 2 || !strings.Contains(errb.String(), p+c.want) || strings.Contains(out.String(), "ok") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %q", name, code, out, errb, p+c.want)
+		}
+	}
+}

@@ -1,11 +1,13 @@
 // Package regfile opens files soakd reads as input (scenarios, configs,
-// summaries, latency logs) and refuses anything that is not a regular
-// file. A FIFO named as input would otherwise block open(2) or read(2)
+// summaries, latency logs, corpora, captures, token and CA files) and
+// refuses anything that is not a regular file; Reader makes a pass over
+// one stop when its context ends. A FIFO named as input would otherwise block open(2) or read(2)
 // until a writer comes, in a system call no signal interrupts: `soakd
 // report` on a FIFO ignored SIGINT.
 package regfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +47,29 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
+// ErrTooLarge is wrapped by ReadFileLimit's error for a file over its
+// limit.
+var ErrTooLarge = errors.New("larger than soakd reads")
+
+// ReadFileLimit reads the regular file path whole (see Open) if it
+// holds at most limit bytes; a larger one is an error naming it and the
+// limit, read no further than limit+1 bytes.
+func ReadFileLimit(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
+	}
+	return b, nil
+}
+
 // ReadFile reads the regular file path whole (see Open).
 func ReadFile(path string) ([]byte, error) {
 	f, err := Open(path)
@@ -77,4 +102,32 @@ func kind(m fs.FileMode) string {
 		return "a directory"
 	}
 	return "type " + m.Type().String()
+}
+
+// Chunk is the most a Reader reads in one call: between two chunks it
+// looks at its context, so a reader of a large file stops within one
+// chunk's read (well under a second even from a slow disk) of a cancel.
+const Chunk = 1 << 20
+
+// Reader returns r read in chunks of at most Chunk bytes, failing with
+// ctx's cause once ctx has ended. Every pass over a user's file (a
+// corpus, a capture, a gzip stream) reads through one, so SIGINT or a
+// stop ends it promptly.
+func Reader(ctx context.Context, r io.Reader) io.Reader {
+	return &ctxReader{ctx: ctx, r: r}
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	if len(p) > Chunk {
+		p = p[:Chunk]
+	}
+	return c.r.Read(p)
 }

@@ -1,6 +1,7 @@
 package regfile
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -47,5 +48,32 @@ func TestOpenRefusesFIFO(t *testing.T) {
 	}
 	if _, err := ReadFile(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: want ErrNotExist, got %v", err)
+	}
+}
+
+func TestReadFileLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFileLimit(p, 10); err != nil || string(b) != "0123456789" {
+		t.Errorf("at the limit: %q %v", b, err)
+	}
+	if _, err := ReadFileLimit(p, 9); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), p) {
+		t.Errorf("over the limit: %v", err)
+	}
+}
+
+func TestReaderStopsOnCancel(t *testing.T) {
+	cause := errors.New("SIGINT")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := Reader(ctx, strings.NewReader(strings.Repeat("x", 3*Chunk)))
+	buf := make([]byte, 2*Chunk)
+	if n, err := r.Read(buf); n != Chunk || err != nil {
+		t.Fatalf("first read %d %v, want one chunk", n, err)
+	}
+	cancel(cause)
+	if _, err := r.Read(buf); !errors.Is(err, cause) {
+		t.Errorf("after the cancel: %v, want its cause", err)
 	}
 }

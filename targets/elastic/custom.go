@@ -23,8 +23,11 @@ import (
 
 type customOp struct {
 	method string
-	bulk   bool // NDJSON body
-	miss   scenarios.MissRule
+	// allowDestructive: the scenario's allow_destructive (the path rule
+	// is applied to every rendered path, scenarios.CheckElasticPath).
+	allowDestructive bool
+	bulk             bool // NDJSON body
+	miss             scenarios.MissRule
 }
 
 // prepareCustom compiles sc's custom ops with an elastic form.
@@ -36,7 +39,7 @@ func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 		}
 		// Only reads: GET and HEAD, and POSTs to _search, _count, _msearch, _mget ...
 		read := c.ReadOnly(scenarios.KindElastic)
-		return &customOp{method: e.HTTPMethod(), miss: c.MissWhen,
+		return &customOp{method: e.HTTPMethod(), miss: c.MissWhen, allowDestructive: sc.AllowDestructive,
 			bulk: strings.Contains(e.Path, "_bulk") || strings.Contains(e.Path, "_msearch")}, read, nil
 	})
 	t.custom = cs
@@ -72,6 +75,12 @@ func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
 	}
 	if len(r.Parts) != 2 {
 		return errNoCustom
+	}
+	// The rendered path, not only the template, must pass the safety
+	// rule: a value is escaped for its segment (datagen), and a path
+	// that still climbs or names what the rule refuses is not sent.
+	if err := scenarios.CheckElasticPath(co.method, string(r.Parts[0]), co.allowDestructive); err != nil {
+		return err
 	}
 	return t.send(ctx, co, r.Parts[0], r.Parts[1])
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/internal/storetest"
+	"github.com/soakd/soakd/targets"
 )
 
 // An NDJSON op log replayed through engine.Run on the ES-shaped server:
@@ -85,13 +86,21 @@ slo: {latency: {PUT_DOC: {p99: 10s}, "*": {max: 20s}}}
 	}
 	es.mu.Unlock()
 
-	// A destructive request refuses the capture, naming its line.
+	// A destructive request refuses the capture, naming its line: at
+	// validate (which indexes the capture as the run would), and at the
+	// run's own index when the capture changed after validation.
 	bad := filepath.Join(dir, "drop.ndjson")
 	os.WriteFile(bad, []byte(log.Lines[0]+"\n"+`{"ts": 200, "op": "DELETE", "args": ["/products"]}`+"\n"), 0o644)
-	sc2 := storetest.Parse(t, filepath.Join(dir, "d.yaml"), `target: {kind: elastic, url: "`+srv.URL+`"}
+	src := `target: {kind: elastic, url: "` + srv.URL + `"}
 phases:
   - {name: replay, kind: replay, source: drop.ndjson, format: ndjson}
-`)
+`
+	if _, err := targets.ParseScenario(filepath.Join(dir, "d.yaml"), []byte(src)); err == nil || !strings.Contains(err.Error(), "d.yaml:3: phases[0].source: "+bad+": line 2: DELETE /products destroys data") {
+		t.Errorf("destructive capture at validate: %v", err)
+	}
+	os.WriteFile(bad, []byte(log.Lines[0]+"\n"), 0o644)
+	sc2 := storetest.Parse(t, filepath.Join(dir, "d.yaml"), src)
+	os.WriteFile(bad, []byte(log.Lines[0]+"\n"+`{"ts": 200, "op": "DELETE", "args": ["/products"]}`+"\n"), 0o644)
 	_, err := ss.Run(sc2)
 	if err == nil || !strings.Contains(err.Error(), "line 2: DELETE /products destroys data") {
 		t.Errorf("destructive capture: %v", err)

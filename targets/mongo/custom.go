@@ -20,6 +20,9 @@ import (
 
 type customOp struct {
 	name string
+	// cmd is the command the template runs (its first key): a rendered
+	// command that runs any other is not sent.
+	cmd  string
 	miss scenarios.MissRule
 }
 
@@ -31,7 +34,12 @@ func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 		}
 		// Only reads: find, count, distinct, an aggregate without $out or $merge.
 		read := c.ReadOnly(scenarios.KindMongo)
-		return &customOp{name: sc.OpName(o), miss: c.MissWhen}, read, nil
+		segs, err := scenarios.ParseTemplate(c.Mongo.Command, func(n string) bool { _, ok := sc.Bindings[n]; return ok })
+		if err != nil {
+			return nil, false, fmt.Errorf("op %s: %w", sc.OpName(o), err)
+		}
+		cmd := scenarios.MongoCommandName(scenarios.SampleRender(segs))
+		return &customOp{name: sc.OpName(o), cmd: cmd, miss: c.MissWhen}, read, nil
 	})
 	t.custom = cs
 	return err
@@ -52,6 +60,9 @@ func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
 	var cmd bson.D
 	if err := bson.UnmarshalExtJSON(r.Parts[0], false, &cmd); err != nil {
 		return fmt.Errorf("op %s: the rendered command is not extended JSON: %w", co.name, err)
+	}
+	if len(cmd) == 0 || cmd[0].Key != co.cmd {
+		return fmt.Errorf("op %s: the rendered command is not the template's %s; refused", co.name, co.cmd)
 	}
 	return t.runCommand(ctx, cmd, co.miss)
 }
