@@ -82,13 +82,7 @@ type Budget struct {
 
 // judged reports whether the SLO judges a phase of kind k on latency
 // and errors.
-func judged(k scenarios.PhaseKind) bool {
-	switch k {
-	case scenarios.PhaseSteady, scenarios.PhaseRamp, scenarios.PhaseGrowth, scenarios.PhaseReplay:
-		return true
-	}
-	return false
-}
+func judged(k scenarios.PhaseKind) bool { return k.Budgeted() }
 
 // Budgets lists sc's budgets, by phase, op and kind. A limit with no
 // room for bad ops (max, or max_error_ratio: 0) has no budget to burn:

@@ -92,6 +92,10 @@ type kindDef struct {
 	// compared says two runs' phases of the kind are compared op by op
 	// (PhaseKind.Compared).
 	compared bool
+	// budgeted says the SLO's error budgets apply to the kind's phases
+	// (PhaseKind.Budgeted): they hold a rate meant to be served, not a
+	// fill or a search that overloads the store on purpose.
+	budgeted bool
 }
 
 // planRule is what a kind says about how its phase runs; a nil func
@@ -198,6 +202,13 @@ func (k PhaseKind) Valid() bool {
 func (k PhaseKind) Compared() bool {
 	d, ok := lookupKind(k)
 	return ok && d.compared
+}
+
+// Budgeted reports whether the SLO's error budgets (burn-rate alerts)
+// judge phases of kind k. An unknown kind is not budgeted.
+func (k PhaseKind) Budgeted() bool {
+	d, ok := lookupKind(k)
+	return ok && d.budgeted
 }
 
 // ParsePhaseKind returns the phase kind named s, or an error naming the

@@ -70,8 +70,9 @@ type growthKeys struct {
 
 func growthKind() *kindDef {
 	return &kindDef{
-		kind: PhaseGrowth,
-		keys: keysOf[growthKeys](),
+		budgeted: true,
+		kind:     PhaseGrowth,
+		keys:     keysOf[growthKeys](),
 		decode: func(n *yaml.Node, p *Phase) []string {
 			var k growthKeys
 			errs := decodeKeys(n, &k)

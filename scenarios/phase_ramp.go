@@ -33,8 +33,9 @@ func (r *RampSpec) ranged() bool {
 
 func rampKind() *kindDef {
 	return &kindDef{
-		kind: PhaseRamp,
-		keys: keysOf[RampSpec](),
+		budgeted: true,
+		kind:     PhaseRamp,
+		keys:     keysOf[RampSpec](),
 		decode: func(n *yaml.Node, p *Phase) []string {
 			p.Ramp = &RampSpec{}
 			return decodeKeys(n, p.Ramp)

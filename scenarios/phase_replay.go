@@ -7,8 +7,9 @@ const PhaseReplay PhaseKind = "replay"
 
 func replayKind() *kindDef {
 	return &kindDef{
-		kind: PhaseReplay,
-		keys: keysOf[ReplaySpec](),
+		budgeted: true,
+		kind:     PhaseReplay,
+		keys:     keysOf[ReplaySpec](),
 		decode: func(n *yaml.Node, p *Phase) []string {
 			p.Replay = &ReplaySpec{}
 			return decodeKeys(n, p.Replay)

@@ -7,6 +7,7 @@ const PhaseSteady PhaseKind = "steady"
 // A steady phase has no keys of its own beyond requests.
 func steadyKind() *kindDef {
 	return &kindDef{
+		budgeted:  true,
 		kind:      PhaseSteady,
 		takes:     []string{"requests"},
 		validate:  validateSteady,
