@@ -396,11 +396,11 @@ func variantSuite(s *rundir.Summary) *SuiteTable {
 // that shows the run's table shows the same digits; a summary with no
 // directory, or an unreadable log, falls back to the rounds alone.
 func ownSuite(s *rundir.Summary) *SuiteTable {
-	t := BuildSuite(SuiteColumns([]string{s.Dir}, []*rundir.Summary{s}))
+	t := BuildSuite(SuiteColumns(nil, []*rundir.Summary{s}))
 	if len(t.Rows) == 0 {
 		return nil
 	}
-	_ = t.LoadIntervals(func(c SuiteColumn) string { return c.Source })
+	_ = t.LoadIntervals(func(SuiteColumn) string { return s.Dir })
 	t.Estimate(verdict.BootstrapOptions{})
 	return &t
 }

@@ -19,8 +19,7 @@ import (
 // addr is the default (given is false) and its port is taken (another
 // run on the host, say), a free loopback port is used instead and
 // printed; an address the user gave fails loudly.
-// Under quiet the address is printed only when it moved.
-func (a *App) serveMetrics(exp *metrics.Exporter, addr string, given, quiet bool) (stop func(), err error) {
+func (a *App) serveMetrics(exp *metrics.Exporter, addr string, given bool) (stop func(), err error) {
 	if addr == "" {
 		return func() {}, nil
 	}
@@ -47,7 +46,8 @@ func (a *App) serveMetrics(exp *metrics.Exporter, addr string, given, quiet bool
 	switch {
 	case moved:
 		fmt.Fprintf(a.Stderr, "soakd: %s is taken (another run?); metrics on http://%s/metrics\n", addr, ln.Addr())
-	case !quiet:
+	default:
+		// Printed under --quiet too: scripts read the address from it.
 		fmt.Fprintf(a.Stderr, "soakd: metrics on http://%s/metrics\n", ln.Addr())
 	}
 	return func() { srv.Close() }, nil

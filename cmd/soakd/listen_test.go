@@ -20,7 +20,7 @@ func TestMetricsPortTakenMovesOnlyTheDefault(t *testing.T) {
 	addr := busy.Addr().String()
 
 	a, _, errb := newApp()
-	stop, err := a.serveMetrics(metrics.NewExporter("sc", "0", nil, nil), addr, false, true)
+	stop, err := a.serveMetrics(metrics.NewExporter("sc", "0", nil, nil), addr, false)
 	if err != nil {
 		t.Fatalf("default address taken: %v, want a free port", err)
 	}
@@ -32,22 +32,23 @@ func TestMetricsPortTakenMovesOnlyTheDefault(t *testing.T) {
 	}
 
 	a, _, _ = newApp()
-	if _, err := a.serveMetrics(metrics.NewExporter("sc", "0", nil, nil), addr, true, false); err == nil || !strings.Contains(err.Error(), "--listen "+addr) {
+	if _, err := a.serveMetrics(metrics.NewExporter("sc", "0", nil, nil), addr, true); err == nil || !strings.Contains(err.Error(), "--listen "+addr) {
 		t.Fatalf("given --listen on a taken port: err %v, want a --listen error", err)
 	}
 }
 
 // `--concurrency 0` and `--repeat 0` are refused by flag name, before
-// anything runs, as the scenario file refuses 0.
+// anything runs, as the scenario file refuses 0 (--repeat by the run
+// overrides' own rule, 1..100).
 func TestZeroCountFlagsRefused(t *testing.T) {
 	sc := write(t, t.TempDir(), "s.yaml", "phases: [{kind: steady, rate: 10, duration: 1s, mix: {get: 100}}]\n")
-	for _, fl := range []string{"--concurrency", "--repeat"} {
+	for fl, want := range map[string]string{"--concurrency": "--concurrency 0: give at least 1", "--repeat": "--repeat 0: use a whole number in 1..100"} {
 		a, _, errb := newApp()
 		if code := a.Main(context.Background(), []string{"run", sc, fl, "0", "--listen", ""}); code != exitRefused {
 			t.Errorf("%s 0: exit %d, want %d", fl, code, exitRefused)
 		}
-		if !strings.Contains(errb.String(), fl+" 0: give at least 1") {
-			t.Errorf("%s 0: stderr %q", fl, errb)
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("%s 0: stderr %q lacks %q", fl, errb, want)
 		}
 	}
 }

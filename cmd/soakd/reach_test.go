@@ -72,7 +72,8 @@ func TestRunTargetMergedAndPrinted(t *testing.T) {
 	sc := write(t, dir, "reach.yaml", reachYAML)
 	out := filepath.Join(dir, "run")
 	a, stdout, errb := newApp()
-	if code := a.Main(context.Background(), []string{"run", sc, "--target", srv.URL(), "--out", out, "--listen", "", "--quiet"}); code != 0 {
+	// Not --quiet: the start line names the target.
+	if code := a.Main(context.Background(), []string{"run", sc, "--target", srv.URL(), "--out", out, "--listen", ""}); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errb, stdout)
 	}
 	want := strings.TrimSuffix(srv.URL(), "/") + "/0?pool_size=3"

@@ -263,7 +263,7 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 		Progress: progress, ProgressEvery: every, Warn: a.warn,
 		BeforeStart: func(ctx context.Context, exp *metrics.Exporter) error {
 			var err error
-			if stopMetrics, err = a.serveMetrics(exp, f.listen, f.listenSet, f.quiet); err != nil {
+			if stopMetrics, err = a.serveMetrics(exp, f.listen, f.listenSet); err != nil {
 				return err
 			}
 			a.startLine(sc, out)

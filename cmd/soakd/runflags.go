@@ -94,10 +94,10 @@ func checkCounts(fs *flag.FlagSet, f runFlags) error {
 	fs.Visit(func(fl *flag.Flag) {
 		switch {
 		case err != nil:
+		case fl.Name == "repeat" && f.repeat < 1:
+			err = fmt.Errorf("--repeat %d: use a whole number in 1..100", f.repeat)
 		case fl.Name == "concurrency" && f.concurrency < 1:
 			err = fmt.Errorf("--concurrency %d: give at least 1 worker (leave the flag out to keep the scenario's)", f.concurrency)
-		case fl.Name == "repeat" && f.repeat < 1:
-			err = fmt.Errorf("--repeat %d: give at least 1 round (leave the flag out to keep the scenario's)", f.repeat)
 		}
 	})
 	return err
