@@ -23,6 +23,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// MinGap is the shortest time between two samples: /proc/self/stat
+// counts CPU in 10 ms ticks, so a shorter interval's CPU is mostly
+// rounding. A sample sooner than MinGap after the last is not taken.
+const MinGap = 200 * time.Millisecond
+
 // userHZ is the kernel's USER_HZ, the unit of /proc/self/stat's utime
 // and stime: 100 on every Linux architecture soakd builds for.
 const userHZ = 100
@@ -116,8 +121,12 @@ func (s *Sampler) Close() {
 
 // Sample reads the files at now (the caller's clock) and returns the
 // rates since the previous call; ok is false on the first call (it only
-// sets the baseline) and when now is not after the previous call.
+// sets the baseline) and when now is less than MinGap after the
+// previous call (nothing is read then: the next sample covers it).
 func (s *Sampler) Sample(now time.Time) (out Sample, ok bool) {
+	if s.primed && now.Sub(s.last) < MinGap {
+		return Sample{}, false
+	}
 	dt := now.Sub(s.last).Seconds()
 	primed := s.primed
 	s.last, s.primed = now, true

@@ -98,9 +98,16 @@ func TestSampleRatesFromFakeProc(t *testing.T) {
 		t.Fatalf("run-queue total %v, want 0.6: it never goes back", got.RunqueueDelaySeconds)
 	}
 
-	// The same instant again is not a rate.
-	if _, ok := s.Sample(t0.Add(3 * time.Second)); ok {
-		t.Fatal("a sample at the previous instant should not be ok")
+	// Sooner than MinGap is not a sample, and leaves the baseline.
+	if _, ok := s.Sample(t0.Add(3*time.Second + MinGap/2)); ok {
+		t.Fatal("a sample sooner than MinGap should not be ok")
+	}
+	p.state(600, 150, "cpu  1600 0 700 8300 0 0 0 100 0 0", "3.00", map[string]string{
+		"4242": "2300000000 302000000 21",
+		"4250": "100000000 200000000 1",
+	})
+	if got, ok = s.Sample(t0.Add(5 * time.Second)); !ok || !near(got.CPU, 1) {
+		t.Fatalf("after a skipped sample: ok %v, CPU %v, want 1 (2 s over 2 s)", ok, got.CPU)
 	}
 }
 
