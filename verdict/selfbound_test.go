@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +136,25 @@ func TestCompareWithholdsBoundPhases(t *testing.T) {
 	v = Compare([]*rundir.Summary{boundRun(t0, 0.001, rundir.BoundHost)}, boundRun(t0.Add(time.Hour), 0.010, ""), RegressOptions{Threshold: 0.2, MinHistory: 1})
 	if v.Regressed || v.Ops[0].Withheld == "" || !strings.Contains(v.Ops[0].Withheld, "host-bound") {
 		t.Fatalf("a host-bound baseline: %+v", v.Ops)
+	}
+}
+
+// CompareIntervals withholds too: the same 2x slower candidate that is
+// a REGRESSION (TestCompareIntervals) has no verdict when it ran
+// generator-bound, and the run is not regressed.
+func TestCompareIntervalsWithholdsBoundPhases(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	t0 := time.Unix(1_800_000_000, 0)
+	bs, bt := steadyRun(rng, t0, 1200, 1)
+	cs, ct := steadyRun(rng, t0.Add(time.Minute), 600, 2)
+	cs.Phases[0].Self = &rundir.SelfHealth{Intervals: 20, Cores: 2, Bound: rundir.BoundGenerator, Reason: "soakd CPU up to 99% of 2 cores, above 90% in 50% of intervals"}
+	v := CompareIntervals([]*rundir.Summary{bs}, []*rundir.Summary{cs}, []RunIntervals{SteadyIntervals(bs, bt)}, []RunIntervals{SteadyIntervals(cs, ct)}, IntervalOptions{})
+	if v.Regressed || len(v.Ops) != 1 || v.Ops[0].Withheld == "" {
+		t.Fatalf("verdict:\n%s", v.Table())
+	}
+	for _, c := range v.Ops[0].Checks {
+		if c.Regressed || c.Call != CallWithheld {
+			t.Errorf("%s: %+v, want withheld", c.Quantile, c)
+		}
 	}
 }
