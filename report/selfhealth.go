@@ -21,19 +21,28 @@ func selfLine(h *rundir.SelfHealth) string {
 		h.CPUMean, h.CPUMax, of, h.ThreadCPUMax, 1000*h.RunqueueDelayRatioMax, h.LoadMax, 100*h.StealMax, h.Intervals)
 }
 
-// writeSelf writes a phase's own-health line and, when the phase was
+// selfNotes are a phase's own-health line and, when the phase was
 // generator- or host-bound, that its figures give no verdict on the
-// store.
-func writeSelf(b *strings.Builder, p *rundir.PhaseResult) {
-	if l := selfLine(p.Self); l != "" {
-		fmt.Fprintf(b, "  %s\n", l)
+// store (none without a record).
+func selfNotes(h *rundir.SelfHealth) []string {
+	var out []string
+	if l := selfLine(h); l != "" {
+		out = append(out, l)
 	}
-	if w := p.Self.Withheld(); w != "" {
+	if w := h.Withheld(); w != "" {
 		who := "soakd"
-		if p.Self.Bound == rundir.BoundHost {
+		if h.Bound == rundir.BoundHost {
 			who = "the host"
 		}
-		fmt.Fprintf(b, "  %s: these figures measure %s, not the store\n", strings.ToUpper(w[:1])+w[1:], who)
+		out = append(out, fmt.Sprintf("%s: these figures measure %s, not the store", strings.ToUpper(w[:1])+w[1:], who))
+	}
+	return out
+}
+
+// writeSelf writes a phase's selfNotes, one line each.
+func writeSelf(b *strings.Builder, p *rundir.PhaseResult) {
+	for _, n := range selfNotes(p.Self) {
+		fmt.Fprintf(b, "  %s\n", n)
 	}
 }
 

@@ -33,3 +33,13 @@ func TestTextSaysGeneratorBound(t *testing.T) {
 		t.Errorf("the quiet phase got a no-verdict line:\n%s", txt)
 	}
 }
+
+func TestHTMLPhaseNotesSayGeneratorBound(t *testing.T) {
+	s := &rundir.Summary{Scenario: "x", Status: rundir.StatusCompleted, Target: rundir.TargetInfo{Kind: "redis"}}
+	s.Phases = []rundir.PhaseResult{{Name: "steady", Kind: "steady", Self: &rundir.SelfHealth{Intervals: 10, Cores: 2, CPUMax: 1.9,
+		Bound: rundir.BoundGenerator, Reason: "soakd CPU up to 95% of 2 cores, above 90% in 50% of intervals"}}}
+	notes := strings.Join(BuildReport(s, nil).Phases[0].Notes, "\n")
+	if !strings.Contains(notes, "self: soakd CPU") || !strings.Contains(notes, "No verdict: generator-bound (soakd CPU up to 95% of 2 cores") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}
