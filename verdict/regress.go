@@ -194,7 +194,7 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 			for _, q := range regressQuantiles {
 				var hist []float64
 				for _, h := range history {
-					if hp := phaseNamed(h, ph.Name); hp != nil && hp.Kind.Compared() {
+					if hp := phaseNamed(h, ph.Name); hp != nil && hp.Kind.Compared() && !boundPhase(hp) {
 						if ho, ok := hp.Ops[op]; ok && ho.Count > 0 {
 							hist = append(hist, quant(ho, q))
 						}
@@ -209,7 +209,8 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 			v.add(ov)
 		}
 	}
-	withholdBound(v, append(history, cand)...)
+	noteBoundHistory(v, history, cand)
+	withholdBound(v, cand)
 	return v
 }
 

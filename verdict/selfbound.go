@@ -158,6 +158,27 @@ func LimitBound(curve []rundir.CapacityPoint, held float64) (bound, note string)
 	return bound, note
 }
 
+// boundPhase says whether a run's phase was generator- or host-bound.
+func boundPhase(p *rundir.PhaseResult) bool { return p.Self != nil && p.Self.Bound != "" }
+
+// noteBoundHistory notes, per phase of cand, how many history runs were
+// left out of its noise model because they ran it bound (Compare): a
+// bound run measured soakd or the host, so it would widen the history
+// or drag its mean.
+func noteBoundHistory(v *Regression, history []*rundir.Summary, cand *rundir.Summary) {
+	for _, ph := range cand.Phases {
+		n := 0
+		for _, h := range history {
+			if hp := phaseNamed(h, ph.Name); hp != nil && boundPhase(hp) {
+				n++
+			}
+		}
+		if n > 0 {
+			v.Notes = append(v.Notes, fmt.Sprintf("phase %s: %d history run(s) left out, generator- or host-bound there", ph.Name, n))
+		}
+	}
+}
+
 // withholdBound withdraws the verdict on each op of v whose phase was
 // generator- or host-bound in one of runs: its checks say "no verdict:
 // <bound>-bound" instead, it does not regress the run, and a note gives

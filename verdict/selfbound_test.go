@@ -132,10 +132,38 @@ func TestCompareWithholdsBoundPhases(t *testing.T) {
 	if strings.Contains(tab, "REGRESSION") {
 		t.Errorf("table still calls a REGRESSION:\n%s", tab)
 	}
-	// A host-bound baseline withholds it too.
-	v = Compare([]*rundir.Summary{boundRun(t0, 0.001, rundir.BoundHost)}, boundRun(t0.Add(time.Hour), 0.010, ""), RegressOptions{Threshold: 0.2, MinHistory: 1})
-	if v.Regressed || v.Ops[0].Withheld == "" || !strings.Contains(v.Ops[0].Withheld, "host-bound") {
-		t.Fatalf("a host-bound baseline: %+v", v.Ops)
+	// A host-bound history run is left out of the noise model (noted),
+	// and the others still judge the candidate.
+	var hist []*rundir.Summary
+	for i, p99 := range []float64{0.5, 0.001, 0.00105, 0.00098, 0.00102, 0.00101} {
+		bound := ""
+		if i == 0 {
+			bound = rundir.BoundHost // 500x slower: it would swamp the noise model
+		}
+		hist = append(hist, boundRun(t0.Add(time.Duration(i)*time.Minute), p99, bound))
+	}
+	v = Compare(hist, boundRun(t0.Add(time.Hour), 0.010, ""), RegressOptions{Threshold: 0.2, K: 3, MinHistory: 1})
+	if !v.Regressed || v.Ops[0].Withheld != "" || !strings.Contains(v.Table(), "phase steady: 1 history run(s) left out, generator- or host-bound there") {
+		t.Fatalf("a host-bound history run:\n%s", v.Table())
+	}
+	// Only bound history: nothing to judge the phase with.
+	v = Compare(hist[:1], boundRun(t0.Add(time.Hour), 0.010, ""), RegressOptions{Threshold: 0.2, MinHistory: 1})
+	if v.Regressed || len(v.Ops) != 0 {
+		t.Fatalf("only a bound history run: %+v", v.Ops)
+	}
+}
+
+// The compare command's baseline (CompareIntervals) withholds when it
+// ran bound: there is no other baseline to judge against.
+func TestCompareIntervalsBoundBaseline(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	t0 := time.Unix(1_800_000_000, 0)
+	bs, bt := steadyRun(rng, t0, 1200, 1)
+	cs, ct := steadyRun(rng, t0.Add(time.Minute), 600, 2)
+	bs.Phases[0].Self = &rundir.SelfHealth{Intervals: 20, Cores: 2, Bound: rundir.BoundHost, Reason: "host load up to 9.0 on 2 cores, above 2x cores in 50% of intervals"}
+	v := CompareIntervals([]*rundir.Summary{bs}, []*rundir.Summary{cs}, []RunIntervals{SteadyIntervals(bs, bt)}, []RunIntervals{SteadyIntervals(cs, ct)}, IntervalOptions{})
+	if v.Regressed || len(v.Ops) != 1 || !strings.Contains(v.Ops[0].Withheld, "host-bound") {
+		t.Fatalf("verdict:\n%s", v.Table())
 	}
 }
 
