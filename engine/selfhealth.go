@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -20,16 +22,20 @@ type selfSource interface {
 
 // selfRecorder keeps soakd's own health (internal/selfhealth), sampled
 // once an interval in the background and at each stage's end (a stage
-// may be shorter than an interval): each sample goes to Prometheus and
-// to the running phase's and stage's accumulators, whose records say
-// whether the phase was generator- or host-bound (verdict.SelfAcc).
-// Samples between phases count for none.
+// may be shorter than an interval): each sample goes to Prometheus, to
+// the run directory's self.csv (rundir.SelfLog) and to the running
+// phase's and stage's accumulators, whose records say whether the phase
+// was generator- or host-bound (verdict.SelfAcc). Samples between
+// phases count for none.
 type selfRecorder struct {
 	cores int
 	exp   *metrics.Exporter
-	// srcMu serialises the source's samples (the ticker's, a stage's end).
+	// srcMu serialises the source's samples (the ticker's, a stage's
+	// end) and the log's lines.
 	srcMu sync.Mutex
 	src   selfSource // nil: not sampled
+	log   *os.File   // self.csv; nil when it could not be created
+	line  []byte     // the log line being written, reused
 	mu    sync.Mutex
 	// phase and stage are nil when none is running.
 	phase, stage *verdict.SelfAcc
@@ -49,6 +55,13 @@ func (r *runner) startSelf(ctx context.Context, cores int) func() {
 	}
 	if h.src == nil {
 		return func() {}
+	}
+	if f, err := os.Create(filepath.Join(r.opts.OutDir, rundir.SelfLog)); err == nil {
+		if _, err := f.WriteString(rundir.SelfLogHeader); err == nil {
+			h.log, h.line = f, make([]byte, 0, 128)
+		} else {
+			f.Close()
+		}
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -71,6 +84,10 @@ func (r *runner) startSelf(ctx context.Context, cores int) func() {
 		h.srcMu.Lock()
 		h.src.Close()
 		h.src = nil
+		if h.log != nil {
+			h.log.Close()
+			h.log = nil
+		}
 		h.srcMu.Unlock()
 	}
 }
@@ -83,6 +100,13 @@ func (h *selfRecorder) sample(now time.Time) {
 		return
 	}
 	s, ok := h.src.Sample(now)
+	if ok && h.log != nil {
+		h.line = rundir.AppendSelfLine(h.line[:0], now, s)
+		if _, err := h.log.Write(h.line); err != nil {
+			h.log.Close() // best effort: the log ends at a failed write
+			h.log = nil
+		}
+	}
 	h.srcMu.Unlock()
 	if !ok {
 		return

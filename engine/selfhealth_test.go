@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -43,13 +45,20 @@ phases:
   - {name: quiet, kind: steady, rate: 100, duration: 3s, mix: {get: 100}}
 `)
 	src := &fakeSelf{s: selfhealth.Sample{CPU: 0.2, ThreadCPUMax: 0.1, RunqueueDelay: 0.01, Load1: 0.5}}
-	sum := runInBubble(t, sc, &recordingTarget{service: time.Millisecond}, Options{selfSource: src})
+	out := t.TempDir()
+	sum := runInBubble(t, sc, &recordingTarget{service: time.Millisecond}, Options{selfSource: src, OutDir: out})
 	h := sum.Phases[0].Self
 	if h == nil || h.Intervals < 3 || h.CPUMax != 0.2 || h.LoadMax != 0.5 || h.Bound != "" || h.LagP99 != sum.Phases[0].Lag.P99 {
 		t.Fatalf("self %+v", h)
 	}
 	if !src.closed {
 		t.Error("the source was not closed at the run's end")
+	}
+	// self.csv has a line per sample the source gave.
+	log, err := os.ReadFile(filepath.Join(out, rundir.SelfLog))
+	lines := strings.Split(strings.TrimSuffix(string(log), "\n"), "\n")
+	if err != nil || lines[0]+"\n" != rundir.SelfLogHeader || len(lines)-1 != src.n || !strings.HasSuffix(lines[1], ",0.2000,0.1000,0.0100,0.5000,0.0000,0") {
+		t.Errorf("self.csv (%v), %d samples:\n%s", err, src.n, log)
 	}
 	// Without a source (and no root) there is no record.
 	sum = runInBubble(t, sc, &recordingTarget{service: time.Millisecond}, Options{})
