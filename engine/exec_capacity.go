@@ -96,6 +96,9 @@ func (e *phaseEnv) capacitySearch(ctx context.Context, base segment, prefix stri
 		}
 		pt := rundir.CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, Goodput: st.GoodputRate, P99: map[string]float64{}, Passed: ok, Failed: failed,
 			SettledSeconds: settled.Seconds(), DrainSeconds: res.Drain.Seconds(), Recheck: recheck}
+		if st.Self != nil {
+			pt.Bound = st.Self.Bound
+		}
 		for op, o := range st.Ops {
 			pt.P99[op] = o.Latency.P99
 		}
@@ -117,6 +120,7 @@ func (e *phaseEnv) capacitySearch(ctx context.Context, base segment, prefix stri
 		}
 		cr.Confirmation = verdict.Confirmation(cr.Curve, cr.HighestRateHeld)
 	}
+	cr.Bound, cr.Note = verdict.LimitBound(cr.Curve, cr.HighestRateHeld)
 	return cr
 }
 

@@ -109,7 +109,9 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		},
 	}
 	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: r.time.now().UTC(), TickSeconds: ph.Tick.D().Seconds()}
+	r.self.beginPhase()
 	total, err := ex.run(ctx, env, pr)
+	pr.Self = r.self.endPhase(r.time.now(), pr.Lag.P99)
 	if err != nil {
 		return nil, err
 	}
@@ -119,8 +121,16 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 	return pr, nil
 }
 
+// measure runs a measured segment; a stage's keeps soakd's own health
+// over it.
 func (r *runner) measure(ctx context.Context, s *segment) *segResult {
-	return r.runSegment(ctx, s, r)
+	if s.Stage == "" {
+		return r.runSegment(ctx, s, r)
+	}
+	r.self.beginStage()
+	res := r.runSegment(ctx, s, r)
+	res.self = r.self.endStage(r.time.now())
+	return res
 }
 
 func (r *runner) unmeasured(ctx context.Context, s *segment) *segResult {
@@ -257,6 +267,7 @@ func stageResult(s *segment, res *segResult, stats map[string]float64, ops *scen
 	st := rundir.StageResult{Name: s.Stage, Start: res.Start.UTC(), End: res.End.UTC(), Server: stats}
 	fillResult(&st.Result, res.Total, ops, res.Scheduled, res.Elapsed, res.Drain, res.WarmTail, res.WarmTailErrors, nil)
 	st.TargetRate = s.Rate
+	st.Self = res.self.Health(st.Lag.P99)
 	if res.Retimed {
 		st.TargetRate = retimedRate(s, res)
 	}

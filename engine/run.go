@@ -86,6 +86,11 @@ type Options struct {
 	RunID string
 	// BarrierTimeout bounds each barrier wait (0 = DefaultBarrierTimeout).
 	BarrierTimeout time.Duration
+	// SelfHealthRoot is where soakd's own health is read each interval
+	// (internal/selfhealth: "/" on a real host): each phase's self
+	// record, whether it was generator- or host-bound, and the
+	// soakd_self_* metrics. "" = not sampled (no self records).
+	SelfHealthRoot string
 
 	// hlogWrap, when set, wraps the latency log's file (tests inject a
 	// writer that fails part-way, like a disk filling up).
@@ -94,6 +99,8 @@ type Options struct {
 	drainDeadline time.Duration
 	// time replaces wallTime (tests in a synctest bubble: bubbleTime).
 	time timeSource
+	// selfSource replaces the sampler of SelfHealthRoot (tests).
+	selfSource selfSource
 	// pauserWrap, when set, gets each collector's pauser as it is made
 	// (tests set its budget and read its counts).
 	pauserWrap func(*pauser)
@@ -153,6 +160,8 @@ type runner struct {
 	// srv is the current target's latest server stats and the
 	// persistence periods seen in them (stats.go).
 	srv serverStats
+	// self is soakd's own health per phase and stage (selfhealth.go).
+	self selfRecorder
 
 	// round is the 1-based round of a repeated phase being run (0: not
 	// repeated); it gives each round its own random stream, shared by
@@ -300,6 +309,8 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	r.cancelRun = cancelRun
 	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
+	stopSelf := r.startSelf(ctx, host.Cores)
+	defer stopSelf()
 	// stopErr ends the run early with what ran so far written: a phase
 	// barrier the other shards never reached, or a variant that could
 	// not start.

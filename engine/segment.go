@@ -14,6 +14,7 @@ import (
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/verdict"
 )
 
 // segment is one stretch at one rate: a steady phase, a ramp step, a
@@ -84,6 +85,9 @@ type segResult struct {
 	// Retimed: the rate was changed live (Control.SetRate); the target
 	// rate reported is then scheduled ops over the schedule's duration.
 	Retimed bool
+	// self is soakd's own health over a stage (nil: not a stage, or not
+	// sampled).
+	self *verdict.SelfAcc
 }
 
 // pacerSleeper is how the dispatcher waits for the next op's intended

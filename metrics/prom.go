@@ -81,7 +81,8 @@ type Exporter struct {
 	statsDuration, statsSuccess, sloLatency                 *prometheus.Desc
 	overSLO, changePoints                                   *prometheus.Desc
 
-	ev *events // events.go
+	ev   *events      // events.go
+	self *selfMetrics // promself.go
 }
 
 // changeKey labels soakd_change_points: all values from fixed sets
@@ -140,6 +141,7 @@ func NewExporter(scenario, shard string, classes []string, info map[string]strin
 		changePoints:   prometheus.NewDesc("soakd_change_points", "Change points the finished run found in a phase's per-interval series of an op (E-divisive, see change_points in summary.json), by metric (p50, p99, p99.9, rate, error_ratio) and direction (up, down).", append(l, "metric", "direction"), nil),
 		changes:        map[changeKey]float64{},
 		ev:             newEvents(),
+		self:           newSelfMetrics(),
 	}
 }
 
@@ -181,6 +183,7 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 		ch <- d
 	}
 	e.ev.describe(ch)
+	e.self.describe(ch)
 }
 
 // Update folds one interval into the phase's totals. It takes ownership
@@ -347,6 +350,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		gauge(e.changePoints, n, e.scenario, e.shard, k.phase, k.op, k.metric, k.direction)
 	}
 	e.ev.collect(ch, e.scenario, e.shard, e.order)
+	e.self.collect(ch, e.scenario, e.shard)
 	for _, name := range e.order {
 		ps := e.phases[name]
 		cur := name == e.current

@@ -62,6 +62,7 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 		if l := rateChangesLine(p.RateChanges); l != "" {
 			pp.Notes = append(pp.Notes, l)
 		}
+		pp.Notes = append(pp.Notes, selfNotes(p.Self)...)
 		ops := slices.Sorted(maps.Keys(p.Ops))
 		// Percentile spectrum per op, from the phase's latency summary.
 		spec := Plot{Title: "latency percentile spectrum (from intended start)", XLabel: "percentile", YLabel: "latency (s)", XTicks: spectrumTicks}

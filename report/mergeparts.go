@@ -155,7 +155,10 @@ func additive(stat string) bool {
 }
 
 // mergePhaseExtras fills the merged phase pr's persistence events,
-// capacity outcome and growth cliff from the shards' phases.
+// capacity outcome, growth cliff and own-health record from the shards'
+// phases. The self record is the first shard's that was bound (its
+// reason naming the shard; the merged figures are no verdict on the
+// store when any shard's were not), else the first shard's.
 func mergePhaseExtras(pr *rundir.PhaseResult, shards []*rundir.Summary) {
 	for _, s := range shards {
 		sp := findPhase(s, pr.Name)
@@ -174,10 +177,20 @@ func mergePhaseExtras(pr *rundir.PhaseResult, shards []*rundir.Summary) {
 				pr.Capacity = &rundir.CapacityResult{}
 			}
 			pr.Capacity.HighestRateHeld += c.HighestRateHeld
+			if c.Bound != "" && pr.Capacity.Bound == "" {
+				pr.Capacity.Bound, pr.Capacity.Note = c.Bound, "shard "+s.Shard.String()+": "+c.Note
+			}
 			for _, pt := range c.Curve {
 				pt.Shard = s.Shard.String()
 				pr.Capacity.Curve = append(pr.Capacity.Curve, pt)
 			}
+		}
+		if h := sp.Self; h != nil && (pr.Self == nil || pr.Self.Bound == "" && h.Bound != "") {
+			hc := *h
+			if hc.Bound != "" {
+				hc.Reason = "shard " + s.Shard.String() + ": " + hc.Reason
+			}
+			pr.Self = &hc
 		}
 		if c := sp.Cliff; c != nil && (pr.Cliff == nil || c.StageIndex < pr.Cliff.StageIndex) {
 			cc := *c

@@ -74,6 +74,10 @@ func partsShard(t *testing.T, dir string, i int, url string, v int64) {
 	result(&steady.Result, set, 100)
 	kind := []string{rundir.PersistBGSave, rundir.PersistAOFRewrite}[i]
 	steady.PersistenceEvents = []rundir.PersistenceEvent{{Kind: kind, StartOffsetSeconds: 2, EndOffsetSeconds: 3}}
+	steady.Self = &rundir.SelfHealth{Intervals: 10, Cores: 2, CPUMax: 0.2 * k}
+	if i == 1 { // shard 1's generator ran out of CPU
+		steady.Self.Bound, steady.Self.Reason = rundir.BoundGenerator, "soakd CPU up to 99% of 2 cores"
+	}
 
 	stEnd := mergeT0.Add(20*time.Second + time.Duration(i)*time.Second)
 	growth := rundir.PhaseResult{Name: "g", Kind: scenarios.PhaseGrowth, Start: mergeT0.Add(11 * time.Second), End: stEnd,
@@ -139,6 +143,10 @@ func TestMergeKeepsWhatASingleRunShows(t *testing.T) {
 			func() any { return stage(same).Load }},
 		{"per-op summed", func() bool { p := stage(same).PerOp["read"]; return p != nil && p.AchievedRate == 150 },
 			func() any { return stage(same).PerOp }},
+		{"self: the bound shard's, named", func() bool {
+			h := same.Phases[0].Self
+			return h != nil && h.Bound == rundir.BoundGenerator && h.Reason == "shard 1/2: soakd CPU up to 99% of 2 cores"
+		}, func() any { return same.Phases[0].Self }},
 		{"cliff kept", func() bool { c := same.Phases[1].Cliff; return c != nil && c.Stage == "stage-1" },
 			func() any { return same.Phases[1].Cliff }},
 		{"persistence events: union, shard-tagged, from the merged start", func() bool {

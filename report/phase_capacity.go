@@ -17,6 +17,9 @@ import (
 func writeCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 	if c := p.Capacity; c != nil {
 		fmt.Fprintf(b, "  capacity: highest rate held %.0f ops/s (%d probes)\n", c.HighestRateHeld, len(c.Curve))
+		if c.Note != "" {
+			fmt.Fprintf(b, "  capacity: %s\n", c.Note)
+		}
 		writeConfirmation(b, c.Confirmation)
 		for _, pt := range c.Curve {
 			mark := "held"
@@ -25,6 +28,9 @@ func writeCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 			}
 			if pt.Recheck {
 				mark += " (recheck)"
+			}
+			if pt.Bound != "" {
+				mark += " (" + pt.Bound + "-bound)"
 			}
 			fmt.Fprintf(b, "    %s rate %.0f achieved %.0f goodput %.0f", mark, pt.Rate, pt.Achieved, pt.Goodput)
 			if pt.Shard != "" {
@@ -47,6 +53,9 @@ func capacitySection(p *rundir.PhaseResult) (notes []string, plots []Plot) {
 		return nil, nil
 	}
 	notes = append(notes, fmt.Sprintf("highest rate held: %.0f ops/s", c.HighestRateHeld))
+	if c.Note != "" {
+		notes = append(notes, c.Note)
+	}
 	if n := confirmationNote(c.Confirmation); n != "" {
 		notes = append(notes, n)
 	}

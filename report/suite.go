@@ -42,6 +42,10 @@ type SuiteCell struct {
 	// their means (P50/P99 the merged latency's when the latency log was
 	// read: LoadIntervals).
 	Rounds []SuiteRound
+	// Bound is set when a round of the test was generator- or
+	// host-bound (rundir.SelfHealth.Bound); Withheld then says why no
+	// verdict is given on it (suite_bound.go).
+	Bound, Withheld string
 }
 
 // SuiteRound is one round of a test in one column.
@@ -178,6 +182,7 @@ func BuildSuite(cols []SuiteColumn) SuiteTable {
 					}
 				}
 				cell.Present = true
+				cell.markBound(p)
 				cell.Requests += o.Count
 				cell.Rounds = append(cell.Rounds, rd)
 				cell.summarize()

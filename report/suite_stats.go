@@ -247,7 +247,12 @@ func (r SuiteRow) p99Ratio(ci int) verdict.Interval {
 // a fixed-rate test, what its p99 ratio's interval shows: there the rps
 // is the schedule's in both columns, and a p99 77 times the baseline's
 // read "within noise" on throughput. "(p99)" marks the latency verdict.
+// When either column ran the test generator- or host-bound there is no
+// verdict ("no verdict: generator-bound"; the notes say why).
 func (r SuiteRow) Verdict(ci int) string {
+	if w := r.withheld(ci); w != "" {
+		return w
+	}
 	_, ok := r.Ratio(ci)
 	if !r.FixedRate {
 		return noiseWord(ok, r.ratio(ci))
@@ -321,6 +326,7 @@ func (t SuiteTable) writeNotes(b *strings.Builder) {
 			}
 		}
 	}
+	t.writeBoundNotes(b)
 	if t.ShowControl {
 		fmt.Fprintf(b, "  %s/%s control: %s against itself (odd rounds over even, or one round's first half over its second): the noise floor; a B/A inside that spread is noise\n", a, a, a)
 		if n := t.Columns[0].rounds(); n > 1 && n < 6 {

@@ -90,13 +90,14 @@ func textWith(s *rundir.Summary, suite *SuiteTable) string {
 		}
 		writeKindText(&b, &p)
 		writePersistence(&b, &p)
+		writeSelf(&b, &p)
 		writeChecks(&b, p.SLO)
 		writeChangePoints(&b, &p)
 	}
 	if suite != nil {
 		fmt.Fprintf(&b, "\n%s", suite.Text())
 	}
-	fmt.Fprintf(&b, "\n%s\n", VerdictLine(s.Status, s.StatusReason, s.SLO))
+	fmt.Fprintf(&b, "\n%s%s\n", VerdictLine(s.Status, s.StatusReason, s.SLO), boundSuffix(s))
 	return b.String()
 }
 

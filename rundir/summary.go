@@ -200,6 +200,9 @@ type PhaseResult struct {
 	// RateChanges are the live rate changes (daemon API POST
 	// /api/v1/runs/{id}/rate) applied during the phase, in order.
 	RateChanges []RateChange `json:"rate_changes,omitempty"`
+	// Self is soakd's own health over the phase and whether the phase
+	// was generator- or host-bound (selfhealth.go).
+	Self *SelfHealth `json:"self,omitempty"`
 	// EndedEarly says the phase stopped before its duration: its
 	// figures are over what ran.
 	EndedEarly *EarlyEnd `json:"ended_early,omitempty"`
@@ -247,6 +250,8 @@ type StageResult struct {
 	// Memory is the server's memory at the stage's end, from Server:
 	// what the growth study plots against records.
 	Memory *StageMemory `json:"memory,omitempty"`
+	// Self is soakd's own health over the stage (selfhealth.go).
+	Self *SelfHealth `json:"self,omitempty"`
 }
 
 // Persistence event kinds.
@@ -397,6 +402,12 @@ type CapacityResult struct {
 	// held and the first rate above it that failed, with what every
 	// probe of each saw.
 	Confirmation *CapacityConfirmation `json:"confirmation,omitempty"`
+	// Bound is set when a probe at the limit (the rate held, or the
+	// first above it that failed) was generator- or host-bound: the
+	// limit found is then soakd's or the host's, not the store's; Note
+	// says so.
+	Bound string `json:"bound,omitempty"`
+	Note  string `json:"note,omitempty"`
 }
 
 // CapacityPoint is one probe.
@@ -421,6 +432,9 @@ type CapacityPoint struct {
 	Shard string `json:"shard,omitempty"`
 	// Recheck: a probe of the confirmation, not of the search.
 	Recheck bool `json:"recheck,omitempty"`
+	// Bound is the probe's stage's Self.Bound: a probe soakd or the
+	// host limited says nothing about the store.
+	Bound string `json:"bound,omitempty"`
 }
 
 // SweepResult is a sweep phase's outcome: what it varied and each

@@ -17,6 +17,9 @@ type Call string
 //	faster        Hi < 1
 //	too few ops   fewer than MinBeyond ops beyond the percentile on a
 //	              side (TailCall): no call either way
+//	no verdict: bound
+//	              the phase was generator- or host-bound in a run
+//	              (selfbound.go): what was measured was not the store
 const (
 	CallRegression  Call = "REGRESSION"
 	CallSlower      Call = "slower, below threshold"
@@ -24,6 +27,7 @@ const (
 	CallFaster      Call = "faster"
 	CallNoData      Call = "no data"
 	CallTooFew      Call = "too few ops"
+	CallWithheld    Call = "no verdict: bound"
 )
 
 // MinBeyond is how many ops a side needs beyond a percentile for a call

@@ -96,6 +96,9 @@ type OpRegression struct {
 	// block length, in intervals (MethodBootstrap).
 	Intervals [2]int `json:"intervals,omitzero"`
 	BlockLen  int    `json:"block_len,omitempty"`
+	// Withheld says why the op has no verdict: its phase was generator-
+	// or host-bound in a run compared (selfbound.go).
+	Withheld string `json:"withheld,omitempty"`
 }
 
 // QuantCheck compares one percentile (seconds) or, as "throughput",
@@ -191,7 +194,7 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 			for _, q := range regressQuantiles {
 				var hist []float64
 				for _, h := range history {
-					if hp := phaseNamed(h, ph.Name); hp != nil && hp.Kind.Compared() {
+					if hp := phaseNamed(h, ph.Name); hp != nil && hp.Kind.Compared() && !boundPhase(hp) {
 						if ho, ok := hp.Ops[op]; ok && ho.Count > 0 {
 							hist = append(hist, quant(ho, q))
 						}
@@ -206,6 +209,8 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 			v.add(ov)
 		}
 	}
+	noteBoundHistory(v, history, cand)
+	withholdBound(v, cand)
 	return v
 }
 
@@ -400,10 +405,20 @@ func (v *Regression) Table() string {
 		fmt.Fprintf(&b, "no verdict: %s\n", v.NotJudged)
 		return b.String()
 	}
+	withheld := 0
+	for _, o := range v.Ops {
+		if o.Withheld != "" {
+			withheld++
+		}
+	}
 	if len(v.Ops) == 0 {
 		b.WriteString("no steady-phase op appears in both runs: nothing to compare\n")
+	} else if withheld == len(v.Ops) {
+		b.WriteString("no verdict: every op compared ran in a generator- or host-bound phase (see the notes); what was measured was soakd or the host, not the store\n")
 	} else if v.Regressed {
 		b.WriteString("verdict: REGRESSION\n")
+	} else if withheld > 0 {
+		fmt.Fprintf(&b, "verdict: no regression in the ops judged; %d op(s) of generator- or host-bound phases not judged\n", withheld)
 	} else if v.Method == MethodBootstrap {
 		b.WriteString("verdict: no regression (every difference within noise or below the threshold)\n")
 	} else {

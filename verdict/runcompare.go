@@ -136,6 +136,7 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 			break
 		}
 	}
+	withholdBound(v, append(append([]*rundir.Summary{}, base...), cand...)...)
 	return v
 }
 

@@ -87,7 +87,9 @@ func TestRunRepeatRedis(t *testing.T) {
 				t.Errorf("row %s: %q is not an estimate with its interval", f[0], cell)
 			}
 		}
-		if !slices.Contains([]string{"within noise", "faster", "slower"}, f[11]) {
+		// A busy shared host makes the rounds host-bound (load above 2 x
+		// cores): then there is no verdict, and the table says so.
+		if !slices.Contains([]string{"within noise", "faster", "slower", "no verdict: host-bound", "no verdict: generator-bound"}, f[11]) {
 			t.Errorf("row %s: verdict %q", f[0], f[11])
 		}
 	}
