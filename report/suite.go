@@ -433,6 +433,19 @@ func (t SuiteTable) SuiteBars() Bars {
 			cell := r.Cells[ci]
 			rs.Values, rs.Present = append(rs.Values, round6(cell.RPS)), append(rs.Present, cell.Present)
 			ps.Values, ps.Present = append(ps.Values, cell.P99), append(ps.Present, cell.Present)
+			// A column against the first: its bar's interval is the
+			// first column's value times the ratio's (the table's B/A).
+			var rlo, rhi, plo, phi float64
+			if a := r.Cells[0]; ci > 0 && a.Present && cell.Present {
+				if iv := r.ratio(ci); iv.Valid() {
+					rlo, rhi = a.RPS*iv.Lo, a.RPS*iv.Hi
+				}
+				if iv := r.p99Ratio(ci); iv.Valid() {
+					plo, phi = a.P99*iv.Lo, a.P99*iv.Hi
+				}
+			}
+			rs.Lo, rs.Hi = append(rs.Lo, rlo), append(rs.Hi, rhi)
+			ps.Lo, ps.Hi = append(ps.Lo, plo), append(ps.Hi, phi)
 		}
 		rps.Series, p99.Series = append(rps.Series, rs), append(p99.Series, ps)
 	}

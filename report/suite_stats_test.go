@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +193,35 @@ func TestFixedRateJudgedOnLatency(t *testing.T) {
 		if txt := tb.Text(); !strings.Contains(txt, tc.want) {
 			t.Errorf("text lacks %q:\n%s", tc.want, txt)
 		}
+	}
+}
+
+// The comparison's chart draws what its table says: each column after
+// the first gets a whisker per bar, the first column's value times the
+// B/A interval, so "AOF slower" in bars can be read against "within
+// noise" in the table.
+func TestSuiteBarsDrawIntervals(t *testing.T) {
+	s := roundsSummary(map[string]float64{"same": 1, "double": 2, "half": 0.5})
+	tb := BuildSuite(SuiteColumns(nil, []*rundir.Summary{s}))
+	tb.Estimate(verdict.BootstrapOptions{Seed: 1})
+	bars := tb.SuiteBars()
+	rps := bars.Panels[0]
+	for li, r := range tb.Rows {
+		if _, _, ok := rps.Series[0].interval(li); ok {
+			t.Errorf("%s: the baseline column has a whisker", r.Test)
+		}
+		lo, hi, ok := rps.Series[1].interval(li)
+		iv := r.RPSRatio[1]
+		a := r.Cells[0].RPS
+		if !ok || math.Abs(lo-a*iv.Lo) > 1e-6 || math.Abs(hi-a*iv.Hi) > 1e-6 {
+			t.Errorf("%s: whisker %v..%v (%v), want %v..%v", r.Test, lo, hi, ok, a*iv.Lo, a*iv.Hi)
+		}
+	}
+	svg := SVGBars(bars)
+	if n := strings.Count(svg, `class="whisker"`); n != len(tb.Rows) {
+		t.Errorf("%d whiskers drawn, want one per row for column B (%d)", n, len(tb.Rows))
+	}
+	if !strings.Contains(svg, "95% interval") {
+		t.Error("whiskers carry no tooltip naming the interval")
 	}
 }

@@ -32,6 +32,18 @@ type BarSeries struct {
 	Name    string
 	Values  []float64
 	Present []bool
+	// Lo and Hi, when set for a bar (Hi[i] > 0), are its 95% interval,
+	// drawn as a whisker across the bar's end: a comparison's chart
+	// shows what its table says is noise.
+	Lo, Hi []float64
+}
+
+// interval is bar i's whisker, ok when it has one.
+func (s BarSeries) interval(i int) (lo, hi float64, ok bool) {
+	if i >= len(s.Lo) || i >= len(s.Hi) || !(s.Hi[i] > 0) || s.Hi[i] < s.Lo[i] {
+		return 0, 0, false
+	}
+	return s.Lo[i], s.Hi[i], true
 }
 
 // The bar chart's geometry, in the units of its 1100-wide viewBox (the
@@ -58,7 +70,17 @@ func (p BarPanel) axisMax() (float64, []float64) {
 	if vmax <= 0 {
 		vmax = 1
 	}
-	ticks := niceTicks(0, vmax, 5)
+	// Whiskers widen the axis up to half again the longest bar; a wider
+	// interval runs to the edge (its tooltip has the whole of it).
+	wmax := vmax
+	for _, s := range p.Series {
+		for i := range s.Values {
+			if _, hi, ok := s.interval(i); ok && i < len(s.Present) && s.Present[i] {
+				wmax = math.Max(wmax, math.Min(hi, 1.5*vmax))
+			}
+		}
+	}
+	ticks := niceTicks(0, wmax, 5)
 	return ticks[len(ticks)-1], ticks
 }
 
@@ -123,7 +145,15 @@ func SVGBars(c Bars) string {
 				text := axisLabel(p.Unit, v)
 				fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`,
 					x0, y, math.Max(sx(v)-x0, 0.5), barH-1.5, palette[si%len(palette)], html.EscapeString(lbl), html.EscapeString(s.Name), text)
-				fmt.Fprintf(&b, `<text class="value" x="%.1f" y="%.1f" font-size="10" fill="#333">%s</text>`, sx(v)+3, y+barH-2, text)
+				tx := sx(v) + 3
+				if lo, hi, ok := s.interval(li); ok {
+					xl, xh := sx(math.Min(lo, top)), sx(math.Min(hi, top))
+					cy := y + (barH-1.5)/2
+					fmt.Fprintf(&b, `<path class="whisker" d="M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f" stroke="#222" stroke-width="1.2" fill="none"><title>%s %s: 95%% interval %s..%s</title></path>`,
+						xl, cy, xh, xl, y+1, y+barH-2.5, xh, y+1, y+barH-2.5, html.EscapeString(lbl), html.EscapeString(s.Name), axisLabel(p.Unit, lo), axisLabel(p.Unit, hi))
+					tx = math.Max(tx, xh+3)
+				}
+				fmt.Fprintf(&b, `<text class="value" x="%.1f" y="%.1f" font-size="10" fill="#333">%s</text>`, tx, y+barH-2, text)
 			}
 		}
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, x0, barTop-6, x0, h-6)
