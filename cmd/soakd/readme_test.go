@@ -257,8 +257,10 @@ func TestReadmeCommands(t *testing.T) {
 			// differ for real; the output must still be a verdict.
 			want = []int{0, 1}
 			check = func(stdout, stderr string) {
+				// "no verdict: ..." is an answer too: a run on a busy host
+				// is host-bound, and compare says so instead of judging.
 				if !strings.Contains(stdout, "within noise") && !strings.Contains(stdout, "REGRESSION") &&
-					!strings.Contains(stdout, "faster") && !strings.Contains(stdout, "slower") {
+					!strings.Contains(stdout, "faster") && !strings.Contains(stdout, "slower") && !strings.Contains(stdout, "no verdict: ") {
 					t.Errorf("%s: no verdict:\n%s%s", name, stdout, stderr)
 				}
 			}
