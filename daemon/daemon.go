@@ -46,6 +46,10 @@ type Options struct {
 	// running run ended (releaseIfIdle; nil: debug.FreeOSMemory); tests
 	// count the calls.
 	releaseMemory func()
+	// noSelfHealth leaves soakd's own-health sampler off in its runs, so
+	// a test's verdicts do not depend on how busy the shared host is
+	// (the sampler and the bound rule have their own tests).
+	noSelfHealth bool
 }
 
 // Back-off of a continuous soak whose attempts fail (the store is down):
@@ -681,7 +685,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source, "target", string(sc.Target.Kind)+" "+scenarios.RedactURL(sc.Target.URL))
 	// Warnings (the scenario's, as soakd validate prints them, and the
 	// target's) are logged and the run goes ahead.
-	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Getenv: d.o.Getenv, Version: d.o.Version,
+	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Getenv: d.o.Getenv, Version: d.o.Version, NoSelfHealth: d.o.noSelfHealth,
 		Exporter: ar.exp, Control: ar.ctl, Warn: func(w runpath.Warning) {
 			if w.Kind == runpath.WarnClose {
 				d.log.Warn("closing the run", "id", id, "err", w.Msg)

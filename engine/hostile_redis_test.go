@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -107,8 +108,21 @@ func TestHostileRedisInputs(t *testing.T) {
 		{"EVALSHA", []string{`1.1 [0 127.0.0.1:5000] "EVALSHA" "` + sha(t, "return redis.call('FLUSHALL')") + `" "0"`}, "line 2: EVALSHA runs a Lua script"},
 	}
 	for _, c := range captures {
+		hostile := []byte(strings.Join(append([]string{"OK"}, c.lines...), "\n") + "\n")
 		src := writeCapture(t, "capture.txt", append([]string{"OK"}, c.lines...))
-		sc := scenario(t, target+"phases:\n  - {name: r, kind: replay, source: "+src+", concurrency: 1}\n")
+		yaml := target + "phases:\n  - {name: r, kind: replay, source: " + src + ", concurrency: 1}\n"
+		// validate reads the capture through and refuses it at its line.
+		if _, err := scenarios.Parse("test.yaml", []byte(yaml)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s, validate: %v, want %q", c.name, err, c.want)
+		}
+		// Swapped in after validation: the run's own index refuses it too.
+		if err := os.WriteFile(src, []byte("OK\n1.0 [0 127.0.0.1:5000] \"SET\" \"k\" \"v\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc := scenario(t, yaml)
+		if err := os.WriteFile(src, hostile, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		_, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: sc.Target.Kind, OutDir: t.TempDir()})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)

@@ -66,7 +66,7 @@ func (r *opened) start(ctx context.Context, runID string) (*rundir.Summary, erro
 		Scenario: sc, Target: r.target, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
 		OutDir: r.o.OutDir, Progress: r.o.Progress, ProgressEvery: r.o.ProgressEvery, Exporter: r.exporter, Tracer: r.tracer, Shard: r.o.Shard,
 		Control: r.o.Control, Reopen: targets.Reopener(ctx, sc.Target, r.topts), RunID: runID, BarrierTimeout: r.o.BarrierTimeout,
-		Version: r.o.Version, SelfHealthRoot: "/",
+		Version: r.o.Version, SelfHealthRoot: selfHealthRoot(r.o.NoSelfHealth),
 	})
 }
 
@@ -77,4 +77,13 @@ func (r *opened) close(ctx context.Context) error {
 		return fmt.Errorf("tracing: %w", err)
 	}
 	return nil
+}
+
+// selfHealthRoot is where the run reads its own health: the host's /proc,
+// or nowhere when off.
+func selfHealthRoot(off bool) string {
+	if off {
+		return ""
+	}
+	return "/"
 }

@@ -34,6 +34,9 @@ type Options struct {
 	// Warn receives what the run says and goes ahead with (nil: none).
 	Warn    func(Warning)
 	Version string
+	// NoSelfHealth leaves soakd's own-health sampler off (tests whose
+	// verdicts must not depend on the shared host's load).
+	NoSelfHealth bool
 	// OTLPEndpoint sends spans there; "" = OTEL_EXPORTER_OTLP_ENDPOINT
 	// from Getenv, else off.
 	OTLPEndpoint string
