@@ -2,7 +2,7 @@
 GO ?= go
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test bench fuzz release
+.PHONY: build test test-short bench fuzz release
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X github.com/soakd/soakd/rundir.stampedVersion=$(VERSION)" -o soakd ./cmd/soakd
 
@@ -35,6 +35,13 @@ test:
 	@for m in $$(find . -mindepth 2 -name go.mod -not -path './.git/*' -exec dirname {} \;); do \
 		echo "== $$m"; (cd $$m && $(GO) test -mod=mod -race -count=1 -timeout 5m ./...) || exit 1; done
 	@if [ -s $(SKIP_LOG) ]; then echo "== skipped for the host (testutil.HostSkip):"; sort -u $(SKIP_LOG); fi
+
+# test-short: the quick loop while working (no race detector, no tests
+# that build the binary, start Prometheus or Chromium, or run for
+# minutes: the ones that check testing.Short). CI runs make test, all of
+# them.
+test-short:
+	$(GO) test -short -count=1 -timeout 8m ./...
 
 # -fuzzminimizetime 50x: minimizing each new input for the default 60 s
 # starved the fuzzing itself (1,332 executions in 120 s).
