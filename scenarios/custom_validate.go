@@ -99,18 +99,7 @@ func (s *Scenario) validateCustom() []FieldError {
 			add(bp, "a binding needs key: (a distribution) or gen: (a generator such as int:1:100)")
 		}
 	}
-	isBinding := func(name string) bool { _, ok := s.Bindings[name]; return ok }
-	bindingLen := func(name string) int {
-		b := s.Bindings[name]
-		if b.Gen != "" {
-			g, err := ParseGenerator(b.Gen)
-			if err != nil {
-				return 0
-			}
-			return int(g.MaxLen(0, nil))
-		}
-		return len(b.Prefix) + 20
-	}
+	isBinding, bindingLen := s.isBinding, s.bindingLen
 	keyLen := len(s.Keyspace.Prefix) + 20
 
 	if len(s.Ops) > MaxCustomOps {
@@ -169,4 +158,22 @@ func (s *Scenario) validateCustom() []FieldError {
 		}
 	}
 	return errs
+}
+
+// isBinding reports whether the scenario declares a binding of that name.
+func (s *Scenario) isBinding(name string) bool { _, ok := s.Bindings[name]; return ok }
+
+// bindingLen is the longest value a binding renders: its generator's
+// bound, else its prefix and a 20-digit number (0 for a generator that
+// does not parse: validation reports that itself).
+func (s *Scenario) bindingLen(name string) int {
+	b := s.Bindings[name]
+	if b.Gen != "" {
+		g, err := ParseGenerator(b.Gen)
+		if err != nil {
+			return 0
+		}
+		return int(g.MaxLen(0, nil))
+	}
+	return len(b.Prefix) + 20
 }

@@ -195,18 +195,7 @@ func (s *Scenario) validateMemory() []FieldError {
 // client's encoded request. 0 when the mixes name no custom op.
 func (s *Scenario) customFlightBytes(mixes []map[string]float64) (int64, string) {
 	keyLen := len(s.Keyspace.Prefix) + 20
-	bindingLen := func(name string) int {
-		b := s.Bindings[name]
-		if b.Gen != "" {
-			g, err := ParseGenerator(b.Gen)
-			if err != nil {
-				return 0
-			}
-			return int(g.MaxLen(0, nil))
-		}
-		return len(b.Prefix) + 20
-	}
-	isBinding := func(name string) bool { _, ok := s.Bindings[name]; return ok }
+	bindingLen, isBinding := s.bindingLen, s.isBinding
 	var most int64
 	var what string
 	for _, m := range mixes {
