@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // A FIFO as a corpus is refused by name by Open, Check and Peek, at

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // Peek is the cheap check a scenario's validation makes: the file

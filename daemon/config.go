@@ -16,8 +16,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/soakd/soakd/internal/regfile"
 	"github.com/soakd/soakd/internal/runpath"
+	"github.com/soakd/soakd/regfile"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/verdict"

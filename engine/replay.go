@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/capture"
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"

@@ -15,7 +15,7 @@ import (
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/verdict"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // ChangeMaxPoints bounds each phase's change-point series: a phase

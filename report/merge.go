@@ -20,7 +20,7 @@ import (
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/verdict"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // Merged is several shards' run directories of one scenario run merged

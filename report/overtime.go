@@ -10,7 +10,7 @@ import (
 
 	"github.com/soakd/soakd/rundir"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // FillOverTime reads dir's latency.hlog and sets each steady phase's

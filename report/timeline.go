@@ -18,7 +18,7 @@ import (
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // MaxTimelinePoints bounds the points per op and phase in a timeline: a

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // CountsFile is the run directory's per-interval outcome counts: one

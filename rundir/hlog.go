@@ -7,7 +7,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/soakd/soakd/metrics"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // HistogramsFile is the run directory's cumulative histogram log: one

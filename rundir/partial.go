@@ -12,7 +12,7 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // StatusKilled marks a summary read back from a killed run's

@@ -16,7 +16,7 @@ import (
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/targets"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // SchemaVersion of summary.json.

@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // Problem is one thing wrong with a scenario file, with its position.

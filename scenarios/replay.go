@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/soakd/soakd/capture"
-	"github.com/soakd/soakd/internal/regfile"
+	"github.com/soakd/soakd/regfile"
 )
 
 // ReplaySpec holds a replay phase's own keys (flat in the phase, so the
