@@ -45,12 +45,15 @@ const (
 	// Succeeded is a phase's ops that did not fail: a phase with none
 	// (every op failed, or none ran) never passes.
 	Succeeded Metric = "succeeded"
+	// WindowLatency is a latency limit judged over every window of
+	// slo.window (Check.Window): Actual is the worst window's figure.
+	WindowLatency Metric = "window_latency"
 )
 
 // Cmp is the comparison a metric is judged with.
 func (m Metric) Cmp() Cmp {
 	switch m {
-	case Latency, ErrorRatio, DroppedRatio:
+	case Latency, WindowLatency, ErrorRatio, DroppedRatio:
 		return AtMost
 	case AchievedRatio:
 		return AtLeast
@@ -84,6 +87,24 @@ type Check struct {
 	// at pNN allows (100-NN)% of the op's ops over it; error_ratio
 	// allows its limit. Absent for the other checks and for max.
 	BudgetLeft *float64 `json:"budget_left,omitempty"`
+	// Window is a window_latency check's windows: how many were judged,
+	// how many broke the limit, and where the worst one started.
+	Window *WindowStats `json:"window,omitempty"`
+}
+
+// WindowStats are the windows of one window_latency check.
+type WindowStats struct {
+	// Seconds is each window's length (slo.window).
+	Seconds float64 `json:"seconds"`
+	// Judged counts the windows that held ops of the check's op;
+	// Breached those whose figure broke the limit.
+	Judged   int `json:"judged"`
+	Breached int `json:"breached"`
+	// WorstAtSeconds is where the worst window starts, after the
+	// phase's start.
+	WorstAtSeconds float64 `json:"worst_at_seconds"`
+	// LongestBreach is the longest run of consecutive breached windows.
+	LongestBreach int `json:"longest_breach,omitempty"`
 }
 
 // Judge sets Actual and Passed from actual by the check's own Cmp.
@@ -102,13 +123,16 @@ func (c Check) String() string {
 	if c.Op != "" {
 		s = c.Op + " " + s
 	}
+	if w := c.Window; w != nil {
+		s += fmt.Sprintf(" (worst of %d windows at +%s; %d over)", w.Judged, FormatSeconds(w.WorstAtSeconds), w.Breached)
+	}
 	return s
 }
 
 // FormatValue renders a check's value: durations for latency, else a
 // plain number.
 func FormatValue(m Metric, v float64) string {
-	if m == Latency {
+	if m == Latency || m == WindowLatency {
 		return FormatSeconds(v)
 	}
 	if m == Succeeded {

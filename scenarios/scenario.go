@@ -169,6 +169,11 @@ type SLO struct {
 	MaxErrorRatio *float64 `yaml:"max_error_ratio"`
 	// MaxDroppedRatio is the highest dropped/scheduled ratio allowed.
 	MaxDroppedRatio *float64 `yaml:"max_dropped_ratio"`
+	// Window, when set, also judges every latency limit over each window
+	// this long (tumbling, from the end of a steady phase's warmup): a
+	// phase passes only when every window holds, so a bad five minutes
+	// is not averaged away by a good hour.
+	Window Duration `yaml:"window"`
 }
 
 // Percentile is a parsed SLO key such as "p99.9".

@@ -237,6 +237,14 @@ func (s *Scenario) Validate() []FieldError {
 	if r := s.SLO.MaxDroppedRatio; r != nil && (*r < 0 || *r > 1) {
 		add("slo.max_dropped_ratio", "must be between 0 and 1")
 	}
+	if w := s.SLO.Window; w != 0 {
+		switch {
+		case w < Duration(time.Second):
+			add("slo.window", "must be at least 1s (the latency log's interval), got %s", w.D())
+		case len(s.SLO.Latency) == 0:
+			add("slo.window", "judges the latency limits over windows, but slo.latency sets none")
+		}
+	}
 	errs = append(errs, s.validateRepeat()...)
 	errs = append(errs, s.validateCustom()...)
 	errs = append(errs, s.validateGrowthInserts()...)

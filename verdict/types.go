@@ -23,6 +23,7 @@ const (
 	DroppedRatio    = rundir.DroppedRatio
 	HighestRateHeld = rundir.HighestRateHeld
 	Succeeded       = rundir.Succeeded
+	WindowLatency   = rundir.WindowLatency
 )
 
 // FormatSeconds renders seconds as 0, 850us, 1.20ms or 2.00s.

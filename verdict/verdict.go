@@ -296,6 +296,10 @@ func Rejudge(checks []rundir.Check, p Phase, held float64) *rundir.Verdict {
 				h = p.Latency(c.Op)
 			}
 			actual = metrics.Quantile(h, c.Percentile)
+		case WindowLatency:
+			// Windows are judged on each shard's own latency log; the
+			// merge keeps shard 0's figure as read (not recomputed).
+			actual = c.Actual
 		case AchievedRatio:
 			if p.TargetRate > 0 {
 				actual = p.GoodputRate / p.TargetRate

@@ -131,7 +131,7 @@ func TestFinish(t *testing.T) {
 	}
 	dir := t.TempDir()
 	nothing := errors.New("prepare target: no index")
-	if err := finish(dir, nil, nothing, nil); err != nothing {
+	if err := finish(dir, nil, nil, nothing, nil); err != nothing {
 		t.Errorf("no summary: %v", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
@@ -146,7 +146,7 @@ func TestFinish(t *testing.T) {
 	logs := &rundir.WriteError{Dir: dir, Err: errors.New(rundir.PartialLog + ": no space left on device")}
 	note.Record(logs.Err)
 	note.Close()
-	if err := finish(dir, sum(), logs, nil); err != logs {
+	if err := finish(dir, nil, sum(), logs, nil); err != logs {
 		t.Errorf("logs failed: %v, want their WriteError", err)
 	}
 	if _, err := rundir.ReadSummary(dir); err != nil {
@@ -165,7 +165,7 @@ func TestFinish(t *testing.T) {
 	stopped := errors.New("phase barrier: timed out")
 	s := sum()
 	s.Status = rundir.StatusInterrupted
-	if err := finish(dir, s, stopped, nil); err != stopped {
+	if err := finish(dir, nil, s, stopped, nil); err != stopped {
 		t.Errorf("interrupted: %v, want its error", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, rundir.WriteNoteFile)); !errors.Is(err, os.ErrNotExist) {

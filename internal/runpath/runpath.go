@@ -121,7 +121,7 @@ func Run(ctx context.Context, o Options) (*rundir.Summary, error) {
 		}
 	}
 	sum, err := rn.start(ctx, runID)
-	err = finish(o.OutDir, sum, err, rn.exporter)
+	err = finish(o.OutDir, o.Scenario, sum, err, rn.exporter)
 	if sum != nil {
 		sum.Dir = o.OutDir
 	}
