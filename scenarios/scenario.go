@@ -174,6 +174,10 @@ type SLO struct {
 	// phase passes only when every window holds, so a bad five minutes
 	// is not averaged away by a good hour.
 	Window Duration `yaml:"window"`
+	// StopAfter, when set, ends the run once some op's latency limit
+	// broke in this many consecutive windows (needs Window): a soak
+	// that is failing for good stops paying for itself.
+	StopAfter int `yaml:"stop_after"`
 }
 
 // Percentile is a parsed SLO key such as "p99.9".

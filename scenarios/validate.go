@@ -245,6 +245,12 @@ func (s *Scenario) Validate() []FieldError {
 			add("slo.window", "judges the latency limits over windows, but slo.latency sets none")
 		}
 	}
+	switch n := s.SLO.StopAfter; {
+	case n < 0:
+		add("slo.stop_after", "must be a count of windows (1 or more), got %d", n)
+	case n > 0 && s.SLO.Window == 0:
+		add("slo.stop_after", "counts breached windows: set slo.window too (e.g. window: 5m)")
+	}
 	errs = append(errs, s.validateRepeat()...)
 	errs = append(errs, s.validateCustom()...)
 	errs = append(errs, s.validateGrowthInserts()...)

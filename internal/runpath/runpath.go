@@ -120,7 +120,11 @@ func Run(ctx context.Context, o Options) (*rundir.Summary, error) {
 			return nil, err
 		}
 	}
-	sum, err := rn.start(ctx, runID)
+	wctx, stopWatch := watchSLO(ctx, o.Scenario, rn.exporter)
+	sum, err := rn.start(wctx, runID)
+	if b := stopWatch(); b != nil && sum != nil {
+		sum.StatusReason = b.Error()
+	}
 	err = finish(o.OutDir, o.Scenario, sum, err, rn.exporter)
 	if sum != nil {
 		sum.Dir = o.OutDir
