@@ -32,4 +32,13 @@ slo:
 			t.Errorf("%q: problems %v, want slo.window at line 9: %q", c.src, ps, c.msg)
 		}
 	}
+	for _, c := range []struct{ src, msg string }{
+		{"  latency: {read: {p99: 5ms}}\n  stop_after: 3\n", "set slo.window too"},
+		{"  latency: {read: {p99: 5ms}}\n  stop_after: -1\n", "1 or more"},
+	} {
+		ps := problemsOf(t, head+c.src)
+		if !hasProblem(ps, 9, "slo.stop_after", c.msg) {
+			t.Errorf("%q: problems %v, want slo.stop_after at line 9: %q", c.src, ps, c.msg)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -114,7 +114,7 @@ slo:
 	// Alertmanager with the shipped routes, delivering to the hook
 	// without the shipped waits.
 	var am map[string]any
-	if err := yaml.Unmarshal(readFile(t, "../../deploy/alertmanager/alertmanager.yml"), &am); err != nil {
+	if err := yaml.Unmarshal(readFile(t, "../../../deploy/alertmanager/alertmanager.yml"), &am); err != nil {
 		t.Fatal(err)
 	}
 	var quick func(r map[string]any)
@@ -140,7 +140,7 @@ slo:
 	// scenario's burn-rate rules.
 	ruleFiles := []string{filepath.Join(dir, "slo.yml")}
 	for _, f := range []string{"soakd-recording.yml", "soakd-alerts.yml"} {
-		abs, _ := filepath.Abs(filepath.Join("../../deploy/prometheus/rules", f))
+		abs, _ := filepath.Abs(filepath.Join("../../../deploy/prometheus/rules", f))
 		ruleFiles = append(ruleFiles, abs)
 	}
 	writeFile(t, filepath.Join(dir, "prometheus.yml"), fmt.Sprintf(`global: {scrape_interval: 1s, evaluation_interval: 1s}
@@ -157,7 +157,7 @@ scrape_configs:
 
 	// The daemon, soaking the scenario continuously.
 	bin := filepath.Join(dir, "soakd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	writeFile(t, filepath.Join(dir, "soakd.yaml"), fmt.Sprintf(`listen: 127.0.0.1:%d

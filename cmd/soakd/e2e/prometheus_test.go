@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"context"
@@ -52,12 +52,12 @@ func TestPrometheusEndToEnd(t *testing.T) {
 
 	// Binary.
 	bin := filepath.Join(dir, "soakd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
 	// Prometheus with the shipped rules.
-	rules, _ := filepath.Glob("../../deploy/prometheus/rules/*.yml")
+	rules, _ := filepath.Glob("../../../deploy/prometheus/rules/*.yml")
 	for i, r := range rules {
 		rules[i], _ = filepath.Abs(r)
 	}
@@ -337,7 +337,7 @@ var labelValues = regexp.MustCompile(`^label_values\((.*),\s*\w+\)$`)
 func shippedExprs(t *testing.T) []shipped {
 	t.Helper()
 	var out []shipped
-	dash, _ := filepath.Glob("../../grafana/dashboards/*.json")
+	dash, _ := filepath.Glob("../../../grafana/dashboards/*.json")
 	if len(dash) != 3 {
 		t.Fatalf("dashboards: %v", dash)
 	}
@@ -361,7 +361,7 @@ func shippedExprs(t *testing.T) []shipped {
 			}
 		}, "")
 	}
-	rules, _ := filepath.Glob("../../deploy/prometheus/rules/*.yml")
+	rules, _ := filepath.Glob("../../../deploy/prometheus/rules/*.yml")
 	for _, f := range rules {
 		var rf struct {
 			Groups []struct {

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bufio"
@@ -172,7 +172,7 @@ func TestReadmeCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs the README's commands")
 	}
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}

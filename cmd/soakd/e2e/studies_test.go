@@ -1,7 +1,6 @@
-package main
+package e2e
 
 import (
-	"context"
 	"image"
 	"os"
 	"path/filepath"
@@ -50,8 +49,7 @@ phases:
 slo: {max_dropped_ratio: 1}
 `)
 	out := filepath.Join(dir, "run")
-	a, stdout, errb := newApp()
-	if code := a.Main(context.Background(), []string{"run", sc, "--out", out, "--listen", "", "--quiet"}); code != 0 {
+	if code, stdout, errb := runSoakd(t, "run", sc, "--out", out, "--listen", "", "--quiet"); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, errb, stdout)
 	}
 	s, err := rundir.ReadSummary(out)
@@ -91,8 +89,7 @@ slo: {max_dropped_ratio: 1}
 		t.Errorf("summary.txt lacks the avg p99 line (%v):\n%s", err, txt)
 	}
 	page := filepath.Join(dir, "report.html")
-	a, stdout, errb = newApp()
-	if code := a.Main(context.Background(), []string{"report", out, "--html", page}); code != 0 {
+	if code, _, errb := runSoakd(t, "report", out, "--html", page); code != 0 {
 		t.Fatalf("report --html: exit %d\n%s", code, errb)
 	}
 	dom, img := renderChromium(t, page, 2400)
@@ -123,17 +120,16 @@ func TestStudySuiteRendersInChromium(t *testing.T) {
 	testutil.NeedTool(t, "redis-server")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
-	a, stdout, errb := newApp()
-	if code := a.Main(context.Background(), []string{"run", filepath.Join("..", "..", "scenarios", "redis-benchmark-aof.yaml"),
-		"--duration", "200ms", "--concurrency", "8", "--out", out, "--listen", "", "--quiet"}); code != 0 {
+	code, stdout, errb := runSoakd(t, "run", filepath.Join("..", "..", "..", "scenarios", "redis-benchmark-aof.yaml"),
+		"--duration", "200ms", "--concurrency", "8", "--out", out, "--listen", "", "--quiet")
+	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, errb, stdout)
 	}
 	if !strings.Contains(stdout.String(), "B = redis-benchmark-aof, target redis (redis ") || !strings.Contains(stdout.String(), "persistence aof:everysec") {
 		t.Errorf("run output lacks the side-by-side legend:\n%s", stdout)
 	}
 	page := filepath.Join(dir, "report.html")
-	a, _, errb = newApp()
-	if code := a.Main(context.Background(), []string{"report", out, "--html", page}); code != 0 {
+	if code, _, errb := runSoakd(t, "report", out, "--html", page); code != 0 {
 		t.Fatalf("report --html: exit %d\n%s", code, errb)
 	}
 	// The side-by-side section leads the page: the top 1250 pixels are
