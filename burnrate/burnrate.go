@@ -138,6 +138,9 @@ type Options struct {
 	// DaemonURL is where people reach the daemon's page: each alert
 	// links the scenario's page there (its runs, the running one first).
 	DaemonURL string
+	// BudgetWindow is the rolling window of the budget-left series
+	// (BudgetLeft; one day when 0).
+	BudgetWindow time.Duration
 }
 
 // DefaultDaemonURL is the daemon as docker-compose.yml publishes it and
@@ -147,6 +150,7 @@ const DefaultDaemonURL = "http://localhost:9470"
 // Names of the generated series and alerts.
 const (
 	BudgetSeries  = "soakd:slo_budget:ratio"
+	budgetLeft    = "soakd:slo_budget_left:ratio_rolling"
 	LatencyAlert  = "SoakdLatencyBudgetBurn"
 	ErrorsAlert   = "SoakdErrorBudgetBurn"
 	latencyPrefix = "soakd:slo_latency_over:ratio_rate"
@@ -159,6 +163,11 @@ func LatencyRatio(w time.Duration) string { return latencyPrefix + dur(w) }
 
 // ErrorsRatio is the recorded error ratio over window w.
 func ErrorsRatio(w time.Duration) string { return errorsPrefix + dur(w) }
+
+// BudgetLeft names the recorded share of each budget left over the
+// rolling window w: 1 untouched, 0 spent, below 0 overspent (the run
+// summary's budget_left, over a rolling window of a continuous soak).
+func BudgetLeft(w time.Duration) string { return budgetLeft + dur(w) }
 
 // dur writes d as a PromQL duration in its largest whole unit ("3d",
 // "6h", "72m", "90s").
@@ -249,6 +258,7 @@ func Rules(budgets []Budget, o Options) []byte {
 		}
 		w("          slo: %s\n", quote(bu.SLO))
 	}
+	budgetLeftRules(w, o.BudgetWindow)
 	// Alerts.
 	link := strings.TrimSuffix(o.DaemonURL, "/") + "/#/scenario/{{ $labels.scenario }}"
 	for _, k := range []struct{ kind, alert, on, what string }{
@@ -287,6 +297,35 @@ func Rules(budgets []Budget, o Options) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// budgetLeftRules records, per budget, the share left over the rolling
+// window d (a day when 0): 1 - (bad ops / ops over d) / budget. Ops are
+// counted with increase() merged across shards, as the alerts' ratios;
+// an op with no failed ops has its whole error budget left (1), not no
+// series.
+func budgetLeftRules(w func(string, ...any), d time.Duration) {
+	if d <= 0 {
+		d = 24 * time.Hour
+	}
+	w("      - record: %s\n", BudgetLeft(d))
+	w("        expr: |\n")
+	w("          1 - (\n")
+	w("            sum by (scenario, phase, op, quantile) (increase(soakd_op_latency_over_slo_total[%s]))\n", dur(d))
+	w("              / on (scenario, phase, op) group_left ()\n")
+	w("            sum by (scenario, phase, op) (increase(soakd_op_latency_classic_seconds_count[%s]))\n", dur(d))
+	w("          ) / on (scenario, phase, op, quantile) group_left (kind, slo) %s{kind=\"latency\"}\n", BudgetSeries)
+	w("      - record: %s\n", BudgetLeft(d))
+	w("        expr: |\n")
+	w("          1 - (\n")
+	w("            (\n")
+	w("              sum by (scenario, phase, op) (increase(soakd_ops_total{outcome!~\"ok|miss\"}[%s]))\n", dur(d))
+	w("                or\n")
+	w("              0 * sum by (scenario, phase, op) (increase(soakd_ops_total[%s]))\n", dur(d))
+	w("            )\n")
+	w("              /\n")
+	w("            sum by (scenario, phase, op) (increase(soakd_ops_total[%s]))\n", dur(d))
+	w("          ) / on (scenario, phase, op) group_left (kind, slo) %s{kind=\"errors\"}\n", BudgetSeries)
 }
 
 var plain = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)

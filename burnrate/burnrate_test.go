@@ -169,3 +169,68 @@ tests:
 		t.Fatalf("promtool test rules: %v\n%s\n--- rules:\n%s", err, out, rules)
 	}
 }
+
+// The rolling budget-left series, checked with promtool over a 2 m
+// window after 60 s: read spent half of its p99 budget (1 in 200 ops
+// over a 1% budget) and none of its p99.9 one; 1 in 200 ops failed
+// against a 0.2% error budget (1 - 2.5 = -1.5 left); update, with no
+// failed op at all, has its whole error budget left (1), not no series.
+func TestBudgetLeftPromtool(t *testing.T) {
+	promtool := testutil.NeedTool(t, "promtool")
+	bud, err := Budgets(parse(t, twoPhases))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rules := Rules(bud, Options{Tiers: Scaled(Workbook(), 60), BudgetWindow: 2 * time.Minute})
+	if err := os.WriteFile(filepath.Join(dir, "slo.yml"), rules, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const left = "soakd:slo_budget_left:ratio_rolling2m"
+	if BudgetLeft(2*time.Minute) != left {
+		t.Fatalf("BudgetLeft(2m) = %s", BudgetLeft(2*time.Minute))
+	}
+	lat := func(op, q, slo, v string) string {
+		return `
+          - labels: '` + left + `{scenario="bud",phase="soak",op="` + op + `",quantile="` + q + `",kind="latency",slo="` + slo + `"}'
+            value: ` + v
+	}
+	errs := func(op, v string) string {
+		return `
+          - labels: '` + left + `{scenario="bud",phase="soak",op="` + op + `",kind="errors",slo="error ratio <= 0.002"}'
+            value: ` + v
+	}
+	test := `rule_files: [slo.yml]
+evaluation_interval: 1s
+tests:
+  - interval: 1s
+    input_series:
+      - series: 'soakd_op_latency_over_slo_total{scenario="bud",shard="0",phase="soak",op="read",quantile="0.99"}'
+        values: '0+1x60'
+      - series: 'soakd_op_latency_over_slo_total{scenario="bud",shard="0",phase="soak",op="read",quantile="0.999"}'
+        values: '0+0x60'
+      - series: 'soakd_op_latency_classic_seconds_count{scenario="bud",shard="0",phase="soak",op="read"}'
+        values: '0+200x60'
+      - series: 'soakd_ops_total{scenario="bud",shard="0",phase="soak",op="read",outcome="ok"}'
+        values: '0+199x60'
+      - series: 'soakd_ops_total{scenario="bud",shard="0",phase="soak",op="read",outcome="timeout"}'
+        values: '0+1x60'
+      - series: 'soakd_ops_total{scenario="bud",shard="0",phase="soak",op="update",outcome="ok"}'
+        values: '0+100x60'
+    promql_expr_test:
+      - expr: ` + left + `{kind="latency"}
+        eval_time: 60s
+        exp_samples:` + lat("read", "0.99", "p99 <= 10ms", "0.5") + lat("read", "0.999", "p99.9 <= 50ms", "1") + `
+      - expr: ` + left + `{kind="errors"}
+        eval_time: 60s
+        exp_samples:` + errs("read", "-1.5") + errs("update", "1") + `
+`
+	if err := os.WriteFile(filepath.Join(dir, "left_test.yml"), []byte(test), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(promtool, "test", "rules", "left_test.yml")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("promtool test rules: %v\n%s\n--- rules:\n%s", err, out, rules)
+	}
+}

@@ -38,6 +38,12 @@ func overview() *dashboard.DashboardBuilder {
 			target{"max by (source) (" + sel("soakd_stats_collection_duration_seconds") + ")", "{{source}}"})).
 		WithPanel(status("Regressed ops (daemon)", "soakd_regression: ops whose last completed run regressed against the scenario's history (soakd serve only).", "none", 4,
 			thresholds("green", from(1, "red")), target{"sum(" + scenarioSel("soakd_regression") + ")", "regressed"}).NoValue("no verdict")).
+		WithRow(dashboard.NewRowBuilder("SLO budgets (rolling day)")).
+		WithPanel(status("Budget left, worst op (rolling day)", "soakd:slo_budget_left:ratio_rolling1d (the shipped rules, from the scenarios' SLOs): the share of each latency and error budget the last 24 hours left, the worst of the selected scenarios' ops. Red when spent, orange below a quarter.", "percentunit", 8,
+			thresholds("red", from(0, "orange"), from(0.25, "green")),
+			target{"min(" + scenarioSel(budgetLeft) + ")", "worst"}).NoValue("no budget (scenario not in the rules)")).
+		WithPanel(series("Budget left by op and SLO (rolling day)", "1 untouched, 0 spent, below 0 overspent: 1 - (bad ops / ops over 24 h) / budget; a p99 limit's budget is 1% of the op's ops.", "percentunit", 16,
+			target{"min by (phase, op, slo) (" + scenarioSel(budgetLeft) + ")", "{{op}} {{slo}} ({{phase}})"})).
 		WithRow(dashboard.NewRowBuilder("Latency (from intended start)")).
 		WithPanel(withSLO(logSeries("Latency per op, 1 s HDR window (max over shards)",
 			"soakd_op_latency_quantile_seconds: exact (HDR, 3 digits) per interval; a store stall shows here within one scrape. Log axis; the scenario's SLOs dashed red.", 24,
@@ -82,6 +88,10 @@ func overview() *dashboard.DashboardBuilder {
 			target{"sum by (state) (increase(soakd_daemon_runs_total[$__rate_interval]))", "finished {{state}}"},
 			target{"sum(soakd_daemon_runs_active)", "active"}))
 }
+
+// budgetLeft is the rolling day's budget-left series the shipped SLO
+// rules record (burnrate.BudgetLeft(24 * time.Hour)).
+const budgetLeft = "soakd:slo_budget_left:ratio_rolling1d"
 
 // scenarioSel is a selector on a daemon metric, which has a scenario
 // label but no shard.
