@@ -212,6 +212,12 @@ func writeChecks(b *strings.Builder, v *rundir.Verdict) {
 		if c.BudgetLeft != nil {
 			budget = fmt.Sprintf(", error budget left %.0f%%", *c.BudgetLeft*100)
 		}
+		if w := c.Window; w != nil {
+			budget = fmt.Sprintf(", %d of %d windows over, worst at +%s", w.Breached, w.Judged, time.Duration(w.WorstAtSeconds*float64(time.Second)))
+			if w.LongestBreach > 1 {
+				budget += fmt.Sprintf(", %d in a row", w.LongestBreach)
+			}
+		}
 		act, lim := sloVal(c.What, c.Actual), sloVal(c.What, c.Limit)
 		if c.Metric == rundir.Succeeded {
 			act, lim = rundir.FormatValue(c.Metric, c.Actual), "> "+rundir.FormatValue(c.Metric, c.Limit)

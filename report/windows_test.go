@@ -68,6 +68,9 @@ func TestWindowsCatchABadWindowTheWholePhaseHides(t *testing.T) {
 	if c.Actual != float64(ns4ms)/1e9 {
 		t.Fatalf("worst window p99 %v, want %v", c.Actual, float64(ns4ms)/1e9)
 	}
+	if txt := Text(s); !strings.Contains(txt, "SLO FAIL read latency p99 per 10s window: 4.10ms (limit 3.00ms, 1 of 6 windows over, worst at +35s)") {
+		t.Errorf("summary text lacks the window check:\n%s", txt)
+	}
 	line := c.String()
 	for _, want := range []string{"read latency p99 per 10s window", "4.10ms > 3.00ms", "worst of 6 windows at +35.00s", "1 over"} {
 		if !strings.Contains(line, want) {
