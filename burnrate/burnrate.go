@@ -136,7 +136,8 @@ type Options struct {
 	// Tiers are the alerts per budget kind (Workbook when nil).
 	Tiers []Tier
 	// DaemonURL is where people reach the daemon's page: each alert
-	// links the scenario's page there (its runs, the running one first).
+	// links the page of the scenario's running run there (its newest
+	// when none runs).
 	DaemonURL string
 	// BudgetWindow is the rolling window of the budget-left series
 	// (BudgetLeft; one day when 0).
@@ -260,7 +261,7 @@ func Rules(budgets []Budget, o Options) []byte {
 	}
 	budgetLeftRules(w, o.BudgetWindow)
 	// Alerts.
-	link := strings.TrimSuffix(o.DaemonURL, "/") + "/#/scenario/{{ $labels.scenario }}"
+	link := strings.TrimSuffix(o.DaemonURL, "/") + "/#/scenario/{{ $labels.scenario }}/current"
 	for _, k := range []struct{ kind, alert, on, what string }{
 		{KindLatency, LatencyAlert, "scenario, phase, op, quantile", "ops slower than the limit"},
 		{KindErrors, ErrorsAlert, "scenario, phase, op", "ops failed"},

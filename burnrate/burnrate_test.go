@@ -139,7 +139,7 @@ func TestScaledRulesPromtool(t *testing.T) {
             exp_annotations:
               summary: "bud read: SLO p99 <= 10ms burning its error budget at ` + burn + `x or more"
               description: "` + pct + ` of read ops slower than the limit over the last ` + long + ` (phase soak), ` + burn + `x the SLO's budget; still so over the last ` + short + `."
-              run_page: "http://soakd.test:9470/#/scenario/bud"`
+              run_page: "http://soakd.test:9470/#/scenario/bud/current"`
 	}
 	test := `rule_files: [slo.yml]
 evaluation_interval: 1s

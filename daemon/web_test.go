@@ -254,6 +254,21 @@ func TestWebPageScenarioHistory(t *testing.T) {
 		t.Errorf("verdict cell of the regressed run: %q", got)
 	}
 	shot(t, ctx, "history-shifts")
+
+	// What an alert links: the scenario's running run, else its newest.
+	resp, err := http.Get(srv.URL + "/api/v1/runs?scenario=s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Runs []struct{ ID, State string } }
+	err = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if err != nil || len(list.Runs) == 0 {
+		t.Fatalf("runs of s: %v %+v", err, list)
+	}
+	page(t, ctx, 10*time.Second, "current run", chromedp.Navigate(srv.URL+"/#/scenario/s/current"))
+	want := "#/run/" + list.Runs[0].ID
+	waitPage(t, ctx, 10*time.Second, "the newest run's page", `location.hash === `+jsString(want))
 }
 
 // The page's routes: the page itself, its files, and the report of a

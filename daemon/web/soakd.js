@@ -1,5 +1,6 @@
-// soakd's page: the run list (#/), one run (#/run/ID) and a scenario's
-// history (#/scenario/NAME), all from the daemon's JSON API. Plain
+// soakd's page: the run list (#/), one run (#/run/ID), a scenario's
+// history (#/scenario/NAME) and its running run (#/scenario/NAME/current,
+// what alerts link), all from the daemon's JSON API. Plain
 // script, no libraries, nothing fetched from elsewhere. Data from the
 // API only ever goes into the page as text, never as markup.
 "use strict";
@@ -407,6 +408,17 @@ async function scenarioView(name) {
   });
 }
 
+// currentRun (#/scenario/NAME/current, the link an alert carries) opens
+// the scenario's running run, else its newest, else its history.
+async function currentRun(name) {
+  let runs;
+  try {
+    runs = (await getJSON("/api/v1/runs?scenario=" + encodeURIComponent(name))).runs || [];
+  } catch (e) { msg("scenario " + name + ": " + e.message, "error"); return; }
+  const r = runs.find(r => r.state === "running") || runs[0];
+  location.replace(r ? "#/run/" + encodeURIComponent(r.id) : "#/scenario/" + encodeURIComponent(name));
+}
+
 // ---- wiring ----------------------------------------------------------
 
 function route() {
@@ -414,6 +426,7 @@ function route() {
   const h = location.hash.replace(/^#/, "");
   let m;
   if ((m = h.match(/^\/run\/(.+)$/))) return runView(decodeURIComponent(m[1]));
+  if ((m = h.match(/^\/scenario\/(.+)\/current$/))) return currentRun(decodeURIComponent(m[1]));
   if ((m = h.match(/^\/scenario\/(.+)$/))) return scenarioView(decodeURIComponent(m[1]));
   return listView();
 }

@@ -231,7 +231,7 @@ soaks:
 			if !strings.Contains(a.Annotations["summary"], "paging "+l["op"]) || !strings.Contains(a.Annotations["summary"], "p99 <= 200ms") {
 				t.Errorf("page summary %q", a.Annotations["summary"])
 			}
-			if want := daemonURL + "/#/scenario/paging"; a.Annotations["run_page"] != want {
+			if want := daemonURL + "/#/scenario/paging/current"; a.Annotations["run_page"] != want {
 				t.Errorf("page links %q, want %q", a.Annotations["run_page"], want)
 			}
 		}
