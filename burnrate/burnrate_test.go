@@ -123,16 +123,6 @@ func TestWindows(t *testing.T) {
 // 72m and 6m), checked with promtool on 1 s samples: a burn pages within
 // seconds and the fast page resolves once the 5 s window is clean.
 func TestScaledRulesPromtool(t *testing.T) {
-	promtool := testutil.NeedTool(t, "promtool")
-	bud, err := Budgets(parse(t, twoPhases))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	rules := Rules(bud, Options{Tiers: Scaled(Workbook(), 60), DaemonURL: "http://soakd.test:9470/"})
-	if err := os.WriteFile(filepath.Join(dir, "slo.yml"), rules, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	page := func(pct, burn, long, short string) string {
 		return `
           - exp_labels: {scenario: bud, phase: soak, op: read, quantile: "0.99", slo: "p99 <= 10ms", severity: ` + map[string]string{"1": "ticket"}[burn] + map[bool]string{true: "page"}[burn != "1"] + `, burn_rate: "` + burn + `", long_window: ` + long + `, short_window: ` + short + `}
@@ -160,10 +150,27 @@ tests:
         alertname: SoakdLatencyBudgetBurn
         exp_alerts:` + page("17.14%", "6", "6m", "30s") + page("17.14%", "1", "72m", "6m") + `
 `
-	if err := os.WriteFile(filepath.Join(dir, "slo_test.yml"), []byte(test), 0o644); err != nil {
+	promtoolRules(t, Options{Tiers: Scaled(Workbook(), 60), DaemonURL: "http://soakd.test:9470/"}, test)
+}
+
+// promtoolRules runs `promtool test rules` on test against rules (as
+// slo.yml), for budgets of twoPhases rendered with o.
+func promtoolRules(t *testing.T, o Options, test string) {
+	t.Helper()
+	promtool := testutil.NeedTool(t, "promtool")
+	bud, err := Budgets(parse(t, twoPhases))
+	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(promtool, "test", "rules", "slo_test.yml")
+	dir := t.TempDir()
+	rules := Rules(bud, o)
+	if err := os.WriteFile(filepath.Join(dir, "slo.yml"), rules, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rules_test.yml"), []byte(test), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(promtool, "test", "rules", "rules_test.yml")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("promtool test rules: %v\n%s\n--- rules:\n%s", err, out, rules)
@@ -176,16 +183,6 @@ tests:
 // against a 0.2% error budget (1 - 2.5 = -1.5 left); update, with no
 // failed op at all, has its whole error budget left (1), not no series.
 func TestBudgetLeftPromtool(t *testing.T) {
-	promtool := testutil.NeedTool(t, "promtool")
-	bud, err := Budgets(parse(t, twoPhases))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	rules := Rules(bud, Options{Tiers: Scaled(Workbook(), 60), BudgetWindow: 2 * time.Minute})
-	if err := os.WriteFile(filepath.Join(dir, "slo.yml"), rules, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const left = "soakd:slo_budget_left:ratio_rolling2m"
 	if BudgetLeft(2*time.Minute) != left {
 		t.Fatalf("BudgetLeft(2m) = %s", BudgetLeft(2*time.Minute))
@@ -225,12 +222,5 @@ tests:
         eval_time: 60s
         exp_samples:` + errs("read", "-1.5") + errs("update", "1") + `
 `
-	if err := os.WriteFile(filepath.Join(dir, "left_test.yml"), []byte(test), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(promtool, "test", "rules", "left_test.yml")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("promtool test rules: %v\n%s\n--- rules:\n%s", err, out, rules)
-	}
+	promtoolRules(t, Options{Tiers: Scaled(Workbook(), 60), BudgetWindow: 2 * time.Minute}, test)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/soakd/soakd/internal/testutil"
 )
 
 func newApp() (*App, *bytes.Buffer, *bytes.Buffer) {
@@ -17,11 +19,7 @@ func newApp() (*App, *bytes.Buffer, *bytes.Buffer) {
 
 func write(t *testing.T, dir, name, body string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testutil.WriteFile(t, dir, name, body)
 }
 
 func TestValidateExitCodesAndPositions(t *testing.T) {

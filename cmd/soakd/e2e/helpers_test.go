@@ -11,8 +11,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,22 +88,12 @@ func runSoakd(t *testing.T, args ...string) (int, *bytes.Buffer, *bytes.Buffer) 
 
 func write(t *testing.T, dir, name, body string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testutil.WriteFile(t, dir, name, body)
 }
 
 func httpGet(t *testing.T, url string) string {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	return testutil.HTTPGet(t, url)
 }
 
 func startTestRedis(t *testing.T) *redistarget.Server {
