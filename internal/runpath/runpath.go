@@ -72,6 +72,9 @@ const (
 	// WarnClose is a failure after the run: closing the target or
 	// flushing the spans.
 	WarnClose
+	// WarnMemory says the target's memory plan cannot happen on this
+	// host (memoryplan.go), before the first op.
+	WarnMemory
 )
 
 // Warning is something a run says and goes ahead with.
@@ -111,6 +114,9 @@ func Run(ctx context.Context, o Options) (*rundir.Summary, error) {
 			warn(Warning{WarnClose, err.Error()})
 		}
 	}()
+	for _, msg := range memoryPlanWarnings(rn.target) {
+		warn(Warning{WarnMemory, msg})
+	}
 	runID, msg := barrierRunID(o, rn.target)
 	if msg != "" {
 		warn(Warning{WarnShards, msg})
