@@ -15,6 +15,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/targets/internal/cgroup"
 )
 
@@ -27,10 +28,12 @@ type Server struct {
 	cmd         *exec.Cmd
 	tempDir     bool
 	exited      chan struct{}
-	waitErr     error
-	stopMu      sync.Mutex
-	stopped     bool
-	stderr      *tailBuffer
+	// oomKills is the cgroup's OOM kill count when the process ended.
+	oomKills float64
+	waitErr  error
+	stopMu   sync.Mutex
+	stopped  bool
+	stderr   *tailBuffer
 	// cg is the memory cgroup the server runs in (nil: none); cgNote
 	// says why there is none when one was asked for.
 	cg     *cgroup.Group
@@ -173,7 +176,11 @@ func startServer(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	go func() {
 		s.waitErr = s.cmd.Wait()
 		// Every way the process ends (Stop, Kill, a crash, an OOM kill)
-		// comes through here: the cgroup goes before Exited closes.
+		// comes through here: the cgroup goes before Exited closes,
+		// its OOM kills read first (ExitReason names them).
+		if s.cg != nil {
+			s.oomKills = s.cg.Stats()[cgroup.StatOOMKills]
+		}
 		s.removeCgroup()
 		close(s.exited)
 	}()
@@ -232,6 +239,13 @@ func (s *Server) ExitReason() string {
 	how := "exited"
 	if s.waitErr != nil {
 		how = s.waitErr.Error()
+	}
+	if s.oomKills > 0 {
+		how = fmt.Sprintf("OOM-killed by the kernel: its cgroup's memory cap (%s", targets.FormatBytes(s.cfg.CgroupMemory))
+		if s.cfg.CgroupSwap > 0 {
+			how += " + swap " + targets.FormatBytes(s.cfg.CgroupSwap)
+		}
+		how += fmt.Sprintf(") was reached (oom_kill %.0f)", s.oomKills)
 	}
 	msg := fmt.Sprintf("managed redis-server (pid %d, port %d) ended: %s", s.Pid(), s.Port, how)
 	lines := strings.Split(strings.TrimSpace(s.stderr.String()), "\n")
