@@ -37,7 +37,7 @@ func (d *Daemon) Handler() http.Handler {
 	mux.HandleFunc("POST /api/v1/runs", d.auth(d.postRun))
 	mux.HandleFunc("POST /api/v1/runs/{id}/stop", d.auth(d.stopRun))
 	mux.HandleFunc("POST /api/v1/runs/{id}/rate", d.auth(d.rateRun))
-	mux.Handle("GET /metrics", metrics.NewScrapeHandler(d.reg, 0, 0, nil)) // cached per interval, capped
+	mux.Handle("GET /metrics", metrics.NewScrapeHandler(d.m.reg, 0, 0, nil)) // cached per interval, capped
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

@@ -564,14 +564,14 @@ func TestScheduleOverlap(t *testing.T) {
 			}
 			d.baseCtx, d.cancel = context.WithCancel(context.Background())
 			defer d.cancel()
-			d.sched["x"] = &schedState{}
+			d.conf.sched["x"] = &schedState{}
 			for i := 0; i < 3; i++ {
 				d.fire(cfg.Schedules[0])
 			}
 			deadline := time.Now().Add(10 * time.Second)
 			for {
 				d.mu.Lock()
-				busy := d.sched["x"].busy
+				busy := d.conf.sched["x"].busy
 				d.mu.Unlock()
 				if !busy {
 					break
@@ -590,7 +590,7 @@ func TestScheduleOverlap(t *testing.T) {
 			if tc.overlap == OverlapSkip {
 				wantSkipped = 2
 			}
-			if got := testutil.ToFloat64(d.skipped.WithLabelValues("x")); got != wantSkipped {
+			if got := testutil.ToFloat64(d.m.skipped.WithLabelValues("x")); got != wantSkipped {
 				t.Errorf("soakd_schedule_skipped_total = %v, want %v", got, wantSkipped)
 			}
 			for _, e := range list {

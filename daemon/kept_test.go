@@ -39,7 +39,7 @@ func scrapeMetrics(t *testing.T, d *Daemon) map[string]string {
 	time.Sleep(time.Second)
 	// /metrics serves what gathered; a duplicate series is an error
 	// here, and its second copy is left out there.
-	if _, err := d.reg.Gather(); err != nil {
+	if _, err := d.m.reg.Gather(); err != nil {
 		t.Errorf("gathering /metrics: %v", err)
 	}
 	rec := httptest.NewRecorder()

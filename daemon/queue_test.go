@@ -65,7 +65,7 @@ func TestAPIFloodDoesNotStarveConfiguredRuns(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "long.yaml"), shortScenario("long", 20, "60s"))
 	writeFile(t, filepath.Join(dir, "other.yaml"), shortScenario("other", 20, "60s"))
 	d, cfg := newQueueDaemon(t, dir, "max_concurrent: 1\nmax_queued: 2\nschedules:\n  - {name: nightly, cron: \"0 0 1 1 *\", scenario: other.yaml}\n")
-	d.sched["nightly"] = &schedState{}
+	d.conf.sched["nightly"] = &schedState{}
 	long := cfg.ScenarioPath("long.yaml")
 	api := func() (Entry, error) {
 		e, _, err := d.startRun(d.baseCtx, runRequest{file: long, source: "api", slot: true})
@@ -146,7 +146,7 @@ func TestQueuedRunsStartInOrder(t *testing.T) {
 	waitFor(t, "five waiters", func() bool {
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		return len(d.waiting) == 5
+		return len(d.q.waiting) == 5
 	})
 	for i := 0; i < len(ids)-1; i++ {
 		d.mu.Lock()

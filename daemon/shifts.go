@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -203,6 +204,13 @@ func (h *History) historyRuns(scenario string, n int) []HistoryRun {
 	return out
 }
 
+// shiftBook holds, per scenario, the change points across its run
+// history (updateShifts), served by GET /api/v1/shifts.
+type shiftBook struct {
+	mu         sync.Mutex
+	byScenario map[string]ScenarioShifts
+}
+
 // updateShifts runs HistoryShifts over scenario's last daemonShiftRuns
 // completed runs, keeps the result for the API and sets
 // soakd_history_shifts for the scenario (its old series are dropped).
@@ -213,25 +221,25 @@ func (d *Daemon) updateShifts(scenario string) {
 		shifts = []Shift{}
 	}
 	sort.SliceStable(shifts, func(i, j int) bool { return shifts[i].At.Before(shifts[j].At) })
-	d.shiftsMu.Lock()
-	defer d.shiftsMu.Unlock()
+	d.shifts.mu.Lock()
+	defer d.shifts.mu.Unlock()
 	type key struct{ phase, op, metric, run string }
 	known := map[key]bool{}
-	for _, s := range d.shifts[scenario].Shifts {
+	for _, s := range d.shifts.byScenario[scenario].Shifts {
 		known[key{s.Phase, s.Op, s.Metric, s.RunID}] = true
 	}
 	if len(runs) == 0 {
-		delete(d.shifts, scenario)
+		delete(d.shifts.byScenario, scenario)
 	} else {
-		d.shifts[scenario] = ScenarioShifts{Scenario: scenario, Runs: len(runs), Shifts: shifts}
+		d.shifts.byScenario[scenario] = ScenarioShifts{Scenario: scenario, Runs: len(runs), Shifts: shifts}
 	}
-	d.historyShifts.DeletePartialMatch(prometheus.Labels{"scenario": scenario})
+	d.m.historyShifts.DeletePartialMatch(prometheus.Labels{"scenario": scenario})
 	for _, s := range shifts {
 		dir := "up"
 		if s.After < s.Before {
 			dir = "down"
 		}
-		d.historyShifts.WithLabelValues(scenario, s.Phase, s.Op, s.Metric, dir).Inc()
+		d.m.historyShifts.WithLabelValues(scenario, s.Phase, s.Op, s.Metric, dir).Inc()
 	}
 	for _, s := range shifts {
 		if known[key{s.Phase, s.Op, s.Metric, s.RunID}] {
@@ -259,24 +267,24 @@ func (d *Daemon) initShifts() {
 // without it).
 func (d *Daemon) getShifts(w http.ResponseWriter, r *http.Request) {
 	sc := r.URL.Query().Get("scenario")
-	d.shiftsMu.Lock()
-	defer d.shiftsMu.Unlock()
+	d.shifts.mu.Lock()
+	defer d.shifts.mu.Unlock()
 	if sc != "" {
-		v, ok := d.shifts[sc]
+		v, ok := d.shifts.byScenario[sc]
 		if !ok {
 			v = ScenarioShifts{Scenario: sc, Shifts: []Shift{}}
 		}
 		writeJSON(w, http.StatusOK, v)
 		return
 	}
-	names := make([]string, 0, len(d.shifts))
-	for n := range d.shifts {
+	names := make([]string, 0, len(d.shifts.byScenario))
+	for n := range d.shifts.byScenario {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	out := make([]ScenarioShifts, 0, len(names))
 	for _, n := range names {
-		out = append(out, d.shifts[n])
+		out = append(out, d.shifts.byScenario[n])
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"scenarios": out})
 }

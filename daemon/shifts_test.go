@@ -154,11 +154,11 @@ func TestDaemonHistoryShifts(t *testing.T) {
 		s.Before >= s.After || s.PValue > 0.005 {
 		t.Errorf("shift %+v", s)
 	}
-	g := d.historyShifts.WithLabelValues("s", "steady", "get", rundir.MetricP99, "up")
+	g := d.m.historyShifts.WithLabelValues("s", "steady", "get", rundir.MetricP99, "up")
 	if got := testutil.ToFloat64(g); got != 1 {
 		t.Errorf("soakd_history_shifts = %v, want 1", got)
 	}
-	if n := testutil.CollectAndCount(d.historyShifts); n != 1 {
+	if n := testutil.CollectAndCount(d.m.historyShifts); n != 1 {
 		t.Errorf("%d soakd_history_shifts series, want 1", n)
 	}
 	rec := httptest.NewRecorder()
@@ -175,7 +175,7 @@ func TestDaemonHistoryShifts(t *testing.T) {
 	if v := getShiftsAPI(t, flat, "s"); v.Runs != 16 || len(v.Shifts) != 0 {
 		t.Errorf("flat history: %+v", v)
 	}
-	if n := testutil.CollectAndCount(flat.historyShifts); n != 0 {
+	if n := testutil.CollectAndCount(flat.m.historyShifts); n != 0 {
 		t.Errorf("flat history: %d soakd_history_shifts series", n)
 	}
 
@@ -215,7 +215,7 @@ func TestDaemonHistoryShifts(t *testing.T) {
 	if !found {
 		t.Errorf("no get p99 shift at later-a: %+v", v.Shifts)
 	}
-	if got := testutil.ToFloat64(flat.historyShifts.WithLabelValues("s", "steady", "get", rundir.MetricP99, "up")); got != 1 {
+	if got := testutil.ToFloat64(flat.m.historyShifts.WithLabelValues("s", "steady", "get", rundir.MetricP99, "up")); got != 1 {
 		t.Errorf("soakd_history_shifts after the step = %v, want 1", got)
 	}
 }

@@ -1,84 +1,13 @@
 package daemon
 
 import (
-	"bufio"
-	"net"
 	"path/filepath"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	soaktest "github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/targets"
 )
-
-// hangingRedis answers the handshake of a redis client and never a GET:
-// a store that accepts and then hangs. gets counts the GETs it swallowed.
-func hangingRedis(t *testing.T) (string, *atomic.Int64) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gets atomic.Int64
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() {
-				br := bufio.NewReader(c)
-				for {
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if !strings.HasPrefix(line, "*") {
-						continue
-					}
-					n := 0
-					for _, ch := range strings.TrimSpace(line[1:]) {
-						n = n*10 + int(ch-'0')
-					}
-					var cmd string
-					for i := 0; i < n; i++ {
-						br.ReadString('\n')
-						v, _ := br.ReadString('\n')
-						if i == 0 {
-							cmd = strings.ToUpper(strings.TrimSpace(v))
-						}
-					}
-					switch cmd {
-					case "GET":
-						gets.Add(1)
-					case "HELLO":
-						c.Write([]byte("-ERR unknown command 'HELLO'\r\n"))
-					case "PING":
-						c.Write([]byte("+PONG\r\n"))
-					default:
-						c.Write([]byte("*0\r\n"))
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String(), &gets
-}
 
 // TestStopWithHangingStore: /stop of a run whose store never answers
 // (read timeout 4 minutes) ends it at the drain deadline, its in-flight
@@ -86,7 +15,7 @@ func hangingRedis(t *testing.T) (string, *atomic.Int64) {
 // ends a second such run the same way instead of waiting for the
 // timeout (h.stop fails after 20 s).
 func TestStopWithHangingStore(t *testing.T) {
-	addr, gets := hangingRedis(t)
+	addr, gets := soaktest.HangingRESP(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "hang.yaml"), `name: hang
 target: {kind: redis, url: "redis://`+addr+`", client: {read_timeout: 4m, write_timeout: 4m}}

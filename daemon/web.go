@@ -39,6 +39,7 @@ const (
 //	GET /api/v1/scenarios          the scenario files a start may name (names only)
 //	GET /api/v1/runs/{id}/live     a running run's phase, target and achieved rate, p99 over the last interval
 //	GET /api/v1/runs/{id}/report   a finished run's HTML report
+//	GET /api/v1/kinds              the phase kinds and what the page asks of each (kinds.go)
 //
 // Reads need no token, as the rest of the API; the page sends the token
 // the user types in for starts, stops and rate changes.
@@ -63,6 +64,7 @@ func (d *Daemon) webRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/scenarios", d.listScenarios)
 	mux.HandleFunc("GET /api/v1/runs/{id}/live", d.liveRun)
 	mux.HandleFunc("GET /api/v1/runs/{id}/report", d.runReport)
+	mux.HandleFunc("GET /api/v1/kinds", listKinds)
 }
 
 func pageHeaders(w http.ResponseWriter, csp string) {

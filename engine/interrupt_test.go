@@ -1,85 +1,16 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets"
 	_ "github.com/soakd/soakd/targets/redis"
 )
-
-// silentRedis accepts connections and answers the handshake (so the
-// target opens) but never a GET: a store that hangs.
-func silentRedis(t *testing.T) (string, *atomic.Int64) {
-	var gets atomic.Int64
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() {
-				br := bufio.NewReader(c)
-				for {
-					// RESP arrays: *N, then $len and the value per part.
-					line, err := br.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if !strings.HasPrefix(line, "*") {
-						continue
-					}
-					var n int
-					fmt.Sscanf(line[1:], "%d", &n)
-					var parts []string
-					for i := 0; i < n; i++ {
-						br.ReadString('\n')
-						v, _ := br.ReadString('\n')
-						parts = append(parts, strings.TrimSpace(v))
-					}
-					switch {
-					case len(parts) == 0:
-					case strings.EqualFold(parts[0], "GET"):
-						gets.Add(1) // the op: never answered
-					case strings.EqualFold(parts[0], "HELLO"):
-						c.Write([]byte("-ERR unknown command 'HELLO'\r\n"))
-					case strings.EqualFold(parts[0], "PING"):
-						c.Write([]byte("+PONG\r\n"))
-					default:
-						c.Write([]byte("+OK\r\n"))
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String(), &gets
-}
 
 // TestCancelDrainDeadline: with a store that accepts and never answers
 // and a read timeout of minutes, a cancelled run ends at the drain
@@ -87,7 +18,7 @@ func silentRedis(t *testing.T) (string, *atomic.Int64) {
 // and every op queued is counted as interrupted, an error class, none
 // as a success, and the summary is written with status interrupted.
 func TestCancelDrainDeadline(t *testing.T) {
-	addr, gets := silentRedis(t)
+	addr, gets := testutil.HangingRESP(t)
 	for _, loop := range []string{"open", "closed"} {
 		t.Run(loop, func(t *testing.T) {
 			gets.Store(0)

@@ -25,6 +25,14 @@ type kindReport struct {
 	// sideBySide puts sections of the kind's own among the page's
 	// phases: growth's persistence variants drawn together.
 	sideBySide func(s *rundir.Summary, phases []PhasePlots) []PhasePlots
+	// merge fills the kind's own results of pr, a phase merged over
+	// the shards (soakd report DIR...), from shard 0's phase ref and
+	// every shard's (shards, in shard order), after the phase's figures
+	// and stages are merged.
+	merge func(pr, ref *rundir.PhaseResult, shards []shardPhase)
+	// held is the rate one shard's phase held (a capacity search's
+	// result), summed over the shards when a merged run is re-judged.
+	held func(p *rundir.PhaseResult) float64
 	// overTime: its ops get the mean p99 over the run's buckets after
 	// the warmup (FillOverTime).
 	overTime bool
@@ -50,13 +58,13 @@ func reportOf(k scenarios.PhaseKind) (kr kindReport, ok bool) {
 	case scenarios.PhaseRamp:
 		return kindReport{section: rampSection, staged: true}, true
 	case scenarios.PhaseCapacity:
-		return kindReport{text: writeCapacity, section: capacitySection, staged: true}, true
+		return kindReport{text: writeCapacity, section: capacitySection, merge: mergeCapacity, held: capacityHeld, staged: true}, true
 	case scenarios.PhaseGrowth:
 		return kindReport{text: writeGrowth, section: growthSection, sideBySide: withVariantComparison, staged: true}, true
 	case scenarios.PhaseSweep:
-		return kindReport{text: writeSweep, section: sweepSection, variedWorkload: true}, true
+		return kindReport{text: writeSweep, section: sweepSection, merge: mergeSweep, held: sweepHeld, variedWorkload: true}, true
 	case scenarios.PhaseReplay:
-		return kindReport{}, true
+		return kindReport{text: writeReplay}, true
 	}
 	return kindReport{}, false
 }

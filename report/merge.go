@@ -17,7 +17,6 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/verdict"
 
 	"github.com/soakd/soakd/regfile"
@@ -258,7 +257,7 @@ func (m *Merged) mergePhases() {
 		pr.Ops = map[string]rundir.OpResult{}
 		stages := map[string]*rundir.StageResult{}
 		parts := map[string][]*rundir.StageResult{}
-		var sweeps []*rundir.SweepResult
+		var shards []shardPhase
 		var stageOrder []string
 		for _, s := range m.Shards {
 			p := findPhase(s, ref.Name)
@@ -272,7 +271,7 @@ func (m *Merged) mergePhases() {
 				pr.End = p.End
 			}
 			addResult(&pr.Result, &p.Result)
-			sweeps = append(sweeps, p.Sweep)
+			shards = append(shards, shardPhase{label: s.Shard.String(), p: p})
 			for i := range p.Stages {
 				st := &p.Stages[i]
 				parts[st.Name] = append(parts[st.Name], st)
@@ -318,7 +317,9 @@ func (m *Merged) mergePhases() {
 			}
 			pr.Stages = append(pr.Stages, *st)
 		}
-		pr.Sweep = mergedSweep(ref.Sweep, pr.Stages, sweeps)
+		if f := kindOf(&pr).merge; f != nil {
+			f(&pr, &ref, shards)
+		}
 		mergePhaseExtras(&pr, m.Shards)
 		m.Phases = append(m.Phases, pr)
 	}
@@ -428,10 +429,10 @@ func (m *Merged) evaluate() {
 		}
 		held := 0.0
 		for _, s := range m.Shards {
-			if sp := findPhase(s, p.Name); sp != nil && sp.Capacity != nil {
-				held += sp.Capacity.HighestRateHeld
-			} else if sp != nil && sp.Sweep != nil {
-				held += lowestHeld(sp.Sweep)
+			if sp := findPhase(s, p.Name); sp != nil {
+				if f := kindOf(sp).held; f != nil {
+					held += f(sp)
+				}
 			}
 		}
 		in := verdict.Phase{Name: p.Name, TargetRate: p.TargetRate, AchievedRate: p.AchievedRate, GoodputRate: p.Goodput(), Scheduled: p.Scheduled,
@@ -441,18 +442,6 @@ func (m *Merged) evaluate() {
 		vs = append(vs, p.SLO)
 	}
 	m.SLO = verdict.Run(completed, vs...)
-}
-
-// lowestHeld is a capacity sweep's lowest highest-rate-held over its
-// points (what its verdict judges; 0 for other sweeps).
-func lowestHeld(sw *rundir.SweepResult) float64 {
-	low := -1.0
-	for _, pt := range sw.Points {
-		if pt.HighestRateHeld != nil && (low < 0 || *pt.HighestRateHeld < low) {
-			low = *pt.HighestRateHeld
-		}
-	}
-	return max(low, 0)
 }
 
 // Text renders the merged run: per phase the merged table, then one
@@ -526,28 +515,4 @@ func (m *Merged) Text() string {
 	}
 	fmt.Fprintf(&b, "\n%s\n", line)
 	return b.String()
-}
-
-// mergedSweep is a sweep's points over the merged shards: each closed
-// or rate point's figures from its merged stage (rates summed, latency
-// from the merged histograms); a capacity sweep's points merged point
-// by point over every shard's sweep (mergeCapacitySweep: each shard
-// searched on its own).
-func mergedSweep(ref *rundir.SweepResult, stages []rundir.StageResult, sweeps []*rundir.SweepResult) *rundir.SweepResult {
-	if ref == nil {
-		return nil
-	}
-	out := &rundir.SweepResult{Over: ref.Over, Measure: ref.Measure, Axis: ref.Axis, Points: append([]rundir.SweepPoint(nil), ref.Points...)}
-	if ref.Measure == scenarios.MeasureCapacity {
-		mergeCapacitySweep(out, sweeps)
-		return out
-	}
-	for i := range out.Points {
-		for j := range stages {
-			if stages[j].Name == out.Points[i].Label {
-				rundir.FillSweepPoint(&out.Points[i], &stages[j])
-			}
-		}
-	}
-	return out
 }

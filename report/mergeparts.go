@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/scenarios"
 )
 
 // What a merged run keeps beyond counts and percentiles, so a merge
@@ -155,8 +154,8 @@ func additive(stat string) bool {
 }
 
 // mergePhaseExtras fills the merged phase pr's persistence events,
-// capacity outcome, growth cliff and own-health record from the shards'
-// phases. The self record is the first shard's that was bound (its
+// growth cliff and own-health record from the shards' phases (its
+// kind's own results: the kind table's merge). The self record is the first shard's that was bound (its
 // reason naming the shard; the merged figures are no verdict on the
 // store when any shard's were not), else the first shard's.
 func mergePhaseExtras(pr *rundir.PhaseResult, shards []*rundir.Summary) {
@@ -171,19 +170,6 @@ func mergePhaseExtras(pr *rundir.PhaseResult, shards []*rundir.Summary) {
 			e.EndOffsetSeconds += shift
 			e.Shard = s.Shard.String()
 			pr.PersistenceEvents = append(pr.PersistenceEvents, e)
-		}
-		if c := sp.Capacity; c != nil {
-			if pr.Capacity == nil {
-				pr.Capacity = &rundir.CapacityResult{}
-			}
-			pr.Capacity.HighestRateHeld += c.HighestRateHeld
-			if c.Bound != "" && pr.Capacity.Bound == "" {
-				pr.Capacity.Bound, pr.Capacity.Note = c.Bound, "shard "+s.Shard.String()+": "+c.Note
-			}
-			for _, pt := range c.Curve {
-				pt.Shard = s.Shard.String()
-				pr.Capacity.Curve = append(pr.Capacity.Curve, pt)
-			}
 		}
 		if h := sp.Self; h != nil && (pr.Self == nil || pr.Self.Bound == "" && h.Bound != "") {
 			hc := *h
@@ -200,54 +186,4 @@ func mergePhaseExtras(pr *rundir.PhaseResult, shards []*rundir.Summary) {
 	sort.SliceStable(pr.PersistenceEvents, func(i, j int) bool {
 		return pr.PersistenceEvents[i].StartOffsetSeconds < pr.PersistenceEvents[j].StartOffsetSeconds
 	})
-}
-
-// mergeCapacitySweep merges a capacity sweep's points across the
-// shards' sweeps by label, in the first sweep's order (a label only a
-// later shard has goes last): each shard searched its share, so the
-// rates held and achieved and the counts add up; each op's latency is
-// the worst shard's (an upper bound: the points' histograms are not
-// kept).
-func mergeCapacitySweep(out *rundir.SweepResult, sweeps []*rundir.SweepResult) {
-	idx := map[string]int{}
-	out.Points = nil
-	for _, sw := range sweeps {
-		if sw == nil || sw.Measure != scenarios.MeasureCapacity {
-			continue
-		}
-		for _, pt := range sw.Points {
-			i, ok := idx[pt.Label]
-			if !ok {
-				i = len(out.Points)
-				idx[pt.Label] = i
-				acc := pt
-				acc.AchievedOpsPerSec, acc.Completed, acc.Errors, acc.Dropped, acc.TargetRate = 0, 0, 0, 0, 0
-				acc.HighestRateHeld, acc.Ops = nil, map[string]rundir.SweepOp{}
-				out.Points = append(out.Points, acc)
-			}
-			acc := &out.Points[i]
-			acc.AchievedOpsPerSec += pt.AchievedOpsPerSec
-			acc.TargetRate += pt.TargetRate
-			acc.Completed += pt.Completed
-			acc.Errors += pt.Errors
-			acc.Dropped += pt.Dropped
-			if pt.HighestRateHeld != nil {
-				if acc.HighestRateHeld == nil {
-					acc.HighestRateHeld = new(float64)
-				}
-				*acc.HighestRateHeld += *pt.HighestRateHeld
-			}
-			for op, o := range pt.Ops {
-				a, seen := acc.Ops[op]
-				if !seen {
-					acc.Ops[op] = o
-					continue
-				}
-				a.Count += o.Count
-				a.P0 = min(a.P0, o.P0)
-				a.P50, a.P99, a.P999 = max(a.P50, o.P50), max(a.P99, o.P99), max(a.P999, o.P999)
-				acc.Ops[op] = a
-			}
-		}
-	}
 }

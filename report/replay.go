@@ -8,6 +8,13 @@ import (
 	"github.com/soakd/soakd/rundir"
 )
 
+// writeReplay writes a replay phase's capture line in summary.txt.
+func writeReplay(b *strings.Builder, p *rundir.PhaseResult) {
+	if l := replayLine(p.Replay); l != "" {
+		fmt.Fprintf(b, "  %s\n", l)
+	}
+}
+
 // replayLine describes a replay phase's capture: what was sent, what
 // was skipped and which commands share the "other" group ("" for any
 // other phase).

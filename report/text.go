@@ -82,9 +82,6 @@ func textWith(s *rundir.Summary, suite *SuiteTable) string {
 		if l := rateChangesLine(p.RateChanges); l != "" {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
-		if l := replayLine(p.Replay); l != "" {
-			fmt.Fprintf(&b, "  %s\n", l)
-		}
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors%s, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, stageGoodput(&st.Result), st.Dropped, stageExtra(st))
 		}

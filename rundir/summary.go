@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/metrics"
-	"github.com/soakd/soakd/targets"
 
 	"github.com/soakd/soakd/regfile"
 )
@@ -82,7 +81,7 @@ type TargetInfo struct {
 	Note   string `json:"note,omitempty"`
 	// MemoryLimits is what caps the server's memory (maxmemory, the
 	// managed server's cgroup, host swap), where the target tells.
-	MemoryLimits *targets.MemoryLimits `json:"memory_limits,omitempty"`
+	MemoryLimits *MemoryLimits `json:"memory_limits,omitempty"`
 	// Variants names what each variant ran against when the variants
 	// are several targets (run --target A --target B --repeat N): the
 	// variant (target-1, ...) and its URL, redacted.

@@ -14,9 +14,9 @@ func (s *Scenario) MaxConcurrency() int {
 		if p.Concurrency > n {
 			n = p.Concurrency
 		}
-		if p.Sweep != nil && p.Sweep.Over == SweepConcurrency {
-			for _, pt := range p.Sweep.Points {
-				n = max(n, pt.Concurrency)
+		if f := p.plan().shapes; f != nil {
+			for _, sh := range f(&p, "") {
+				n = max(n, sh.workers)
 			}
 		}
 	}

@@ -118,9 +118,12 @@ func (s *Scenario) validateMemory() []FieldError {
 	}
 	if s.Target.Kind == KindEmbedded && rec <= MaxRecordBytes {
 		n, path := s.Keyspace.Records, "keyspace.records"
-		for i, p := range s.Phases {
-			if g := p.Growth; g != nil && g.StopRecords > n {
-				n, path = g.StopRecords, fmt.Sprintf("phases[%d].growth.stop_records", i)
+		for i := range s.Phases {
+			p := &s.Phases[i]
+			if f := p.plan().growsTo; f != nil {
+				if m, mp := f(p, fmt.Sprintf("phases[%d]", i)); m > n {
+					n, path = m, mp
+				}
 			}
 		}
 		per := float64(rec + embeddedRecordOverhead + int64(f)*embeddedFieldOverhead)
@@ -145,21 +148,20 @@ func (s *Scenario) validateMemory() []FieldError {
 		pp := fmt.Sprintf("phases[%d]", i)
 		workers, workersPath := p.Concurrency, pp+".concurrency"
 		recMax, fbMax := rec, int64(fb)
-		if sw := p.Sweep; sw != nil {
-			for j, pt := range sw.Points {
-				if j >= MaxSweepPoints {
-					break
+		var shapes []phaseShape
+		if sf := p.plan().shapes; sf != nil {
+			shapes = sf(p, pp)
+		}
+		for _, sh := range shapes {
+			if sh.workers > workers {
+				workers, workersPath = sh.workers, sh.workersPath
+			}
+			if sh.fieldBytes > 0 {
+				r := recordBytes(f, sh.fieldBytes)
+				if r > MaxRecordBytes {
+					add(sh.fieldBytesPath, "fields x field_bytes = %d x %d = %s per record exceeds %s", f, sh.fieldBytes, iec(float64(r)), iec(MaxRecordBytes))
 				}
-				if sw.Over == SweepConcurrency && pt.Concurrency > workers {
-					workers, workersPath = pt.Concurrency, fmt.Sprintf("%s.sweep.points[%d].concurrency", pp, j)
-				}
-				if sw.Over == SweepValueSize && pt.FieldBytes > 0 {
-					r := recordBytes(f, pt.FieldBytes)
-					if r > MaxRecordBytes {
-						add(fmt.Sprintf("%s.sweep.points[%d].field_bytes", pp, j), "fields x field_bytes = %d x %d = %s per record exceeds %s", f, pt.FieldBytes, iec(float64(r)), iec(MaxRecordBytes))
-					}
-					recMax, fbMax = max(recMax, r), max(fbMax, int64(pt.FieldBytes))
-				}
+				recMax, fbMax = max(recMax, r), max(fbMax, int64(sh.fieldBytes))
 			}
 		}
 		if workers < 1 || workers > MaxConcurrency || recMax > MaxRecordBytes {

@@ -81,19 +81,13 @@ func (s *Scenario) validateNames() []FieldError {
 		if msg := badName(p.Name); msg != "" {
 			errs = append(errs, FieldError{pp + ".name", msg})
 		}
-		if p.Sweep == nil {
+		f := p.plan().labels
+		if f == nil {
 			continue
 		}
-		for j := range p.Sweep.Points {
-			if j >= MaxSweepPoints {
-				break
-			}
-			path := fmt.Sprintf("%s.sweep.points[%d]", pp, j)
-			if p.Sweep.Points[j].Label != "" {
-				path += ".label"
-			}
-			if msg := badName(p.PointLabel(j)); msg != "" {
-				errs = append(errs, FieldError{path, "label " + msg})
+		for _, l := range f(p, pp) {
+			if msg := badName(l.label); msg != "" {
+				errs = append(errs, FieldError{l.path, "label " + msg})
 			}
 		}
 	}

@@ -112,12 +112,40 @@ type planRule struct {
 	openLoop func(p *Phase) bool
 	// repeated says whether repeat: N splits the phase into rounds.
 	repeated func(p *Phase) bool
+	// shapes are the workloads the phase runs besides its own
+	// concurrency and the scenario's record (a sweep's points): the
+	// memory bound and MaxConcurrency take the largest.
+	shapes func(p *Phase, pp string) []phaseShape
+	// growsTo is the record count the phase may grow the store to, on
+	// its field's path (0: no more than it starts with).
+	growsTo func(p *Phase, pp string) (n int64, path string)
+	// labels are the names the phase gives its parts (a sweep's
+	// points), each on its path: checked as phase names are.
+	labels func(p *Phase, pp string) []pathLabel
+	// checkRepeat reports what keeps the phase from running with
+	// repeat: n (n > 1).
+	checkRepeat func(s *Scenario, p *Phase, pp string, n int) []FieldError
 	// ownTiming says the kind paces its ops itself (a capture's
 	// timing): tick: does not apply to it.
 	ownTiming bool
 	// fills says the kind inserts the dataset itself: a scenario whose
 	// first phase is one starts with an empty store.
 	fills bool
+}
+
+// phaseShape is one workload a phase runs: its workers (0: the
+// phase's concurrency) and its record's field size (0: the
+// scenario's), each with the path that sets it.
+type phaseShape struct {
+	workers        int
+	workersPath    string
+	fieldBytes     int
+	fieldBytesPath string
+}
+
+// pathLabel is a name a phase gives one of its parts, on its path.
+type pathLabel struct {
+	path, label string
 }
 
 // overrideRule is which overrides reach a phase of a kind.

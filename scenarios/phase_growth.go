@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"sort"
 
 	"gopkg.in/yaml.v3"
@@ -90,6 +91,13 @@ func growthKind() *kindDef {
 			fills:     true,
 			openLoop:  always,
 			scheduled: scheduledGrowth,
+			growsTo: func(p *Phase, pp string) (int64, string) {
+				if p.Growth == nil {
+					return 0, ""
+				}
+				return p.Growth.StopRecords, pp + ".growth.stop_records"
+			},
+			checkRepeat: checkGrowthRepeat,
 		},
 	}
 }
@@ -173,4 +181,13 @@ func scheduledGrowth(p *Phase, n int64) (float64, int64) {
 		n = min(n, g.StopRecords)
 	}
 	return float64(stages) * per, n
+}
+
+// checkGrowthRepeat refuses repeats of a growth phase when the run has
+// several persistence variants: their servers would all be up at once.
+func checkGrowthRepeat(s *Scenario, p *Phase, pp string, n int) []FieldError {
+	if p.Growth != nil && s.Target.Managed != nil && len(s.Target.Managed.Persistences) > 1 {
+		return []FieldError{{pp + ".kind", fmt.Sprintf("a growth phase cannot run with repeat %d: repeats keep every persistence variant's server up at once, and a growth study needs the host to itself (use repeat: 1)", n)}}
+	}
+	return nil
 }

@@ -1,6 +1,10 @@
 package scenarios
 
-import "gopkg.in/yaml.v3"
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
 
 // PhaseSweep measures the phase (a template) once per point, each
 // point changing one thing (sweep.go).
@@ -54,6 +58,8 @@ func sweepKind() *kindDef {
 			repeated: func(p *Phase) bool {
 				return p.Sweep != nil && p.Sweep.Measure != MeasureCapacity
 			},
+			shapes: sweepShapes,
+			labels: sweepLabels,
 		},
 		overrides: overrideRule{
 			// --rate sets the rate of a sweep whose points all run at
@@ -91,4 +97,47 @@ func maxSweepOps(p *Phase) (int64, bool) {
 		n += m
 	}
 	return n, true
+}
+
+// sweepShapes are the sweep's points that change the workers or the
+// record (over concurrency or value_size), up to MaxSweepPoints (more
+// are refused by validation).
+func sweepShapes(p *Phase, pp string) []phaseShape {
+	sw := p.Sweep
+	if sw == nil {
+		return nil
+	}
+	var out []phaseShape
+	for j, pt := range sw.Points {
+		if j >= MaxSweepPoints {
+			break
+		}
+		switch {
+		case sw.Over == SweepConcurrency:
+			out = append(out, phaseShape{workers: pt.Concurrency, workersPath: fmt.Sprintf("%s.sweep.points[%d].concurrency", pp, j)})
+		case sw.Over == SweepValueSize && pt.FieldBytes > 0:
+			out = append(out, phaseShape{fieldBytes: pt.FieldBytes, fieldBytesPath: fmt.Sprintf("%s.sweep.points[%d].field_bytes", pp, j)})
+		}
+	}
+	return out
+}
+
+// sweepLabels are the sweep's point labels (each point's, given or
+// made), on the label's path or, for a made one, the point's.
+func sweepLabels(p *Phase, pp string) []pathLabel {
+	if p.Sweep == nil {
+		return nil
+	}
+	var out []pathLabel
+	for j := range p.Sweep.Points {
+		if j >= MaxSweepPoints {
+			break
+		}
+		path := fmt.Sprintf("%s.sweep.points[%d]", pp, j)
+		if p.Sweep.Points[j].Label != "" {
+			path += ".label"
+		}
+		out = append(out, pathLabel{path: path, label: p.PointLabel(j)})
+	}
+	return out
 }

@@ -97,8 +97,8 @@ func (s *Scenario) CheckRepeat(n int) []FieldError {
 	var errs []FieldError
 	for i, p := range s.Phases {
 		pp := fmt.Sprintf("phases[%d]", i)
-		if p.Growth != nil && s.Target.Managed != nil && len(s.Target.Managed.Persistences) > 1 {
-			errs = append(errs, FieldError{pp + ".kind", fmt.Sprintf("a growth phase cannot run with repeat %d: repeats keep every persistence variant's server up at once, and a growth study needs the host to itself (use repeat: 1)", n)})
+		if f := p.plan().checkRepeat; f != nil {
+			errs = append(errs, f(s, &p, pp, n)...)
 		}
 		if !p.Repeated() {
 			continue

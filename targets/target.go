@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -203,34 +204,28 @@ func Reopener(ctx context.Context, t scenarios.Target, o Options) func(persisten
 	}
 }
 
-// Error classes used in soakd_ops_total{outcome}.
+// Error classes used in soakd_ops_total{outcome} and summary.json's
+// error counts: rundir's (outcome.go), so rundir and verdict need not
+// import targets.
 const (
-	ClassOK         = "ok"
-	ClassTimeout    = "timeout"
-	ClassConnection = "connection"
-	ClassOOM        = "oom"
-	ClassMoved      = "moved"
-	ClassRejected   = "rejected"
-	ClassNotFound   = "not_found"
-	ClassOther      = "other"
-	// ClassMiss is a cache read that found no value (redis GET of an
-	// absent key): an outcome, not an error. It is counted apart from
-	// errors, and a growth phase uses its rise to see evictions.
-	ClassMiss = "miss"
-	// ClassInterrupted is an op still in flight (or queued) when a
-	// stopped run passed its drain deadline: never answered, counted
-	// as an error.
-	ClassInterrupted = "interrupted"
+	ClassOK          = rundir.ClassOK
+	ClassTimeout     = rundir.ClassTimeout
+	ClassConnection  = rundir.ClassConnection
+	ClassOOM         = rundir.ClassOOM
+	ClassMoved       = rundir.ClassMoved
+	ClassRejected    = rundir.ClassRejected
+	ClassNotFound    = rundir.ClassNotFound
+	ClassOther       = rundir.ClassOther
+	ClassMiss        = rundir.ClassMiss
+	ClassInterrupted = rundir.ClassInterrupted
 )
 
 // Classes lists every outcome label value, so metrics stay bounded.
-func Classes() []string {
-	return []string{ClassOK, ClassTimeout, ClassConnection, ClassOOM, ClassMoved, ClassRejected, ClassNotFound, ClassOther, ClassMiss, ClassInterrupted}
-}
+func Classes() []string { return rundir.Classes() }
 
 // IsError reports whether an outcome class counts as an error: every
 // class but ok and miss.
-func IsError(class string) bool { return class != ClassOK && class != ClassMiss }
+func IsError(class string) bool { return rundir.IsError(class) }
 
 // ErrNotFound is returned by adapters when a read finds no record.
 var ErrNotFound = errors.New("record not found")

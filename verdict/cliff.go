@@ -6,7 +6,6 @@ import (
 
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
 )
 
 // Cliff detection thresholds.
@@ -197,11 +196,11 @@ func Signals(prev, cur *rundir.StageResult) []string {
 func OOMErrors(st *rundir.StageResult) int64 {
 	var n int64
 	for _, o := range st.Ops {
-		n += o.Errors[targets.ClassOOM]
+		n += o.Errors[rundir.ClassOOM]
 	}
 	if st.Load != nil {
 		for _, o := range st.Load.Ops {
-			n += o.Errors[targets.ClassOOM]
+			n += o.Errors[rundir.ClassOOM]
 		}
 	}
 	return n

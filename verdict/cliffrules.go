@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/soakd/soakd/rundir"
-	"github.com/soakd/soakd/targets"
 )
 
 // Noise-aware cliff thresholds (see DetectCliff).
@@ -105,11 +104,11 @@ func (d *cliffJudge) oom(k int) []rundir.CliffEvidence {
 func oomOp(st *rundir.StageResult) string {
 	by := map[string]int64{}
 	for op, o := range st.Ops {
-		by[op] += o.Errors[targets.ClassOOM]
+		by[op] += o.Errors[rundir.ClassOOM]
 	}
 	if st.Load != nil {
 		for op, o := range st.Load.Ops {
-			by[op] += o.Errors[targets.ClassOOM]
+			by[op] += o.Errors[rundir.ClassOOM]
 		}
 	}
 	best := ""

@@ -347,7 +347,7 @@ async function scenarioView(name) {
   const sum = el("p", { id: "history-summary", class: "muted" });
   const chart = svg("svg", { id: "chart-history", role: "img", "aria-label": "p99 per run" });
   setView(el("h2", {}, "scenario " + name), sum,
-    el("div", { class: "chart" }, el("h3", {}, "p99 per completed run, steady phases (dashed verticals: change points, red: regressions)"), chart),
+    el("div", { class: "chart" }, el("h3", {}, "p99 per completed run, phases compared across runs (dashed verticals: change points, red: regressions)"), chart),
     el("h3", {}, "change points across runs"),
     el("table", { id: "shifts" }, el("thead", {}, el("tr", {},
       ...["from run", "at", "phase", "op", "metric", "before", "after", "p"].map(h => el("th", {}, h)))), shiftsBody),
@@ -359,9 +359,9 @@ async function scenarioView(name) {
   const dateFmt = t => new Date(t).toLocaleDateString(undefined, { month: "short", day: "numeric" }) + " " +
     new Date(t).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
   every(async () => {
-    let runs, sh;
+    let runs, sh, compared;
     try {
-      [runs, sh] = await Promise.all([getJSON("/api/v1/runs" + q), getJSON("/api/v1/shifts" + q)]);
+      [runs, sh, compared] = await Promise.all([getJSON("/api/v1/runs" + q), getJSON("/api/v1/shifts" + q), comparedKinds()]);
     } catch (e) { msg("scenario " + name + ": " + e.message, "error"); return; }
     runs = runs.runs || [];
     const shifts = sh.shifts || [];
@@ -388,7 +388,7 @@ async function scenarioView(name) {
       if (!s) continue;
       const t = Date.parse(r.start || s.start);
       for (const ph of s.phases || []) {
-        if (ph.kind !== "steady") continue;
+        if (!compared.has(ph.kind)) continue;
         for (const [op, o] of Object.entries(ph.ops || {})) {
           if (!o.latency || !o.latency.count) continue;
           const key = ph.name + "/" + op + (ph.variant ? " (" + ph.variant + ")" : "");
@@ -453,6 +453,19 @@ document.getElementById("start-form").addEventListener("submit", async ev => {
     msg("start: " + e.message, "error");
   }
 });
+
+// comparedKinds is the phase kinds whose phases are compared across
+// runs (the history chart draws those), asked of the daemon's kind
+// table once: the page names no kind itself.
+let comparedKindsP = null;
+function comparedKinds() {
+  if (!comparedKindsP) {
+    comparedKindsP = getJSON("/api/v1/kinds")
+      .then(r => new Set((r.kinds || []).filter(k => k.compared).map(k => k.kind)))
+      .catch(e => { comparedKindsP = null; throw e; });
+  }
+  return comparedKindsP;
+}
 
 // The start form offers the scenario files the daemon may run.
 getJSON("/api/v1/scenarios").then(r => {

@@ -1,0 +1,32 @@
+package rundir
+
+// Outcome classes of an op: the label values of soakd_ops_total{outcome}
+// and the keys of a phase's error counts in summary.json (targets'
+// Classifier returns them; targets.ClassOK and the rest are these).
+const (
+	ClassOK         = "ok"
+	ClassTimeout    = "timeout"
+	ClassConnection = "connection"
+	ClassOOM        = "oom"
+	ClassMoved      = "moved"
+	ClassRejected   = "rejected"
+	ClassNotFound   = "not_found"
+	ClassOther      = "other"
+	// ClassMiss is a cache read that found no value (redis GET of an
+	// absent key): an outcome, not an error. It is counted apart from
+	// errors, and a growth phase uses its rise to see evictions.
+	ClassMiss = "miss"
+	// ClassInterrupted is an op still in flight (or queued) when a
+	// stopped run passed its drain deadline: never answered, counted
+	// as an error.
+	ClassInterrupted = "interrupted"
+)
+
+// Classes lists every outcome label value, so metrics stay bounded.
+func Classes() []string {
+	return []string{ClassOK, ClassTimeout, ClassConnection, ClassOOM, ClassMoved, ClassRejected, ClassNotFound, ClassOther, ClassMiss, ClassInterrupted}
+}
+
+// IsError reports whether an outcome class counts as an error: every
+// class but ok and miss.
+func IsError(class string) bool { return class != ClassOK && class != ClassMiss }
