@@ -157,6 +157,9 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 		}
 		g, ok := byName[name]
 		if !ok {
+			if why := badGroupName(name); why != "" {
+				return nil, fmt.Errorf("line %d: command name %q %s: it names the op's latency group, and the latency log's tags cannot hold it", ix.Lines, name, why)
+			}
 			if len(ix.Groups) >= 1<<16-1 {
 				return nil, fmt.Errorf("line %d: more than %d groups", ix.Lines, 1<<16-1)
 			}
@@ -194,6 +197,25 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 		ix.fold(counts, o.MaxGroups)
 	}
 	return ix, nil
+}
+
+// badGroupName says why name cannot be a latency group's name ("" if
+// it can): its tags ("phase.NAME.latency") are fields of the interval
+// log's comma-separated lines and of the Prometheus label, so a comma,
+// a space or a byte that is not printable ASCII would lose the run's
+// latencies when they are written, after the whole capture was sent.
+func badGroupName(name string) string {
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == ',':
+			return "holds a comma"
+		case c == ' ':
+			return "holds a space"
+		case c < 0x20 || c >= 0x7f:
+			return fmt.Sprintf("holds the byte 0x%02x (not printable ASCII)", c)
+		}
+	}
+	return ""
 }
 
 // fold keeps the max-1 most frequent groups and puts the rest in "other".

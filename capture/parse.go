@@ -10,12 +10,14 @@ package capture
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Format is a capture's format: the YAML `format:` of a replay phase.
@@ -65,6 +67,7 @@ type Parser struct {
 	ends   []int
 	args   [][]byte
 	json   []bool
+	bin    []int // an NDJSON line's "b64"
 }
 
 // NewParser returns a parser for format f.
@@ -242,6 +245,9 @@ type ndjsonOp struct {
 	Op   string            `json:"op"`
 	Args []json.RawMessage `json:"args"`
 	DB   *int              `json:"db"`
+	// B64 lists the indexes of args that are base64 of raw bytes
+	// (ndjson.go).
+	B64 []int `json:"b64"`
 }
 
 // parseNDJSON decodes {"ts": seconds, "op": "SET", "args": ["k","v"]}.
@@ -249,6 +255,11 @@ type ndjsonOp struct {
 // array, a number...) is its JSON text, marked in Op.JSON.
 func (p *Parser) parseNDJSON(line []byte) (Op, error) {
 	var o ndjsonOp
+	if !utf8.Valid(line) {
+		// encoding/json would turn the bytes into U+FFFD: the value sent
+		// would not be the one logged.
+		return Op{}, errors.New(`invalid UTF-8: a JSON line is text; give an argument of raw bytes base64-encoded, its index in "b64"`)
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
@@ -273,6 +284,13 @@ func (p *Parser) parseNDJSON(line []byte) (Op, error) {
 	p.buf, p.ends, p.json = p.buf[:0], p.ends[:0], append(p.json[:0], false)
 	p.buf = append(p.buf, o.Op...)
 	p.ends = append(p.ends, len(p.buf))
+	p.bin = p.bin[:0]
+	for k, i := range o.B64 {
+		if i < 0 || i >= len(o.Args) {
+			return Op{}, fmt.Errorf(`"b64"[%d]: %d is no index of args (0 to %d)`, k, i, len(o.Args)-1)
+		}
+		p.bin = append(p.bin, i)
+	}
 	for i, a := range o.Args {
 		a = bytes.TrimSpace(a)
 		if len(a) > 0 && a[0] == '"' {
@@ -280,9 +298,19 @@ func (p *Parser) parseNDJSON(line []byte) (Op, error) {
 			if err := json.Unmarshal(a, &s); err != nil {
 				return Op{}, fmt.Errorf("args[%d]: %v", i, err)
 			}
-			p.buf = append(p.buf, s...)
+			if slices.Contains(p.bin, i) {
+				var err error
+				if p.buf, err = base64.StdEncoding.AppendDecode(p.buf, []byte(s)); err != nil {
+					return Op{}, fmt.Errorf(`args[%d]: listed in "b64", but not base64: %v`, i, err)
+				}
+			} else {
+				p.buf = append(p.buf, s...)
+			}
 			p.json = append(p.json, false)
 		} else {
+			if slices.Contains(p.bin, i) {
+				return Op{}, fmt.Errorf(`args[%d]: listed in "b64", but not a string`, i)
+			}
 			p.buf = append(p.buf, a...)
 			p.json = append(p.json, true)
 		}

@@ -218,3 +218,59 @@ func TestBuildSkipsScriptLines(t *testing.T) {
 		t.Fatalf("only script lines: %v", err)
 	}
 }
+
+// A command name with a space or comma cannot name a latency group: Build
+// refuses it at its line (the run would have sent the whole capture and
+// then failed to write its latencies).
+func TestBuildRefusesBadGroupNames(t *testing.T) {
+	for _, tc := range []struct{ capture, want string }{
+		{"OK\n1.0 [0 a:1] \"GET\" \"k\"\n1.1 [0 a:1] \"MY CMD\" \"k\"\n", `line 3: command name "MY CMD" holds a space`},
+		{"1.0 [0 a:1] \"A,B\"\n", `line 1: command name "A,B" holds a comma`},
+		{"1.0 [0 a:1] \"X\\xffY\"\n", `holds the byte 0xef (not printable ASCII)`},
+	} {
+		_, err := Build(strings.NewReader(tc.capture), int64(len(tc.capture)), Options{Format: FormatMonitor, Skip: func(string) bool { return false }})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.capture, err, tc.want)
+		}
+	}
+}
+
+// Every byte value written by AppendNDJSON reads back as it was: alone,
+// all 256 in one argument, and beside plain text arguments; a line
+// without "b64" reads as before, and a bad "b64" is refused.
+func TestNDJSONCarriesRawBytes(t *testing.T) {
+	var args [][]byte
+	all := make([]byte, 256)
+	for i := range 256 {
+		args = append(args, []byte{byte(i)})
+		all[i] = byte(i)
+	}
+	args = append(args, all, []byte("plain text"), []byte("caf\u00e9"), nil)
+	line := AppendNDJSON(nil, NDJSONOp{TS: 1.5, DB: 3, Op: "RPUSH", Args: args})
+	p := NewParser(FormatNDJSON)
+	op, err := p.Parse(bytes.TrimSuffix(line, []byte("\n")))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, line)
+	}
+	if op.DB != 3 || op.TS != 1_500_000_000 || string(op.Args[0]) != "RPUSH" || len(op.Args) != len(args)+1 {
+		t.Fatalf("op %+v", op)
+	}
+	for i, a := range args {
+		if !bytes.Equal(op.Args[i+1], a) {
+			t.Errorf("args[%d]: %x, want %x", i, op.Args[i+1], a)
+		}
+	}
+	if !bytes.Contains(line, []byte(`"plain text"`)) || !bytes.Contains(line, []byte("\"caf\u00e9\"")) {
+		t.Errorf("text arguments not written as strings: %s", line)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{`{"ts": 1, "op": "SET", "args": ["k", "v"], "b64": [2]}`, `"b64"[0]: 2 is no index of args`},
+		{`{"ts": 1, "op": "SET", "args": ["k", "!!"], "b64": [1]}`, `args[1]: listed in "b64", but not base64`},
+		{`{"ts": 1, "op": "SET", "args": ["k", 5], "b64": [1]}`, `args[1]: listed in "b64", but not a string`},
+		{"{\"ts\": 1, \"op\": \"SET\", \"args\": [\"k\", \"\xff\"]}", `invalid UTF-8`},
+	} {
+		if _, err := p.Parse([]byte(tc.line)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.line, err, tc.want)
+		}
+	}
+}

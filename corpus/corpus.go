@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/soakd/soakd/regfile"
 )
@@ -306,6 +307,10 @@ func (d *docReader) next() (doc []Field, line, start int64, err error) {
 		line = int64(l) + d.line
 		doc = make([]Field, 0, len(rec))
 		for i, v := range rec {
+			if !utf8.ValidString(v) {
+				fl, col := d.cr.FieldPos(i)
+				return nil, 0, 0, fmt.Errorf("corpus %s: line %d: column %q: %s", d.c.name, int64(fl)+d.line, d.c.header[i], badUTF8(v, col))
+			}
 			doc = append(doc, Field{Name: d.c.header[i], Value: []byte(v)})
 		}
 		return doc, line, start, nil
@@ -337,6 +342,9 @@ func (d *docReader) next() (doc []Field, line, start int64, err error) {
 				return nil, 0, 0, io.EOF
 			}
 			continue
+		}
+		if !utf8.Valid(b) {
+			return nil, 0, 0, fmt.Errorf("corpus %s: line %d: %s", d.c.name, d.line, badUTF8(string(b), 1))
 		}
 		doc, perr := parseObject(b)
 		if perr != nil {
@@ -511,6 +519,22 @@ func appendInt(b []byte, v int64) []byte {
 		}
 	}
 	return append(b, tmp[i:]...)
+}
+
+// badUTF8 says where s, which starts at column col (1-based) of its
+// line, stops being UTF-8. A JSON decoder would turn the bytes into
+// U+FFFD and a CSV field would carry them as they are: either way the
+// documents stored would not be the corpus's, so the file is refused.
+func badUTF8(s string, col int) string {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Sprintf("invalid UTF-8 (byte 0x%02x at column %d); a corpus is UTF-8 text", s[min(i, len(s)-1)], col+i)
 }
 
 func newLineReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 64<<10) }

@@ -72,3 +72,28 @@ func TestOpenStopsOnCancel(t *testing.T) {
 		}
 	}
 }
+
+// Invalid UTF-8 in a corpus is refused by Open, Check and Peek at its
+// line and column, in NDJSON and in CSV: stored, it would not be the
+// corpus's text (JSON turns it into U+FFFD).
+func TestInvalidUTF8Refused(t *testing.T) {
+	for name, tc := range map[string]struct{ body, at string }{
+		"docs.ndjson": {"{\"id\":\"1\",\"body\":\"fine\"}\n{\"id\":\"2\",\"body\":\"caf\xe9\"}\n", ": line 2: "},
+		"docs.csv":    {"id,body\n1,fine\n2,caf\xe9\n", `: line 3: column "body": `},
+	} {
+		p := write(t, name, tc.body)
+		for fn, f := range map[string]func() error{
+			"Open":  func() error { _, err := Open(p, Options{}); return err },
+			"Check": func() error { return Check(p, "", nil) },
+		} {
+			err := f()
+			if err == nil || !strings.Contains(err.Error(), p+tc.at) || !strings.Contains(err.Error(), "invalid UTF-8 (byte 0xe9") {
+				t.Errorf("%s %s: %v, want invalid UTF-8 refused at its line", fn, name, err)
+			}
+		}
+	}
+	p := write(t, "first.ndjson", "{\"id\":\"\xff\"}\n")
+	if err := Peek(p, "", nil); err == nil || !strings.Contains(err.Error(), "line 1: invalid UTF-8 (byte 0xff at column 8)") {
+		t.Errorf("Peek: %v, want line 1 column 8", err)
+	}
+}

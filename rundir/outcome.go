@@ -20,11 +20,15 @@ const (
 	// stopped run passed its drain deadline: never answered, counted
 	// as an error.
 	ClassInterrupted = "interrupted"
+	// ClassCrossSlot is a Redis Cluster CROSSSLOT reply: the keys of
+	// one command, script or MULTI hash to different slots, an error in
+	// the op's template (the store is fine).
+	ClassCrossSlot = "crossslot"
 )
 
 // Classes lists every outcome label value, so metrics stay bounded.
 func Classes() []string {
-	return []string{ClassOK, ClassTimeout, ClassConnection, ClassOOM, ClassMoved, ClassRejected, ClassNotFound, ClassOther, ClassMiss, ClassInterrupted}
+	return []string{ClassOK, ClassTimeout, ClassConnection, ClassOOM, ClassMoved, ClassRejected, ClassNotFound, ClassOther, ClassMiss, ClassInterrupted, ClassCrossSlot}
 }
 
 // IsError reports whether an outcome class counts as an error: every

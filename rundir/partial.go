@@ -3,6 +3,7 @@ package rundir
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -43,6 +44,10 @@ func ReadPartial(dir string) (*Summary, string, error) {
 		return nil, "", err
 	}
 	defer f.Close()
+	empty, err := sniffHlog(p, f)
+	if err != nil {
+		return nil, "", err
+	}
 	lr := hdr.NewHistogramLogReader(f)
 	hists := map[string]*hdr.Histogram{}
 	var order []string // phases in the order they appear
@@ -51,6 +56,9 @@ func ReadPartial(dir string) (*Summary, string, error) {
 	var start, end int64
 	intervals := 0
 	ending := "the log ends on a whole interval"
+	if empty {
+		ending = "the log is empty: the run wrote no interval (killed before its first, or still starting)"
+	}
 	for {
 		h, err := lr.NextIntervalHistogram()
 		if err != nil {
@@ -58,6 +66,9 @@ func ReadPartial(dir string) (*Summary, string, error) {
 			break
 		}
 		if h == nil {
+			if intervals == 0 && !empty {
+				ending = "the log holds its header and no interval"
+			}
 			break
 		}
 		intervals++
@@ -135,6 +146,33 @@ func ReadPartial(dir string) (*Summary, string, error) {
 		s.Phases = append(s.Phases, pr)
 	}
 	return s, ending, nil
+}
+
+// hlogMagic starts every interval log soakd writes (the HdrHistogram
+// log format's version comment).
+const hlogMagic = "#[Histogram log format version "
+
+// sniffHlog reports whether f (at its start, left there) is empty, and
+// refuses a file that is not an interval log: a random or foreign file
+// named latency.hlog.partial would otherwise read as a log of no
+// interval that "ends on a whole interval".
+func sniffHlog(path string, f io.ReadSeeker) (empty bool, err error) {
+	head := make([]byte, len(hlogMagic))
+	n, rerr := io.ReadFull(f, head)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false, err
+	}
+	switch {
+	case n == 0 && (rerr == io.EOF):
+		return true, nil
+	case rerr != nil && rerr != io.ErrUnexpectedEOF:
+		return false, rerr
+	case n < len(hlogMagic) && strings.HasPrefix(hlogMagic, string(head[:n])):
+		return true, nil // killed while writing its first line
+	case string(head[:n]) != hlogMagic:
+		return false, fmt.Errorf("%s: not an interval log: it does not start with %q (%d bytes read)", path, hlogMagic, n)
+	}
+	return false, nil
 }
 
 // logStartTime reads the #[StartTime: <seconds> ...] line of an interval

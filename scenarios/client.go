@@ -225,6 +225,19 @@ func (s *Scenario) validateClient() []FieldError {
 	errs := s.Target.Client.problems()
 	if s.stores != nil {
 		errs = append(errs, CheckStore(s.stores, s.Target)...)
+		if st, ok := s.stores.Store(s.Target.Kind); ok && len(errs) == 0 {
+			if sc, ok := st.Schema.(ScenarioChecker); ok {
+				errs = append(errs, sc.CheckScenario(s)...)
+			}
+		}
 	}
 	return errs
+}
+
+// ScenarioChecker is a StoreSchema that also checks the rest of a
+// scenario against what its target's options say (redis in cluster
+// mode: every custom op's keys in one hash slot), so validate refuses
+// what the adapter's Prepare would.
+type ScenarioChecker interface {
+	CheckScenario(s *Scenario) []FieldError
 }

@@ -218,6 +218,7 @@ const (
 	ClassOther       = rundir.ClassOther
 	ClassMiss        = rundir.ClassMiss
 	ClassInterrupted = rundir.ClassInterrupted
+	ClassCrossSlot   = rundir.ClassCrossSlot
 )
 
 // Classes lists every outcome label value, so metrics stay bounded.

@@ -51,6 +51,7 @@ type Target struct {
 	bound        atomic.Bool // the session is bound to the keyspace
 	desc         atomic.Pointer[string]
 	hostLat      hostLatency
+	log          *driverLog // the driver's messages, one line per shape
 	connErrors   atomic.Int64
 	scrapeErrors atomic.Int64
 	viewPools    viewQuery // system_views.thread_pools (views.go)
@@ -85,6 +86,7 @@ func Open(ctx context.Context, t scenarios.Target, o targets.Options) (targets.T
 		inserts:  map[int]string{},
 		st:       t,
 		opts:     o,
+		log:      newDriverLog(os.Stderr),
 	}
 	tg.setStatements(scenarios.DefaultFields)
 	s, err := tg.connect("")
@@ -103,6 +105,7 @@ func (t *Target) connect(keyspace string) (*gocql.Session, error) {
 		return nil, t.scrub(err)
 	}
 	cc.Keyspace = keyspace
+	defer t.log.flush() // "N more like ..." for the hosts a connect tried
 	s, err := cc.CreateSession()
 	if err != nil {
 		return nil, t.scrub(fmt.Errorf("connect: %w", err))
@@ -164,7 +167,10 @@ func (t *Target) clusterConfig(st scenarios.Target, o targets.Options) (*gocql.C
 	cc.PoolConfig.HostSelectionPolicy = &hostCounter{HostSelectionPolicy: gocql.TokenAwareHostPolicy(fallback), up: map[string]bool{}}
 	cc.ConnectObserver = connObserver{t}
 	cc.QueryObserver = &t.hostLat
-	cc.Logger = driverLog{os.Stderr}
+	if t.log == nil {
+		t.log = newDriverLog(os.Stderr)
+	}
+	cc.Logger = t.log
 
 	var secrets []string
 	user := c.User
@@ -640,6 +646,7 @@ func (t *Target) Describe() string {
 // Close closes the session and its connections.
 func (t *Target) Close() error {
 	t.sess().Close()
+	t.log.flush()
 	return nil
 }
 

@@ -28,6 +28,14 @@ import (
 // scenario does not allow destructive commands.
 const SafeUser = "soakd-safe"
 
+// AdminUser is the ACL user of soakd's own admin client on a managed
+// server whose workload runs as SafeUser: the default user is denied
+// the destructive commands too (lockDefault), since AUTH cannot be
+// denied by an ACL and "AUTH default x" from a custom op or a captured
+// line would otherwise give the workload's connection back every
+// command (the default user has no password).
+const AdminUser = "soakd-admin"
+
 // SafeUserRules are the ACL rules of SafeUser (after ACL SETUSER name
 // reset on >password): every key, channel and command but the ones
 // scenarios.RedisDestructiveCommands lists (a command, or a command and
@@ -73,17 +81,7 @@ func createSafeUser(ctx context.Context, admin goredis.UniversalClient) (string,
 	}
 	rules := SafeUserRules()
 	if err := set(rules); err != nil {
-		coarse := make([]string, 0, len(rules))
-		for _, r := range rules {
-			if strings.HasPrefix(r, "+") && strings.Contains(r, "|") {
-				continue
-			}
-			r, _, _ = strings.Cut(r, "|")
-			if !slices.Contains(coarse, r) {
-				coarse = append(coarse, r)
-			}
-		}
-		if err2 := set(coarse); err2 != nil {
+		if err2 := set(coarseRules(rules)); err2 != nil {
 			return "", fmt.Errorf("ACL SETUSER %s: %v", SafeUser, err)
 		}
 	}
@@ -91,6 +89,61 @@ func createSafeUser(ctx context.Context, admin goredis.UniversalClient) (string,
 		return "", fmt.Errorf("ACL SETUSER %s: the user may still run %s", SafeUser, safeProbe)
 	}
 	return pw, nil
+}
+
+// createAdminUser makes AdminUser (every command) with a new random
+// password on a managed server, through c (still the default user's),
+// and returns the password.
+func createAdminUser(ctx context.Context, c goredis.UniversalClient) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	pw := hex.EncodeToString(b[:])
+	if err := c.Do(ctx, "ACL", "SETUSER", AdminUser, "reset", "on", ">"+pw, "~*", "&*", "+@all").Err(); err != nil {
+		return "", fmt.Errorf("ACL SETUSER %s: %w", AdminUser, err)
+	}
+	return pw, nil
+}
+
+// lockDefault denies the default user what SafeUser is denied (keeping
+// its keys, channels and nopass: observers such as redis-cli MONITOR
+// still connect), through admin (AdminUser's client), and checks it took.
+func lockDefault(ctx context.Context, admin goredis.UniversalClient) error {
+	deny := strings.Fields(strings.TrimPrefix(DefaultLockLine(), "ACL SETUSER default "))
+	set := func(rules []string) error {
+		args := []any{"ACL", "SETUSER", "default"}
+		for _, r := range rules {
+			args = append(args, r)
+		}
+		return admin.Do(ctx, args...).Err()
+	}
+	if err := set(deny); err != nil {
+		if err2 := set(coarseRules(deny)); err2 != nil {
+			return fmt.Errorf("ACL SETUSER default: %v", err)
+		}
+	}
+	if ok, err := mayRun(ctx, admin, "default", safeProbe); err == nil && ok {
+		return fmt.Errorf("ACL SETUSER default: the user may still run %s", safeProbe)
+	}
+	return nil
+}
+
+// coarseRules are rules for a server whose ACL cannot take a subcommand
+// rule (before Redis 7): "-config|set" becomes "-config", and the
+// subcommand grants go.
+func coarseRules(rules []string) []string {
+	coarse := make([]string, 0, len(rules))
+	for _, r := range rules {
+		if strings.HasPrefix(r, "+") && strings.Contains(r, "|") {
+			continue
+		}
+		r, _, _ = strings.Cut(r, "|")
+		if !slices.Contains(coarse, r) {
+			coarse = append(coarse, r)
+		}
+	}
+	return coarse
 }
 
 // mayRun asks the server whether user may run cmd (ACL DRYRUN): an
@@ -130,4 +183,25 @@ func checkUser(ctx context.Context, c goredis.UniversalClient) (string, bool, er
 // error) for a user that may run destructive commands.
 func unsafeUserMessage(user string) string {
 	return fmt.Sprintf("the redis user %q may run %s and the other destructive commands, and the scenario does not say allow_destructive: true; only soakd's static checks stand between a custom op or a replayed capture and the data. Connect as a user that cannot (auth.username_env), e.g. made with: %s", user, safeProbe, SafeUserLine("soakd-safe"))
+}
+
+// defaultUserMessage is the warning for a safe user on a server whose
+// default user may run destructive commands: an ACL cannot deny AUTH, so
+// "AUTH default ..." from a custom op or a captured line switches the
+// connection to the default user, which needs no password unless one
+// was set (soakd cannot tell without ACL GETUSER).
+func defaultUserMessage(user string) string {
+	return fmt.Sprintf("the redis user %q cannot run %s, but the default user can: if it has no password, an AUTH default from a custom op or a replayed capture gives the connection every command. Give it a password (ACL SETUSER default resetpass >PASSWORD) or deny it the destructive commands: %s", user, safeProbe, DefaultLockLine())
+}
+
+// DefaultLockLine is the ACL SETUSER command that denies the default
+// user what SafeUser is denied (as soakd does on servers it manages).
+func DefaultLockLine() string {
+	var deny []string
+	for _, r := range SafeUserRules() {
+		if strings.HasPrefix(r, "-") || strings.HasPrefix(r, "+acl|") {
+			deny = append(deny, r)
+		}
+	}
+	return "ACL SETUSER default " + strings.Join(deny, " ")
 }

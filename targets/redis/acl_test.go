@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -51,8 +53,35 @@ func TestManagedSafeUser(t *testing.T) {
 	noPerm(t, "EVAL of a built name", w.Eval(ctx, "return redis.call('FLUSH' .. 'ALL')", nil).Err())
 	noPerm(t, "SHUTDOWN", w.Do(ctx, "SHUTDOWN", "NOSAVE").Err())
 	noPerm(t, "DEBUG", w.Do(ctx, "DEBUG", "SLEEP", "0").Err())
+	// AUTH default cannot undo it (an ACL cannot deny AUTH, and the
+	// default user has no password): the default user is denied the
+	// same commands, from the workload's connection or a new one.
+	wc := w.(*goredis.Client).Conn()
+	if err := wc.Do(ctx, "AUTH", "default", "anything").Err(); err != nil {
+		t.Errorf("AUTH default: %v", err)
+	}
+	if who, _ := wc.Do(ctx, "ACL", "WHOAMI").Text(); who != "default" {
+		t.Errorf("after AUTH default the connection is %q", who)
+	}
+	noPerm(t, "FLUSHALL after AUTH default", wc.FlushAll(ctx).Err())
+	noPerm(t, "EVAL of ARGV[1] after AUTH default", wc.Eval(ctx, "return redis.call(ARGV[1])", nil, "FLUSHALL").Err())
+	noPerm(t, "ACL SETUSER after AUTH default", wc.Do(ctx, "ACL", "SETUSER", "default", "+@all").Err())
+	wc.Close()
+	def := rawClient(t, tg.Managed())
+	noPerm(t, "FLUSHALL as default", def.FlushAll(ctx).Err())
+	noPerm(t, "CONFIG SET as default", def.ConfigSet(ctx, "maxmemory", "1").Err())
+	if err := def.Get(ctx, "canary").Err(); err != nil {
+		t.Errorf("GET as default: %v", err)
+	}
 	if v, err := admin.Get(ctx, "canary").Result(); err != nil || v != "alive" {
 		t.Fatalf("canary: %q %v", v, err)
+	}
+	// soakd's admin client (AdminUser) keeps every command.
+	if who, err := admin.Do(ctx, "ACL", "WHOAMI").Text(); err != nil || who != AdminUser {
+		t.Errorf("the admin client is %q (%v)", who, err)
+	}
+	if err := admin.ConfigSet(ctx, "slowlog-log-slower-than", "10000").Err(); err != nil {
+		t.Errorf("CONFIG SET as %s: %v", AdminUser, err)
 	}
 	// What soakd itself sends still works as SafeUser.
 	if err := w.ConfigGet(ctx, "maxmemory").Err(); err != nil {
@@ -118,8 +147,28 @@ func TestUnmanagedUserCheck(t *testing.T) {
 		t.Fatalf("a safe user refused: %v", err)
 	}
 	defer tg.Close()
+	// The default user (no password, every command) is a way around it:
+	// AUTH default cannot be denied. The warning gives the line that
+	// closes it; with that line run, a safe user opens without one.
+	if len(warned) != 1 || !strings.Contains(warned[0], `the redis user "bench" cannot run FLUSHALL, but the default user can`) || !strings.Contains(warned[0], DefaultLockLine()) {
+		t.Fatalf("a safe user beside an open default user: warnings %q", warned)
+	}
+	warned = nil
+	lock := []any{}
+	for _, f := range strings.Fields(DefaultLockLine()) {
+		lock = append(lock, f)
+	}
+	if err := rawClient(t, s).Do(ctx, lock...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	tg2, err := targets.Open(ctx, strict, warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg2.Close()
 	if len(warned) != 0 {
 		t.Fatalf("a safe user warned %q", warned)
 	}
+	noPerm(t, "FLUSHALL as default after the lock line", rawClient(t, s).FlushAll(ctx).Err())
 	noPerm(t, "FLUSHALL as the safe user", tg.(*Target).c.FlushAll(ctx).Err())
 }

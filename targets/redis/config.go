@@ -10,7 +10,7 @@ import (
 
 func init() {
 	targets.Register(string(scenarios.KindRedis), targets.Adapter{
-		Open: Open, Schema: clientSchema, Order: 20,
+		Open: Open, Schema: redisSchema{clientSchema}, Order: 20,
 		URLSchemes: []string{"redis", "rediss", "unix"}, SchemeHint: "redis://, rediss://",
 		DefaultMaxBatch: DefaultMaxBatch,
 	})

@@ -53,6 +53,9 @@ type conn struct {
 	ends []int
 	kind int   // the last reply's kind (kindStatus...)
 	n    int64 // its array length, bulk length or integer
+	// zeroOne: the last reply is an array of one element, the integer 0
+	// (FT.SEARCH's reply with no hits, [0]).
+	zeroOne bool
 }
 
 // errPoolClosed is returned by a closed pool; it wraps net.ErrClosed so
@@ -368,8 +371,12 @@ func (c *conn) readReply(depth int) error {
 // setKind records the top-level reply's kind and size (array length,
 // bulk length or integer).
 func (c *conn) setKind(depth, kind int, n int64) {
-	if depth == 0 {
+	switch {
+	case depth == 0:
 		c.kind, c.n = kind, n
+		c.zeroOne = false
+	case depth == 1 && c.kind == kindArray && c.n == 1:
+		c.zeroOne = kind == kindInt && n == 0
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -54,16 +56,23 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 			return fmt.Errorf("COMMAND (key positions, to check custom ops' slots): %w", err)
 		}
 	}
+	if keyPos != nil {
+		// Every cross-slot op at once, not the first of them a run.
+		var errs []error
+		for _, o := range slices.Sorted(maps.Keys(ops)) {
+			if rt := ops[o].Redis; rt != nil {
+				errs = append(errs, t.checkSlots(sc, sc.OpName(o), rt, keyPos))
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
 	var cs customOps
 	for o, c := range ops {
 		rt := c.Redis
 		if rt == nil {
 			continue
-		}
-		if keyPos != nil {
-			if err := t.checkSlots(sc, sc.OpName(o), rt, keyPos); err != nil {
-				return err
-			}
 		}
 		co := &customOp{miss: c.MissWhen}
 		switch {
@@ -162,23 +171,25 @@ func customOutcome(co *customOp, c *conn, first, later error) error {
 	if co.form == formMulti && c.kind == kindNil {
 		return errors.New("EXEC returned nil: the transaction was aborted")
 	}
-	return missBy(co.miss, c.kind, c.n)
+	return missBy(co.miss, c.kind, c.n, c.zeroOne)
 }
 
 // missBy applies miss rule m to a reply of kind and size n (array
-// length, bulk length or integer value).
-func missBy(m scenarios.MissRule, kind int, n int64) error {
+// length, bulk length or integer value); noHits says the reply is [0],
+// FT.SEARCH's (and FT.AGGREGATE's) reply with no hits, a miss under
+// zero and empty like an elastic search's total of 0.
+func missBy(m scenarios.MissRule, kind int, n int64, noHits bool) error {
 	switch m {
 	case scenarios.MissNil:
 		if kind == kindNil {
 			return targets.ErrMiss
 		}
 	case scenarios.MissZero:
-		if kind == kindInt && n == 0 {
+		if (kind == kindInt && n == 0) || noHits {
 			return targets.ErrMiss
 		}
 	case scenarios.MissEmpty:
-		if kind == kindNil || (kind == kindArray && n == 0) || (kind == kindBulk && n == 0) {
+		if kind == kindNil || (kind == kindArray && n == 0) || (kind == kindBulk && n == 0) || noHits {
 			return targets.ErrMiss
 		}
 	}
@@ -250,10 +261,13 @@ func finishCustom(cmd goredis.Cmder, m scenarios.MissRule) error {
 	}
 	switch m {
 	case scenarios.MissZero:
-		if n, ok := v.(int64); ok && n == 0 {
+		if n, ok := v.(int64); (ok && n == 0) || searchNoHits(v) {
 			return targets.ErrMiss
 		}
 	case scenarios.MissEmpty:
+		if searchNoHits(v) {
+			return targets.ErrMiss
+		}
 		switch x := v.(type) {
 		case []any:
 			if len(x) == 0 {
@@ -270,6 +284,24 @@ func finishCustom(cmd goredis.Cmder, m scenarios.MissRule) error {
 		}
 	}
 	return nil
+}
+
+// searchNoHits reports a search reply with no hits as go-redis gives
+// it: [0] in RESP2, a map whose total_results is 0 in RESP3.
+func searchNoHits(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		if len(x) == 1 {
+			i, isInt := x[0].(int64)
+			return isInt && i == 0
+		}
+	case map[any]any:
+		if t, ok := x["total_results"]; ok {
+			i, isInt := t.(int64)
+			return isInt && i == 0
+		}
+	}
+	return false
 }
 
 // customBatchable: a multi queued through go-redis runs as its own

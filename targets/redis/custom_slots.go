@@ -14,27 +14,36 @@ import (
 // the arguments at the key positions COMMAND INFO gives; a script's are
 // its keys:; a multi:'s are those of all its commands, since one
 // transaction runs on one node. A command whose keys move with its
-// arguments (movablekeys: ZUNIONSTORE, SORT ... STORE, XREAD ...) is left
-// to the server, which answers CROSSSLOT: an error, never a success.
+// arguments (movablekeys) is judged when it takes a literal numkeys
+// (ZUNIONSTORE, ZINTER, LMPOP ...: keypos.go); the others (SORT ... STORE,
+// XREAD ...) are left to the server, which answers CROSSSLOT: an error,
+// counted in its own class (crossslot), never a success. validate makes
+// the same check with keypos.go's table of key positions.
 
 // checkSlots refuses op name's redis form rt if its keys can land in two
 // slots.
 func (t *Target) checkSlots(sc *scenarios.Scenario, name string, rt *scenarios.RedisTemplate, infos map[string]commandKeys) error {
-	var keys []string
-	switch {
-	case rt.Script != "":
-		keys = rt.Keys
-	case len(rt.Multi) > 0:
-		for _, cmd := range rt.Multi {
-			keys = append(keys, infos[strings.ToLower(cmd[0])].of(cmd)...)
-		}
-	default:
-		keys = infos[strings.ToLower(rt.Command[0])].of(rt.Command)
-	}
-	if a, b, bad := sc.SlotConflict(keys); bad {
+	if a, b, bad := sc.SlotConflict(templateKeys(infos, rt)); bad {
 		return sc.ProblemAt("ops."+name+".redis", scenarios.CrossSlotError(name, a, b))
 	}
 	return nil
+}
+
+// templateKeys lists the key templates of rt: a script's keys:, the
+// keys of every command of a multi: (one transaction runs on one node),
+// or the command's.
+func templateKeys(infos map[string]commandKeys, rt *scenarios.RedisTemplate) []string {
+	switch {
+	case rt.Script != "":
+		return rt.Keys
+	case len(rt.Multi) > 0:
+		var keys []string
+		for _, cmd := range rt.Multi {
+			keys = append(keys, keysOf(infos, cmd)...)
+		}
+		return keys
+	}
+	return keysOf(infos, rt.Command)
 }
 
 // commandKeys is where a command's keys are (COMMAND INFO).

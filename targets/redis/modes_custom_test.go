@@ -86,28 +86,30 @@ phases:
 		t.Errorf("the MULTIs' INCRs add to %d, want %d (one per touch op)", total, touched)
 	}
 
-	// A command whose keys move with its arguments is not judged at
-	// Prepare: the cluster answers CROSSSLOT, and every one is an error.
+	// A command whose keys move with its arguments and take no numkeys
+	// (SORT ... STORE) is not judged at Prepare: the cluster answers
+	// CROSSSLOT, and every one is an error of the class crossslot.
 	mv := clusterScenario(t, nodes, `name: movable
 keyspace: {records: 1000}
 ops:
-  zu: {redis: [ZUNIONSTORE, "dst:{key}", "2", "z1:{key}", "z2:{key}"]}
+  so: {redis: [SORT, "src:{key}", STORE, "dst:{key}"]}
 phases:
-  - {name: s, kind: steady, requests: 20, concurrency: 2, mix: {zu: 100}}
+  - {name: s, kind: steady, requests: 20, concurrency: 2, mix: {so: 100}}
 `)
 	mtg := openTarget(t, mv.Target, targets.Options{})
 	msum, err := engine.Run(ctx, engine.Options{Scenario: mv, Target: mtg, TargetKind: mv.Target.Kind, OutDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := msum.Phases[0].Result.Ops["zu"]; o.Count != 20 || msum.Phases[0].Result.Errors != 20 {
-		t.Errorf("cross-slot ZUNIONSTORE: %+v; want 20 ops, all errors", o)
+	if o := msum.Phases[0].Result.Ops["so"]; o.Count != 20 || o.Errors[targets.ClassCrossSlot] != 20 {
+		t.Errorf("cross-slot SORT STORE: %+v; want 20 ops, all crossslot errors", o)
 	}
 
 	// Keys that can land in two slots: refused at Prepare with the op's
 	// line, for a command, a script and a multi.
 	for _, c := range []struct{ op, line string }{
 		{`bad: {redis: [MSET, "a:{key}", "1", "b:{key}", "2"]}`, "cluster.yaml:5"},
+		{`bad: {redis: [ZUNIONSTORE, "dst:{key}", "2", "z1:{key}", "z2:{key}"]}`, "cluster.yaml:5"},
 		{`bad: {redis: {script: "return 1", keys: ["x:{{{user}}", "y:{{{key}}"]}}`, "cluster.yaml:5"},
 		{`bad: {redis: {multi: [[SET, "s:{{{user}}", "v"], [INCR, "n:{{{key}}"]]}}`, "cluster.yaml:5"},
 	} {

@@ -248,6 +248,15 @@ func open(ctx context.Context, t scenarios.Target, managed bool, o targets.Optio
 				return nil, fmt.Errorf("ping as %s: %w", SafeUser, err)
 			}
 			admin, cl, opt = cl, wl, &wopt
+			// AUTH default from the workload must not undo it: the
+			// default user is denied the same commands, and soakd's own
+			// admin work moves to AdminUser.
+			if a, err := lockDown(pctx, admin, opt, tlsCfg); err != nil {
+				o.Warnf("redis-server: the default user may still run destructive commands (AUTH default from a custom op or a capture would give them back): %v", err)
+			} else {
+				admin.Close()
+				admin = a
+			}
 		}
 	}
 	mb := c.MaxBatch
@@ -275,12 +284,38 @@ func open(ctx context.Context, t scenarios.Target, managed bool, o targets.Optio
 			return nil, fmt.Errorf("target.client.require_safe_user: %s", unsafeUserMessage(user))
 		case err == nil && may:
 			o.Warnf("%s", unsafeUserMessage(user))
+		case err == nil && user != "default":
+			if dmay, derr := mayRun(ctx, cl, "default", safeProbe); derr == nil && dmay {
+				o.Warnf("%s", defaultUserMessage(user))
+			}
 		case err != nil && cc.RequireSafeUser:
 			tg.Close()
 			return nil, fmt.Errorf("target.client.require_safe_user: cannot tell whether the redis user may run destructive commands (ACL WHOAMI and ACL DRYRUN, Redis 7 or later): %v", err)
 		}
 	}
 	return tg, nil
+}
+
+// lockDown makes AdminUser through def (the default user's client),
+// opens its client and denies the default user the destructive commands
+// (lockDefault); it returns AdminUser's client.
+func lockDown(ctx context.Context, def goredis.UniversalClient, opt *goredis.Options, tlsCfg *tls.Config) (goredis.UniversalClient, error) {
+	pw, err := createAdminUser(ctx, def)
+	if err != nil {
+		return nil, err
+	}
+	aopt := *opt
+	aopt.Username, aopt.Password = AdminUser, pw
+	a := newStandalone(&aopt, tlsCfg)
+	if err := a.Ping(ctx).Err(); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("ping as %s: %w", AdminUser, err)
+	}
+	if err := lockDefault(ctx, a); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
 }
 
 // newStandalone is the go-redis client of a standalone server.
@@ -413,11 +448,13 @@ func (t *Target) DownReason() string {
 func (t *Target) Managed() *Server { return t.managed }
 
 // Client returns the underlying go-redis client (tests, tools): the
-// default user's on a managed server whose workload runs as SafeUser.
+// admin client (AdminUser's) on a managed server whose workload runs as
+// SafeUser.
 func (t *Target) Client() goredis.UniversalClient { return t.adminClient() }
 
 // adminClient is the client for soakd's own admin commands (MODULE
-// LIST): the default user's when the workload runs as SafeUser.
+// LIST): AdminUser's (or, if it could not be made, the default user's)
+// when the workload runs as SafeUser.
 func (t *Target) adminClient() goredis.UniversalClient {
 	if t.admin != nil {
 		return t.admin
@@ -880,6 +917,8 @@ func (t *Target) Classify(err error) string {
 	switch {
 	case strings.HasPrefix(msg, "OOM "):
 		return targets.ClassOOM
+	case strings.Contains(msg, "CROSSSLOT"):
+		return targets.ClassCrossSlot
 	case strings.HasPrefix(msg, "MOVED "), strings.HasPrefix(msg, "ASK "), strings.HasPrefix(msg, "TRYAGAIN"),
 		strings.HasPrefix(msg, "CLUSTERDOWN"):
 		return targets.ClassMoved
