@@ -99,6 +99,10 @@ type OpRegression struct {
 	// Withheld says why the op has no verdict: its phase was generator-
 	// or host-bound in a run compared (selfbound.go).
 	Withheld string `json:"withheld,omitempty"`
+	// Explain is the cause of a regression or a withheld verdict: the
+	// label, whether the server confirms it, what overlapped it
+	// (cause.go, explain.go).
+	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // QuantCheck compares one percentile (seconds) or, as "throughput",
@@ -211,6 +215,7 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 	}
 	noteBoundHistory(v, history, cand)
 	withholdBound(v, cand)
+	explainRegression(v, history, []*rundir.Summary{cand}, true)
 	return v
 }
 
@@ -391,6 +396,11 @@ func (v *Regression) Table() string {
 		}
 	}
 	tw.Flush()
+	for _, o := range v.Ops {
+		if o.Explain != nil {
+			b.WriteString(ExplainLine(o.Phase+" "+o.Op, *o.Explain))
+		}
+	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}

@@ -137,6 +137,7 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 		}
 	}
 	withholdBound(v, append(append([]*rundir.Summary{}, base...), cand...)...)
+	explainRegression(v, base, cand, false)
 	return v
 }
 
