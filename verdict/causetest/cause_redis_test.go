@@ -110,7 +110,7 @@ type injection struct {
 	want string
 	// realSelf: the candidate's self record is this process's own.
 	realSelf bool
-	start func(t *testing.T, ctx context.Context, srv *redistarget.Server) (url string, stop func())
+	start    func(t *testing.T, ctx context.Context, srv *redistarget.Server) (url string, stop func())
 }
 
 // TestInjectedCausesLabelled injects each cause while a candidate run
