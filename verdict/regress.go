@@ -84,6 +84,10 @@ type Regression struct {
 	KeptUnlike bool     `json:"kept_unlike,omitempty"`
 	// NotJudged says why there is no verdict (too little history).
 	NotJudged string `json:"not_judged,omitempty"`
+	// Calibration is the rule's false-alarm rate and minimum detectable
+	// effect measured on A/A comparisons of the verdict's own data
+	// (calibrate.go); nil when none could be made.
+	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
 // OpRegression is one op in one phase.
@@ -147,6 +151,22 @@ type QuantCheck struct {
 // not. History runs unlike cand (Unlike) are left out; with fewer than
 // MinHistory left there is no verdict (NotJudged).
 func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) *Regression {
+	v := compareHistory(history, cand, o)
+	if v.Method == MethodHistory {
+		var like []*rundir.Summary
+		for _, h := range history {
+			if len(Unlike(h, cand)) == 0 || o.KeepUnlike {
+				like = append(like, h)
+			}
+		}
+		v.Calibration = calibrateHistory(like, o)
+	}
+	explainRegression(v, history, []*rundir.Summary{cand}, true)
+	return v
+}
+
+// compareHistory is Compare without its calibration and explanations.
+func compareHistory(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) *Regression {
 	if o.Threshold <= 0 {
 		o.Threshold = DefaultRegressThreshold
 	}
@@ -215,7 +235,6 @@ func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) 
 	}
 	noteBoundHistory(v, history, cand)
 	withholdBound(v, cand)
-	explainRegression(v, history, []*rundir.Summary{cand}, true)
 	return v
 }
 
@@ -403,6 +422,9 @@ func (v *Regression) Table() string {
 	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if v.Calibration != nil {
+		b.WriteString(v.Calibration.Line() + "\n")
 	}
 	for _, u := range v.Unlike {
 		if v.KeptUnlike {
