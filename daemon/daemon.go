@@ -80,6 +80,7 @@ type Daemon struct {
 	log    *slog.Logger
 	notify *Notifier
 	hist   *History
+	ctrl   controls // hidden A/A controls' record (aacontrol.go)
 
 	baseCtx context.Context
 	cancel  context.CancelFunc
@@ -635,6 +636,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 			d.mu.Unlock()
 			if hist := d.hist.Baselines(sc.Name, id, rc.History); len(hist) > 0 {
 				reg = verdict.Compare(hist, sum, verdict.RegressOptions{Threshold: rc.Threshold, K: rc.K, MinHistory: rc.MinHistory, Level: rc.Level})
+				reg.Controls = d.ctrl.calibration(d.dataDir(), sc.Name, hostKey(sum))
 				if reg.NotJudged == "" {
 					d.setRegression(sc.Name, reg)
 				}
@@ -666,6 +668,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		}
 		if reg != nil && reg.NotJudged == "" {
 			attrs = append(attrs, "regressed", reg.Regressed, "history_runs", reg.History)
+			attrs = append(attrs, controlAttrs(reg.Controls)...)
 		} else if reg != nil {
 			attrs = append(attrs, "regression", "not judged: "+reg.NotJudged)
 		}
@@ -704,6 +707,9 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		finish(StateFailed, err.Error(), sum)
 	default:
 		finish(sum.Status, "", sum)
+		if sum.Status == rundir.StatusCompleted && configured(req.source) && d.aaControls() {
+			d.runControl(ctx, sc, id, sum) // in this run's slot
+		}
 	}
 }
 

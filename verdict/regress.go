@@ -88,6 +88,9 @@ type Regression struct {
 	// effect measured on A/A comparisons of the verdict's own data
 	// (calibrate.go); nil when none could be made.
 	Calibration *Calibration `json:"calibration,omitempty"`
+	// Controls is the same measured by the daemon's hidden A/A control
+	// runs of the scenario on this host (daemon regression.aa_controls).
+	Controls *Calibration `json:"controls,omitempty"`
 }
 
 // OpRegression is one op in one phase.
@@ -423,8 +426,10 @@ func (v *Regression) Table() string {
 	for _, n := range v.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	if v.Calibration != nil {
-		b.WriteString(v.Calibration.Line() + "\n")
+	for _, c := range []*Calibration{v.Calibration, v.Controls} {
+		if c != nil {
+			b.WriteString(c.Line() + "\n")
+		}
 	}
 	for _, u := range v.Unlike {
 		if v.KeptUnlike {
