@@ -25,7 +25,7 @@ import (
 )
 
 // triesEach is how many times each cause is injected: SOAKD_CAUSE_TRIES,
-// else 3 (10 for the measurement in docs/verdicts.md).
+// else 3, or 1 under -short (10 for the measurement in docs/verdicts.md).
 func triesEach(t *testing.T) int {
 	if v := os.Getenv("SOAKD_CAUSE_TRIES"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -33,6 +33,9 @@ func triesEach(t *testing.T) int {
 			t.Fatalf("SOAKD_CAUSE_TRIES=%q: want a count of 1 or more", v)
 		}
 		return n
+	}
+	if testing.Short() {
+		return 1
 	}
 	return 3
 }
