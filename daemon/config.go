@@ -106,6 +106,9 @@ type RegressionConf struct {
 	// Level of the prediction interval a new run must leave to be a
 	// regression (default 0.99).
 	Level float64 `yaml:"level"`
+	// AAControls runs a hidden A/A control after each scheduled or soak
+	// run and keeps the measured false-alarm rate and MDE (aacontrol.go).
+	AAControls bool `yaml:"aa_controls"`
 }
 
 // Schedule runs a scenario on a cron expression.

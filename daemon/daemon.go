@@ -47,6 +47,7 @@ type Daemon struct {
 	log    *slog.Logger
 	notify *Notifier
 	hist   *History
+	ctrl   controls // hidden A/A controls' record (aacontrol.go)
 
 	baseCtx context.Context
 	cancel  context.CancelFunc

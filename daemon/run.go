@@ -152,6 +152,9 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 		d.finishRun(ar, sc.Name, req, StateFailed, err.Error(), sum)
 	default:
 		d.finishRun(ar, sc.Name, req, sum.Status, "", sum)
+		if sum.Status == rundir.StatusCompleted && fromConfig(req.source) && d.aaControls() {
+			d.runControl(ctx, sc, id, sum) // in this run's slot
+		}
 	}
 }
 
@@ -190,6 +193,7 @@ func (d *Daemon) finishRun(ar *activeRun, scenario string, req runRequest, state
 	}
 	if reg != nil && reg.NotJudged == "" {
 		attrs = append(attrs, "regressed", reg.Regressed, "history_runs", reg.History)
+		attrs = append(attrs, controlAttrs(reg.Controls)...)
 	} else if reg != nil {
 		attrs = append(attrs, "regression", "not judged: "+reg.NotJudged)
 	}
@@ -211,6 +215,7 @@ func (d *Daemon) judgeRegression(scenario, id string, sum *rundir.Summary) *Regr
 		return nil
 	}
 	reg := verdict.Compare(hist, sum, verdict.RegressOptions{Threshold: rc.Threshold, K: rc.K, MinHistory: rc.MinHistory, Level: rc.Level})
+	reg.Controls = d.ctrl.calibration(d.dataDir(), scenario, hostKey(sum))
 	if reg.NotJudged == "" {
 		d.m.setRegression(scenario, reg)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/verdict"
 )
 
 // FinishRun completes a finished run's summary from the logs it left in
@@ -16,7 +17,9 @@ import (
 // the error is the summary's write's.
 func FinishRun(dir string, s *rundir.Summary, iv time.Duration, exp *metrics.Exporter) error {
 	_ = FillOverTime(dir, s)
-	if FindChangePoints(dir, s, iv) == nil && exp != nil {
+	err := FindChangePoints(dir, s, iv)
+	verdict.ExplainChanges(dir, s) // each change point's cause (server log, self record)
+	if err == nil && exp != nil {
 		for _, p := range s.Phases {
 			for _, c := range p.ChangePoints {
 				exp.AddChangePoint(p.Name, c.Op, c.Metric, c.Up())

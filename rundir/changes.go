@@ -39,6 +39,9 @@ type ChangePoint struct {
 	// deviations from their medians, in the metric's unit.
 	BeforeSpread float64 `json:"before_spread"`
 	AfterSpread  float64 `json:"after_spread"`
+	// Explain is the change's cause: the label, whether the server
+	// confirms it, what overlapped it (verdict.ExplainChanges).
+	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // Change point kinds.

@@ -526,6 +526,10 @@ type Cliff struct {
 	// Evidence is every rule that fired at the cliff stage, the one
 	// above first, each with the values it compared.
 	Evidence []CliffEvidence `json:"evidence,omitempty"`
+	// Explain is the cliff's cause: the label, whether the server
+	// confirms it (its figures at this stage's end against the previous
+	// stage's), what overlapped it (verdict.ExplainCliff).
+	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // Write writes summary.json and summary.txt (text, the summary as a

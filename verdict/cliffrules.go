@@ -332,5 +332,7 @@ func newCliff(stages []rundir.StageResult, k int, ev []rundir.CliffEvidence) *ru
 		prev = &stages[k-1]
 	}
 	c.Signals = Signals(prev, &st)
+	x := ExplainCliff(stages, k, c.Op, c.Reason == rundir.CliffOOM)
+	c.Explain = &x
 	return c
 }

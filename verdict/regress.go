@@ -84,6 +84,13 @@ type Regression struct {
 	KeptUnlike bool     `json:"kept_unlike,omitempty"`
 	// NotJudged says why there is no verdict (too little history).
 	NotJudged string `json:"not_judged,omitempty"`
+	// Calibration is the rule's false-alarm rate and minimum detectable
+	// effect measured on A/A comparisons of the verdict's own data
+	// (calibrate.go); nil when none could be made.
+	Calibration *Calibration `json:"calibration,omitempty"`
+	// Controls is the same measured by the daemon's hidden A/A control
+	// runs of the scenario on this host (daemon regression.aa_controls).
+	Controls *Calibration `json:"controls,omitempty"`
 }
 
 // OpRegression is one op in one phase.
@@ -99,6 +106,10 @@ type OpRegression struct {
 	// Withheld says why the op has no verdict: its phase was generator-
 	// or host-bound in a run compared (selfbound.go).
 	Withheld string `json:"withheld,omitempty"`
+	// Explain is the cause of a regression or a withheld verdict: the
+	// label, whether the server confirms it, what overlapped it
+	// (cause.go, explain.go).
+	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // QuantCheck compares one percentile (seconds) or, as "throughput",
@@ -143,6 +154,22 @@ type QuantCheck struct {
 // not. History runs unlike cand (Unlike) are left out; with fewer than
 // MinHistory left there is no verdict (NotJudged).
 func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) *Regression {
+	v := compareHistory(history, cand, o)
+	if v.Method == MethodHistory {
+		var like []*rundir.Summary
+		for _, h := range history {
+			if len(Unlike(h, cand)) == 0 || o.KeepUnlike {
+				like = append(like, h)
+			}
+		}
+		v.Calibration = calibrateHistory(like, o)
+	}
+	explainRegression(v, history, []*rundir.Summary{cand}, true)
+	return v
+}
+
+// compareHistory is Compare without its calibration and explanations.
+func compareHistory(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) *Regression {
 	if o.Threshold <= 0 {
 		o.Threshold = DefaultRegressThreshold
 	}
@@ -391,8 +418,18 @@ func (v *Regression) Table() string {
 		}
 	}
 	tw.Flush()
+	for _, o := range v.Ops {
+		if o.Explain != nil {
+			b.WriteString(ExplainLine(o.Phase+" "+o.Op, *o.Explain))
+		}
+	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	for _, c := range []*Calibration{v.Calibration, v.Controls} {
+		if c != nil {
+			b.WriteString(c.Line() + "\n")
+		}
 	}
 	for _, u := range v.Unlike {
 		if v.KeptUnlike {

@@ -137,6 +137,8 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 		}
 	}
 	withholdBound(v, append(append([]*rundir.Summary{}, base...), cand...)...)
+	explainRegression(v, base, cand, false)
+	v.Calibration = calibrateIntervals(v, [2][]RunIntervals{baseIv, candIv}, o.Threshold, bo)
 	return v
 }
 

@@ -585,6 +585,13 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 		put(out, "wiredtiger_cache_dirty_bytes", ss, 1, "wiredTiger", "cache", "tracked dirty bytes in the cache")
 		put(out, "wiredtiger_pages_read_into_cache", ss, 1, "wiredTiger", "cache", "pages read into cache")
 		put(out, "mem_resident_bytes", ss, 1<<20, "mem", "resident")
+		// The server's own time per class of operation (microseconds
+		// summed since its start), in the keys Redis's commandstats use
+		// (verdict/serverside.go): cmd_reads_*, cmd_writes_*, cmd_commands_*.
+		for _, c := range []string{"reads", "writes", "commands"} {
+			put(out, "cmd_"+c+"_calls_total", ss, 1, "opLatencies", c, "ops")
+			put(out, "cmd_"+c+"_seconds_total", ss, 1e-6, "opLatencies", c, "latency")
+		}
 	}
 	ds, errDS := db.RunCommand(ctx, bson.D{{Key: "dbStats", Value: 1}}).Raw()
 	if errDS == nil {

@@ -116,6 +116,9 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 				return err
 			}
 			st, _ := ParseInfo(info)
+			if cs, err := c.Info(ctx, "commandstats").Result(); err == nil {
+				ParseCommandStats(cs, st)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			for k, v := range st {
@@ -137,6 +140,14 @@ func (t *Target) ServerStats(ctx context.Context) (map[string]float64, error) {
 		return nil, err
 	}
 	st, pid := ParseInfo(info)
+	if cs, err := t.c.Info(ctx, "commandstats").Result(); err == nil {
+		ParseCommandStats(cs, st)
+	}
+	if hasLatencyStats(info) {
+		if ls, err := t.c.Info(ctx, "latencystats").Result(); err == nil {
+			ParseCommandStats(ls, st)
+		}
+	}
 	if t.local {
 		t.pause()
 		if procServesPort(pid, infoField(info, "tcp_port")) {

@@ -1,0 +1,93 @@
+package verdict
+
+import (
+	"time"
+
+	"github.com/soakd/soakd/rundir"
+)
+
+// ExplainChanges sets the explanation of every change point of s's
+// phases from the run's server log in dir: the stretch before the
+// change (from the measured window's start, or the op's previous change
+// of the same metric) is the reference, the stretch after it (to the
+// next change, or the phase's end) the window judged. A run without a
+// server log gets the label unknown; a bound phase, generator/host-bound.
+func ExplainChanges(dir string, s *rundir.Summary) {
+	samples, _ := rundir.ReadServerLog(dir) // none: explained from the self record alone
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		from, end := steadyWindow(p)
+		for k := range p.ChangePoints {
+			c := &p.ChangePoints[k]
+			refFrom, winTo := from, end
+			for _, o := range p.ChangePoints {
+				if o.Op != c.Op || o.Metric != c.Metric {
+					continue
+				}
+				if o.At.Before(c.At) && o.At.After(refFrom) {
+					refFrom = o.At
+				}
+				if o.At.After(c.At) && o.At.Before(winTo) {
+					winTo = o.At
+				}
+			}
+			x := explainStretch(samples, p, c.Op, refFrom, c.At, c.At, winTo)
+			c.Explain = &x
+		}
+	}
+}
+
+// explainStretch explains a change between two stretches of one phase.
+func explainStretch(samples []rundir.ServerSample, p *rundir.PhaseResult, op string, refFrom, refTo, winFrom, winTo time.Time) Explanation {
+	var e Evidence
+	if p.Self != nil {
+		e.Bound, e.BoundWhy = p.Self.Bound, p.Self.Reason
+		e.Cores = p.Self.Cores
+		e.SelfCPU = [2]float64{p.Self.CPUMean, p.Self.CPUMean}
+	}
+	ref := ServerWindowOf(samples, refFrom, refTo, op)
+	win := ServerWindowOf(samples, winFrom, winTo, op)
+	e.Ref, e.Win = ref.Events, win.Events
+	e.Server = CompareServer([]ServerWindow{ref}, []ServerWindow{win}, BootstrapOptions{Seed: opSeed(p.Name, op)})
+	return Attribute(e)
+}
+
+// ExplainCliff explains the cliff at stage k of a growth phase from the
+// stages' server figures (each stage's snapshot at its end): the window
+// is stage k (from stage k-1's end) and op the cliff's ("": the stage's first), the reference stage k-1 (from
+// stage k-2's end); one interval a side, so the server's ratio is a
+// point estimate. Writes refused for memory (the oom reason) count as
+// memory/swap.
+func ExplainCliff(stages []rundir.StageResult, k int, op string, oom bool) Explanation {
+	var e Evidence
+	st := &stages[k]
+	if st.Self != nil {
+		e.Bound, e.BoundWhy, e.Cores = st.Self.Bound, st.Self.Reason, st.Self.Cores
+		e.SelfCPU[1] = st.Self.CPUMean
+	}
+	window := func(j int) ServerWindow {
+		if j < 1 {
+			return ServerWindow{}
+		}
+		samples := []rundir.ServerSample{{At: stages[j-1].End, Stats: stages[j-1].Server}, {At: stages[j].End, Stats: stages[j].Server}}
+		return ServerWindowOf(samples, stages[j-1].End, stages[j].End, op)
+	}
+	if op == "" { // a cliff of the whole stage (rate, errors): the first op's command
+		for o := range st.Ops {
+			if op == "" || o < op {
+				op = o
+			}
+		}
+	}
+	if k > 0 && stages[k-1].Self != nil {
+		e.SelfCPU[0] = stages[k-1].Self.CPUMean
+	}
+	ref, win := window(k-1), window(k)
+	e.Ref, e.Win = ref.Events, win.Events
+	e.Server = CompareServer([]ServerWindow{ref}, []ServerWindow{win}, BootstrapOptions{})
+	x := Attribute(e)
+	if oom && x.Cause != rundir.CauseBound {
+		x.Cause, x.Why = rundir.CauseMemory, "writes were refused for memory or the server was OOM-killed"
+	}
+	return x
+}
