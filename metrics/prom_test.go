@@ -18,8 +18,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/soakd/soakd/scenarios"
-
-	soaktest "github.com/soakd/soakd/internal/testutil"
 )
 
 var testClasses = []string{"ok", "timeout", "connection", "oom", "moved", "rejected", "not_found", "other"}
@@ -264,7 +262,7 @@ func TestNativeIndex(t *testing.T) {
 
 // TestPromtoolCheckMetrics lints a real scrape (text format).
 func TestPromtoolCheckMetrics(t *testing.T) {
-	promtool := soaktest.NeedTool(t, "promtool")
+	promtool := needTool(t, "promtool")
 	e := newTestExporter()
 	e.Update("steady", 1000, 990, window(t))
 	e.SetProgress(1, 100)
