@@ -1,6 +1,7 @@
 package report
 
 import (
+	"html"
 	"math"
 	"strings"
 	"testing"
@@ -123,6 +124,13 @@ func TestCapacityHonest(t *testing.T) {
 	if !strings.Contains(b.String(), why) {
 		t.Errorf("summary.txt lacks the reason:\n%s", b.String())
 	}
+	sum := &rundir.Summary{Scenario: "s", Phases: []rundir.PhaseResult{*p},
+		SLO: rundir.Verdict{Checks: []rundir.Check{{Phase: "cap", What: "highest_rate_held", Metric: rundir.HighestRateHeld, Cmp: ">"}}}}
+	var hb strings.Builder
+	writeHeader(&hb, sum, ReportData{})
+	if !strings.Contains(hb.String(), "failed: phase cap: "+html.EscapeString(why)) {
+		t.Errorf("header's failed check does not say why:\n%s", hb.String())
+	}
 	for _, pl := range plots {
 		if !pl.XLog {
 			t.Errorf("%q: linear x", pl.Title)
@@ -241,6 +249,44 @@ func TestErrorsJoinBuckets(t *testing.T) {
 		}
 		if tp.Errors != want {
 			t.Errorf("bucket +%s: %d errors, want %d", tp.At.Sub(p.Start), tp.Errors, want)
+		}
+	}
+}
+
+// TestPhaseVerdictWords: a phase's verdict in the contents list, and a
+// bound phase's withheld verdict on the store.
+func TestPhaseVerdictWords(t *testing.T) {
+	pass := &rundir.Verdict{Passed: true, Checks: []rundir.Check{{What: "error_ratio", Passed: true}}}
+	for _, c := range []struct {
+		p         rundir.PhaseResult
+		want, cls string
+	}{
+		{rundir.PhaseResult{}, "no SLO", "none"},
+		{rundir.PhaseResult{SLO: pass}, "SLO passed", "pass"},
+		{rundir.PhaseResult{SLO: &rundir.Verdict{Checks: []rundir.Check{{What: "error_ratio", Cmp: "<=", Limit: 0.01, Actual: 0.2}}}}, "SLO failed: error_ratio", "fail"},
+		{rundir.PhaseResult{SLO: pass, Self: &rundir.SelfHealth{Bound: "host"}}, "SLO passed; no verdict on the store: host-bound", "none"},
+	} {
+		v, cls := phaseVerdict(&c.p)
+		if !strings.HasPrefix(v, c.want) || cls != c.cls {
+			t.Errorf("verdict %q (%s), want %q (%s)", v, cls, c.want, c.cls)
+		}
+	}
+}
+
+// TestNoSeriesHides: series drawn on top of each other get narrower
+// lines and smaller markers, so the ones under them show at the edges.
+func TestNoSeriesHides(t *testing.T) {
+	pl := Plot{Title: "rate per stage", XLabel: "stage", YLabel: "ops/s",
+		Series: []Series{flat("target", 1000), flat("achieved", 1000), flat("goodput", 1000)}}
+	svg := SVGPlot(pl)
+	for i, w := range []string{`stroke-width="4"`, `stroke-width="3"`, `stroke-width="2"`} {
+		if !strings.Contains(svg, `stroke="`+palette[i]+`" `+w) {
+			t.Errorf("series %d is not drawn %s", i, w)
+		}
+	}
+	for i := 1; i < 3; i++ {
+		if markerScale(i) >= markerScale(i-1) || seriesWidth(i) >= seriesWidth(i-1) {
+			t.Errorf("series %d is not drawn smaller than series %d", i, i-1)
 		}
 	}
 }

@@ -77,6 +77,13 @@ func phaseVerdict(p *rundir.PhaseResult) (string, string) {
 		v += "; ended early"
 		cls = "fail"
 	}
+	if p.Self != nil && p.Self.Bound != "" {
+		// Its figures measure soakd or the host: no word on the store.
+		v += "; no verdict on the store: " + p.Self.Bound + "-bound"
+		if cls == "pass" {
+			cls = "none"
+		}
+	}
 	return v, cls
 }
 
@@ -230,6 +237,16 @@ func writeHeader(b *strings.Builder, s *rundir.Summary, rd ReportData) {
 	for _, c := range s.SLO.Checks {
 		if !c.Passed {
 			f := c.String()
+			if c.Metric == rundir.HighestRateHeld {
+				// "highest_rate_held 0 <= 0" says nothing: say why.
+				for _, p := range s.Phases {
+					if p.Name == c.Phase && p.Capacity != nil {
+						if why := capacityWhy(p.Capacity); why != "" {
+							f = why
+						}
+					}
+				}
+			}
 			if c.Phase != "" {
 				f = "phase " + c.Phase + ": " + f
 			}
