@@ -186,7 +186,15 @@ func phaseChanges(p *rundir.PhaseResult, ops map[string][]TimePoint, counts []ru
 		if !staged && len(rate) > 0 {
 			// The rate series starts at the op's first bucket.
 			lead := at[0] - first
-			add(op, rundir.MetricRate, rate[lead:], func(i int) int64 { return at[0] + int64(i) })
+			for _, c := range detectRate(rate[lead:]) {
+				b := at[0] + int64(c.Index)
+				// A rate the user changed live is their change, not
+				// the store's: a step within two buckets of it is left
+				// out.
+				if !nearRateChange(p, b, w) {
+					out = append(out, changePoint(op, rundir.MetricRate, p.Start, b, w, c))
+				}
+			}
 		}
 		if e := errs[op]; len(e) > 0 {
 			bs := make([]int64, 0, len(e))
@@ -244,4 +252,21 @@ func changeMarks(p *rundir.PhaseResult) []Point {
 		out = append(out, Point{X: c.OffsetSeconds, Label: "change: " + c.Op + " " + name})
 	}
 	return out
+}
+
+// detectRate runs the detector over a rate series.
+func detectRate(xs []float64) []verdict.ChangePoint {
+	return verdict.Detect(xs, verdict.RunChangeOptions(rundir.MetricRate))
+}
+
+// nearRateChange says whether bucket b (of width w) lies within two
+// buckets of one of p's live rate changes.
+func nearRateChange(p *rundir.PhaseResult, b int64, w time.Duration) bool {
+	at := (time.Duration(b) * w).Seconds()
+	for _, c := range p.RateChanges {
+		if d := at - c.OffsetSeconds; d > -2*w.Seconds() && d < 2*w.Seconds() {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -58,6 +59,9 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 		}
 		if l := overTimeLine(&p); l != "" {
 			pp.Notes = append(pp.Notes, l)
+		}
+		if replayTimed(&p) && (tl == nil || tl.Scheduled[p.Name] == nil) {
+			pp.Notes = append(pp.Notes, fmt.Sprintf("target: the capture's own timing, which could not be read back from %s; no target line is drawn (the capture's mean, %s, would read as a shortfall wherever the capture was quieter)", p.Replay.Source, rateStr(p.TargetRate)))
 		}
 		if l := rateChangesLine(p.RateChanges); l != "" {
 			pp.Notes = append(pp.Notes, l)

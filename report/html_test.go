@@ -67,7 +67,7 @@ func TestReportDataGolden(t *testing.T) {
 			t.Errorf("capacity curve not sorted by rate: %+v", pts)
 		}
 	}
-	if pts[len(pts)-1].X != 500 || pts[len(pts)-1].Label != "failed" {
+	if pts[len(pts)-1].X != 500 || !strings.HasPrefix(pts[len(pts)-1].Label, FailedLabel+": read latency p99") {
 		t.Errorf("the failing probe: %+v", pts[len(pts)-1])
 	}
 }

@@ -42,14 +42,20 @@ func stagePlots(p *rundir.PhaseResult, byRecords bool) []Plot {
 	tr, ar, gr := Series{Name: "target"}, Series{Name: "achieved"}, Series{Name: "goodput"}
 	lr := Series{Name: "batch insert"}
 	for i, st := range p.Stages {
-		tr.Points = append(tr.Points, Point{X: x(i, st), Y: st.TargetRate, Label: st.Name})
+		if st.TargetRate > 0 {
+			// A closed-loop stage had no target: none is drawn, not 0.
+			tr.Points = append(tr.Points, Point{X: x(i, st), Y: st.TargetRate, Label: st.Name})
+		}
 		ar.Points = append(ar.Points, Point{X: x(i, st), Y: round6(st.AchievedRate), Label: st.Name})
 		gr.Points = append(gr.Points, Point{X: x(i, st), Y: round6(st.Goodput()), Label: st.Name})
 		if st.Load != nil {
 			lr.Points = append(lr.Points, Point{X: x(i, st), Y: round6(st.Load.AchievedRate), Label: st.Name})
 		}
 	}
-	rate.Series = append(rate.Series, tr, ar, gr)
+	if len(tr.Points) > 0 {
+		rate.Series = append(rate.Series, tr)
+	}
+	rate.Series = append(rate.Series, ar, gr)
 	plots := []Plot{lat, rate}
 	if len(lr.Points) > 0 {
 		plots = append(plots, Plot{Title: "batch insert rate per stage", XLabel: xl, YLabel: "ops/s", Series: []Series{lr}})

@@ -66,7 +66,17 @@ func writeSweep(b *strings.Builder, p *rundir.PhaseResult) {
 // are stages, drawn on the sweep's axis instead).
 func sweepSection(p *rundir.PhaseResult) (notes []string, plots []Plot) {
 	if sw := p.Sweep; sw != nil && len(sw.Points) > 0 {
-		return nil, sweepPlots(sw)
+		plots := sweepPlots(sw)
+		// The phase's latency limits at the percentiles drawn.
+		for i := range plots {
+			if isLatency(plots[i].YLabel) {
+				for _, op := range slices.Sorted(maps.Keys(p.Ops)) {
+					plots[i].Targets = append(plots[i].Targets, sloTargets(p, op, 50)...)
+					plots[i].Targets = append(plots[i].Targets, sloTargets(p, op, 99)...)
+				}
+			}
+		}
+		return nil, plots
 	}
 	return nil, nil
 }

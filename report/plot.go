@@ -17,13 +17,39 @@ type Point struct {
 type Series struct {
 	Name   string  `json:"name"`
 	Points []Point `json:"points"`
+	// MaxGap, when above 0, is the widest x step drawn as a line: past
+	// it the line breaks, so a stretch with no data stays empty.
+	MaxGap float64 `json:"max_gap,omitempty"`
+	// Breaks are x values the line does not cross (a bucket whose ops
+	// all failed: no latency there, and no line pretending there was).
+	Breaks []float64 `json:"breaks,omitempty"`
+}
+
+// FailedLabel starts the label of a point that failed (a capacity probe
+// that did not hold): drawn as a cross, with a legend entry of its own.
+const FailedLabel = "failed"
+
+// segments splits s's points into the runs drawn as one line each: a
+// step wider than MaxGap starts a new run.
+func (s Series) segments() [][]Point {
+	var out [][]Point
+	start := 0
+	for i := 1; i <= len(s.Points); i++ {
+		if i == len(s.Points) || (s.MaxGap > 0 && s.Points[i].X-s.Points[i-1].X > s.MaxGap) || s.breaksAt(s.Points[i-1].X, s.Points[i].X) {
+			out = append(out, s.Points[start:i])
+			start = i
+		}
+	}
+	return out
 }
 
 // Plot is one chart: what report.html draws, kept as data so it can be
 // tested apart from the SVG.
 type Plot struct {
-	Title  string  `json:"title"`
-	XLabel string  `json:"x_label"`
+	Title  string `json:"title"`
+	XLabel string `json:"x_label"`
+	// XLog draws x on a log10 axis (rates from 1 to 2,000 ops/s).
+	XLog   bool    `json:"x_log,omitempty"`
 	YLabel string  `json:"y_label"`
 	XTicks []Point `json:"x_ticks,omitempty"` // fixed labelled ticks (spectrum)
 	Marks  []Point `json:"marks,omitempty"`   // labelled vertical lines (stage starts)
@@ -46,4 +72,14 @@ type Span struct {
 	From  float64 `json:"from"`
 	To    float64 `json:"to"`
 	Label string  `json:"label"`
+}
+
+// breaksAt says whether a break lies between x0 and x1.
+func (s Series) breaksAt(x0, x1 float64) bool {
+	for _, b := range s.Breaks {
+		if b > x0 && b < x1 {
+			return true
+		}
+	}
+	return false
 }

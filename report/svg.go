@@ -33,8 +33,59 @@ const (
 	plotPH      = 270.0 // plot area height
 	cliffRow    = 14.0  // one row per cliff label above the plot area
 	legendRow   = 18.0
-	legendCharW = 7.2 // an estimate of a legend character's width at 12px
+	legendCharW = 9.0 // an estimate of a legend character's width at 15px
+	// markGap is the least distance between two labelled marks: a mark
+	// closer to the last labelled one keeps its line and tooltip only.
+	markGap = 18.0
 )
+
+// seriesWidth is series i's line width: earlier series are drawn wider,
+// so a later one lying on top leaves them showing at its edges.
+func seriesWidth(i int) float64 { return math.Max(1.5, 4-float64(i)) }
+
+// markerScale is series i's marker size: earlier series' markers are
+// larger, so a later one at the same point leaves them showing.
+func markerScale(i int) float64 { return math.Max(0.85, 1.6-0.25*float64(i)) }
+
+// xAxis maps x values to the plot's width: linear, or log10 (XLog, all
+// x above 0).
+type xAxis struct {
+	log      bool
+	min, max float64
+}
+
+func (a xAxis) frac(x float64) float64 {
+	if a.log {
+		return math.Log10(x/a.min) / math.Log10(a.max/a.min)
+	}
+	return (x - a.min) / (a.max - a.min)
+}
+
+// ticks are the x axis's labelled values: round linear ticks, or on a
+// log axis each decade with its 2 and 5.
+func (a xAxis) ticks() []float64 {
+	if !a.log {
+		return niceTicks(a.min, a.max, 8)
+	}
+	var out []float64
+	for d := math.Pow(10, math.Floor(math.Log10(a.min))); d <= a.max*1.0001; d *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * d; v >= a.min*0.9999 && v <= a.max*1.0001 {
+				out = append(out, v)
+			}
+		}
+	}
+	if len(out) < 3 {
+		// Less than a decade: round values, placed on the log scale.
+		out = out[:0]
+		for _, v := range niceTicks(a.min, a.max, 5) {
+			if v >= a.min*0.9999 && v <= a.max*1.0001 {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
 
 // yAxis maps values to the plot's height: linear from 0, or log10 when
 // a latency axis spans more than 1.5 decades.
@@ -115,6 +166,7 @@ type legendItem struct {
 	dash   string
 	marker int // -1: none
 	box    bool
+	noLine bool // a marker alone (held and failed points)
 }
 
 // layoutLegend flows the items left to right in rows no wider than
@@ -154,24 +206,43 @@ func layoutCliffLabels(xs []float64, top, left, width float64) []cliffLabel {
 	return out
 }
 
-// marker draws marker shape k (circle, square, triangle, diamond) at
-// (x, y).
-func marker(b *strings.Builder, k int, x, y float64, fill, stroke, title string) {
-	switch k % 4 {
-	case 0:
-		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s" stroke="%s">`, x, y, fill, stroke)
+// failedMarker is the marker shape of a failed point: a cross, unlike
+// any series' shape.
+const failedMarker = -2
+
+// marker draws marker shape k (circle, square, triangle, diamond; a
+// cross for failedMarker) at (x, y), sc times its base size.
+func marker(b *strings.Builder, k int, sc, x, y float64, fill, stroke, title string) {
+	r := 3.5 * sc
+	switch {
+	case k == failedMarker:
+		fmt.Fprintf(b, `<path class="failed-mark" d="M%.1f,%.1fL%.1f,%.1fM%.1f,%.1fL%.1f,%.1f" stroke="%s" stroke-width="2.5" fill="none">`, x-r, y-r, x+r, y+r, x-r, y+r, x+r, y-r, stroke)
+	case k%4 == 0:
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s" stroke="%s">`, x, y, r, fill, stroke)
 		fmt.Fprintf(b, `<title>%s</title></circle>`, title)
 		return
-	case 1:
-		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="7" height="7" fill="%s" stroke="%s">`, x-3.5, y-3.5, fill, stroke)
+	case k%4 == 1:
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s">`, x-r, y-r, 2*r, 2*r, fill, stroke)
 		fmt.Fprintf(b, `<title>%s</title></rect>`, title)
 		return
-	case 2:
-		fmt.Fprintf(b, `<path d="M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fZ" fill="%s" stroke="%s">`, x, y-4.5, x+4.5, y+3.5, x-4.5, y+3.5, fill, stroke)
+	case k%4 == 2:
+		fmt.Fprintf(b, `<path d="M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fZ" fill="%s" stroke="%s">`, x, y-1.3*r, x+1.3*r, y+r, x-1.3*r, y+r, fill, stroke)
 	default:
-		fmt.Fprintf(b, `<path d="M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fL%.1f,%.1fZ" fill="%s" stroke="%s">`, x, y-5, x+5, y, x, y+5, x-5, y, fill, stroke)
+		fmt.Fprintf(b, `<path d="M%.1f,%.1fL%.1f,%.1fL%.1f,%.1fL%.1f,%.1fZ" fill="%s" stroke="%s">`, x, y-1.4*r, x+1.4*r, y, x, y+1.4*r, x-1.4*r, y, fill, stroke)
 	}
 	fmt.Fprintf(b, `<title>%s</title></path>`, title)
+}
+
+// hasFailed says whether any point of p is a failed one.
+func hasFailed(p Plot) bool {
+	for _, s := range p.Series {
+		for _, pt := range s.Points {
+			if strings.HasPrefix(pt.Label, FailedLabel) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SVGPlot draws a line chart the width of the page: axes (log latency
@@ -203,6 +274,7 @@ func SVGPlot(p Plot) string {
 	if xmax == xmin {
 		xmin, xmax = xmin-1, xmax+1
 	}
+	xa := xAxis{log: p.XLog && xmin > 0, min: xmin, max: xmax}
 	ya := newYAxis(p.YLabel, ys)
 	var cliffs []Point
 	for _, c := range p.Cliffs {
@@ -211,7 +283,7 @@ func SVGPlot(p Plot) string {
 		}
 	}
 	mt := 30 + float64(len(cliffs))*cliffRow
-	sx := func(x float64) float64 { return plotML + (x-xmin)/(xmax-xmin)*pw }
+	sx := func(x float64) float64 { return plotML + xa.frac(x)*pw }
 	sy := func(y float64) float64 { return mt + plotPH - ya.frac(y)*plotPH }
 	bottom := mt + plotPH
 
@@ -223,6 +295,10 @@ func SVGPlot(p Plot) string {
 			mk = -1
 		}
 		items = append(items, legendItem{name: s.Name, colour: palette[i%len(palette)], dash: dashes[i%len(dashes)], marker: mk})
+	}
+	if hasFailed(p) {
+		items = append(items, legendItem{name: "held", colour: "#333", marker: 0, noLine: true},
+			legendItem{name: "failed (did not hold)", colour: "#333", marker: failedMarker, noLine: true})
 	}
 	for _, t := range p.Targets {
 		items = append(items, legendItem{name: t.Label, colour: "#333", dash: "6,3", marker: -1})
@@ -239,12 +315,12 @@ func SVGPlot(p Plot) string {
 	if len(lrows) > 0 {
 		nrows = lrows[len(lrows)-1] + 1
 	}
-	legendTop := bottom + 44
+	legendTop := bottom + 56
 	h := legendTop + float64(nrows)*legendRow + 6
 
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img">`, plotW, h, plotW, h)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="18" font-size="13" font-weight="bold">%s</text>`, plotML, html.EscapeString(p.Title))
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/><text x="%.0f" y="18" font-size="15" font-weight="bold">%s</text>`, plotML, html.EscapeString(p.Title))
 	for _, sp := range p.Spans {
 		from, to := math.Max(sp.From, xmin), math.Min(sp.To, xmax)
 		if to < from {
@@ -268,22 +344,29 @@ func SVGPlot(p Plot) string {
 	}
 	if len(p.XTicks) > 0 {
 		for _, t := range p.XTicks {
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#f0f0f0"/><text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(t.X), mt, sx(t.X), bottom, sx(t.X), bottom+15, html.EscapeString(t.Label))
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#f0f0f0"/><text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(t.X), mt, sx(t.X), bottom, sx(t.X), bottom+17, html.EscapeString(t.Label))
 		}
 	} else {
-		for _, x := range niceTicks(xmin, xmax, 8) {
+		for _, x := range xa.ticks() {
 			if x < xmin-1e-9*(xmax-xmin) || x > xmax+1e-9*(xmax-xmin) {
 				continue
 			}
-			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(x), bottom+15, tickLabel(p.XLabel, x))
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, sx(x), bottom+17, tickLabel(p.XLabel, x))
 		}
 	}
 	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/><line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, plotML, bottom, plotML+pw, bottom, plotML, mt, plotML, bottom)
+	lastLabel := math.Inf(-1)
 	for _, m := range p.Marks {
 		if m.X < xmin || m.X > xmax {
 			continue
 		}
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999" stroke-dasharray="3,3"><title>%s</title></line>`, sx(m.X), mt, sx(m.X), bottom, html.EscapeString(m.Label))
+		// Each dashed line says what it is, written up along it (a
+		// line too close to the last labelled one keeps its tooltip).
+		if x := sx(m.X); x-lastLabel >= markGap {
+			lastLabel = x
+			fmt.Fprintf(&b, `<text class="mark-label" x="%.1f" y="%.1f" fill="#555" text-anchor="end" transform="rotate(-90 %.1f %.1f)">%s</text>`, x-3, mt+4, x-3, mt+4, html.EscapeString(shorten(m.Label, 40)))
+		}
 	}
 	for _, t := range p.Targets {
 		fmt.Fprintf(&b, `<line class="target" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333" stroke-width="1.5" stroke-dasharray="6,3"><title>%s</title></line>`, plotML, sy(t.Y), plotML+pw, sy(t.Y), html.EscapeString(t.Label))
@@ -302,20 +385,25 @@ func SVGPlot(p Plot) string {
 		fmt.Fprintf(&b, `<line class="cliff" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"><title>%s</title></line>`, cxs[i], mt, cxs[i], bottom, col, html.EscapeString(cliffs[i].Label))
 		fmt.Fprintf(&b, `<text class="cliff-label" x="%.1f" y="%.1f" fill="%s" text-anchor="%s">%s</text>`, l.x, l.y, col, l.anchor, html.EscapeString(cliffs[i].Label))
 	}
-	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, plotML+pw/2, bottom+32, html.EscapeString(p.XLabel))
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, plotML+pw/2, bottom+36, html.EscapeString(p.XLabel))
 	fmt.Fprintf(&b, `<text x="16" y="%.1f" text-anchor="middle" transform="rotate(-90 16 %.1f)">%s</text>`, mt+plotPH/2, mt+plotPH/2, html.EscapeString(ya.label))
 	for i, s := range p.Series {
 		col, dash := palette[i%len(palette)], dashes[i%len(dashes)]
-		var pts []string
-		for _, pt := range s.Points {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(pt.X), sy(pt.Y)))
+		da := ""
+		if dash != "" {
+			da = ` stroke-dasharray="` + dash + `"`
 		}
-		if len(pts) > 1 {
-			da := ""
-			if dash != "" {
-				da = ` stroke-dasharray="` + dash + `"`
+		for _, seg := range s.segments() {
+			var pts []string
+			for _, pt := range seg {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", sx(pt.X), sy(pt.Y)))
 			}
-			fmt.Fprintf(&b, `<polyline class="series" fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`, col, da, strings.Join(pts, " "))
+			if len(pts) > 1 {
+				fmt.Fprintf(&b, `<polyline class="series" fill="none" stroke="%s" stroke-width="%g"%s points="%s"/>`, col, seriesWidth(i), da, strings.Join(pts, " "))
+			} else if len(s.Points) > 60 {
+				// A lone bucket between gaps: a dot, not nothing.
+				fmt.Fprintf(&b, `<circle class="series" cx="%s" r="2" fill="%s"/>`, strings.Replace(pts[0], ",", `" cy="`, 1), col)
+			}
 		}
 		if len(s.Points) > 60 {
 			continue // a time series: the line alone
@@ -326,11 +414,11 @@ func SVGPlot(p Plot) string {
 				fmt.Fprintf(&b, `<path class="errbar" d="M%.1f,%.1fV%.1fM%.1f,%.1fH%.1fM%.1f,%.1fH%.1f" stroke="%s" fill="none"><title>%s %s: %s-%s</title></path>`,
 					x, sy(pt.Lo), sy(pt.Hi), x-4, sy(pt.Lo), x+4, x-4, sy(pt.Hi), x+4, col, html.EscapeString(s.Name), html.EscapeString(pt.Label), axisLabel(p.YLabel, pt.Lo), axisLabel(p.YLabel, pt.Hi))
 			}
-			fill := col
-			if pt.Label == "failed" {
-				fill = "#fff"
+			mk := i
+			if strings.HasPrefix(pt.Label, FailedLabel) {
+				mk = failedMarker
 			}
-			marker(&b, i, sx(pt.X), sy(pt.Y), fill, col, html.EscapeString(s.Name+" "+pt.Label+": "+axisLabel(p.YLabel, pt.Y)))
+			marker(&b, mk, markerScale(i), sx(pt.X), sy(pt.Y), col, col, html.EscapeString(s.Name+" "+pt.Label+": "+axisLabel(p.YLabel, pt.Y)))
 		}
 	}
 	for i, it := range items {
@@ -342,9 +430,11 @@ func SVGPlot(p Plot) string {
 			if it.dash != "" {
 				da = ` stroke-dasharray="` + it.dash + `"`
 			}
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"%s/>`, x, y-4, x+30, y-4, it.colour, da)
-			if it.marker >= 0 {
-				marker(&b, it.marker, x+15, y-4, it.colour, it.colour, html.EscapeString(it.name))
+			if !it.noLine {
+				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"%s/>`, x, y-4, x+30, y-4, it.colour, da)
+			}
+			if it.marker >= 0 || it.marker == failedMarker {
+				marker(&b, it.marker, 1.2, x+15, y-4, it.colour, it.colour, html.EscapeString(it.name))
 			}
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f">%s</text>`, x+36, y, html.EscapeString(it.name))
@@ -358,4 +448,13 @@ func spanColour(kind string) string {
 		return c
 	}
 	return "#999999"
+}
+
+// shorten cuts s to n runes, ending it with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -28,12 +29,19 @@ const MaxTimelinePoints = 600
 
 // TimePoint is one bucket of a phase's latency over time for one op.
 type TimePoint struct {
-	At    time.Time // bucket start
+	At time.Time // bucket start
+	// End is the end of the bucket's last interval (zero: the bucket's
+	// full width): a phase's last bucket may cover less than the width.
+	End   time.Time
 	Count int64
-	P50   float64 // seconds, from intended start
-	P99   float64
-	P999  float64
-	Max   float64
+	// Errors is how many of Count failed (from counts.csv; 0 when the
+	// run left none). Their latency is in the percentiles: a bucket of
+	// failures alone has no latency worth drawing.
+	Errors int64
+	P50    float64 // seconds, from intended start
+	P99    float64
+	P999   float64
+	Max    float64
 }
 
 // Timeline is latency from intended start over time, per phase and op,
@@ -42,6 +50,10 @@ type Timeline struct {
 	// Width is each phase's bucket width.
 	Width  map[string]time.Duration
 	Phases map[string]map[string][]TimePoint
+	// Scheduled is each timed replay phase's target: its capture's ops
+	// per second per bucket (replaySchedule); absent when the capture
+	// could not be read back.
+	Scheduled map[string][]Point
 }
 
 // ReadTimeline reads dir's latency.hlog into buckets sized from the
@@ -56,7 +68,46 @@ func ReadTimeline(dir string, s *rundir.Summary) (*Timeline, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readTimeline(f, path, s, timelineWidth)
+	tl, err := readTimeline(f, path, s, timelineWidth)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := rundir.ReadCounts(filepath.Join(dir, rundir.CountsFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	tl.addErrors(counts, s)
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		if sched := replaySchedule(p, s.Target.Kind, tl.Width[p.Name]); sched != nil {
+			if tl.Scheduled == nil {
+				tl.Scheduled = map[string][]Point{}
+			}
+			tl.Scheduled[p.Name] = sched
+		}
+	}
+	return tl, nil
+}
+
+// addErrors adds counts.csv's failed ops to the buckets they completed
+// in.
+func (tl *Timeline) addErrors(counts []rundir.IntervalCount, s *rundir.Summary) {
+	starts := map[string]time.Time{}
+	for _, p := range s.Phases {
+		starts[p.Name] = p.Start
+	}
+	for _, c := range counts {
+		w := tl.Width[c.Phase]
+		pts := tl.Phases[c.Phase][c.Op]
+		if c.Errors == 0 || w <= 0 || len(pts) == 0 {
+			continue
+		}
+		at := starts[c.Phase].Add(time.UnixMilli(c.StartMs).Sub(starts[c.Phase]) / w * w)
+		i, found := slices.BinarySearchFunc(pts, at, func(tp TimePoint, t time.Time) int { return tp.At.Compare(t) })
+		if found {
+			pts[i].Errors += c.Errors
+		}
+	}
 }
 
 // readPartialTimeline is ReadTimeline on a killed run's (or a full
@@ -87,6 +138,7 @@ func timelineWidth(d time.Duration) time.Duration {
 type tlAcc struct {
 	bucket int64
 	start  time.Time
+	end    time.Time // the end of the last interval merged
 	h      *hdr.Histogram
 }
 
@@ -137,7 +189,7 @@ func readTimelines(rds []io.Reader, names []string, s *rundir.Summary, width fun
 			tl.Phases[phase] = map[string][]TimePoint{}
 		}
 		q := func(p float64) float64 { return float64(a.h.ValueAtQuantile(p)) / 1e9 }
-		tl.Phases[phase][op] = append(tl.Phases[phase][op], TimePoint{At: a.start, Count: a.h.TotalCount(),
+		tl.Phases[phase][op] = append(tl.Phases[phase][op], TimePoint{At: a.start, End: a.end, Count: a.h.TotalCount(),
 			P50: q(50), P99: q(99), P999: q(99.9), Max: float64(a.h.Max()) / 1e9})
 	}
 	srcs := make([]*logSource, len(rds))
@@ -182,6 +234,9 @@ func readTimelines(rds []io.Reader, names []string, s *rundir.Summary, width fun
 			a = &tlAcc{bucket: b, start: starts[phase].Add(time.Duration(b) * w), h: metrics.NewHist()}
 			accs[phase][op] = a
 		}
+		if end := time.UnixMilli(h.EndTimeMs()).UTC(); end.After(a.end) {
+			a.end = end
+		}
 		if dropped := a.h.Merge(h); dropped != 0 {
 			return nil, fmt.Errorf("%s: tag %s: %d values outside the histogram range", src.name, h.Tag(), dropped)
 		}
@@ -225,24 +280,35 @@ func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 	for _, e := range p.PersistenceEvents {
 		spans = append(spans, Span{From: e.StartOffsetSeconds, To: e.EndOffsetSeconds, Label: e.Kind})
 	}
-	x := func(tp TimePoint) float64 { return round6(tp.At.Sub(p.Start).Seconds()) }
 	const xl = "seconds since phase start"
 	thr := Plot{Title: fmt.Sprintf("throughput over time: ops/s per %s bucket (completed)", w), XLabel: xl, YLabel: "ops/s", Shades: shades, Marks: stageMarks}
 	var panels []Plot
+	// A stretch of more than two buckets without ops is left empty.
+	gap := round6(2.5 * w.Seconds())
 	for _, op := range slices.Sorted(maps.Keys(ops)) {
-		tr := Series{Name: op}
+		tr := Series{Name: op, MaxGap: gap}
+		sr := Series{Name: op + " p99", MaxGap: gap}
 		for _, tp := range ops[op] {
-			if tp.At.Before(p.Start) || tp.At.Add(w).After(p.End) {
-				continue // a partial bucket would look like a drop in rate
+			mid, secs, ok := bucketSpan(tp, w, p)
+			if !ok {
+				continue
 			}
-			tr.Points = append(tr.Points, Point{X: x(tp), Y: round6(float64(tp.Count) / w.Seconds()), Label: fmt.Sprintf("%d ops", tp.Count)})
+			lbl := fmt.Sprintf("%d ops in %s", tp.Count, fmtSecs(secs))
+			if tp.Errors > 0 {
+				lbl += fmt.Sprintf(", %d failed", tp.Errors)
+			}
+			// The rate over the time the bucket covered: a last bucket
+			// of 0.3 s is its ops over 0.3 s, not over the width.
+			tr.Points = append(tr.Points, Point{X: mid, Y: round6(float64(tp.Count) / secs), Label: lbl})
+			if tp.Errors < tp.Count {
+				sr.Points = append(sr.Points, Point{X: mid, Y: tp.P99, Label: lbl})
+			} else {
+				// A bucket of failures alone has no latency to show.
+				sr.Breaks = append(sr.Breaks, mid)
+			}
 		}
 		thr.Series = append(thr.Series, tr)
 		pl := Plot{Title: fmt.Sprintf("%s latency over time: p99 per %s (from intended start)", op, w), XLabel: xl, YLabel: "latency (s)", Shades: shades, Marks: stageMarks, Spans: spans}
-		sr := Series{Name: op + " p99"}
-		for _, tp := range ops[op] {
-			sr.Points = append(sr.Points, Point{X: x(tp), Y: tp.P99, Label: fmt.Sprintf("%d ops", tp.Count)})
-		}
 		if len(sr.Points) < 2 {
 			continue
 		}
@@ -264,26 +330,47 @@ func timelinePlots(p *rundir.PhaseResult, tl *Timeline) []Plot {
 	for _, sr := range thr.Series {
 		n = max(n, len(sr.Points))
 	}
-	// With several ops, their sum is what the target rate is set for.
+	// With several ops, their sum is what the target rate is set for:
+	// each bucket's ops of every kind over the longest time any covered.
 	if len(thr.Series) > 1 {
-		sum := map[float64]float64{}
-		var xs []float64
-		for _, sr := range thr.Series {
-			for _, pt := range sr.Points {
-				if _, ok := sum[pt.X]; !ok {
-					xs = append(xs, pt.X)
+		type acc struct {
+			n       int64
+			mid, dt float64
+		}
+		sum := map[time.Time]*acc{}
+		for _, pts := range ops {
+			for _, tp := range pts {
+				mid, secs, ok := bucketSpan(tp, w, p)
+				if !ok {
+					continue
 				}
-				sum[pt.X] += pt.Y
+				a := sum[tp.At]
+				if a == nil {
+					a = &acc{}
+					sum[tp.At] = a
+				}
+				a.n += tp.Count
+				if secs > a.dt {
+					a.mid, a.dt = mid, secs
+				}
 			}
 		}
-		slices.Sort(xs)
-		all := Series{Name: "all ops"}
-		for _, x := range xs {
-			all.Points = append(all.Points, Point{X: x, Y: round6(sum[x])})
+		all := Series{Name: "all ops", MaxGap: gap}
+		for _, at := range slices.SortedFunc(maps.Keys(sum), time.Time.Compare) {
+			a := sum[at]
+			all.Points = append(all.Points, Point{X: a.mid, Y: round6(float64(a.n) / a.dt), Label: fmt.Sprintf("%d ops in %s", a.n, fmtSecs(a.dt))})
 		}
 		thr.Series = append(thr.Series, all)
 	}
-	addTargetRate(&thr, p)
+	if replayTimed(p) {
+		// The target is what the capture scheduled, bucket by bucket:
+		// its mean would make a replay that kept up look short.
+		if sched := tl.Scheduled[p.Name]; len(sched) > 0 {
+			thr.Series = append(thr.Series, Series{Name: "scheduled (the capture's timing)", Points: sched})
+		}
+	} else {
+		addTargetRate(&thr, p)
+	}
 	var out []Plot
 	// A per-op growth phase runs each op alone, closed loop, between
 	// fills: its throughput over time is a 0/peak zigzag, not a rate.
@@ -302,3 +389,28 @@ func perOpPhase(p *rundir.PhaseResult) bool {
 	}
 	return false
 }
+
+// bucketSpan is where a bucket is drawn (the middle of the time it
+// covers, in seconds since the phase start) and how long it covers: its
+// width, less what lies past the phase's end or its last interval's.
+// ok is false for a bucket before the phase or covering no time.
+func bucketSpan(tp TimePoint, w time.Duration, p *rundir.PhaseResult) (mid, secs float64, ok bool) {
+	if tp.At.Before(p.Start) {
+		return 0, 0, false
+	}
+	to := tp.At.Add(w)
+	if !tp.End.IsZero() && tp.End.Before(to) {
+		to = tp.End
+	}
+	if !p.End.IsZero() && p.End.Before(to) {
+		to = p.End
+	}
+	d := to.Sub(tp.At)
+	if d <= 0 {
+		return 0, 0, false
+	}
+	return round6((tp.At.Sub(p.Start) + d/2).Seconds()), d.Seconds(), true
+}
+
+// fmtSecs is a bucket's length for a tooltip: "1s", "0.307s".
+func fmtSecs(s float64) string { return fmt.Sprintf("%.3gs", s) }

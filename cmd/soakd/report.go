@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ func (a *App) report(args []string) int {
 	fs := newFlagSet("report")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report with plots to `FILE`")
 	sideBySide := fs.Bool("side-by-side", false, "one redis-benchmark style table of the runs (and their persistence variants) side by side, with each one's rps against the first's and its 95% interval; sweeps as throughput per point, one line per run or variant")
+	asJSON := fs.Bool("json", false, "print each run as one line of JSON instead of the table: {dir, summary (summary.json), figures (what the table computes: verdicts in words, goodput, ratios, change points, notes)}")
 	control := fs.Bool("control", false, "with --side-by-side: also the A/A control (the first column's rounds split in two halves against each other): the noise floor")
 	a.colorFlag(fs)
 	dirs, code, ok := a.parseCmd("report", fs, args)
@@ -24,10 +26,18 @@ func (a *App) report(args []string) int {
 		fmt.Fprintln(a.Stderr, "soakd report: give one or more run directories")
 		return exitRefused
 	}
+	if *asJSON && *htmlOut != "" {
+		fmt.Fprintln(a.Stderr, "soakd report: --json prints to stdout; give --html in a second run")
+		return exitRefused
+	}
 	if *sideBySide {
+		if *asJSON {
+			fmt.Fprintln(a.Stderr, "soakd report: --json is for one or more runs, not --side-by-side")
+			return exitRefused
+		}
 		return a.reportSideBySide(dirs, *htmlOut, *control)
 	}
-	if len(dirs) > 1 {
+	if len(dirs) > 1 && !*asJSON {
 		if code, done := a.reportMerged(dirs, *htmlOut); done {
 			return code
 		}
@@ -55,6 +65,14 @@ func (a *App) report(args []string) int {
 			return exitRefused
 		}
 		sums = append(sums, s)
+		if *asJSON {
+			tl, _ := report.ReadTimeline(dir, s) // nil: the notes drawn from it are left out
+			if err := json.NewEncoder(a.Stdout).Encode(reportJSON{Dir: dir, Summary: s, Figures: report.BuildFigures(s, tl)}); err != nil {
+				fmt.Fprintf(a.Stderr, "soakd report: %v\n", err)
+				return exitRefused
+			}
+			continue
+		}
 		if *htmlOut != "" {
 			// Latency over time comes from latency.hlog; without it the
 			// page still has every plot made from summary.json.
@@ -77,6 +95,13 @@ func (a *App) report(args []string) int {
 		fmt.Fprintf(a.Stderr, "soakd: wrote %s\n", *htmlOut)
 	}
 	return exitOK
+}
+
+// reportJSON is one run as `soakd report --json` prints it.
+type reportJSON struct {
+	Dir     string          `json:"dir"`
+	Summary *rundir.Summary `json:"summary"`
+	Figures report.Figures  `json:"figures"`
 }
 
 // reportSideBySide prints the runs in dirs (one column per run, or per

@@ -18,12 +18,21 @@ import (
 // height and returns it decoded; otherwise the image is nil.
 func Chromium(t testing.TB, page string, height int) (string, image.Image) {
 	t.Helper()
+	return ChromiumAt(t, page, 1000, height)
+}
+
+// ChromiumAt is Chromium with a window width pixels wide: the DOM is
+// dumped after layout at that width (a script in the page may measure
+// it), and the screenshot is that wide.
+func ChromiumAt(t testing.TB, page string, width, height int) (string, image.Image) {
+	t.Helper()
 	bin := NeedTool(t, "chromium", "chromium-browser", "google-chrome")
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=" + filepath.Join(dir, "profile")}
-	dom, err := exec.CommandContext(ctx, bin, append(args, "--dump-dom", "file://"+page)...).Output()
+	size := "--window-size=" + strconv.Itoa(width) + "," + strconv.Itoa(max(height, 800))
+	dom, err := exec.CommandContext(ctx, bin, append(args, size, "--dump-dom", "file://"+page)...).Output()
 	if err != nil {
 		t.Fatalf("chromium --dump-dom: %v", err)
 	}
@@ -31,7 +40,7 @@ func Chromium(t testing.TB, page string, height int) (string, image.Image) {
 		return string(dom), nil
 	}
 	shot := filepath.Join(dir, "page.png")
-	cmd := exec.CommandContext(ctx, bin, append(args, "--window-size=1000,"+strconv.Itoa(height), "--screenshot="+shot, "file://"+page)...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "--window-size="+strconv.Itoa(width)+","+strconv.Itoa(height), "--screenshot="+shot, "file://"+page)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
 	}
