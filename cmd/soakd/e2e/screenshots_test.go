@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -31,9 +31,9 @@ const minShotW, minShotH = 900, 600
 // are PNG images of a readable size.
 func TestScreenshotsCommitted(t *testing.T) {
 	for _, name := range screenshots {
-		f, err := os.Open(filepath.Join("..", "..", "docs", "img", name))
+		f, err := os.Open(filepath.Join("..", "..", "..", "docs", "img", name))
 		if err != nil {
-			t.Fatalf("%v (%s=1 go test ./cmd/soakd -run TestUpdateScreenshots writes it)", err, screenshotsEnv)
+			t.Fatalf("%v (%s=1 go test ./cmd/soakd/e2e -run TestUpdateScreenshots writes it)", err, screenshotsEnv)
 		}
 		img, err := png.Decode(f)
 		f.Close()
@@ -55,7 +55,7 @@ func TestUpdateScreenshots(t *testing.T) {
 		t.Skipf("set %s=1 to rewrite docs/img from real runs", screenshotsEnv)
 	}
 	chromium := testutil.NeedTool(t, "chromium", "chromium-browser", "google-chrome")
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
