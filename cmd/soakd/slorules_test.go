@@ -25,7 +25,7 @@ func TestSLORulesCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`scenario: alpha`, `scenario: quick`, `slo: "p99 <= 5ms"`, `slo: "error ratio <= 0.01"`, "[1h]", "[3d]",
-		`run_page: "http://soak.example:9470/#/scenario/{{ $labels.scenario }}"`} {
+		`run_page: "http://soak.example:9470/#/scenario/{{ $labels.scenario }}/current"`} {
 		if !strings.Contains(string(rules), want) {
 			t.Errorf("rules lack %s", want)
 		}
