@@ -127,7 +127,16 @@ func TestInterruptedRunIsNotAFailedSLO(t *testing.T) {
 			t.Fatal("the run never reached its phase")
 		}
 	}
-	time.Sleep(1200 * time.Millisecond) // a measured second or so
+	// An interval of measured ops, so the checks have figures to judge.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var lv LiveView
+		if h.do("GET", "/api/v1/runs/"+started.ID+"/live", "", nil, &lv) == 200 && lv.Achieved != nil && *lv.Achieved > 0 && lv.P99 != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run never measured an interval")
+		}
+	}
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/stop", testToken, nil, nil); code != 202 {
 		t.Fatalf("stop: %d", code)
 	}

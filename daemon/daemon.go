@@ -31,6 +31,9 @@ type Options struct {
 	// running run ended (releaseIfIdle; nil: debug.FreeOSMemory); tests
 	// count the calls.
 	releaseMemory func()
+	// runEnded is called when a run's goroutine is done (after
+	// releaseIfIdle); tests wait on it.
+	runEnded func()
 	// noSelfHealth leaves soakd's own-health sampler off in its runs, so
 	// a test's verdicts do not depend on how busy the shared host is
 	// (the sampler and the bound rule have their own tests).

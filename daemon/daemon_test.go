@@ -318,7 +318,6 @@ func TestAPIStartRateStopAndRegression(t *testing.T) {
 	if v.Rate != 400 {
 		t.Errorf("live rate %v after change, want 400", v.Rate)
 	}
-	time.Sleep(300 * time.Millisecond)
 	if code := h.do("POST", "/api/v1/runs/"+started.ID+"/stop", testToken, nil, nil); code != 202 {
 		t.Fatalf("stop: %d", code)
 	}

@@ -15,7 +15,11 @@ func TestMemoryReleasedWhenIdle(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "long.yaml"), lenientScenario("long", 100, "30s"))
 	writeFile(t, filepath.Join(dir, "short.yaml"), lenientScenario("short", 100, "300ms"))
 	var releases atomic.Int32
-	h := startDaemonOpts(t, dir, baseConfig(dir), nil, func(o *Options) { o.releaseMemory = func() { releases.Add(1) } })
+	ended := make(chan struct{}, 2)
+	h := startDaemonOpts(t, dir, baseConfig(dir), nil, func(o *Options) {
+		o.releaseMemory = func() { releases.Add(1) }
+		o.runEnded = func() { ended <- struct{}{} }
+	})
 	var long, short Entry
 	if code := h.post(`{"scenario": "long.yaml"}`, &long); code != 202 {
 		t.Fatalf("start long: %d", code)
@@ -26,8 +30,12 @@ func TestMemoryReleasedWhenIdle(t *testing.T) {
 	}
 	h.waitState(short.ID, StateCompleted, 20*time.Second)
 	// The short run's goroutine releases (or not) after its state is
-	// written: give it time to get there, then the long run still goes.
-	time.Sleep(200 * time.Millisecond)
+	// written: wait for it to be done; the long run still goes.
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the short run's goroutine never ended")
+	}
 	if n := releases.Load(); n != 0 {
 		t.Fatalf("memory released %d times while the long run was going", n)
 	}

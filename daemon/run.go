@@ -117,6 +117,9 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 		// The run's memory is garbage now (nothing here holds it).
 		ar, sc = nil, nil
 		d.releaseIfIdle()
+		if d.o.runEnded != nil {
+			d.o.runEnded()
+		}
 	}()
 	return e, done, nil
 }

@@ -31,12 +31,12 @@ phases:
 		if code := h.do("POST", "/api/v1/runs", testToken, StartRequest{Scenario: "hang.yaml"}, &started); code != 202 {
 			t.Fatalf("POST run: %d", code)
 		}
-		for deadline := time.Now().Add(30 * time.Second); gets.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		// Both workers' GETs hang in the store.
+		for deadline := time.Now().Add(30 * time.Second); gets.Load() < 2; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatal("no GET reached the store")
+				t.Fatalf("%d GETs reached the store, want 2", gets.Load())
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
 		return started.ID
 	}
 	id := start()

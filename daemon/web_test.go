@@ -202,7 +202,9 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	if dir == "" {
 		return
 	}
-	time.Sleep(300 * time.Millisecond)                          // a frame's load
+	// The page painted what it has: two animation frames on.
+	eval[bool](t, ctx, `window.shotReady = false; requestAnimationFrame(() => requestAnimationFrame(() => { window.shotReady = true; })); true`)
+	waitPage(t, ctx, 5*time.Second, "frames painted for "+name, `window.shotReady === true`)
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/storeinfo"
 	"os"
 	"path/filepath"
 	"time"
@@ -81,7 +82,7 @@ type TargetInfo struct {
 	Note   string `json:"note,omitempty"`
 	// MemoryLimits is what caps the server's memory (maxmemory, the
 	// managed server's cgroup, host swap), where the target tells.
-	MemoryLimits *MemoryLimits `json:"memory_limits,omitempty"`
+	MemoryLimits *storeinfo.MemoryLimits `json:"memory_limits,omitempty"`
 	// Variants names what each variant ran against when the variants
 	// are several targets (run --target A --target B --repeat N): the
 	// variant (target-1, ...) and its URL, redacted.

@@ -1,11 +1,11 @@
 package targets
 
-import "github.com/soakd/soakd/rundir"
+import "github.com/soakd/soakd/storeinfo"
 
-// MemoryLimits is what caps a server's memory; the type is the run
-// directory's (summary.json's target.memory_limits), so rundir need not
-// import targets.
-type MemoryLimits = rundir.MemoryLimits
+// MemoryLimits is what caps a server's memory (summary.json's
+// target.memory_limits); the type is the leaf storeinfo's, so rundir
+// need not import targets.
+type MemoryLimits = storeinfo.MemoryLimits
 
 // MemoryLimiter is implemented by targets that can tell what caps the
 // server's memory.
@@ -13,5 +13,5 @@ type MemoryLimiter interface {
 	MemoryLimits() *MemoryLimits
 }
 
-// FormatBytes prints a size in the units scenarios use (rundir.FormatBytes).
-func FormatBytes(n int64) string { return rundir.FormatBytes(n) }
+// FormatBytes prints a size in the units scenarios use (storeinfo.FormatBytes).
+func FormatBytes(n int64) string { return storeinfo.FormatBytes(n) }

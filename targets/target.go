@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/storeinfo"
 )
 
 // Request is one operation handed to an adapter. The engine owns it and
@@ -205,28 +205,28 @@ func Reopener(ctx context.Context, t scenarios.Target, o Options) func(persisten
 }
 
 // Error classes used in soakd_ops_total{outcome} and summary.json's
-// error counts: rundir's (outcome.go), so rundir and verdict need not
+// error counts: the leaf storeinfo's, so rundir and verdict need not
 // import targets.
 const (
-	ClassOK          = rundir.ClassOK
-	ClassTimeout     = rundir.ClassTimeout
-	ClassConnection  = rundir.ClassConnection
-	ClassOOM         = rundir.ClassOOM
-	ClassMoved       = rundir.ClassMoved
-	ClassRejected    = rundir.ClassRejected
-	ClassNotFound    = rundir.ClassNotFound
-	ClassOther       = rundir.ClassOther
-	ClassMiss        = rundir.ClassMiss
-	ClassInterrupted = rundir.ClassInterrupted
-	ClassCrossSlot   = rundir.ClassCrossSlot
+	ClassOK          = storeinfo.ClassOK
+	ClassTimeout     = storeinfo.ClassTimeout
+	ClassConnection  = storeinfo.ClassConnection
+	ClassOOM         = storeinfo.ClassOOM
+	ClassMoved       = storeinfo.ClassMoved
+	ClassRejected    = storeinfo.ClassRejected
+	ClassNotFound    = storeinfo.ClassNotFound
+	ClassOther       = storeinfo.ClassOther
+	ClassMiss        = storeinfo.ClassMiss
+	ClassInterrupted = storeinfo.ClassInterrupted
+	ClassCrossSlot   = storeinfo.ClassCrossSlot
 )
 
 // Classes lists every outcome label value, so metrics stay bounded.
-func Classes() []string { return rundir.Classes() }
+func Classes() []string { return storeinfo.Classes() }
 
 // IsError reports whether an outcome class counts as an error: every
 // class but ok and miss.
-func IsError(class string) bool { return rundir.IsError(class) }
+func IsError(class string) bool { return storeinfo.IsError(class) }
 
 // ErrNotFound is returned by adapters when a read finds no record.
 var ErrNotFound = errors.New("record not found")

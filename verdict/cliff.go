@@ -6,6 +6,7 @@ import (
 
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/storeinfo"
 )
 
 // Cliff detection thresholds.
@@ -196,11 +197,11 @@ func Signals(prev, cur *rundir.StageResult) []string {
 func OOMErrors(st *rundir.StageResult) int64 {
 	var n int64
 	for _, o := range st.Ops {
-		n += o.Errors[rundir.ClassOOM]
+		n += o.Errors[storeinfo.ClassOOM]
 	}
 	if st.Load != nil {
 		for _, o := range st.Load.Ops {
-			n += o.Errors[rundir.ClassOOM]
+			n += o.Errors[storeinfo.ClassOOM]
 		}
 	}
 	return n

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/storeinfo"
 )
 
 // Noise-aware cliff thresholds (see DetectCliff).
@@ -104,11 +105,11 @@ func (d *cliffJudge) oom(k int) []rundir.CliffEvidence {
 func oomOp(st *rundir.StageResult) string {
 	by := map[string]int64{}
 	for op, o := range st.Ops {
-		by[op] += o.Errors[rundir.ClassOOM]
+		by[op] += o.Errors[storeinfo.ClassOOM]
 	}
 	if st.Load != nil {
 		for op, o := range st.Load.Ops {
-			by[op] += o.Errors[rundir.ClassOOM]
+			by[op] += o.Errors[storeinfo.ClassOOM]
 		}
 	}
 	best := ""

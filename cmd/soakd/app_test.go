@@ -112,12 +112,24 @@ func TestRunServesMetrics(t *testing.T) {
 	if url == "" {
 		t.Fatal("no metrics address printed")
 	}
-	time.Sleep(1500 * time.Millisecond)
-	body := httpGet(t, url)
-	for _, want := range []string{`soakd_ops_total{op="get",outcome="ok",phase="steady-1",scenario="m",shard="0"}`, "soakd_op_latency_seconds_bucket", "soakd_target_rate_ops"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("/metrics lacks %s", want)
+	wants := []string{`soakd_ops_total{op="get",outcome="ok",phase="steady-1",scenario="m",shard="0"}`, "soakd_op_latency_seconds_bucket", "soakd_target_rate_ops"}
+	var missing []string
+	// The series appear once the run has measured (its first interval);
+	// the run lasts 3 s, so the server answers until then.
+	for deadline := time.Now().Add(2500 * time.Millisecond); ; time.Sleep(100 * time.Millisecond) {
+		body := httpGet(t, url)
+		missing = missing[:0]
+		for _, want := range wants {
+			if !strings.Contains(body, want) {
+				missing = append(missing, want)
+			}
 		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, m := range missing {
+		t.Errorf("/metrics lacks %s", m)
 	}
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())

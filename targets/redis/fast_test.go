@@ -252,7 +252,7 @@ func TestFastErrorClasses(t *testing.T) {
 			var wg sync.WaitGroup
 			wg.Add(1)
 			go func() { defer wg.Done(); rc.Do(context.Background(), "DEBUG", "SLEEP", "1") }()
-			time.Sleep(100 * time.Millisecond)
+			waitStalled(t, s)
 			err = tg.Do(ctx, &targets.Request{Op: scenarios.OpGet, Key: []byte("a")})
 			if c := targets.Classify(tg, err); c != targets.ClassTimeout {
 				t.Fatalf("get from a stalled server: class %s for %v", c, err)
@@ -502,4 +502,25 @@ func TestOwnPoolStopsDialingADeadServer(t *testing.T) {
 		t.Fatalf("%d dials for 200 ops in %v, want at most %d", dials, time.Since(start), limit)
 	}
 	t.Logf("%d dials for 200 ops in %v", dials, time.Since(start))
+}
+
+// waitStalled waits until s no longer answers a PING within 200 ms: a
+// DEBUG SLEEP sent to it is under way.
+func waitStalled(t *testing.T, s *Server) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		probe := goredis.NewClient(&goredis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true,
+			ReadTimeout: 200 * time.Millisecond, MaxRetries: -1})
+		err := probe.Ping(context.Background()).Err()
+		probe.Close()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never stalled (last PING: %v)", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -111,12 +111,23 @@ slo:
 	waitFor(t, 20*time.Second, func() bool {
 		return len(query(t, prom, `soakd_target_rate_ops{scenario="e2e",phase="steady"}`, time.Now()).Result) > 0
 	})
-	time.Sleep(5 * time.Second)
+	// A baseline before the stall: five scrapes of the steady phase.
+	waitFor(t, 30*time.Second, func() bool {
+		return len(query(t, prom, `count_over_time(soakd_target_rate_ops{scenario="e2e",phase="steady"}[10s]) >= 5`, time.Now()).Result) > 0
+	})
 	stallAt := time.Now()
 	if err := rc.Do(context.Background(), "DEBUG", "SLEEP", "0.2").Err(); err != nil {
 		t.Fatalf("DEBUG SLEEP: %v", err)
 	}
-	time.Sleep(3 * time.Second)
+	// The fork after the stall's window was scraped: a sample 3 s on.
+	waitFor(t, 30*time.Second, func() bool {
+		r := query(t, prom, `timestamp(soakd_target_rate_ops{scenario="e2e",phase="steady"})`, time.Now()).Result
+		if len(r) == 0 || len(r[0].Value) != 2 {
+			return false
+		}
+		at, _ := strconv.ParseFloat(fmt.Sprint(r[0].Value[1]), 64)
+		return at >= float64(stallAt.Add(3*time.Second).UnixMilli())/1000
+	})
 	if err := rc.BgSave(context.Background()).Err(); err != nil {
 		t.Fatalf("BGSAVE: %v", err)
 	}

@@ -1,4 +1,9 @@
-package rundir
+// Package storeinfo is what a store tells a run about itself and its
+// ops, as the run directory records it: each op's outcome class and
+// what caps the server's memory. A leaf (it imports no soakd package),
+// so rundir and verdict name these without importing targets, and
+// targets, which reports them, without importing rundir.
+package storeinfo
 
 // Outcome classes of an op: the label values of soakd_ops_total{outcome}
 // and the keys of a phase's error counts in summary.json (targets'

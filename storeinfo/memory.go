@@ -1,4 +1,4 @@
-package rundir
+package storeinfo
 
 import (
 	"fmt"
