@@ -79,6 +79,9 @@ type Options struct {
 	Skip func(cmd string) bool
 	// Refuse returns why command args may not be replayed ("" if it may).
 	Refuse func(args []string) string
+	// MaxIndexBytes bounds the index (IndexBytes of its ops): a capture
+	// of more ops is refused at the op that passes it (0: no bound).
+	MaxIndexBytes int64
 }
 
 // OtherGroup is the latency group of the commands past MaxGroups.
@@ -211,6 +214,9 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 		}
 		if len(ix.Entries) >= maxOps {
 			return nil, fmt.Errorf("line %d: more than %d ops; split the capture", ix.Lines, maxOps)
+		}
+		if o.MaxIndexBytes > 0 && IndexBytes(int64(len(ix.Entries)+1)) > o.MaxIndexBytes {
+			return nil, fmt.Errorf("line %d: op %d: the capture's index would pass %d bytes (%d B an op), the memory a phase may hold; replay a shorter capture", ix.Lines, len(ix.Entries)+1, o.MaxIndexBytes, EntryBytes)
 		}
 		ix.locs.add(lineOff, len(body))
 		ix.Entries = append(ix.Entries, Entry{N: uint32(len(ix.Entries)), TS: ts, Group: g, DB: uint16(op.DB)})

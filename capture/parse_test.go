@@ -289,3 +289,16 @@ func TestBuildStopsOnReadError(t *testing.T) {
 		t.Fatalf("Build: %v, want the read's error", err)
 	}
 }
+
+// The index stops at Options.MaxIndexBytes, at the op that passes it.
+func TestBuildIndexBound(t *testing.T) {
+	data := strings.Repeat("1.0 [0 a:1] \"GET\" \"k\"\n", 100)
+	o := Options{Format: FormatMonitor, MaxIndexBytes: IndexBytes(50)}
+	if _, err := Build(strings.NewReader(data), int64(len(data)), o); err == nil || !strings.Contains(err.Error(), "line 51: op 51: the capture's index would pass") {
+		t.Fatalf("Build: %v", err)
+	}
+	o.MaxIndexBytes = IndexBytes(100)
+	if ix, err := Build(strings.NewReader(data), int64(len(data)), o); err != nil || len(ix.Entries) != 100 {
+		t.Fatalf("Build at the bound: %v", err)
+	}
+}
