@@ -7,20 +7,33 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 )
 
-// Entry locates one op of a capture: where its line is in the file,
-// when it was captured (ns after the first op), its latency group and
-// its db.
+// Entry is one op of a capture: when it was captured (ns after the
+// first op), its latency group, its db, and N, its number in the file
+// (from 0), by which the Index finds its line. 16 bytes; the lines'
+// offsets and lengths are packed apart (locs.go), about 3 bytes an op.
 type Entry struct {
-	Off   int64
 	TS    int64
-	Len   uint32
+	N     uint32
 	Group uint16
 	DB    uint16
 }
+
+// EntryBytes is what the index holds per op: an Entry and its packed
+// line location (a gap and a length of one or two bytes each, and a
+// block start per 64 ops), with the entries' capacity estimated from the
+// first ops' line length (5% over). Measured by BenchmarkBuild
+// (retained-B/op-indexed, 100,000 MONITOR lines of ~95 bytes): 20.8,
+// where the []Entry of 24-byte entries grown by append held 29.5 and
+// allocated 141 bytes an op on the way (now 24.5).
+const EntryBytes = 22
+
+// IndexBytes is what the index of a capture of ops ops holds.
+func IndexBytes(ops int64) int64 { return ops * EntryBytes }
 
 // Index is a capture indexed for replay.
 type Index struct {
@@ -42,6 +55,8 @@ type Index struct {
 	Size int64
 	// DBs lists the dbs the replayed ops were captured in, ascending.
 	DBs []int
+
+	locs locs // each op's line, by Entry.N
 }
 
 // Options says how to index a capture.
@@ -64,6 +79,9 @@ type Options struct {
 	Skip func(cmd string) bool
 	// Refuse returns why command args may not be replayed ("" if it may).
 	Refuse func(args []string) string
+	// MaxIndexBytes bounds the index (IndexBytes of its ops): a capture
+	// of more ops is refused at the op that passes it (0: no bound).
+	MaxIndexBytes int64
 }
 
 // OtherGroup is the latency group of the commands past MaxGroups.
@@ -89,6 +107,10 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 	dbs := map[int]bool{}
 	var counts []int64
 	var first, last int64
+	// Capacity: after the first estimateAfter ops the file's size over
+	// their mean line gives the rest, one allocation instead of growth
+	// by copying (a 30M-op capture's index peaked at twice its size).
+	const estimateAfter = 4096
 	var off int64
 	var long []byte
 	for {
@@ -104,11 +126,13 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 			}
 			line = long
 		}
-		if len(line) == 0 && err != nil {
-			if err == io.EOF {
-				break
-			}
+		if err != nil && err != io.EOF {
+			// A read that failed or was stopped (SIGINT: regfile.Reader's
+			// cause) ends the index; the torn line is not parsed.
 			return nil, err
+		}
+		if len(line) == 0 && err != nil {
+			break
 		}
 		ix.Lines++
 		lineOff, n := off, len(line)
@@ -181,7 +205,21 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 			dbs[op.DB] = true
 			ix.DBs = append(ix.DBs, op.DB)
 		}
-		ix.Entries = append(ix.Entries, Entry{Off: lineOff, Len: uint32(len(body)), TS: ts, Group: g, DB: uint16(op.DB)})
+		if len(ix.Entries) == estimateAfter {
+			est := min(int64(float64(size)/float64(off)*float64(len(ix.Entries))*1.05), size/2, maxOps)
+			if more := est - int64(len(ix.Entries)); more > 0 {
+				ix.Entries = slices.Grow(ix.Entries, int(more))
+				ix.locs.grow(more)
+			}
+		}
+		if len(ix.Entries) >= maxOps {
+			return nil, fmt.Errorf("line %d: more than %d ops; split the capture", ix.Lines, maxOps)
+		}
+		if o.MaxIndexBytes > 0 && IndexBytes(int64(len(ix.Entries)+1)) > o.MaxIndexBytes {
+			return nil, fmt.Errorf("line %d: op %d: the capture's index would pass %d bytes (%d B an op), the memory a phase may hold; replay a shorter capture", ix.Lines, len(ix.Entries)+1, o.MaxIndexBytes, EntryBytes)
+		}
+		ix.locs.add(lineOff, len(body))
+		ix.Entries = append(ix.Entries, Entry{N: uint32(len(ix.Entries)), TS: ts, Group: g, DB: uint16(op.DB)})
 		if err != nil {
 			break
 		}
@@ -251,9 +289,9 @@ func (ix *Index) Shuffle(seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	e := ix.Entries
 	rng.Shuffle(len(e), func(i, j int) {
-		e[i].Off, e[j].Off = e[j].Off, e[i].Off
-		e[i].Len, e[j].Len = e[j].Len, e[i].Len
+		e[i].N, e[j].N = e[j].N, e[i].N
 		e[i].Group, e[j].Group = e[j].Group, e[i].Group
+		e[i].DB, e[j].DB = e[j].DB, e[i].DB
 	})
 }
 
@@ -289,6 +327,7 @@ func (ix *Index) skippedNote() string {
 // owns its buffers).
 type Reader struct {
 	src  io.ReaderAt
+	ix   *Index
 	size int64
 	p    *Parser
 	line []byte
@@ -296,21 +335,22 @@ type Reader struct {
 
 // NewReader reads the ops of ix from src.
 func NewReader(src io.ReaderAt, ix *Index, f Format) *Reader {
-	return &Reader{src: src, size: ix.Size, p: NewParser(f)}
+	return &Reader{src: src, ix: ix, size: ix.Size, p: NewParser(f)}
 }
 
 // Read returns entry e's op (valid until the next Read). The line is
 // read again from the file; a file changed since it was indexed gives
 // an error, never a byte past the indexed size.
 func (rd *Reader) Read(e Entry) (Op, error) {
-	if e.Off+int64(e.Len) > rd.size {
+	off, n, ok := rd.ix.locs.at(e.N)
+	if !ok || off+int64(n) > rd.size {
 		return Op{}, errors.New("capture: entry past the indexed size")
 	}
-	if cap(rd.line) < int(e.Len) {
-		rd.line = make([]byte, e.Len)
+	if cap(rd.line) < n {
+		rd.line = make([]byte, n)
 	}
-	b := rd.line[:e.Len]
-	if _, err := rd.src.ReadAt(b, e.Off); err != nil {
+	b := rd.line[:n]
+	if _, err := rd.src.ReadAt(b, off); err != nil {
 		return Op{}, fmt.Errorf("capture changed during the run: %w", err)
 	}
 	op, err := rd.p.Parse(b)

@@ -2,8 +2,11 @@ package capture
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestParseMonitor(t *testing.T) {
@@ -272,5 +275,30 @@ func TestNDJSONCarriesRawBytes(t *testing.T) {
 		if _, err := p.Parse([]byte(tc.line)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.line, err, tc.want)
 		}
+	}
+}
+
+// A read that stops mid-line (a cancelled run: regfile.Reader fails
+// with the cancel's cause) ends Build with that error, not with a
+// parse error about the torn line.
+func TestBuildStopsOnReadError(t *testing.T) {
+	data := "OK\n1.0 [0 a:1] \"SET\" \"k\" \"v\"\n1.1 [0 a:1] \"SET\" \"k2\" \"v2\"\n"
+	cause := errors.New("interrupted (SIGINT)")
+	r := io.MultiReader(strings.NewReader(data[:40]), iotest.ErrReader(cause))
+	if _, err := Build(r, int64(len(data)), Options{Format: FormatMonitor}); !errors.Is(err, cause) {
+		t.Fatalf("Build: %v, want the read's error", err)
+	}
+}
+
+// The index stops at Options.MaxIndexBytes, at the op that passes it.
+func TestBuildIndexBound(t *testing.T) {
+	data := strings.Repeat("1.0 [0 a:1] \"GET\" \"k\"\n", 100)
+	o := Options{Format: FormatMonitor, MaxIndexBytes: IndexBytes(50)}
+	if _, err := Build(strings.NewReader(data), int64(len(data)), o); err == nil || !strings.Contains(err.Error(), "line 51: op 51: the capture's index would pass") {
+		t.Fatalf("Build: %v", err)
+	}
+	o.MaxIndexBytes = IndexBytes(100)
+	if ix, err := Build(strings.NewReader(data), int64(len(data)), o); err != nil || len(ix.Entries) != 100 {
+		t.Fatalf("Build at the bound: %v", err)
 	}
 }

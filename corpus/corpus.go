@@ -74,6 +74,18 @@ type Options struct {
 	MaxInflated int64
 }
 
+// MaxIndexBytes bounds what an open corpus holds besides its file: the
+// offset index (maxIndex entries of 16 bytes), the keys (at most
+// DefaultMaxKeyBytes, values and 4-byte ends) and the term table
+// (DefaultMaxTerms words, a map entry of ~64 bytes and the word each,
+// counted at termBytes). A scenario's memory bound counts it
+// (scenarios.validateMemory).
+const MaxIndexBytes = maxIndex*16 + DefaultMaxKeyBytes + DefaultMaxTerms*termBytes
+
+// termBytes is a term table entry's cost: a map slot, a string header
+// and a word.
+const termBytes = 96
+
 // Defaults for Options.
 const (
 	DefaultMaxTerms    = 200_000

@@ -3,6 +3,9 @@ package scenarios
 import (
 	"fmt"
 	"math"
+
+	"github.com/soakd/soakd/capture"
+	"github.com/soakd/soakd/corpus"
 )
 
 // Memory bounds: what a run may hold, estimated from the scenario's
@@ -182,9 +185,10 @@ func (s *Scenario) validateMemory() []FieldError {
 			flight, flightWhat = int64(depth)*unit, fmt.Sprintf("a pipeline of %d %s", depth, unitWhat)
 		}
 		perWorker := float64(WorkerBytes) + float64(flight)
-		if total := float64(workers) * perWorker; total > MaxPhaseBytes || math.IsInf(total, 0) {
-			add(workersPath, "concurrency x (worker %s + in flight %s: %s) = %d x %s = %s exceeds the %s a phase may hold; lower concurrency, record size, scan_length, client.max_batch or the custom ops' sizes",
-				iec(WorkerBytes), iec(float64(flight)), flightWhat, workers, iec(perWorker), iec(total), iec(MaxPhaseBytes))
+		idx, idxWhat := s.indexBytes(p)
+		if total := float64(workers)*perWorker + float64(idx); total > MaxPhaseBytes || math.IsInf(total, 0) {
+			add(workersPath, "concurrency x (worker %s + in flight %s: %s) = %d x %s%s = %s exceeds the %s a phase may hold; lower concurrency, record size, scan_length, client.max_batch or the custom ops' sizes%s",
+				iec(WorkerBytes), iec(float64(flight)), flightWhat, workers, iec(perWorker), idxWhat, iec(total), iec(MaxPhaseBytes), map[bool]string{true: ", or replay a shorter capture"}[idx > 0 && p.Replay != nil])
 		}
 	}
 	return errs
@@ -233,4 +237,25 @@ func (s *Scenario) customFlightBytes(mixes []map[string]float64) (int64, string)
 		}
 	}
 	return most, what
+}
+
+// indexBytes is what phase p's inputs hold while it runs besides its
+// workers: a replay's capture index (capture.EntryBytes an op, the ops
+// counted by indexing a capture validate reads, else estimated from the
+// file's size over its first lines' mean length) and the corpus's
+// index, keys and terms (corpus.MaxIndexBytes, when records come from
+// one). what is the sum's text for the error (" + ...").
+func (s *Scenario) indexBytes(p *Phase) (n int64, what string) {
+	if s.HasCorpus() {
+		n += corpus.MaxIndexBytes
+		what += fmt.Sprintf(" + corpus index, keys and terms up to %s", iec(corpus.MaxIndexBytes))
+	}
+	if p.Replay != nil {
+		if ops, how := s.captureOps(p); ops > 0 {
+			b := capture.IndexBytes(ops)
+			n += b
+			what += fmt.Sprintf(" + capture index %s (%d ops %s x %d B)", iec(float64(b)), ops, how, capture.EntryBytes)
+		}
+	}
+	return n, what
 }

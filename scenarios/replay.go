@@ -184,6 +184,9 @@ func (s *Scenario) ReplayOptions(p *Phase) (capture.Options, error) {
 		Dialect:   d,
 		KeyPrefix: p.Replay.KeyPrefix,
 		Refuse:    func(args []string) string { return s.replayRefusal(p.Replay, args) },
+		// validate estimated the index from the capture's first MiB;
+		// the index itself stops at the phase's bound.
+		MaxIndexBytes: MaxPhaseBytes,
 	}, nil
 }
 

@@ -279,6 +279,10 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
 		var werr *rundir.WriteError
 		switch {
+		case sum == nil && ctx.Err() != nil:
+			// Interrupted before a phase ran (SIGINT while a capture or a
+			// corpus was read): an interrupted run, not a refused input.
+			return exitFailed, nil, out
 		case sum == nil:
 			return exitRefused, nil, out
 		case errors.As(err, &werr):
