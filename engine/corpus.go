@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/soakd/soakd/corpus"
+	"github.com/soakd/soakd/datagen"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -16,48 +16,34 @@ type corpusState struct {
 	q *corpus.Queries // nil unless the scenario searches
 }
 
-// openCorpus reads the corpus once through (counts, keys, term table)
-// and builds the query generator; errors name the scenario's line.
-func (r *runner) openCorpus(ctx context.Context) error {
-	sc := r.sc
+// prepareCorpus reads sc's corpus once through (counts, keys, term table)
+// and builds the query generator; errors name the scenario's line. The
+// custom ops' {corpus:FIELD} read it too, reporting failed reads to
+// failed.
+func prepareCorpus(ctx context.Context, sc *scenarios.Scenario, custom *datagen.Program, failed func(error)) (corpusState, error) {
+	var cs corpusState
 	if !sc.HasCorpus() {
-		return nil
+		return cs, nil
 	}
 	c, err := corpus.OpenContext(ctx, sc.CorpusPath(), corpus.Options{KeyField: sc.Record.KeyField, TextFields: sc.SearchFields()})
 	if err != nil {
-		return sc.ProblemAt("record.source", err)
-	}
-	r.corpus.c = c
-	if r.custom != nil {
-		r.custom.UseCorpus(c, r.corpusFailed)
+		return cs, sc.ProblemAt("record.source", err)
 	}
 	if sc.Uses(scenarios.OpSearch) {
 		d := corpus.Zipfian
 		if q := sc.Record.Query; q != nil && q.Distribution != "" {
 			d = corpus.Distribution(q.Distribution)
 		}
-		if r.corpus.q, err = c.NewQueries(sc.QueryTerms(), d); err != nil {
+		if cs.q, err = c.NewQueries(sc.QueryTerms(), d); err != nil {
 			c.Close()
-			return sc.ProblemAt("record.query", err)
+			return cs, sc.ProblemAt("record.query", err)
 		}
 	}
-	return nil
-}
-
-func (r *runner) closeCorpus() {
-	if r.corpus.c != nil {
-		r.corpus.c.Close()
+	cs.c = c
+	if custom != nil {
+		custom.UseCorpus(c, failed)
 	}
-}
-
-// corpusErr keeps the first failed corpus read: the run reports it.
-func (r *runner) corpusFailed(err error) {
-	r.corpusErrOnce.Do(func() {
-		r.corpusErr = err
-		if r.cancelRun != nil {
-			r.cancelRun(err)
-		}
-	})
+	return cs, nil
 }
 
 // fillCorpus fills req (key, op and schedule index set) from the
@@ -65,7 +51,7 @@ func (r *runner) corpusFailed(err error) {
 // of a document drawn at random (but its key field), searches a query
 // made from the corpus's terms.
 func (w *worker) fillCorpus(req *targets.Request, i uint64) {
-	cs := &w.r.corpus
+	cs := &w.r.plan.corpus
 	var doc int64 = -1
 	switch req.Op {
 	case scenarios.OpInsert, scenarios.OpHSet:
@@ -76,13 +62,13 @@ func (w *worker) fillCorpus(req *targets.Request, i uint64) {
 	if doc >= 0 {
 		fs, err := cs.c.Read(doc)
 		if err != nil {
-			w.r.corpusFailed(err)
+			w.r.plan.faults.report(err)
 		}
 		// An update keeps the record's own key field: it rewrites the
 		// other fields with those of the document drawn.
 		keep := ""
 		if req.Op == scenarios.OpUpdate || req.Op == scenarios.OpRMW {
-			keep = w.r.sc.Record.KeyField
+			keep = w.r.plan.sc.Record.KeyField
 		}
 		out := make([]targets.Field, 0, len(fs))
 		for _, f := range fs {
@@ -99,16 +85,9 @@ func (w *worker) fillCorpus(req *targets.Request, i uint64) {
 
 // corpusKey appends record n's key when the corpus keys its documents.
 func (r *runner) corpusKey(b []byte, n int64) ([]byte, bool) {
-	if r.corpus.c == nil || !r.corpus.c.HasKeys() {
+	c := r.plan.corpus.c
+	if c == nil || !c.HasKeys() {
 		return b, false
 	}
-	return r.corpus.c.AppendKey(b, r.sc.Keyspace.Prefix, n), true
-}
-
-// corpusError is the run's error when a corpus read failed.
-func (r *runner) corpusError() error {
-	if r.corpusErr == nil {
-		return nil
-	}
-	return fmt.Errorf("record.source: %w", r.corpusErr)
+	return c.AppendKey(b, r.plan.sc.Keyspace.Prefix, n), true
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -28,16 +27,14 @@ phases:
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &runner{sc: sc, target: nopTarget{}, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
-	r.classes = targets.Classes()
-	for i, c := range r.classes {
-		r.classIdx[c] = uint8(i)
+	plan, err := Prepare(context.Background(), sc, Options{})
+	if err != nil {
+		b.Fatal(err)
 	}
-	r.inserted.Store(sc.Keyspace.Records)
+	r := &runner{plan: plan, target: nopTarget{}, inserted: plan.inserted()}
 	if r.choosers, err = scenarios.NewChoosers(sc.Keyspace, r.inserted); err != nil {
 		b.Fatal(err)
 	}
-	r.values = scenarios.NewValues(rand.New(rand.NewPCG(1, 2)), sc.Record.FieldBytes)
 	mix, _ := scenarios.NewMix(sc.Phases[0].Mix, nil)
 	seg := &segment{Phase: "steady", Kind: scenarios.PhaseSteady, Rate: 1000, Duration: time.Second, Warmup: 100 * time.Millisecond,
 		Mix: mix, Concurrency: 1, Seed: phaseSeed(1, 0, 0)}

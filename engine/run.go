@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,14 +20,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/soakd/soakd/datagen"
 	"github.com/soakd/soakd/internal/hostprobe"
 	"github.com/soakd/soakd/internal/term"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
-	"github.com/soakd/soakd/verdict"
 )
 
 // soakdVersion is the build's stamp or VCS revision, else the caller's
@@ -91,6 +88,10 @@ type Options struct {
 	// record, whether it was generator- or host-bound, and the
 	// soakd_self_* metrics. "" = not sampled (no self records).
 	SelfHealthRoot string
+	// Plan is the run's plan (Prepare), made before the target was
+	// opened so its errors come first; nil = Run prepares it. The
+	// caller closes a plan it made.
+	Plan *Plan
 
 	// hlogWrap, when set, wraps the latency log's file (tests inject a
 	// writer that fails part-way, like a disk filling up).
@@ -106,35 +107,22 @@ type Options struct {
 	pauserWrap func(*pauser)
 }
 
+// runner is one run's state as it goes; what is read only about the
+// run is its Plan.
 type runner struct {
-	opts     Options
-	sc       *scenarios.Scenario
-	target   targets.Target
-	interval time.Duration
+	// opts are the run's options, defaults filled in (Interval,
+	// Tracer, drainDeadline).
+	opts Options
+	plan *Plan
+	// target is the current target; tgMu guards it against the stats
+	// sampler while a persistence matrix swaps targets between segments.
+	target targets.Target
+	tgMu   sync.Mutex
+	// inserted is the count of records known to exist, which load and
+	// growth phases advance; shard numbers this shard's inserts.
 	inserted *scenarios.Inserted
 	shard    *shardState
-	values   *scenarios.Values      // read-only value bytes shared by all workers
-	custom   *datagen.Program       // the scenario's custom ops; nil when it has none
-	replays  map[string]*replayPlan // replay phases' indexed captures, by phase name
-	corpus   corpusState            // record.source; zero without one
-	// corpusErr is the first failed corpus read (a file changed under
-	// the run), set once.
-	corpusErr     error
-	corpusErrOnce sync.Once
-	cancelRun     context.CancelCauseFunc // ends the run (a failed corpus read)
-	choosers      func() scenarios.Chooser
-	classIdx      map[string]uint8
-	// initInserted is the record count a run (and each persistence
-	// variant, on its fresh server) starts from.
-	initInserted int64
-	classes      []string
-	tracer       trace.Tracer
-	// limits are the scenario's SLO, parsed once: phases, capacity
-	// probes and the run's verdict are judged with them.
-	limits *verdict.Limits
-	// ops names the run's custom ops: the scenario's, then the replay
-	// phases' latency groups. Read-only once the run starts.
-	ops *scenarios.OpTable
+	choosers func() scenarios.Chooser
 
 	hlogMu sync.Mutex
 	hlog   *hdr.HistogramLogWriter // writes into hlogBuf
@@ -153,10 +141,6 @@ type runner struct {
 	totals     []phaseTotal // per phase, for histograms.hlog
 	stageHists []stageHist  // per stage, for histograms.hlog
 
-	// tgMu guards r.target against the stats sampler while a persistence
-	// matrix swaps targets between segments.
-	tgMu sync.Mutex
-
 	// srv is the current target's latest server stats and the
 	// persistence periods seen in them (stats.go).
 	srv serverStats
@@ -171,8 +155,6 @@ type runner struct {
 	// progress drops the progress line of a segment's short last
 	// interval.
 	progress progressGate
-	// drainDeadline bounds the wait for in-flight ops after a cancel.
-	drainDeadline time.Duration
 	// time is the run's clock and pacer (timesource.go).
 	time timeSource
 }
@@ -190,52 +172,34 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if o.Shard.Count == 0 {
 		o.Shard.Count = 1
 	}
-	if err := CheckShard(o.Scenario, o.Shard); err != nil {
-		return nil, err
+	if o.drainDeadline <= 0 {
+		o.drainDeadline = DrainDeadline
 	}
-	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}, drainDeadline: o.drainDeadline}
-	r.progress.every = o.ProgressEvery
-	r.classes = targets.Classes()
-	if r.time = o.time; r.time == nil {
-		r.time = wallTime{}
+	if o.Tracer == nil {
+		o.Tracer = noop.NewTracerProvider().Tracer("")
+	}
+	if o.time == nil {
 		if err := pacerCheck(timerfdRefused(), runtime.GOMAXPROCS(0)); err != nil {
 			return nil, err
 		}
 	}
-	r.shard = newShardState(o.Shard, o.Scenario)
-	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
-	if r.ops, err = r.sc.OpTable(); err != nil {
-		return nil, err
+	plan := o.Plan
+	if plan == nil {
+		if plan, err = Prepare(ctx, o.Scenario, o); err != nil {
+			return nil, err
+		}
+		defer plan.Close()
 	}
-	if err := r.compileCustom(); err != nil {
-		return nil, err
+	r := &runner{opts: o, plan: plan, target: o.Target, inserted: plan.inserted()}
+	r.progress.every = o.ProgressEvery
+	if r.time = o.time; r.time == nil {
+		r.time = wallTime{}
 	}
-	if err := r.prepareReplays(ctx); err != nil {
-		return nil, err
-	}
-	defer r.closeReplays()
+	r.shard = newShardState(o.Shard, plan.sc)
 	if o.Exporter != nil {
-		o.Exporter.SetOps(r.ops)
+		o.Exporter.SetOps(plan.ops)
 	}
-	if err := r.openCorpus(ctx); err != nil {
-		return nil, err
-	}
-	defer r.closeCorpus()
-	if r.limits, err = verdict.New(r.sc.SLO, r.ops); err != nil {
-		return nil, err
-	}
-	r.tracer = o.Tracer
-	if r.tracer == nil {
-		r.tracer = noop.NewTracerProvider().Tracer("")
-	}
-	for i, c := range r.classes {
-		r.classIdx[c] = uint8(i)
-	}
-	if len(r.sc.Phases) == 0 || !fillsDataset(r.sc.Phases[0].Kind) {
-		r.initInserted = r.sc.Keyspace.Records
-	}
-	r.inserted.Store(r.initInserted)
-	if r.choosers, err = scenarios.NewChoosers(r.sc.Keyspace, r.inserted); err != nil {
+	if r.choosers, err = scenarios.NewChoosers(plan.sc.Keyspace, r.inserted); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
@@ -259,11 +223,11 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// (scenario, target, phase kinds) and the reserved write-error note.
 	// Both are best effort: a run dir that cannot take them fails on
 	// its own writes soon enough.
-	_ = rundir.WriteRunInfo(o.OutDir, runInfo(r.sc, o, start))
+	_ = rundir.WriteRunInfo(o.OutDir, runInfo(r.plan.sc, o, start))
 	r.note, _ = rundir.ReserveWriteNote(o.OutDir)
 
 	if p, ok := o.Target.(targets.Preparer); ok {
-		if err := p.Prepare(ctx, r.sc); err != nil {
+		if err := p.Prepare(ctx, r.plan.sc); err != nil {
 			r.hfile.Discard()
 			r.counts.discard()
 			r.note.Discard()
@@ -274,10 +238,10 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 
 	sum := &rundir.Summary{
 		SchemaVersion: rundir.SchemaVersion,
-		Scenario:      r.sc.Name,
-		ScenarioFile:  r.sc.File,
+		Scenario:      r.plan.sc.Name,
+		ScenarioFile:  r.plan.sc.File,
 		SoakdVersion:  soakdVersion(o.Version),
-		ScenarioHash:  r.sc.Hash(),
+		ScenarioHash:  r.plan.sc.Hash(),
 		Target:        rundir.TargetInfo{Kind: string(o.TargetKind), URL: scenarios.RedactURL(o.TargetURL)},
 		Shard:         o.Shard,
 		Start:         start.UTC(),
@@ -299,14 +263,14 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		sum.Target.Note = "target: embedded — figures measure soakd itself, not a database"
 	}
 
-	ctx, runSpan := r.tracer.Start(ctx, "soakd.run", trace.WithTimestamp(start), trace.WithAttributes(
-		attribute.String("soakd.scenario", r.sc.Name), attribute.String("soakd.target.kind", string(o.TargetKind)),
+	ctx, runSpan := r.opts.Tracer.Start(ctx, "soakd.run", trace.WithTimestamp(start), trace.WithAttributes(
+		attribute.String("soakd.scenario", r.plan.sc.Name), attribute.String("soakd.target.kind", string(o.TargetKind)),
 		attribute.String("soakd.shard", o.Shard.String())))
 	defer runSpan.End()
 	// A managed server that dies mid-run ends the run (cause errTargetDown).
 	ctx, cancelRun := context.WithCancelCause(ctx)
 	defer cancelRun(nil)
-	r.cancelRun = cancelRun
+	plan.faults.watch(cancelRun)
 	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
 	stopSelf := r.startSelf(ctx, host.Cores)
@@ -315,7 +279,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// barrier the other shards never reached, or a variant that could
 	// not start.
 	var stopErr, fatal error
-	if r.sc.Repeats() > 1 {
+	if r.plan.sc.Repeats() > 1 {
 		stopErr, fatal = r.runRounds(ctx, sum, &phaseSpans, cancelRun)
 	} else {
 		stopErr, fatal = r.runVariants(ctx, sum, &phaseSpans, cancelRun)
@@ -337,7 +301,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if errors.As(context.Cause(ctx), &down) && stopErr == nil {
 		stopErr = down
 	}
-	if err := r.corpusError(); err != nil && stopErr == nil {
+	if err := r.plan.faults.corpusError(); err != nil && stopErr == nil {
 		stopErr = err
 	}
 	if ctx.Err() != nil || stopErr != nil {
@@ -350,7 +314,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	host.LoadEnd = hostprobe.Load("/")
 	sum.Host = &host
 	addRateChanges(sum, r.opts.Control.appliedChanges())
-	evaluate(sum, r.limits, r.ops, r.phaseSet)
+	evaluate(sum, r.plan.limits, r.plan.ops, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry
 	// the SLO verdicts computed over the whole run.
 	for i, ps := range phaseSpans {
@@ -468,11 +432,11 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 		start := float64(from.UnixMilli()-base) / 1000
 		end := float64(to.UnixMilli()-base) / 1000
 		r.hlogEnc.Pause = pause
-		r.hlogBuf.Write(w.AppendHlog(r.hlogBuf.AvailableBuffer(), seg.Phase, r.ops, start, end-start, &r.hlogEnc))
+		r.hlogBuf.Write(w.AppendHlog(r.hlogBuf.AvailableBuffer(), seg.Phase, r.plan.ops, start, end-start, &r.hlogEnc))
 		r.hlogEnc.Pause = nil
 		r.flushHlog()
 	}
-	r.counts.add(seg.Phase, from, to, w, r.classes, r.ops)
+	r.counts.add(seg.Phase, from, to, w, r.plan.classes, r.plan.ops)
 	r.hlogMu.Unlock()
 	pause()
 	dt := to.Sub(from).Seconds()
@@ -488,11 +452,11 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 	}
 	if r.opts.Exporter != nil {
 		r.opts.Exporter.UpdatePaused(seg.Phase, rate, achieved, w, pause)
-		r.opts.Exporter.SetGoodput(seg.Phase, intervalGoodput(achieved, w, r.classes))
+		r.opts.Exporter.SetGoodput(seg.Phase, intervalGoodput(achieved, w, r.plan.classes))
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
-	if r.opts.Progress != nil && r.progress.show(seg, to.Sub(from), r.interval) {
-		r.progress.print(r.opts.Progress, elapsed, progressLine(seg, rate, elapsed, achieved, done, w, r.classes, r.ops))
+	if r.opts.Progress != nil && r.progress.show(seg, to.Sub(from), r.opts.Interval) {
+		r.progress.print(r.opts.Progress, elapsed, progressLine(seg, rate, elapsed, achieved, done, w, r.plan.classes, r.plan.ops))
 	}
 }
 

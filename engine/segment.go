@@ -335,7 +335,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 				off.Stop()
 			}
 		}
-		tick := time.NewTicker(r.interval)
+		tick := time.NewTicker(r.opts.Interval)
 		defer tick.Stop()
 		n := 0
 		pause := p.pause
@@ -399,7 +399,7 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		}
 	}
 	r.opts.Control.setCurrent("", 0)
-	drain := r.drainDeadline
+	drain := r.opts.drainDeadline
 	if drain <= 0 {
 		drain = DrainDeadline
 	}
@@ -749,34 +749,34 @@ func (r *runner) newWorker(seg *segment, w int, rec *metrics.Recorder, b targets
 	ch := r.choosers()
 	wk := &worker{
 		r: r, seg: seg, rec: rec, rng: rng, chooser: ch,
-		values:    cmpOr(seg.Values, r.values),
+		values:    cmpOr(seg.Values, r.plan.values),
 		batcher:   b,
 		reqs:      make([]targets.Request, chunkMax),
 		reqPtrs:   make([]*targets.Request, chunkMax),
 		errs:      make([]error, chunkMax),
 		intended:  make([]time.Time, chunkMax),
 		fields:    make([][]targets.Field, chunkMax),
-		fieldName: make([]string, r.sc.Record.Fields),
+		fieldName: make([]string, r.plan.sc.Record.Fields),
 		clk:       clk,
-		classIdx:  r.classIdx,
-		okClass:   r.classIdx[targets.ClassOK],
+		classIdx:  r.plan.classIdx,
+		okClass:   r.plan.classIdx[targets.ClassOK],
 	}
-	if r.custom != nil {
-		wk.render = datagen.NewRenderer(r.custom)
+	if r.plan.custom != nil {
+		wk.render = datagen.NewRenderer(r.plan.custom)
 	}
 	for i := range wk.fieldName {
 		wk.fieldName[i] = scenarios.FieldName(i)
 	}
 	for i := range wk.reqs {
 		wk.reqPtrs[i] = &wk.reqs[i]
-		wk.fields[i] = make([]targets.Field, r.sc.Record.Fields)
+		wk.fields[i] = make([]targets.Field, r.plan.sc.Record.Fields)
 	}
 	return wk
 }
 
 // fill prepares request slot j for schedule index i.
 func (w *worker) fill(j int, i uint64) scenarios.Op {
-	seg, sc := w.seg, w.r.sc
+	seg, sc := w.seg, w.r.plan.sc
 	if seg.Replay != nil {
 		return w.fillReplay(&w.reqs[j], i)
 	}
@@ -827,7 +827,7 @@ func (w *worker) fill(j int, i uint64) scenarios.Op {
 	req.ScanLen = sc.Keyspace.ScanLength
 	req.PageSize = 10
 	req.Page = int(w.rng.IntN(5))
-	if w.r.corpus.c != nil {
+	if w.r.plan.corpus.c != nil {
 		w.fillCorpus(req, i)
 	}
 	return op

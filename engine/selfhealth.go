@@ -67,7 +67,7 @@ func (r *runner) startSelf(ctx context.Context, cores int) func() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(r.interval)
+		t := time.NewTicker(r.opts.Interval)
 		defer t.Stop()
 		for {
 			h.sample(r.time.now())

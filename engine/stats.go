@@ -19,7 +19,7 @@ func (r *runner) startStats(ctx context.Context) func() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(r.interval)
+		t := time.NewTicker(r.opts.Interval)
 		defer t.Stop()
 		for {
 			tg := r.currentTarget()
@@ -28,7 +28,7 @@ func (r *runner) startStats(ctx context.Context) func() {
 			var took time.Duration
 			t0 := r.time.now()
 			if src, ok := tg.(targets.StatsSource); ok {
-				c, cc := context.WithTimeout(sctx, r.interval)
+				c, cc := context.WithTimeout(sctx, r.opts.Interval)
 				t0 = r.time.now()
 				st, err = src.ServerStats(c)
 				took = r.time.since(t0)
