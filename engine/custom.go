@@ -59,12 +59,12 @@ func checkGrowthInsert(sc *scenarios.Scenario, ops *scenarios.OpTable, p *datage
 // schedule index i. In a sequential segment (a load, a growth stage's
 // batch) {seq} is the record number, like {key}, so every insert of a
 // growth writes a record of its own, stage after stage.
-func (w *worker) fillCustom(req *targets.Request, i uint64) {
+func (s *mixStream) fillCustom(req *targets.Request, i uint64) {
 	req.Fields = nil
 	req.Query = ""
 	seq := i
-	if w.seg.Sequential {
+	if s.seg.Sequential {
 		seq = uint64(req.KeyNum)
 	}
-	req.Buf, req.Parts = w.render.Render(req.Op, req.Key, seq, w.rng, req.Buf[:0], req.Parts[:0])
+	req.Buf, req.Parts = s.render.Render(req.Op, req.Key, seq, s.rng, req.Buf[:0], req.Parts[:0])
 }

@@ -57,9 +57,13 @@ type phaseEnv struct {
 	ph *scenarios.Phase
 	pi int // the phase's index in the scenario
 	// base is the phase's segment template: its name, rate, duration,
-	// concurrency, max_lag, warmup and random stream; its Mix is nil
-	// (an executor sets the mix it runs: phaseMix for most).
-	base   segment
+	// concurrency, max_lag, warmup and random stream; its Mix and Source
+	// are nil (an executor sets the mix it runs, phaseMix for most, and
+	// its source, mix for most).
+	base segment
+	// mix is the run's mix as an op source: generated (or corpus) keys
+	// and documents, custom ops rendered.
+	mix    opSource
 	stages stages
 	time   timeSource
 	// sc is the scenario, read only (record sizes, the seed).
@@ -99,7 +103,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
 	}
 	env := &phaseEnv{
-		ph: ph, pi: pi, stages: r, time: r.time, sc: r.plan.sc, shard: r.opts.Shard, classes: r.plan.classes,
+		ph: ph, pi: pi, stages: r, time: r.time, mix: r.mix, sc: r.plan.sc, shard: r.opts.Shard, classes: r.plan.classes,
 		limits: r.plan.limits, inserted: r.inserted, exporter: r.opts.Exporter, round: r.round, order: r.order,
 		replay: r.plan.replays[ph.Name], ops: r.plan.ops,
 		base: segment{

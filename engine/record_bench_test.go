@@ -31,16 +31,18 @@ phases:
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &runner{plan: plan, target: nopTarget{}, inserted: plan.inserted()}
-	if r.choosers, err = scenarios.NewChoosers(sc.Keyspace, r.inserted); err != nil {
+	inserted := plan.inserted()
+	src, err := newMixSource(plan, inserted, nil)
+	if err != nil {
 		b.Fatal(err)
 	}
 	mix, _ := scenarios.NewMix(sc.Phases[0].Mix, nil)
 	seg := &segment{Phase: "steady", Kind: scenarios.PhaseSteady, Rate: 1000, Duration: time.Second, Warmup: 100 * time.Millisecond,
-		Mix: mix, Concurrency: 1, Seed: phaseSeed(1, 0, 0)}
+		Mix: mix, Source: src, Concurrency: 1, Seed: phaseSeed(1, 0, 0)}
 	clk := newClock(seg, time.Now())
 	rec := metrics.NewWarmupRecorder(mix.Ops())
-	w := r.newWorker(seg, 0, rec, nil, 1, clk)
+	c := &crew{target: nopTarget{}, slots: 1, clk: clk, classIdx: plan.classIdx}
+	w := c.newWorker(seg, 0, rec)
 	ep := &epoch{t0: clk.t0, sched: Schedule{Rate: 1000}}
 	ctx := context.Background()
 	b.ReportAllocs()

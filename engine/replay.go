@@ -15,7 +15,6 @@ import (
 	"github.com/soakd/soakd/regfile"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
 )
 
 // A replay phase sends a captured stream: the engine indexes the capture
@@ -235,28 +234,6 @@ func (p *replayPlan) entry(i uint64) capture.Entry {
 
 // op is schedule index i's latency group.
 func (p *replayPlan) op(i uint64) scenarios.Op { return p.ops[p.entry(i).Group] }
-
-// unreadable is sent when an op cannot be read back from the capture
-// (the file was changed under the run): the store answers it with an
-// error, which is counted as the op's outcome.
-var unreadable = []byte("SOAKD.REPLAY.UNREADABLE")
-
-// fillReplay prepares request slot req for schedule index i of a replay.
-func (w *worker) fillReplay(req *targets.Request, i uint64) scenarios.Op {
-	p := w.seg.Replay
-	if w.replay == nil {
-		w.replay = capture.NewReader(p.file, p.ix, p.format)
-	}
-	e := p.entry(i)
-	req.Op = p.ops[e.Group]
-	req.Fields, req.Query, req.Key = nil, "", req.Key[:0]
-	op, err := w.replay.Read(e)
-	if err != nil {
-		op = capture.Op{Args: [][]byte{unreadable}}
-	}
-	req.Buf, req.Parts = p.dialect.Render(op, p.prefix(e), req.Buf[:0], req.Parts[:0])
-	return req.Op
-}
 
 // pacing is an open-loop schedule: when op i is intended (an offset
 // from the epoch's start), how many are due by an elapsed time, how

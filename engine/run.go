@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -88,9 +86,9 @@ type Options struct {
 	// record, whether it was generator- or host-bound, and the
 	// soakd_self_* metrics. "" = not sampled (no self records).
 	SelfHealthRoot string
-	// Plan is the run's plan (Prepare), made before the target was
-	// opened so its errors come first; nil = Run prepares it. The
-	// caller closes a plan it made.
+	// Plan is the run's plan, made by Prepare with these options before
+	// the target was opened, so that its errors come first; nil = Run
+	// prepares it. The caller closes a plan it made.
 	Plan *Plan
 
 	// hlogWrap, when set, wraps the latency log's file (tests inject a
@@ -122,22 +120,11 @@ type runner struct {
 	// growth phases advance; shard numbers this shard's inserts.
 	inserted *scenarios.Inserted
 	shard    *shardState
-	choosers func() scenarios.Chooser
+	// mix is the run's mix source, on inserted and shard.
+	mix *mixSource
 
-	hlogMu sync.Mutex
-	hlog   *hdr.HistogramLogWriter // writes into hlogBuf
-	// hlogEnc encodes the interval lines (the collector's, under hlogMu).
-	hlogEnc metrics.HlogEncoder
-	// Each interval's lines go to hlogBuf and then to hfile in one
-	// Write (a failed write ends the log: rundir.PartialFile).
-	hfile   *rundir.PartialFile
-	hlogBuf bytes.Buffer
-	// note is the run's reserved write-error note (rundir.WriteNote):
-	// the first write error goes into it, so a run dir left without
-	// summary.json says why (nil when it could not be reserved).
-	note *rundir.WriteNote
-	// counts writes counts.csv each interval, under hlogMu.
-	counts     *countsLog
+	// logs are latency.hlog, counts.csv and the write-error note.
+	logs       runLogs
 	totals     []phaseTotal // per phase, for histograms.hlog
 	stageHists []stageHist  // per stage, for histograms.hlog
 
@@ -199,38 +186,28 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if o.Exporter != nil {
 		o.Exporter.SetOps(plan.ops)
 	}
-	if r.choosers, err = scenarios.NewChoosers(plan.sc.Keyspace, r.inserted); err != nil {
+	if r.mix, err = newMixSource(plan, r.inserted, r.shard); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	if r.hfile, err = rundir.CreatePartial(o.OutDir, rundir.LatencyLog, "record"); err != nil {
+	if err := r.logs.create(o.OutDir, o.hlogWrap); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
-	}
-	if r.counts, err = newCountsLog(o.OutDir); err != nil {
-		r.hfile.Discard()
-		return nil, fmt.Errorf("run directory: %w", err)
-	}
-	if o.hlogWrap != nil {
-		r.hfile.Wrap(o.hlogWrap)
 	}
 	start := r.time.now()
 	host := hostprobe.Read("/")
-	r.hlog = newLatencyLog(&r.hlogBuf, start)
-	r.flushHlog()
+	r.logs.start(start)
 	// What a killed run's reader needs beside the partial log: run.json
 	// (scenario, target, phase kinds) and the reserved write-error note.
 	// Both are best effort: a run dir that cannot take them fails on
 	// its own writes soon enough.
 	_ = rundir.WriteRunInfo(o.OutDir, runInfo(r.plan.sc, o, start))
-	r.note, _ = rundir.ReserveWriteNote(o.OutDir)
+	r.logs.note, _ = rundir.ReserveWriteNote(o.OutDir)
 
 	if p, ok := o.Target.(targets.Preparer); ok {
 		if err := p.Prepare(ctx, r.plan.sc); err != nil {
-			r.hfile.Discard()
-			r.counts.discard()
-			r.note.Discard()
+			r.logs.discard()
 			os.Remove(filepath.Join(o.OutDir, rundir.RunInfoFile))
 			return nil, fmt.Errorf("prepare target: %w", err)
 		}
@@ -289,11 +266,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		runSpan.SetStatus(codes.Error, fatal.Error())
 		// The logs stay .partial, as a killed run's; their
 		// files are closed (a daemon runs on).
-		r.hlogMu.Lock()
-		r.hfile.Close()
-		r.counts.f.Close()
-		r.hlogMu.Unlock()
-		r.note.Close()
+		r.logs.abandon()
 		return nil, fatal
 	}
 	stopStats()
@@ -336,15 +309,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// Each file is tried even when an earlier one failed (a full disk).
 	// The summary's analyses and files are the caller's (runpath): the
 	// note stays for it, blank or holding the first error.
-	herr := r.writeHistograms()
-	lerr := r.finishHlog()
-	r.hlogMu.Lock()
-	cerr := r.counts.finish()
-	r.hlogMu.Unlock()
-	werr := errors.Join(herr, lerr, cerr)
-	r.note.Record(werr)
-	r.note.Close()
-	if werr != nil {
+	if werr := r.logs.finish(r.writeHistograms()); werr != nil {
 		return sum, &rundir.WriteError{Dir: o.OutDir, Err: werr}
 	}
 	return sum, stopErr
@@ -359,22 +324,6 @@ func (r *runner) phaseSet(phase string) *metrics.Set {
 		}
 	}
 	return nil
-}
-
-// newLatencyLog starts latency.hlog's header on w. The log's BaseTime
-// line holds whole seconds only, so interval timestamps are written
-// relative to the start's whole second: a reader adding them to BaseTime
-// (Java's HistogramLogProcessor, hdrhistogram-go) gets the true times.
-func newLatencyLog(w io.Writer, start time.Time) *hdr.HistogramLogWriter {
-	lw := hdr.NewHistogramLogWriter(w)
-	_ = lw.OutputLogFormatVersion()
-	_ = lw.OutputComment("soakd latency log: values in ns; tags are <phase>.<op>.latency (from intended start) and <phase>.<op>.service (from send)")
-	_ = lw.OutputStartTime(start.UnixMilli())
-	base := start.UnixMilli() / 1000 * 1000
-	_ = lw.OutputBaseTime(base)
-	lw.SetBaseTime(base)
-	_ = lw.OutputLegend()
-	return lw
 }
 
 // targetDownError is the cause a run ends with when its managed server
@@ -405,39 +354,11 @@ func watchTarget(tg targets.Target, cancel context.CancelCauseFunc) (stop func()
 	}
 }
 
-// flushHlog writes what hlogBuf holds in one Write, so the log ends on a
-// record boundary (rundir.PartialFile). hlogMu is held (or the run has
-// not started).
-func (r *runner) flushHlog() {
-	r.note.Record(r.hfile.Write(r.hlogBuf.Bytes()))
-	r.hlogBuf.Reset()
-}
-
-// finishHlog closes the latency log and names it latency.hlog; a log
-// that stopped on a write error keeps its .partial name (it holds the
-// intervals up to the error) and the error is returned.
-func (r *runner) finishHlog() error {
-	r.hlogMu.Lock()
-	defer r.hlogMu.Unlock()
-	return r.hfile.Finish()
-}
-
 // interval is called by the collector once per interval: it writes the
 // hlog, feeds Prometheus and prints the progress line, pausing between
 // them (pauser).
 func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64, pause func()) {
-	r.hlogMu.Lock()
-	if r.hfile.Err() == nil { // after a write error the log has ended
-		base := r.hlog.BaseTime()
-		start := float64(from.UnixMilli()-base) / 1000
-		end := float64(to.UnixMilli()-base) / 1000
-		r.hlogEnc.Pause = pause
-		r.hlogBuf.Write(w.AppendHlog(r.hlogBuf.AvailableBuffer(), seg.Phase, r.plan.ops, start, end-start, &r.hlogEnc))
-		r.hlogEnc.Pause = nil
-		r.flushHlog()
-	}
-	r.counts.add(seg.Phase, from, to, w, r.plan.classes, r.plan.ops)
-	r.hlogMu.Unlock()
+	r.logs.interval(seg.Phase, from, to, w, r.plan.classes, r.plan.ops, pause)
 	pause()
 	dt := to.Sub(from).Seconds()
 	achieved := 0.0
