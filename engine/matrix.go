@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/soakd/soakd/scenarios"
@@ -107,5 +106,3 @@ func (r *runner) setTarget(tg targets.Target) {
 	// The old server's stats and persistence jobs end with it.
 	r.srv.newTarget(r.time.now())
 }
-
-var errNoStats = errors.New("target reports no server stats")

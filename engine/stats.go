@@ -15,39 +15,29 @@ func (r *runner) startStats(ctx context.Context) func() {
 	if _, ok := r.target.(targets.StatsSource); !ok {
 		return func() {}
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(r.opts.Interval)
-		defer t.Stop()
-		for {
-			tg := r.currentTarget()
-			var st map[string]float64
-			err := errNoStats
-			var took time.Duration
-			t0 := r.time.now()
-			if src, ok := tg.(targets.StatsSource); ok {
-				c, cc := context.WithTimeout(sctx, r.opts.Interval)
-				t0 = r.time.now()
-				st, err = src.ServerStats(c)
-				took = r.time.since(t0)
-				cc()
-				if r.opts.Exporter != nil && sctx.Err() == nil {
-					r.opts.Exporter.ServerStats(st, err, took)
-				}
-			}
-			if err == nil && r.currentTarget() == tg {
-				r.srv.observeSpan(t0, r.time.now(), st)
-			}
-			select {
-			case <-sctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
+	return everyInterval(ctx, r.opts.Interval, r.sampleStats)
+}
+
+// sampleStats takes one background sample of the current target's
+// server stats: to the exporter, and kept when the target was not
+// swapped meanwhile.
+func (r *runner) sampleStats(ctx context.Context) {
+	tg := r.currentTarget()
+	src, ok := tg.(targets.StatsSource)
+	if !ok {
+		return
+	}
+	c, cc := context.WithTimeout(ctx, r.opts.Interval)
+	t0 := r.time.now()
+	st, err := src.ServerStats(c)
+	took := r.time.since(t0)
+	cc()
+	if r.opts.Exporter != nil && ctx.Err() == nil {
+		r.opts.Exporter.ServerStats(st, err, took)
+	}
+	if err == nil && r.currentTarget() == tg {
+		r.srv.observeSpan(t0, r.time.now(), st)
+	}
 }
 
 // stats is the latest server stats sample (a copy; nil when none).
