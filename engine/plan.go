@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/soakd/soakd/datagen"
-	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/verdict"
@@ -26,8 +25,7 @@ import (
 // A Plan serves one run: the only thing in it that a run changes is
 // the note of a failed corpus read (readFaults), kept once.
 type Plan struct {
-	sc    *scenarios.Scenario
-	shard rundir.Shard
+	sc *scenarios.Scenario
 	// values are the field value bytes shared by all workers.
 	values *scenarios.Values
 	// ops names the run's ops: the scenario's, then the replay phases'
@@ -65,7 +63,7 @@ func Prepare(ctx context.Context, sc *scenarios.Scenario, o Options) (_ *Plan, e
 	if err := CheckShard(sc, sh); err != nil {
 		return nil, err
 	}
-	p := &Plan{sc: sc, shard: sh, classes: targets.Classes(), classIdx: map[string]uint8{}, faults: &readFaults{}}
+	p := &Plan{sc: sc, classes: targets.Classes(), classIdx: map[string]uint8{}, faults: &readFaults{}}
 	defer func() {
 		if err != nil {
 			p.Close()

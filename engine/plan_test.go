@@ -59,6 +59,10 @@ phases:
 	if got := p.replays["r"].limit; got != 2 {
 		t.Errorf("replay sends %d ops, want the capture's 2", got)
 	}
+	other := scenario(t, "keyspace: {records: 10}\nphases:\n  - {name: s, kind: steady, rate: 10, duration: 1s, mix: {read: 100}}\n")
+	if _, err := Run(context.Background(), Options{Scenario: other, Plan: p, OutDir: t.TempDir(), time: bubbleTime{}}); err == nil || !strings.Contains(err.Error(), "another scenario") {
+		t.Errorf("a plan of another scenario: %v, want it refused", err)
+	}
 }
 
 // TestPrepareErrorsComeBeforeTheTarget: a run whose plan cannot be made
@@ -84,5 +88,23 @@ func TestPrepareErrorsComeBeforeTheTarget(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("run directory: %v, want none made", err)
+	}
+}
+
+// A run given a plan made before it (Options.Plan) runs on that plan.
+func TestRunOnAGivenPlan(t *testing.T) {
+	sc := scenario(t, `
+keyspace: {records: 100}
+phases:
+  - {name: s, kind: steady, rate: 100, duration: 1s, concurrency: 2, mix: {read: 100}}
+`)
+	p, err := Prepare(context.Background(), sc, Options{TargetKind: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	sum := runInBubble(t, sc, &recordingTarget{}, Options{Plan: p})
+	if got := sum.Phases[0].Ops["read"].Count; got != 100 {
+		t.Errorf("%d reads, want the 100 of 1 s at 100/s", got)
 	}
 }

@@ -165,6 +165,9 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if o.Tracer == nil {
 		o.Tracer = noop.NewTracerProvider().Tracer("")
 	}
+	if o.Plan != nil && o.Plan.sc != o.Scenario {
+		return nil, errors.New("Options.Plan was prepared for another scenario")
+	}
 	if o.time == nil {
 		if err := pacerCheck(timerfdRefused(), runtime.GOMAXPROCS(0)); err != nil {
 			return nil, err
