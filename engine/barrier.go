@@ -41,7 +41,7 @@ func BarrierKey(id, scenario string, pi int, variant string) string {
 // load" for the first phase, "after load" between phases.
 func (r *runner) barrierName(pi int, v string) string {
 	name := func(i int) string {
-		n := r.sc.Phases[i].Name
+		n := r.plan.sc.Phases[i].Name
 		if v != "" {
 			n += "[" + v + "]"
 		}
@@ -72,14 +72,14 @@ func (r *runner) waitBarrier(ctx context.Context, pi int, v string) error {
 		return nil
 	}
 	b := r.currentTarget().(targets.Barrier)
-	key := BarrierKey(r.opts.RunID, r.sc.Name, pi, v)
+	key := BarrierKey(r.opts.RunID, r.plan.sc.Name, pi, v)
 	name := r.barrierName(pi, v)
 	to := r.opts.BarrierTimeout
 	if to <= 0 {
 		to = DefaultBarrierTimeout
 	}
 	n := r.opts.Shard.Count
-	ctx, span := r.tracer.Start(ctx, "soakd.barrier", trace.WithAttributes(
+	ctx, span := r.opts.Tracer.Start(ctx, "soakd.barrier", trace.WithAttributes(
 		attribute.String("soakd.barrier", name), attribute.Int("soakd.shards", n)))
 	defer span.End()
 	w := targets.BarrierWait{N: n, Timeout: to}
@@ -87,7 +87,7 @@ func (r *runner) waitBarrier(ctx context.Context, pi int, v string) error {
 		// Like the progress line: in place on a terminal (cleared once
 		// the shards are all there), else at once and then each interval,
 		// or each ProgressEvery when the lines are thinned.
-		w.ReportEvery = r.interval
+		w.ReportEvery = r.opts.Interval
 		live, isLive := r.opts.Progress.(LiveLine)
 		if !isLive && r.progress.every > 0 {
 			w.ReportEvery = r.progress.every

@@ -109,12 +109,9 @@ func TestBarrierHoldsShardsUntilAllLoaded(t *testing.T) {
 			t.Fatalf("shard %d steady: %d errors of %d: %+v", i, st.Errors, st.Completed, st.Ops)
 		}
 		// The wait is not in the steady phase: it starts after the slow
-		// shard's load ended and runs its 1 s.
+		// shard's load ended (its length is the host's: not asserted).
 		if st.Start.Before(sums[1].Phases[0].End) {
 			t.Fatalf("shard %d started steady at %s, before shard 1 finished loading at %s", i, st.Start, sums[1].Phases[0].End)
-		}
-		if d := st.End.Sub(st.Start); d > 1500*time.Millisecond {
-			t.Fatalf("shard %d steady phase took %s, want about 1s", i, d)
 		}
 		if s.Status != rundir.StatusCompleted {
 			t.Fatalf("shard %d status %s", i, s.Status)

@@ -8,34 +8,34 @@ import (
 	"github.com/soakd/soakd/targets"
 )
 
-// compileCustom compiles the scenario's custom ops for its target kind
-// (their Ops are those of the run's table, r.ops).
-func (r *runner) compileCustom() error {
-	if len(r.sc.Ops) == 0 {
-		return nil
+// compileCustom compiles sc's custom ops for its target kind, or
+// targetKind when the scenario names none (their Ops are those of the
+// run's table, ops); nil when it has none.
+func compileCustom(sc *scenarios.Scenario, ops *scenarios.OpTable, targetKind scenarios.TargetKind) (*datagen.Program, error) {
+	if len(sc.Ops) == 0 {
+		return nil, nil
 	}
-	kind, store := r.sc.Target.Kind, r.sc.StoreKind() // store: an alias (scylla) resolved
+	kind, store := sc.Target.Kind, sc.StoreKind() // store: an alias (scylla) resolved
 	if kind == "" {
-		kind, store = r.opts.TargetKind, r.opts.TargetKind
+		kind, store = targetKind, targetKind
 	}
-	p, err := datagen.Compile(r.sc, store)
+	p, err := datagen.Compile(sc, store)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, ph := range r.sc.Phases {
+	for _, ph := range sc.Phases {
 		for name := range ph.Mix {
-			if o, ok := r.ops.Lookup(name); ok && o.IsCustom() && !p.Has(o) {
-				return fmt.Errorf("op %s has no template for target kind %s", name, kind)
+			if o, ok := ops.Lookup(name); ok && o.IsCustom() && !p.Has(o) {
+				return nil, fmt.Errorf("op %s has no template for target kind %s", name, kind)
 			}
 		}
 		if g := ph.Growth; g != nil && g.Insert != "" {
-			if err := checkGrowthInsert(r.sc, r.ops, p, g.Insert, kind, store); err != nil {
-				return fmt.Errorf("phase %s: growth.insert: %w", ph.Name, err)
+			if err := checkGrowthInsert(sc, ops, p, g.Insert, kind, store); err != nil {
+				return nil, fmt.Errorf("phase %s: growth.insert: %w", ph.Name, err)
 			}
 		}
 	}
-	r.custom = p
-	return nil
+	return p, nil
 }
 
 // checkGrowthInsert checks, for the kind known at run time, what
@@ -59,12 +59,12 @@ func checkGrowthInsert(sc *scenarios.Scenario, ops *scenarios.OpTable, p *datage
 // schedule index i. In a sequential segment (a load, a growth stage's
 // batch) {seq} is the record number, like {key}, so every insert of a
 // growth writes a record of its own, stage after stage.
-func (w *worker) fillCustom(req *targets.Request, i uint64) {
+func (s *mixStream) fillCustom(req *targets.Request, i uint64) {
 	req.Fields = nil
 	req.Query = ""
 	seq := i
-	if w.seg.Sequential {
+	if s.seg.Sequential {
 		seq = uint64(req.KeyNum)
 	}
-	req.Buf, req.Parts = w.render.Render(req.Op, req.Key, seq, w.rng, req.Buf[:0], req.Parts[:0])
+	req.Buf, req.Parts = s.render.Render(req.Op, req.Key, seq, s.rng, req.Buf[:0], req.Parts[:0])
 }

@@ -31,6 +31,9 @@ func newDispatchRig(t *testing.T, seg *segment, room int) *dispatchRig {
 		}
 		seg.Mix = mix
 	}
+	if seg.Source == nil {
+		seg.Source = &mixSource{} // its op kinds only: no request is filled
+	}
 	rec := metrics.NewRecorder(seg.Mix.Ops())
 	if seg.Warmup > 0 {
 		rec = metrics.NewWarmupRecorder(seg.Mix.Ops())

@@ -43,7 +43,7 @@ func (capacityExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResu
 		return nil, err
 	}
 	base := env.base
-	base.Mix = mix
+	base.Mix, base.Source = mix, env.mix
 	acc := newPhaseAcc(mix.Ops())
 	cr := env.capacitySearch(ctx, base, "", pr, acc)
 	pr.Capacity = cr

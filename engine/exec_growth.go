@@ -45,7 +45,7 @@ func (growthExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 		return nil, err
 	}
 	base := env.base
-	base.Mix = mix
+	base.Mix, base.Source = mix, env.mix
 	// Defaults (cliff factor, max stages, stop records) are the
 	// scenario's: scenarios.ApplyDefaults.
 	g := *ph.Growth

@@ -20,7 +20,7 @@ func (loadExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult) 
 		return nil, err
 	}
 	s := env.base
-	s.Mix = mix
+	s.Mix, s.Source = mix, env.mix
 	s.Duration = 0
 	s.Warmup = 0
 	s.Limit = uint64(env.ph.Load.Records)

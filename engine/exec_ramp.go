@@ -18,7 +18,7 @@ func (rampExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult) 
 		return nil, err
 	}
 	base := env.base
-	base.Mix = mix
+	base.Mix, base.Source = mix, env.mix
 	segs := make([]segment, 0, len(env.ph.Ramp.Steps))
 	for i, st := range env.ph.Ramp.Steps {
 		s := base

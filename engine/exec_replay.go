@@ -21,7 +21,7 @@ func (replayExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 	}
 	s := env.base
 	s.Mix = p.mix
-	s.Replay = p
+	s.Source, s.Pacing = p, p.sched
 	s.Rate = p.rate
 	s.Limit = p.limit
 	if !ph.Replay.Loop {

@@ -18,7 +18,7 @@ func (steadyExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 		return nil, err
 	}
 	s := env.base
-	s.Mix = mix
+	s.Mix, s.Source = mix, env.mix
 	s.Limit = uint64(env.ph.Requests) // 0 = by duration alone
 	if s.Warmup > 0 {
 		pr.WarmupSeconds = s.Warmup.Seconds()

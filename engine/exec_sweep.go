@@ -75,7 +75,7 @@ func (sweepExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult)
 		label := ph.PointLabel(j)
 		s := base
 		s.Stage, s.StageIndex = label, len(pr.Stages)+1
-		s.Mix = mixes[j]
+		s.Mix, s.Source = mixes[j], env.mix
 		s.Limit = uint64(ph.Requests)
 		s.Seed = base.Seed + uint64(j+1)*0x9e3779b97f4a7c15
 		fieldBytes := env.sc.Record.FieldBytes

@@ -57,9 +57,13 @@ type phaseEnv struct {
 	ph *scenarios.Phase
 	pi int // the phase's index in the scenario
 	// base is the phase's segment template: its name, rate, duration,
-	// concurrency, max_lag, warmup and random stream; its Mix is nil
-	// (an executor sets the mix it runs: phaseMix for most).
-	base   segment
+	// concurrency, max_lag, warmup and random stream; its Mix and Source
+	// are nil (an executor sets the mix it runs, phaseMix for most, and
+	// its source, mix for most).
+	base segment
+	// mix is the run's mix as an op source: generated (or corpus) keys
+	// and documents, custom ops rendered.
+	mix    opSource
 	stages stages
 	time   timeSource
 	// sc is the scenario, read only (record sizes, the seed).
@@ -99,13 +103,13 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		return nil, fmt.Errorf("phase %s: kind %s is not implemented in this build", ph.Name, ph.Kind)
 	}
 	env := &phaseEnv{
-		ph: ph, pi: pi, stages: r, time: r.time, sc: r.sc, shard: r.opts.Shard, classes: r.classes,
-		limits: r.limits, inserted: r.inserted, exporter: r.opts.Exporter, round: r.round, order: r.order,
-		replay: r.replays[ph.Name], ops: r.ops,
+		ph: ph, pi: pi, stages: r, time: r.time, mix: r.mix, sc: r.plan.sc, shard: r.opts.Shard, classes: r.plan.classes,
+		limits: r.plan.limits, inserted: r.inserted, exporter: r.opts.Exporter, round: r.round, order: r.order,
+		replay: r.plan.replays[ph.Name], ops: r.plan.ops,
 		base: segment{
 			Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(),
 			Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(), Tick: ph.Tick.D(),
-			Seed: phaseSeed(r.sc.Seed, r.opts.Shard.Index, pi) + uint64(r.round)*0xd1b54a32d192ed03,
+			Seed: phaseSeed(r.plan.sc.Seed, r.opts.Shard.Index, pi) + uint64(r.round)*0xd1b54a32d192ed03,
 		},
 	}
 	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: r.time.now().UTC(), TickSeconds: ph.Tick.D().Seconds()}
@@ -142,20 +146,20 @@ func (r *runner) unmeasured(ctx context.Context, s *segment) *segResult {
 type progressOnly struct{ r *runner }
 
 func (p progressOnly) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64, _ func()) {
-	if p.r.opts.Progress == nil || !p.r.progress.show(seg, to.Sub(from), p.r.interval) {
+	if p.r.opts.Progress == nil || !p.r.progress.show(seg, to.Sub(from), p.r.opts.Interval) {
 		return
 	}
 	achieved := 0.0
 	if dt := to.Sub(from).Seconds(); dt > 0 {
 		achieved = float64(completed) / dt
 	}
-	p.r.progress.print(p.r.opts.Progress, elapsed, progressLine(seg, seg.Rate, elapsed, achieved, done, w, p.r.classes, p.r.ops))
+	p.r.progress.print(p.r.opts.Progress, elapsed, progressLine(seg, seg.Rate, elapsed, achieved, done, w, p.r.plan.classes, p.r.plan.ops))
 }
 
 // stageSpan starts the soakd.stage span of a ramp step, growth stage or
 // capacity probe.
 func (r *runner) stageSpan(ctx context.Context, s *segment) (context.Context, trace.Span) {
-	return r.tracer.Start(ctx, "soakd.stage", trace.WithAttributes(attribute.String("soakd.stage", s.Stage),
+	return r.opts.Tracer.Start(ctx, "soakd.stage", trace.WithAttributes(attribute.String("soakd.stage", s.Stage),
 		attribute.Int("soakd.stage.index", s.StageIndex), attribute.Float64("soakd.target_rate", s.Rate)))
 }
 

@@ -50,7 +50,7 @@ func tagged(prefix string, set *metrics.Set, ops *scenarios.OpTable) []taggedHis
 // under tags <phase>/<stage>.<op>.latency|service, so shard merges can
 // give stages exact percentiles too.
 func (r *runner) keepStageHists(phase, stage string, set *metrics.Set) {
-	for _, th := range tagged(phase+"/"+stage, set, r.ops) {
+	for _, th := range tagged(phase+"/"+stage, set, r.plan.ops) {
 		b, err := th.h.Encode(hdr.V2CompressedEncodingCookieBase)
 		if err != nil {
 			continue
@@ -69,7 +69,7 @@ func (r *runner) writeHistograms() error {
 	_ = w.OutputStartTime(now)
 	_ = w.OutputLegend()
 	for _, t := range r.totals {
-		for _, th := range tagged(t.phase, t.set, r.ops) {
+		for _, th := range tagged(t.phase, t.set, r.plan.ops) {
 			c := hdr.Import(th.h.Export())
 			c.SetTag(th.tag)
 			c.SetStartTimeMs(now)

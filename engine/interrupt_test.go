@@ -48,13 +48,13 @@ phases:
 				sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: t.TempDir(), drainDeadline: 300 * time.Millisecond})
 				done <- result{sum, err}
 			}()
-			// Cancel once the phase runs and its workers are stuck.
-			for deadline := time.Now().Add(30 * time.Second); gets.Load() == 0; time.Sleep(10 * time.Millisecond) {
+			// Cancel once the phase runs and its 4 workers are stuck,
+			// each with a GET the store took.
+			for deadline := time.Now().Add(30 * time.Second); gets.Load() < 4; time.Sleep(10 * time.Millisecond) {
 				if time.Now().After(deadline) {
-					t.Fatal("no GET reached the store")
+					t.Fatalf("%d GETs reached the store, want one per worker", gets.Load())
 				}
 			}
-			time.Sleep(300 * time.Millisecond)
 			cancel()
 			var res result
 			select {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/soakd/soakd/scenarios"
@@ -20,7 +19,7 @@ func (r *runner) variants() []string {
 		}
 		return out
 	}
-	m := r.sc.Target.Managed
+	m := r.plan.sc.Target.Managed
 	if r.opts.Reopen == nil || m == nil || len(m.Persistences) == 0 {
 		return []string{""}
 	}
@@ -37,13 +36,13 @@ func (r *runner) enterVariant(ctx context.Context, vi int, v string) (leave func
 		return func() {}, nil
 	}
 	orig := r.currentTarget()
-	r.inserted.Store(r.initInserted)
+	r.inserted.Store(r.plan.initInserted)
 	tg, err := r.openVariant(vi, v)
 	if tg == nil || err != nil {
 		return func() {}, err
 	}
 	if p, ok := tg.(targets.Preparer); ok {
-		if err := p.Prepare(ctx, r.sc); err != nil {
+		if err := p.Prepare(ctx, r.plan.sc); err != nil {
 			tg.Close()
 			return nil, fmt.Errorf("persistence %s: prepare target: %w", v, err)
 		}
@@ -77,7 +76,7 @@ func (r *runner) openVariant(vi int, v string) (targets.Target, error) {
 		}
 		return tg, nil
 	}
-	m := r.sc.Target.Managed
+	m := r.plan.sc.Target.Managed
 	first := m.Persistence
 	if first == "" {
 		first = m.Persistences[0]
@@ -107,5 +106,3 @@ func (r *runner) setTarget(tg targets.Target) {
 	// The old server's stats and persistence jobs end with it.
 	r.srv.newTarget(r.time.now())
 }
-
-var errNoStats = errors.New("target reports no server stats")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,23 +87,29 @@ phases:
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	cl := tg.(*redistarget.Target).Client()
+	rt := &sampledRedis{Target: tg.(*redistarget.Target)}
+	cl := rt.Client()
 	type job struct {
 		kind              string
 		sent, seen, ended time.Time
 	}
 	jobs := []*job{{kind: "bgsave"}, {kind: "aof_rewrite"}}
+	ctl := &Control{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		// Wait for the steady phase: the load has put 10000 keys in.
+		// Wait for the steady phase, and for a server stats sample
+		// taken in it: a job's period starts at the last sample that
+		// did not see it, which must not be the load's.
 		for ctx.Err() == nil {
-			if n, _ := cl.DBSize(ctx).Result(); n >= 10000 {
+			if ph, _ := ctl.Current(); ph == "steady" {
 				break
 			}
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 		}
-		time.Sleep(1500 * time.Millisecond)
+		for n := rt.samples.Load(); ctx.Err() == nil && rt.samples.Load() < n+2; {
+			time.Sleep(20 * time.Millisecond)
+		}
 		// 50 us per key: half a second or more per job for 10000 keys.
 		if err := cl.ConfigSet(ctx, "rdb-key-save-delay", "50").Err(); err != nil {
 			t.Errorf("CONFIG SET: %v", err)
@@ -131,7 +138,7 @@ phases:
 			time.Sleep(500 * time.Millisecond)
 		}
 	}()
-	sum, err := Run(ctx, Options{Scenario: sc, Target: tg, TargetKind: "redis", OutDir: t.TempDir(), Interval: 200 * time.Millisecond})
+	sum, err := Run(ctx, Options{Scenario: sc, Target: rt, TargetKind: "redis", OutDir: t.TempDir(), Interval: 200 * time.Millisecond, Control: ctl})
 	<-done
 	if err != nil {
 		t.Fatal(err)
@@ -156,4 +163,15 @@ phases:
 			t.Errorf("%s event %+v does not hold the job (sent at %.3f s, seen running at %.3f s)", j.kind, e, off(j.sent), off(j.seen))
 		}
 	}
+}
+
+// sampledRedis counts the server stats samples taken of a redis target.
+type sampledRedis struct {
+	*redistarget.Target
+	samples atomic.Int64
+}
+
+func (s *sampledRedis) ServerStats(ctx context.Context) (map[string]float64, error) {
+	s.samples.Add(1)
+	return s.Target.ServerStats(ctx)
 }

@@ -72,7 +72,7 @@ func TestProgressThinned(t *testing.T) {
 		want  int
 	}{{0, 43200}, {time.Minute, 721}} {
 		var buf bytes.Buffer
-		r := &runner{opts: Options{Progress: &buf}, interval: time.Second, classes: targets.Classes()}
+		r := &runner{opts: Options{Progress: &buf, Interval: time.Second}, plan: &Plan{classes: targets.Classes()}}
 		r.progress.every = c.every
 		soak(r, long)
 		got := lines(buf.String())
@@ -89,7 +89,7 @@ func TestProgressThinned(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	r := &runner{opts: Options{Progress: &buf}, interval: time.Second, classes: targets.Classes()}
+	r := &runner{opts: Options{Progress: &buf, Interval: time.Second}, plan: &Plan{classes: targets.Classes()}}
 	r.progress.every = time.Minute
 	soak(r, &segment{Phase: "short", Rate: 100, Duration: 90 * time.Second})
 	got := lines(buf.String())
@@ -98,7 +98,7 @@ func TestProgressThinned(t *testing.T) {
 	}
 
 	live := &liveBuffer{}
-	r = &runner{opts: Options{Progress: live, ProgressEvery: time.Minute}, interval: time.Second, classes: targets.Classes()}
+	r = &runner{opts: Options{Progress: live, ProgressEvery: time.Minute, Interval: time.Second}, plan: &Plan{classes: targets.Classes()}}
 	soak(r, long)
 	if got := lines(live.out.String()); live.live != 43200 || len(got) != 1 || !strings.HasPrefix(got[0], "[soak 12h/12h]") || live.shown != "" {
 		t.Errorf("terminal: %d lines in place, written %q, left showing %q; want 43200, the last line and nothing", live.live, got, live.shown)

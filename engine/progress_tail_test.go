@@ -18,7 +18,7 @@ import (
 // prints one; a new segment prints its own lines again.
 func TestProgressTailOnce(t *testing.T) {
 	var buf bytes.Buffer
-	r := &runner{opts: Options{Progress: &buf}, interval: time.Second, classes: targets.Classes()}
+	r := &runner{opts: Options{Progress: &buf, Interval: time.Second}, plan: &Plan{classes: targets.Classes()}}
 	sink := progressOnly{r}
 	ops := []scenarios.Op{scenarios.OpGet}
 	t0 := time.Unix(1000, 0)

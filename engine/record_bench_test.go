@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -28,22 +27,22 @@ phases:
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &runner{sc: sc, target: nopTarget{}, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}}
-	r.classes = targets.Classes()
-	for i, c := range r.classes {
-		r.classIdx[c] = uint8(i)
-	}
-	r.inserted.Store(sc.Keyspace.Records)
-	if r.choosers, err = scenarios.NewChoosers(sc.Keyspace, r.inserted); err != nil {
+	plan, err := Prepare(context.Background(), sc, Options{})
+	if err != nil {
 		b.Fatal(err)
 	}
-	r.values = scenarios.NewValues(rand.New(rand.NewPCG(1, 2)), sc.Record.FieldBytes)
+	inserted := plan.inserted()
+	src, err := newMixSource(plan, inserted, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	mix, _ := scenarios.NewMix(sc.Phases[0].Mix, nil)
 	seg := &segment{Phase: "steady", Kind: scenarios.PhaseSteady, Rate: 1000, Duration: time.Second, Warmup: 100 * time.Millisecond,
-		Mix: mix, Concurrency: 1, Seed: phaseSeed(1, 0, 0)}
+		Mix: mix, Source: src, Concurrency: 1, Seed: phaseSeed(1, 0, 0)}
 	clk := newClock(seg, time.Now())
 	rec := metrics.NewWarmupRecorder(mix.Ops())
-	w := r.newWorker(seg, 0, rec, nil, 1, clk)
+	c := &crew{target: nopTarget{}, slots: 1, clk: clk, classIdx: plan.classIdx}
+	w := c.newWorker(seg, 0, rec)
 	ep := &epoch{t0: clk.t0, sched: Schedule{Rate: 1000}}
 	ctx := context.Background()
 	b.ReportAllocs()

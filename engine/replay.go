@@ -15,7 +15,6 @@ import (
 	"github.com/soakd/soakd/regfile"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
-	"github.com/soakd/soakd/targets"
 )
 
 // A replay phase sends a captured stream: the engine indexes the capture
@@ -48,44 +47,52 @@ type replayPlan struct {
 	rate     float64
 }
 
-// prepareReplays indexes every replay phase's capture.
-func (r *runner) prepareReplays(ctx context.Context) error {
-	for i := range r.sc.Phases {
-		ph := &r.sc.Phases[i]
+// prepareReplays indexes every replay phase's capture of sc, adding
+// their latency groups to ops; on an error the captures opened so far
+// are closed.
+func prepareReplays(ctx context.Context, sc *scenarios.Scenario, ops *scenarios.OpTable) (map[string]*replayPlan, error) {
+	var replays map[string]*replayPlan
+	closeAll := func() {
+		for _, p := range replays {
+			p.file.Close()
+		}
+	}
+	for i := range sc.Phases {
+		ph := &sc.Phases[i]
 		if ph.Kind != scenarios.PhaseReplay {
 			continue
 		}
-		p, err := r.openReplay(ctx, ph, i)
+		p, err := openReplay(ctx, sc, ops, ph, i)
 		if err != nil {
-			r.closeReplays()
-			return fmt.Errorf("phase %s: replay %s: %w", ph.Name, r.sc.ReplaySource(ph), err)
+			closeAll()
+			return nil, fmt.Errorf("phase %s: replay %s: %w", ph.Name, sc.ReplaySource(ph), err)
 		}
-		if r.replays == nil {
-			r.replays = map[string]*replayPlan{}
+		if replays == nil {
+			replays = map[string]*replayPlan{}
 		}
-		r.replays[ph.Name] = p
+		replays[ph.Name] = p
 	}
-	if err := r.checkReplayLimits(); err != nil {
-		r.closeReplays()
-		return err
+	if err := checkReplayLimits(sc, replays); err != nil {
+		closeAll()
+		return nil, err
 	}
-	return nil
+	return replays, nil
 }
 
 // checkReplayLimits refuses an slo.latency key that names no op and no
 // latency group of the run's replays (validate checks it too when it
 // can read the capture).
-func (r *runner) checkReplayLimits() error {
-	if len(r.replays) == 0 {
+func checkReplayLimits(sc *scenarios.Scenario, replays map[string]*replayPlan) error {
+	if len(replays) == 0 {
 		return nil
 	}
 	var groups []string
-	for _, name := range slices.Sorted(maps.Keys(r.sc.SLO.Latency)) {
-		if name == "*" || r.sc.HasOp(name) {
+	for _, name := range slices.Sorted(maps.Keys(sc.SLO.Latency)) {
+		if name == "*" || sc.HasOp(name) {
 			continue
 		}
 		found := false
-		for _, p := range r.replays {
+		for _, p := range replays {
 			if slices.Contains(p.ix.Groups, name) {
 				found = true
 			}
@@ -97,7 +104,7 @@ func (r *runner) checkReplayLimits() error {
 			continue
 		}
 		if groups == nil {
-			for _, p := range r.replays {
+			for _, p := range replays {
 				groups = append(groups, p.ix.Groups...)
 			}
 			slices.Sort(groups)
@@ -108,14 +115,9 @@ func (r *runner) checkReplayLimits() error {
 	return nil
 }
 
-func (r *runner) closeReplays() {
-	for _, p := range r.replays {
-		p.file.Close()
-	}
-}
-
-func (r *runner) openReplay(ctx context.Context, ph *scenarios.Phase, pi int) (*replayPlan, error) {
-	p := &replayPlan{spec: *ph.Replay, path: r.sc.ReplaySource(ph), format: capture.Format(ph.Replay.Format)}
+// openReplay indexes replay phase ph (the pi-th of sc).
+func openReplay(ctx context.Context, sc *scenarios.Scenario, ops *scenarios.OpTable, ph *scenarios.Phase, pi int) (*replayPlan, error) {
+	p := &replayPlan{spec: *ph.Replay, path: sc.ReplaySource(ph), format: capture.Format(ph.Replay.Format)}
 	// A FIFO is refused by name, and the index's pass stops within a
 	// chunk's read of a cancel (SIGINT during a 30M-op capture's index).
 	f, err := regfile.Open(p.path)
@@ -128,7 +130,7 @@ func (r *runner) openReplay(ctx context.Context, ph *scenarios.Phase, pi int) (*
 		f.Close()
 		return nil, err
 	}
-	o, err := r.sc.ReplayOptions(ph)
+	o, err := sc.ReplayOptions(ph)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -141,7 +143,7 @@ func (r *runner) openReplay(ctx context.Context, ph *scenarios.Phase, pi int) (*
 	}
 	p.ix = ix
 	if len(ix.DBs) > 1 {
-		if k := r.sc.StoreKind(); k != scenarios.KindRedis && k != scenarios.KindEmbedded {
+		if k := sc.StoreKind(); k != scenarios.KindRedis && k != scenarios.KindEmbedded {
 			f.Close()
 			return nil, fmt.Errorf(`ops in %d dbs ("db" in the op log): only a redis replay keeps dbs apart`, len(ix.DBs))
 		}
@@ -151,7 +153,7 @@ func (r *runner) openReplay(ctx context.Context, ph *scenarios.Phase, pi int) (*
 		}
 	}
 	if ph.Replay.Order == scenarios.ReplayOrderRandom {
-		ix.Shuffle(uint64(r.sc.Seed) ^ uint64(pi+1)*0x9e3779b97f4a7c15)
+		ix.Shuffle(uint64(sc.Seed) ^ uint64(pi+1)*0x9e3779b97f4a7c15)
 	}
 	weights := map[string]float64{}
 	counts := make([]int64, len(ix.Groups))
@@ -159,12 +161,12 @@ func (r *runner) openReplay(ctx context.Context, ph *scenarios.Phase, pi int) (*
 		counts[e.Group]++
 	}
 	for g, name := range ix.Groups {
-		op, err := r.ops.Add(name)
+		op, err := ops.Add(name)
 		if err != nil {
 			// The run's op table is full (many custom ops, or replay
 			// phases of many commands): this group's latency goes under
 			// "other", and the summary says so.
-			if op, err = r.ops.Add(capture.OtherGroup); err != nil {
+			if op, err = ops.Add(capture.OtherGroup); err != nil {
 				f.Close()
 				return nil, fmt.Errorf("latency group %s: %w", name, err)
 			}
@@ -176,7 +178,7 @@ func (r *runner) openReplay(ctx context.Context, ph *scenarios.Phase, pi int) (*
 		p.ops = append(p.ops, op)
 		weights[name] += float64(counts[g])
 	}
-	if p.mix, err = scenarios.NewMix(weights, r.ops); err != nil {
+	if p.mix, err = scenarios.NewMix(weights, ops); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -232,28 +234,6 @@ func (p *replayPlan) entry(i uint64) capture.Entry {
 
 // op is schedule index i's latency group.
 func (p *replayPlan) op(i uint64) scenarios.Op { return p.ops[p.entry(i).Group] }
-
-// unreadable is sent when an op cannot be read back from the capture
-// (the file was changed under the run): the store answers it with an
-// error, which is counted as the op's outcome.
-var unreadable = []byte("SOAKD.REPLAY.UNREADABLE")
-
-// fillReplay prepares request slot req for schedule index i of a replay.
-func (w *worker) fillReplay(req *targets.Request, i uint64) scenarios.Op {
-	p := w.seg.Replay
-	if w.replay == nil {
-		w.replay = capture.NewReader(p.file, p.ix, p.format)
-	}
-	e := p.entry(i)
-	req.Op = p.ops[e.Group]
-	req.Fields, req.Query, req.Key = nil, "", req.Key[:0]
-	op, err := w.replay.Read(e)
-	if err != nil {
-		op = capture.Op{Args: [][]byte{unreadable}}
-	}
-	req.Buf, req.Parts = p.dialect.Render(op, p.prefix(e), req.Buf[:0], req.Parts[:0])
-	return req.Op
-}
 
 // pacing is an open-loop schedule: when op i is intended (an offset
 // from the epoch's start), how many are due by an elapsed time, how

@@ -30,7 +30,7 @@ func (r *runner) runVariants(ctx context.Context, sum *rundir.Summary, spans *[]
 			return err, nil
 		}
 		stopWatch := watchTarget(r.currentTarget(), cancelRun)
-		for pi := range r.sc.Phases {
+		for pi := range r.plan.sc.Phases {
 			if ctx.Err() != nil || stopErr != nil {
 				break
 			}
@@ -43,7 +43,7 @@ func (r *runner) runVariants(ctx context.Context, sum *rundir.Summary, spans *[]
 				stopErr = err
 				break
 			}
-			if err := r.runNamed(ctx, sum, spans, pi, &r.sc.Phases[pi], v, 0); err != nil {
+			if err := r.runNamed(ctx, sum, spans, pi, &r.plan.sc.Phases[pi], v, 0); err != nil {
 				stopWatch()
 				leave()
 				return nil, err
@@ -65,7 +65,7 @@ func (r *runner) runNamed(ctx context.Context, sum *rundir.Summary, spans *[]tra
 		vp.Name = name
 		ph = &vp
 	}
-	pctx, ps := r.tracer.Start(ctx, "soakd.phase", trace.WithAttributes(attribute.String("soakd.phase", ph.Name),
+	pctx, ps := r.opts.Tracer.Start(ctx, "soakd.phase", trace.WithAttributes(attribute.String("soakd.phase", ph.Name),
 		attribute.String("soakd.phase.kind", string(ph.Kind)), attribute.Float64("soakd.target_rate", ph.Rate)))
 	pr, err := r.runPhase(pctx, pi, ph)
 	if err != nil {
@@ -132,8 +132,8 @@ func (r *runner) runRounds(ctx context.Context, sum *rundir.Summary, spans *[]tr
 	if err != nil {
 		return err, nil
 	}
-	n := r.sc.Repeats()
-	order := NewRoundOrder(r.sc.Interleave, r.sc.Seed)
+	n := r.plan.sc.Repeats()
+	order := NewRoundOrder(r.plan.sc.Interleave, r.plan.sc.Seed)
 	r.order = &order
 	cur := -1
 	enter := func(vi int) {
@@ -164,8 +164,8 @@ func (r *runner) runRounds(ctx context.Context, sum *rundir.Summary, spans *[]tr
 		enter(vi)
 		return false, r.runNamed(ctx, sum, spans, pi, ph, vs[vi].name, repeat)
 	}
-	for pi := range r.sc.Phases {
-		ph := &r.sc.Phases[pi]
+	for pi := range r.plan.sc.Phases {
+		ph := &r.plan.sc.Phases[pi]
 		if !ph.Repeated() {
 			for vi := range vs {
 				if stop, err := run(pi, ph, vi, 0); stop || err != nil {
@@ -195,7 +195,7 @@ func (r *runner) openVariants(ctx context.Context) ([]variantState, error) {
 	names := r.variants()
 	vs := make([]variantState, 0, len(names))
 	for vi, v := range names {
-		st := variantState{name: v, target: r.currentTarget(), inserted: r.initInserted}
+		st := variantState{name: v, target: r.currentTarget(), inserted: r.plan.initInserted}
 		if v != "" {
 			tg, err := r.openVariant(vi, v)
 			if err != nil {
@@ -205,7 +205,7 @@ func (r *runner) openVariants(ctx context.Context) ([]variantState, error) {
 				st.target, st.own = tg, true
 				vs = append(vs, st)
 				if p, ok := tg.(targets.Preparer); ok {
-					if err := p.Prepare(ctx, r.sc); err != nil {
+					if err := p.Prepare(ctx, r.plan.sc); err != nil {
 						return vs, fmt.Errorf("%s: prepare target: %w", v, err)
 					}
 				}

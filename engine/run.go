@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,20 +13,17 @@ import (
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/soakd/soakd/datagen"
 	"github.com/soakd/soakd/internal/hostprobe"
 	"github.com/soakd/soakd/internal/term"
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
-	"github.com/soakd/soakd/verdict"
 )
 
 // soakdVersion is the build's stamp or VCS revision, else the caller's
@@ -91,6 +86,10 @@ type Options struct {
 	// record, whether it was generator- or host-bound, and the
 	// soakd_self_* metrics. "" = not sampled (no self records).
 	SelfHealthRoot string
+	// Plan is the run's plan, made by Prepare with these options before
+	// the target was opened, so that its errors come first; nil = Run
+	// prepares it. The caller closes a plan it made.
+	Plan *Plan
 
 	// hlogWrap, when set, wraps the latency log's file (tests inject a
 	// writer that fails part-way, like a disk filling up).
@@ -106,56 +105,28 @@ type Options struct {
 	pauserWrap func(*pauser)
 }
 
+// runner is one run's state as it goes; what is read only about the
+// run is its Plan.
 type runner struct {
-	opts     Options
-	sc       *scenarios.Scenario
-	target   targets.Target
-	interval time.Duration
+	// opts are the run's options, defaults filled in (Interval,
+	// Tracer, drainDeadline).
+	opts Options
+	plan *Plan
+	// target is the current target; tgMu guards it against the stats
+	// sampler while a persistence matrix swaps targets between segments.
+	target targets.Target
+	tgMu   sync.Mutex
+	// inserted is the count of records known to exist, which load and
+	// growth phases advance; shard numbers this shard's inserts.
 	inserted *scenarios.Inserted
 	shard    *shardState
-	values   *scenarios.Values      // read-only value bytes shared by all workers
-	custom   *datagen.Program       // the scenario's custom ops; nil when it has none
-	replays  map[string]*replayPlan // replay phases' indexed captures, by phase name
-	corpus   corpusState            // record.source; zero without one
-	// corpusErr is the first failed corpus read (a file changed under
-	// the run), set once.
-	corpusErr     error
-	corpusErrOnce sync.Once
-	cancelRun     context.CancelCauseFunc // ends the run (a failed corpus read)
-	choosers      func() scenarios.Chooser
-	classIdx      map[string]uint8
-	// initInserted is the record count a run (and each persistence
-	// variant, on its fresh server) starts from.
-	initInserted int64
-	classes      []string
-	tracer       trace.Tracer
-	// limits are the scenario's SLO, parsed once: phases, capacity
-	// probes and the run's verdict are judged with them.
-	limits *verdict.Limits
-	// ops names the run's custom ops: the scenario's, then the replay
-	// phases' latency groups. Read-only once the run starts.
-	ops *scenarios.OpTable
+	// mix is the run's mix source, on inserted and shard.
+	mix *mixSource
 
-	hlogMu sync.Mutex
-	hlog   *hdr.HistogramLogWriter // writes into hlogBuf
-	// hlogEnc encodes the interval lines (the collector's, under hlogMu).
-	hlogEnc metrics.HlogEncoder
-	// Each interval's lines go to hlogBuf and then to hfile in one
-	// Write (a failed write ends the log: rundir.PartialFile).
-	hfile   *rundir.PartialFile
-	hlogBuf bytes.Buffer
-	// note is the run's reserved write-error note (rundir.WriteNote):
-	// the first write error goes into it, so a run dir left without
-	// summary.json says why (nil when it could not be reserved).
-	note *rundir.WriteNote
-	// counts writes counts.csv each interval, under hlogMu.
-	counts     *countsLog
+	// logs are latency.hlog, counts.csv and the write-error note.
+	logs       runLogs
 	totals     []phaseTotal // per phase, for histograms.hlog
 	stageHists []stageHist  // per stage, for histograms.hlog
-
-	// tgMu guards r.target against the stats sampler while a persistence
-	// matrix swaps targets between segments.
-	tgMu sync.Mutex
 
 	// srv is the current target's latest server stats and the
 	// persistence periods seen in them (stats.go).
@@ -171,8 +142,6 @@ type runner struct {
 	// progress drops the progress line of a segment's short last
 	// interval.
 	progress progressGate
-	// drainDeadline bounds the wait for in-flight ops after a cancel.
-	drainDeadline time.Duration
 	// time is the run's clock and pacer (timesource.go).
 	time timeSource
 }
@@ -190,83 +159,58 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if o.Shard.Count == 0 {
 		o.Shard.Count = 1
 	}
-	if err := CheckShard(o.Scenario, o.Shard); err != nil {
-		return nil, err
+	if o.drainDeadline <= 0 {
+		o.drainDeadline = DrainDeadline
 	}
-	r := &runner{opts: o, sc: o.Scenario, target: o.Target, interval: o.Interval, inserted: &scenarios.Inserted{}, classIdx: map[string]uint8{}, drainDeadline: o.drainDeadline}
-	r.progress.every = o.ProgressEvery
-	r.classes = targets.Classes()
-	if r.time = o.time; r.time == nil {
-		r.time = wallTime{}
+	if o.Tracer == nil {
+		o.Tracer = noop.NewTracerProvider().Tracer("")
+	}
+	if o.Plan != nil && o.Plan.sc != o.Scenario {
+		return nil, errors.New("Options.Plan was prepared for another scenario")
+	}
+	if o.time == nil {
 		if err := pacerCheck(timerfdRefused(), runtime.GOMAXPROCS(0)); err != nil {
 			return nil, err
 		}
 	}
-	r.shard = newShardState(o.Shard, o.Scenario)
-	r.values = scenarios.NewValues(rand.New(rand.NewPCG(uint64(r.sc.Seed), 0x5eed)), r.sc.Record.FieldBytes)
-	if r.ops, err = r.sc.OpTable(); err != nil {
-		return nil, err
+	plan := o.Plan
+	if plan == nil {
+		if plan, err = Prepare(ctx, o.Scenario, o); err != nil {
+			return nil, err
+		}
+		defer plan.Close()
 	}
-	if err := r.compileCustom(); err != nil {
-		return nil, err
+	r := &runner{opts: o, plan: plan, target: o.Target, inserted: plan.inserted()}
+	r.progress.every = o.ProgressEvery
+	if r.time = o.time; r.time == nil {
+		r.time = wallTime{}
 	}
-	if err := r.prepareReplays(ctx); err != nil {
-		return nil, err
-	}
-	defer r.closeReplays()
+	r.shard = newShardState(o.Shard, plan.sc)
 	if o.Exporter != nil {
-		o.Exporter.SetOps(r.ops)
+		o.Exporter.SetOps(plan.ops)
 	}
-	if err := r.openCorpus(ctx); err != nil {
-		return nil, err
-	}
-	defer r.closeCorpus()
-	if r.limits, err = verdict.New(r.sc.SLO, r.ops); err != nil {
-		return nil, err
-	}
-	r.tracer = o.Tracer
-	if r.tracer == nil {
-		r.tracer = noop.NewTracerProvider().Tracer("")
-	}
-	for i, c := range r.classes {
-		r.classIdx[c] = uint8(i)
-	}
-	if len(r.sc.Phases) == 0 || !fillsDataset(r.sc.Phases[0].Kind) {
-		r.initInserted = r.sc.Keyspace.Records
-	}
-	r.inserted.Store(r.initInserted)
-	if r.choosers, err = scenarios.NewChoosers(r.sc.Keyspace, r.inserted); err != nil {
+	if r.mix, err = newMixSource(plan, r.inserted, r.shard); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	if r.hfile, err = rundir.CreatePartial(o.OutDir, rundir.LatencyLog, "record"); err != nil {
+	if err := r.logs.create(o.OutDir, o.hlogWrap); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
-	}
-	if r.counts, err = newCountsLog(o.OutDir); err != nil {
-		r.hfile.Discard()
-		return nil, fmt.Errorf("run directory: %w", err)
-	}
-	if o.hlogWrap != nil {
-		r.hfile.Wrap(o.hlogWrap)
 	}
 	start := r.time.now()
 	host := hostprobe.Read("/")
-	r.hlog = newLatencyLog(&r.hlogBuf, start)
-	r.flushHlog()
+	r.logs.start(start)
 	// What a killed run's reader needs beside the partial log: run.json
 	// (scenario, target, phase kinds) and the reserved write-error note.
 	// Both are best effort: a run dir that cannot take them fails on
 	// its own writes soon enough.
-	_ = rundir.WriteRunInfo(o.OutDir, runInfo(r.sc, o, start))
-	r.note, _ = rundir.ReserveWriteNote(o.OutDir)
+	_ = rundir.WriteRunInfo(o.OutDir, runInfo(r.plan.sc, o, start))
+	r.logs.note, _ = rundir.ReserveWriteNote(o.OutDir)
 
 	if p, ok := o.Target.(targets.Preparer); ok {
-		if err := p.Prepare(ctx, r.sc); err != nil {
-			r.hfile.Discard()
-			r.counts.discard()
-			r.note.Discard()
+		if err := p.Prepare(ctx, r.plan.sc); err != nil {
+			r.logs.discard()
 			os.Remove(filepath.Join(o.OutDir, rundir.RunInfoFile))
 			return nil, fmt.Errorf("prepare target: %w", err)
 		}
@@ -274,10 +218,10 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 
 	sum := &rundir.Summary{
 		SchemaVersion: rundir.SchemaVersion,
-		Scenario:      r.sc.Name,
-		ScenarioFile:  r.sc.File,
+		Scenario:      r.plan.sc.Name,
+		ScenarioFile:  r.plan.sc.File,
 		SoakdVersion:  soakdVersion(o.Version),
-		ScenarioHash:  r.sc.Hash(),
+		ScenarioHash:  r.plan.sc.Hash(),
 		Target:        rundir.TargetInfo{Kind: string(o.TargetKind), URL: scenarios.RedactURL(o.TargetURL)},
 		Shard:         o.Shard,
 		Start:         start.UTC(),
@@ -299,14 +243,14 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		sum.Target.Note = "target: embedded — figures measure soakd itself, not a database"
 	}
 
-	ctx, runSpan := r.tracer.Start(ctx, "soakd.run", trace.WithTimestamp(start), trace.WithAttributes(
-		attribute.String("soakd.scenario", r.sc.Name), attribute.String("soakd.target.kind", string(o.TargetKind)),
+	ctx, runSpan := r.opts.Tracer.Start(ctx, "soakd.run", trace.WithTimestamp(start), trace.WithAttributes(
+		attribute.String("soakd.scenario", r.plan.sc.Name), attribute.String("soakd.target.kind", string(o.TargetKind)),
 		attribute.String("soakd.shard", o.Shard.String())))
 	defer runSpan.End()
 	// A managed server that dies mid-run ends the run (cause errTargetDown).
 	ctx, cancelRun := context.WithCancelCause(ctx)
 	defer cancelRun(nil)
-	r.cancelRun = cancelRun
+	plan.faults.watch(cancelRun)
 	var phaseSpans []trace.Span
 	stopStats := r.startStats(ctx)
 	stopSelf := r.startSelf(ctx, host.Cores)
@@ -315,7 +259,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// barrier the other shards never reached, or a variant that could
 	// not start.
 	var stopErr, fatal error
-	if r.sc.Repeats() > 1 {
+	if r.plan.sc.Repeats() > 1 {
 		stopErr, fatal = r.runRounds(ctx, sum, &phaseSpans, cancelRun)
 	} else {
 		stopErr, fatal = r.runVariants(ctx, sum, &phaseSpans, cancelRun)
@@ -325,11 +269,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		runSpan.SetStatus(codes.Error, fatal.Error())
 		// The logs stay .partial, as a killed run's; their
 		// files are closed (a daemon runs on).
-		r.hlogMu.Lock()
-		r.hfile.Close()
-		r.counts.f.Close()
-		r.hlogMu.Unlock()
-		r.note.Close()
+		r.logs.abandon()
 		return nil, fatal
 	}
 	stopStats()
@@ -337,7 +277,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if errors.As(context.Cause(ctx), &down) && stopErr == nil {
 		stopErr = down
 	}
-	if err := r.corpusError(); err != nil && stopErr == nil {
+	if err := r.plan.faults.corpusError(); err != nil && stopErr == nil {
 		stopErr = err
 	}
 	if ctx.Err() != nil || stopErr != nil {
@@ -350,7 +290,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	host.LoadEnd = hostprobe.Load("/")
 	sum.Host = &host
 	addRateChanges(sum, r.opts.Control.appliedChanges())
-	evaluate(sum, r.limits, r.ops, r.phaseSet)
+	evaluate(sum, r.plan.limits, r.plan.ops, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry
 	// the SLO verdicts computed over the whole run.
 	for i, ps := range phaseSpans {
@@ -372,15 +312,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// Each file is tried even when an earlier one failed (a full disk).
 	// The summary's analyses and files are the caller's (runpath): the
 	// note stays for it, blank or holding the first error.
-	herr := r.writeHistograms()
-	lerr := r.finishHlog()
-	r.hlogMu.Lock()
-	cerr := r.counts.finish()
-	r.hlogMu.Unlock()
-	werr := errors.Join(herr, lerr, cerr)
-	r.note.Record(werr)
-	r.note.Close()
-	if werr != nil {
+	if werr := r.logs.finish(r.writeHistograms()); werr != nil {
 		return sum, &rundir.WriteError{Dir: o.OutDir, Err: werr}
 	}
 	return sum, stopErr
@@ -395,22 +327,6 @@ func (r *runner) phaseSet(phase string) *metrics.Set {
 		}
 	}
 	return nil
-}
-
-// newLatencyLog starts latency.hlog's header on w. The log's BaseTime
-// line holds whole seconds only, so interval timestamps are written
-// relative to the start's whole second: a reader adding them to BaseTime
-// (Java's HistogramLogProcessor, hdrhistogram-go) gets the true times.
-func newLatencyLog(w io.Writer, start time.Time) *hdr.HistogramLogWriter {
-	lw := hdr.NewHistogramLogWriter(w)
-	_ = lw.OutputLogFormatVersion()
-	_ = lw.OutputComment("soakd latency log: values in ns; tags are <phase>.<op>.latency (from intended start) and <phase>.<op>.service (from send)")
-	_ = lw.OutputStartTime(start.UnixMilli())
-	base := start.UnixMilli() / 1000 * 1000
-	_ = lw.OutputBaseTime(base)
-	lw.SetBaseTime(base)
-	_ = lw.OutputLegend()
-	return lw
 }
 
 // targetDownError is the cause a run ends with when its managed server
@@ -441,39 +357,11 @@ func watchTarget(tg targets.Target, cancel context.CancelCauseFunc) (stop func()
 	}
 }
 
-// flushHlog writes what hlogBuf holds in one Write, so the log ends on a
-// record boundary (rundir.PartialFile). hlogMu is held (or the run has
-// not started).
-func (r *runner) flushHlog() {
-	r.note.Record(r.hfile.Write(r.hlogBuf.Bytes()))
-	r.hlogBuf.Reset()
-}
-
-// finishHlog closes the latency log and names it latency.hlog; a log
-// that stopped on a write error keeps its .partial name (it holds the
-// intervals up to the error) and the error is returned.
-func (r *runner) finishHlog() error {
-	r.hlogMu.Lock()
-	defer r.hlogMu.Unlock()
-	return r.hfile.Finish()
-}
-
 // interval is called by the collector once per interval: it writes the
 // hlog, feeds Prometheus and prints the progress line, pausing between
 // them (pauser).
 func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Duration, w *metrics.Set, completed, done int64, pause func()) {
-	r.hlogMu.Lock()
-	if r.hfile.Err() == nil { // after a write error the log has ended
-		base := r.hlog.BaseTime()
-		start := float64(from.UnixMilli()-base) / 1000
-		end := float64(to.UnixMilli()-base) / 1000
-		r.hlogEnc.Pause = pause
-		r.hlogBuf.Write(w.AppendHlog(r.hlogBuf.AvailableBuffer(), seg.Phase, r.ops, start, end-start, &r.hlogEnc))
-		r.hlogEnc.Pause = nil
-		r.flushHlog()
-	}
-	r.counts.add(seg.Phase, from, to, w, r.classes, r.ops)
-	r.hlogMu.Unlock()
+	r.logs.interval(seg.Phase, from, to, w, r.plan.classes, r.plan.ops, pause)
 	pause()
 	dt := to.Sub(from).Seconds()
 	achieved := 0.0
@@ -488,11 +376,11 @@ func (r *runner) onInterval(seg *segment, from, to time.Time, elapsed time.Durat
 	}
 	if r.opts.Exporter != nil {
 		r.opts.Exporter.UpdatePaused(seg.Phase, rate, achieved, w, pause)
-		r.opts.Exporter.SetGoodput(seg.Phase, intervalGoodput(achieved, w, r.classes))
+		r.opts.Exporter.SetGoodput(seg.Phase, intervalGoodput(achieved, w, r.plan.classes))
 		r.opts.Exporter.SetProgress(seg.StageIndex, r.inserted.Load())
 	}
-	if r.opts.Progress != nil && r.progress.show(seg, to.Sub(from), r.interval) {
-		r.progress.print(r.opts.Progress, elapsed, progressLine(seg, rate, elapsed, achieved, done, w, r.classes, r.ops))
+	if r.opts.Progress != nil && r.progress.show(seg, to.Sub(from), r.opts.Interval) {
+		r.progress.print(r.opts.Progress, elapsed, progressLine(seg, rate, elapsed, achieved, done, w, r.plan.classes, r.plan.ops))
 	}
 }
 

@@ -63,24 +63,9 @@ func (r *runner) startSelf(ctx context.Context, cores int) func() {
 			f.Close()
 		}
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(r.interval)
-		defer t.Stop()
-		for {
-			h.sample(r.time.now())
-			select {
-			case <-sctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	stop := everyInterval(ctx, r.opts.Interval, func(context.Context) { h.sample(r.time.now()) })
 	return func() {
-		cancel()
-		<-done
+		stop()
 		h.srcMu.Lock()
 		h.src.Close()
 		h.src = nil

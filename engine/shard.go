@@ -70,16 +70,15 @@ func shardSegments(sh rundir.Shard, segs []segment) {
 
 // nextInsertKey returns the record number of the next insert in a
 // non-sequential segment.
-func (r *runner) nextInsertKey() int64 {
-	st := r.shard
+func (st *shardState) nextInsertKey(inserted *scenarios.Inserted) int64 {
 	if st == nil || st.shard.Count <= 1 {
-		return r.inserted.Add(1) - 1
+		return inserted.Add(1) - 1
 	}
 	k := st.inserts.Add(1) - 1
 	key := st.insertBase + k*int64(st.shard.Count) + int64(st.shard.Index)
 	// The shared counter tracks the highest record known to exist (this
 	// shard's; the others insert at the same pace) for latest/uniform reads.
-	r.inserted.Max(key + 1)
+	inserted.Max(key + 1)
 	return key
 }
 

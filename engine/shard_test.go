@@ -54,7 +54,7 @@ func TestShardSegmentsAndInsertKeys(t *testing.T) {
 		}
 		r.inserted.Store(1000)
 		for k := 0; k < 50; k++ {
-			key := r.nextInsertKey()
+			key := r.shard.nextInsertKey(r.inserted)
 			if key < 1000 || (key-1000)%3 != int64(i) {
 				t.Fatalf("shard %d insert key %d", i, key)
 			}

@@ -15,42 +15,35 @@ func (r *runner) startStats(ctx context.Context) func() {
 	if _, ok := r.target.(targets.StatsSource); !ok {
 		return func() {}
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	slog := rundir.CreateServerLog(r.opts.OutDir) // server.csv: what verdicts read back
-	go func() {
-		defer close(done)
-		defer slog.Close()
-		t := time.NewTicker(r.interval)
-		defer t.Stop()
-		for {
-			tg := r.currentTarget()
-			var st map[string]float64
-			err := errNoStats
-			var took time.Duration
-			t0 := r.time.now()
-			if src, ok := tg.(targets.StatsSource); ok {
-				c, cc := context.WithTimeout(sctx, r.interval)
-				t0 = r.time.now()
-				st, err = src.ServerStats(c)
-				took = r.time.since(t0)
-				cc()
-				if r.opts.Exporter != nil && sctx.Err() == nil {
-					r.opts.Exporter.ServerStats(st, err, took)
-				}
-			}
-			if err == nil && r.currentTarget() == tg {
-				r.srv.observeSpan(t0, r.time.now(), st)
-				slog.Add(t0, st)
-			}
-			select {
-			case <-sctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
+	srvLog := rundir.CreateServerLog(r.opts.OutDir) // server.csv: what verdicts read back
+	stop := everyInterval(ctx, r.opts.Interval, func(ctx context.Context) { r.sampleStats(ctx, srvLog) })
+	return func() {
+		stop()
+		srvLog.Close()
+	}
+}
+
+// sampleStats takes one background sample of the current target's
+// server stats: to the exporter, and kept (in memory and server.csv)
+// when the target was not swapped meanwhile.
+func (r *runner) sampleStats(ctx context.Context, srvLog *rundir.ServerLogWriter) {
+	tg := r.currentTarget()
+	src, ok := tg.(targets.StatsSource)
+	if !ok {
+		return
+	}
+	c, cc := context.WithTimeout(ctx, r.opts.Interval)
+	t0 := r.time.now()
+	st, err := src.ServerStats(c)
+	took := r.time.since(t0)
+	cc()
+	if r.opts.Exporter != nil && ctx.Err() == nil {
+		r.opts.Exporter.ServerStats(st, err, took)
+	}
+	if err == nil && r.currentTarget() == tg {
+		r.srv.observeSpan(t0, r.time.now(), st)
+		srvLog.Add(t0, st)
+	}
 }
 
 // stats is the latest server stats sample (a copy; nil when none).
