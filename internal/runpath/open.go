@@ -19,6 +19,7 @@ type opened struct {
 	exporter *metrics.Exporter
 	topts    targets.Options
 	tracer   trace.Tracer
+	plan     *engine.Plan // prepared before the target opened
 	shutdown func(context.Context) error
 }
 
@@ -35,15 +36,25 @@ func open(ctx context.Context, o Options, warn func(string)) (*opened, error) {
 		}
 		r.exporter = exp
 	}
+	// The plan first: its errors (a capture or corpus that cannot be
+	// read, a custom op with no template for the store) come before
+	// the target is opened or a managed server started.
+	plan, err := engine.Prepare(ctx, sc, engine.Options{TargetKind: sc.Target.Kind, Shard: o.Shard})
+	if err != nil {
+		return nil, err
+	}
+	r.plan = plan
 	r.topts = targets.Options{Env: o.Getenv, Warn: warn, Concurrency: sc.MaxConcurrency(), AllowDestructive: sc.AllowDestructive}
 	tg, err := targets.Open(ctx, sc.Target, r.topts)
 	if err != nil {
+		plan.Close()
 		return nil, err
 	}
 	r.target = tg
 	tp, shutdown, err := metrics.NewTracerProvider(ctx, metrics.TracingConfig{Endpoint: o.OTLPEndpoint, Getenv: o.Getenv, Version: o.Version})
 	if err != nil {
 		tg.Close()
+		plan.Close()
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
 	r.tracer, r.shutdown = tp.Tracer("github.com/soakd/soakd"), shutdown
@@ -66,13 +77,15 @@ func (r *opened) start(ctx context.Context, runID string) (*rundir.Summary, erro
 		Scenario: sc, Target: r.target, TargetKind: sc.Target.Kind, TargetURL: sc.Target.URL,
 		OutDir: r.o.OutDir, Progress: r.o.Progress, ProgressEvery: r.o.ProgressEvery, Exporter: r.exporter, Tracer: r.tracer, Shard: r.o.Shard,
 		Control: r.o.Control, Reopen: targets.Reopener(ctx, sc.Target, r.topts), RunID: runID, BarrierTimeout: r.o.BarrierTimeout,
-		Version: r.o.Version, SelfHealthRoot: selfHealthRoot(r.o.NoSelfHealth),
+		Version: r.o.Version, SelfHealthRoot: selfHealthRoot(r.o.NoSelfHealth), Plan: r.plan,
 	})
 }
 
-// close closes the target and flushes the spans (bounded by ctx).
+// close closes the target and the plan, and flushes the spans (bounded
+// by ctx).
 func (r *opened) close(ctx context.Context) error {
 	r.target.Close()
+	r.plan.Close()
 	if err := r.shutdown(ctx); err != nil {
 		return fmt.Errorf("tracing: %w", err)
 	}
