@@ -128,7 +128,7 @@ func (r *runner) openReplay(ctx context.Context, ph *scenarios.Phase, pi int) (*
 		f.Close()
 		return nil, err
 	}
-	o, err := r.sc.ReplayOptions(ph)
+	o, err := targets.ReplayOptions(r.sc, ph)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -131,8 +131,7 @@ func (s *Scenario) corpusPlaceholderErrors() []FieldError {
 			continue
 		}
 		for _, k := range c.Kinds() {
-			tpls, _ := c.Templates(TargetKind(k))
-			if drawsCorpus(tpls, isBinding) {
+			if drawsCorpus(c.familyTemplates(k), isBinding) {
 				errs = append(errs, FieldError{Path: "ops." + name + "." + k, Msg: msg})
 			}
 		}

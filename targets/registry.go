@@ -37,6 +37,14 @@ type Adapter struct {
 	// Order places the kind in the lists messages give (ascending, then
 	// by name): `unknown target kind "x" (use embedded, redis, ...)`.
 	Order int
+	// Family is the store's family (family.go): its custom-op form and
+	// replay dialect, shared with the other stores of the family (nil:
+	// no custom ops, no replay).
+	Family *Family
+	// Scratch: the store is soakd's own, whose data a run may destroy
+	// (the embedded store): destructive custom ops and replays need no
+	// allow_destructive.
+	Scratch bool
 }
 
 // Registry maps target kinds, and their aliases, to adapters. Adapters
@@ -59,8 +67,12 @@ type entry struct {
 func NewRegistry() *Registry { return &Registry{m: map[string]*entry{}} }
 
 // registry is the one piece of package-level state in soakd: the
-// adapters compiled in register in it.
+// adapters compiled in register in it. A scenario read with plain
+// scenarios.Parse reads custom-op forms and replay rules with it
+// (scenarios.Link).
 var registry = NewRegistry()
+
+func init() { scenarios.Link(registry) }
 
 // Register adds the adapter for a kind to the registry; registering a
 // name (kind or alias) twice, or without a factory, panics. The registry
@@ -131,6 +143,13 @@ func (r *Registry) Store(kind scenarios.TargetKind) (scenarios.Store, bool) {
 		SchemeHint:      e.a.SchemeHint,
 		DefaultMaxBatch: e.a.DefaultMaxBatch,
 		Schema:          e.a.Schema,
+		Scratch:         e.a.Scratch,
+	}
+	if f := e.a.Family; f != nil {
+		st.Family, st.Custom = f.Name, f.Custom
+		if f.Replay != nil {
+			st.Replay = replayRules{f.Replay}
+		}
 	}
 	for _, a := range e.a.Aliases {
 		st.Aliases = append(st.Aliases, scenarios.TargetKind(a))

@@ -6,13 +6,14 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/targets/resp"
 )
 
 func init() {
 	targets.Register(string(scenarios.KindRedis), targets.Adapter{
 		Open: Open, Schema: clientSchema, Order: 20,
 		URLSchemes: []string{"redis", "rediss", "unix"}, SchemeHint: "redis://, rediss://",
-		DefaultMaxBatch: DefaultMaxBatch,
+		DefaultMaxBatch: DefaultMaxBatch, Family: resp.Family,
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/targets/resp"
 )
 
 // Custom ops (a scenario's ops: with a redis form) go over the fast path
@@ -56,8 +57,9 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 	}
 	var cs customOps
 	for o, c := range ops {
-		rt := c.Redis
-		if rt == nil {
+		f, _ := c.Form(resp.Family.Name)
+		rt, ok := f.(*resp.Template)
+		if !ok {
 			continue
 		}
 		if keyPos != nil {

@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets/resp"
 )
 
 // In cluster mode a custom op whose keys can hash to different slots is
-// refused at Prepare, with its line (scenarios.SlotConflict), rather
+// refused at Prepare, with its line (resp.SlotConflict), rather
 // than failing every time it runs with CROSSSLOT. A command's keys are
 // the arguments at the key positions COMMAND INFO gives; a script's are
 // its keys:; a multi:'s are those of all its commands, since one
@@ -19,7 +20,7 @@ import (
 
 // checkSlots refuses op name's redis form rt if its keys can land in two
 // slots.
-func (t *Target) checkSlots(sc *scenarios.Scenario, name string, rt *scenarios.RedisTemplate, infos map[string]commandKeys) error {
+func (t *Target) checkSlots(sc *scenarios.Scenario, name string, rt *resp.Template, infos map[string]commandKeys) error {
 	var keys []string
 	switch {
 	case rt.Script != "":
@@ -31,8 +32,8 @@ func (t *Target) checkSlots(sc *scenarios.Scenario, name string, rt *scenarios.R
 	default:
 		keys = infos[strings.ToLower(rt.Command[0])].of(rt.Command)
 	}
-	if a, b, bad := sc.SlotConflict(keys); bad {
-		return sc.ProblemAt("ops."+name+".redis", scenarios.CrossSlotError(name, a, b))
+	if a, b, bad := resp.SlotConflict(sc, keys); bad {
+		return sc.ProblemAt("ops."+name+".redis", resp.CrossSlotError(name, a, b))
 	}
 	return nil
 }
