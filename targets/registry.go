@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/soakd/soakd/corpus"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -41,6 +42,10 @@ type Adapter struct {
 	// replay dialect, shared with the other stores of the family (nil:
 	// no custom ops, no replay).
 	Family *Family
+	// Title names the store in soakd's one-line description ("Redis",
+	// "MongoDB"; "" leaves it out) and Help says in a line what it
+	// drives, beside its URL schemes in `soakd help`.
+	Title, Help string
 	// Scratch: the store is soakd's own, whose data a run may destroy
 	// (the embedded store): destructive custom ops and replays need no
 	// allow_destructive.
@@ -180,3 +185,37 @@ func LoadScenario(path string) (*scenarios.Scenario, error) {
 func ParseScenario(file string, data []byte) (*scenarios.Scenario, error) {
 	return scenarios.ParseWith(file, data, registry)
 }
+
+// StoreDoc is what `soakd help` says of a registered store.
+type StoreDoc struct {
+	Kind       string
+	URLSchemes []string
+	Title      string
+	Help       string
+}
+
+// Docs lists the registered stores (aliases left out) in Order, for
+// help text.
+func Docs() []StoreDoc {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	out := make([]StoreDoc, len(registry.kinds))
+	for i, e := range registry.kinds {
+		out[i] = StoreDoc{Kind: e.kind, URLSchemes: slices.Clone(e.a.URLSchemes), Title: e.a.Title, Help: e.a.Help}
+	}
+	return out
+}
+
+// CheckDistribution is scenarios.CorpusChecker's: the query term
+// distribution named name (corpus.ParseDistribution).
+func (r *Registry) CheckDistribution(name string) error {
+	_, err := corpus.ParseDistribution(name)
+	return err
+}
+
+// CheckCorpus is scenarios.CorpusChecker's: corpus.Check.
+func (r *Registry) CheckCorpus(path, keyField string, textFields []string) error {
+	return corpus.Check(path, keyField, textFields)
+}
+
+var _ scenarios.CorpusChecker = (*Registry)(nil)

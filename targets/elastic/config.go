@@ -14,6 +14,7 @@ func init() {
 		Open: Open, Schema: clientSchema, Order: 40,
 		URLSchemes: []string{"http", "https"}, SchemeHint: "http(s)://",
 		DefaultMaxBatch: DefaultMaxBatch, Family: Family,
+		Title: "Elasticsearch", Help: "Elasticsearch (and OpenSearch)",
 	})
 }
 

@@ -13,6 +13,7 @@ func init() {
 		Open: Open, Schema: clientSchema, Order: 30,
 		URLSchemes: []string{"mongodb", "mongodb+srv"}, SchemeHint: "mongodb://",
 		DefaultMaxBatch: DefaultMaxBatch, Family: Family,
+		Title: "MongoDB", Help: "MongoDB (and FerretDB)",
 	})
 }
 

@@ -14,6 +14,7 @@ func init() {
 		Open: Open, Schema: clientSchema, Order: 20,
 		URLSchemes: []string{"redis", "rediss", "unix"}, SchemeHint: "redis://, rediss://",
 		DefaultMaxBatch: DefaultMaxBatch, Family: resp.Family,
+		Title: "Redis", Help: "Redis and Redis-protocol stores (Valkey, KeyDB, Dragonfly, ...)",
 	})
 }
 
