@@ -305,7 +305,15 @@ func DecodeNode(n *yaml.Node, v any) error {
 	var te *yaml.TypeError
 	switch {
 	case errors.As(err, &te):
-		errs = append(errs, te.Errors...)
+		// A form's type is named as the scenario's own types are
+		// ("into scenarios.MongoTemplate"), wherever its store keeps it.
+		st := t
+		for st.Kind() == reflect.Pointer {
+			st = st.Elem()
+		}
+		for _, e := range te.Errors {
+			errs = append(errs, strings.ReplaceAll(e, "into "+st.String(), "into scenarios."+st.Name()))
+		}
 	case err != nil:
 		return err
 	}
