@@ -1,9 +1,6 @@
 package capture
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Dialect is how one store's ops are read from a capture: which latency
 // group an op falls in, whether it cannot be replayed, and the request
@@ -22,29 +19,12 @@ type Dialect interface {
 	Render(op Op, prefix string, buf []byte, parts [][]byte) ([]byte, [][]byte)
 }
 
-// Store kinds a dialect exists for (the scenario's target.kind).
-const (
-	KindRedis   = "redis"
-	KindMongo   = "mongo"
-	KindElastic = "elastic"
-	KindCQL     = "cql"
-)
-
-// NewDialect returns the dialect of store kind (redis for the embedded
-// store too). skip says which Redis commands are not replayable (upper
-// case); the other stores' dialects know their own.
-func NewDialect(kind string, skip func(cmd string) bool) (Dialect, error) {
-	switch kind {
-	case KindRedis, "embedded", "":
-		return &redisDialect{skip: skip, upper: map[string]string{}}, nil
-	case KindMongo:
-		return mongoDialect{}, nil
-	case KindElastic:
-		return elasticDialect{}, nil
-	case KindCQL:
-		return cqlDialect{}, nil
-	}
-	return nil, fmt.Errorf("no replay dialect for a %s target", kind)
+// CommandDialect is the dialect of ops that are a command and its
+// arguments, as MONITOR prints them (the RESP stores'): grouped by the
+// command's name in upper case, keys remapped by IsKey. skip says which
+// commands (upper case) are not replayed.
+func CommandDialect(skip func(cmd string) bool) Dialect {
+	return &redisDialect{skip: skip, upper: map[string]string{}}
 }
 
 // redisDialect: an op is a command and its arguments, grouped by the
@@ -70,8 +50,9 @@ func (d *redisDialect) Render(op Op, prefix string, buf []byte, parts [][]byte) 
 	return Remap(op.Args, prefix, buf, parts)
 }
 
-// cut slices buf at ends into parts (reused).
-func cut(buf []byte, ends []int, parts [][]byte) [][]byte {
+// Cut slices buf at ends into parts (reused): a dialect's Render
+// returns them; an end below 0 is a null part.
+func Cut(buf []byte, ends []int, parts [][]byte) [][]byte {
 	parts = parts[:0]
 	start := 0
 	for _, e := range ends {

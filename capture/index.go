@@ -102,7 +102,7 @@ func Build(r io.Reader, size int64, o Options) (*Index, error) {
 	byName := map[string]uint16{}
 	d := o.Dialect
 	if d == nil {
-		d, _ = NewDialect(KindRedis, o.Skip)
+		d = CommandDialect(o.Skip)
 	}
 	dbs := map[int]bool{}
 	var counts []int64

@@ -3,7 +3,8 @@
 // indexes a capture in one streaming pass (an offset, a length, a
 // timestamp, a db and a group per op, never the commands themselves),
 // and turns an op into the request parts of the store it is replayed on
-// (a Dialect: redis.go, mongo.go, elastic.go, cql.go), remapping keys.
+// (a Dialect: CommandDialect for MONITOR lines; each other store's in its
+// targets/<store>/replaydialect.go), remapping keys.
 // The engine's replay executor reads each op back from the file by its
 // offset when it sends it.
 package capture

@@ -47,7 +47,7 @@ type gen struct {
 	choices [][]byte
 	cum     []float64 // cumulative weights
 	binding int
-	// place is where the value lands (scenarios.TemplatePlaces); escape
+	// place is where the value lands (the form's Places); escape
 	// says it must be escaped for it (it can hold bytes that would
 	// change the template's structure there).
 	place  scenarios.Place
@@ -69,11 +69,12 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 		return nil, err
 	}
 	p := &Program{}
-	// Mongo and elastic templates are JSON bodies and URL paths: each
-	// value is escaped, when it is rendered, for where it lands (a JSON
-	// string's content, a bare JSON scalar, a path segment, a query), so
-	// that no key, binding, choice or corpus value can change the
-	// template's structure (scenarios.TemplatePlaces, appendPlaced).
+	// A form's templates may be JSON bodies and URL paths (mongo's,
+	// elastic's): each value is escaped, when it is rendered, for where
+	// the form's Places says it lands (a JSON string's content, a bare
+	// JSON scalar, a path segment, a query), so that no key, binding,
+	// choice or corpus value can change the template's structure
+	// (appendPlaced). A form that places nothing sends values raw.
 	names := make([]string, 0, len(sc.Bindings))
 	for n := range sc.Bindings {
 		names = append(names, n)
@@ -102,10 +103,11 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 	}
 	isBinding := func(n string) bool { _, ok := index[n]; return ok }
 	for o, c := range ops {
-		tpls, ok := c.Templates(k)
+		form, ok := c.FormFor(k)
 		if !ok {
 			continue
 		}
+		tpls := form.Templates()
 		op := &opProgram{}
 		used := map[int]bool{}
 		for ti, t := range tpls {
@@ -117,7 +119,10 @@ func Compile(sc *scenarios.Scenario, k scenarios.TargetKind) (*Program, error) {
 			if lit, ok := scenarios.Literal(segs); ok {
 				pt.static = []byte(lit)
 			} else {
-				places := scenarios.TemplatePlaces(k, ti, segs)
+				places := form.Places(ti, segs)
+				if places == nil {
+					places = make([]scenarios.Place, len(segs))
+				}
 				for si, s := range segs {
 					if s.Kind == scenarios.GenBinding {
 						used[index[s.Text]] = true

@@ -15,6 +15,7 @@ import (
 	"github.com/soakd/soakd/regfile"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 // A replay phase sends a captured stream: the engine indexes the capture
@@ -130,7 +131,7 @@ func openReplay(ctx context.Context, sc *scenarios.Scenario, ops *scenarios.OpTa
 		f.Close()
 		return nil, err
 	}
-	o, err := sc.ReplayOptions(ph)
+	o, err := targets.ReplayOptions(sc, ph)
 	if err != nil {
 		f.Close()
 		return nil, err

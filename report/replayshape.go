@@ -10,6 +10,8 @@ import (
 	"github.com/soakd/soakd/capture"
 	"github.com/soakd/soakd/regfile"
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 )
 
 // replayTimed says whether a replay phase kept its capture's timing
@@ -46,8 +48,8 @@ func replaySchedule(p *rundir.PhaseResult, kind string, w time.Duration) []Point
 	if err != nil {
 		return nil
 	}
-	d, err := capture.NewDialect(kind, nil)
-	if err != nil {
+	d, ok := targets.CaptureDialect(scenarios.TargetKind(kind))
+	if !ok {
 		return nil
 	}
 	ix, err := capture.Build(f, fi.Size(), capture.Options{Format: capture.Format(r.Format), Dialect: d, MaxGroups: math.MaxUint16})

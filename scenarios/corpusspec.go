@@ -5,8 +5,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-
-	"github.com/soakd/soakd/corpus"
 )
 
 // CorpusQuery is record.query: search ops draw Terms distinct words from
@@ -79,8 +77,10 @@ func (s *Scenario) validateCorpus() []FieldError {
 			add("record.query.terms", "must be between 1 and %d, got %d", MaxQueryTerms, q.Terms)
 		}
 		if q.Distribution != "" {
-			if _, err := corpus.ParseDistribution(q.Distribution); err != nil {
-				add("record.query.distribution", "%v", err)
+			if c := s.corpusChecker(); c != nil {
+				if err := c.CheckDistribution(q.Distribution); err != nil {
+					add("record.query.distribution", "%v", err)
+				}
 			}
 		}
 		for i, f := range q.From {
@@ -95,8 +95,10 @@ func (s *Scenario) validateCorpus() []FieldError {
 	} else if s.Uses(OpSearch) {
 		add("record.query", "a scenario that searches a corpus must say which fields queries draw from: query: {terms: 2, from: [title, body]}")
 	}
-	if err := corpus.Check(s.CorpusPath(), r.KeyField, from); err != nil {
-		add("record.source", "%v", err)
+	if c := s.corpusChecker(); c != nil {
+		if err := c.CheckCorpus(s.CorpusPath(), r.KeyField, from); err != nil {
+			add("record.source", "%v", err)
+		}
 	}
 	return errs
 }
@@ -131,8 +133,7 @@ func (s *Scenario) corpusPlaceholderErrors() []FieldError {
 			continue
 		}
 		for _, k := range c.Kinds() {
-			tpls, _ := c.Templates(TargetKind(k))
-			if drawsCorpus(tpls, isBinding) {
+			if drawsCorpus(c.familyTemplates(k), isBinding) {
 				errs = append(errs, FieldError{Path: "ops." + name + "." + k, Msg: msg})
 			}
 		}
@@ -150,4 +151,28 @@ func drawsCorpus(tpls []string, isBinding func(string) bool) bool {
 		}
 	}
 	return false
+}
+
+// CorpusChecker reads a scenario's corpus at validate, as the run will
+// (package corpus): the registry of stores implements it (targets), so
+// that this package, which the corpus reader does not need, imports no
+// reader of files it validates.
+type CorpusChecker interface {
+	// CheckDistribution is the problem with a record.query.distribution.
+	CheckDistribution(name string) error
+	// CheckCorpus is the problem with the corpus at path: its key field
+	// and text fields, and (small enough) every document.
+	CheckCorpus(path, keyField string, textFields []string) error
+}
+
+// corpusChecker is the CorpusChecker of the stores the scenario was read
+// with, else of the linked registry (nil: the corpus is checked when the
+// run opens it).
+func (s *Scenario) corpusChecker() CorpusChecker {
+	for _, st := range []Stores{s.stores, linked} {
+		if c, ok := st.(CorpusChecker); ok {
+			return c
+		}
+	}
+	return nil
 }

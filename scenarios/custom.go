@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -45,184 +47,280 @@ const (
 )
 
 // CustomOp is one entry of a scenario's ops: a named operation with a
-// template for each store kind it supports.
+// form for each store family it supports (ops.<name>.<family>: redis,
+// mongo, ...), decoded by the family's CustomFormat (family.go).
 type CustomOp struct {
-	Redis    *RedisTemplate   `yaml:"redis"`
-	Mongo    *MongoTemplate   `yaml:"mongo"`
-	Elastic  *ElasticTemplate `yaml:"elastic"`
-	CQL      *CQLTemplate     `yaml:"cql"`
-	MissWhen MissRule         `yaml:"miss_when"`
+	MissWhen MissRule `yaml:"miss_when"`
 	// MaxBytes caps one rendered value (an argument, a key); a template
 	// that could render more is refused at validate (default 1mb).
 	MaxBytes Bytes `yaml:"max_bytes"`
+	// forms are the op's forms in file order.
+	forms []opForm
+	// stores are those the forms were decoded with (their families).
+	stores Stores
+}
+
+// opForm is one form of a custom op: its family's key, the node as
+// written and, once decoded, the family's form of it.
+type opForm struct {
+	family string
+	key    *yaml.Node
+	node   *yaml.Node
+	form   CustomForm
 }
 
 // DefaultCustomMaxBytes is a custom op's default max_bytes.
 const DefaultCustomMaxBytes = 1 << 20
 
-// RedisTemplate is a custom op's redis form, one of:
-//
-//	[HINCRBY, "cart:{user}", "sku{int:1:50}", "1"]       # a command
-//	{script: "return ...", keys: ["{key}"], args: ["5"]}  # Lua, EVALSHA
-//	{multi: [[SET, "{key}", "v"], [EXPIRE, "{key}", "60"]]} # MULTI/EXEC
-type RedisTemplate struct {
-	Command []string
-	Script  string
-	Keys    []string
-	Args    []string
-	Multi   [][]string
-}
-
-// UnmarshalYAML decodes the list form or the mapping form, strictly.
-func (t *RedisTemplate) UnmarshalYAML(n *yaml.Node) error {
-	bad := func(line int, format string, args ...any) error {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, args...))}}
+// UnmarshalYAML decodes the shared keys and keeps each other key's node,
+// a family's form, for decodeForms.
+func (c *CustomOp) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		what := n.ShortTag()
+		if n.Kind == yaml.ScalarNode {
+			what += " `" + n.Value + "`"
+		}
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: cannot unmarshal %s into scenarios.CustomOp", n.Line, what)}}
 	}
-	strs := func(n *yaml.Node, what string) ([]string, error) {
-		if n.Kind != yaml.SequenceNode {
-			return nil, bad(n.Line, "%s must be a list of strings", what)
+	var errs []string
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if at, dup := seen[k.Value]; dup {
+			errs = append(errs, fmt.Sprintf("line %d: mapping key %q already defined at line %d", k.Line, k.Value, at))
+			continue
 		}
-		out := make([]string, 0, len(n.Content))
-		for _, c := range n.Content {
-			if c.Kind != yaml.ScalarNode {
-				return nil, bad(c.Line, "%s must be a list of strings", what)
-			}
-			out = append(out, c.Value)
+		seen[k.Value] = k.Line
+		var err error
+		switch k.Value {
+		case "miss_when":
+			err = v.Decode(&c.MissWhen)
+		case "max_bytes":
+			err = v.Decode(&c.MaxBytes)
+		default:
+			c.forms = append(c.forms, opForm{family: k.Value, key: k, node: v})
 		}
-		return out, nil
-	}
-	switch n.Kind {
-	case yaml.SequenceNode:
-		cmd, err := strs(n, "a redis command")
-		t.Command = cmd
-		return err
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			var err error
-			switch k.Value {
-			case "script":
-				if v.Kind != yaml.ScalarNode {
-					return bad(v.Line, "redis.script must be the Lua source as a string")
-				}
-				t.Script = v.Value
-			case "keys":
-				t.Keys, err = strs(v, "redis.keys")
-			case "args":
-				t.Args, err = strs(v, "redis.args")
-			case "multi":
-				if v.Kind != yaml.SequenceNode {
-					return bad(v.Line, "redis.multi must be a list of commands")
-				}
-				for _, c := range v.Content {
-					cmd, err := strs(c, "each command of redis.multi")
-					if err != nil {
-						return err
-					}
-					t.Multi = append(t.Multi, cmd)
-				}
-			default:
-				return bad(k.Line, "unknown key %q in a redis template (use script, keys, args or multi, or write the command as a list)", k.Value)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return bad(n.Line, "a redis template is a command list, or a mapping with script: or multi:")
-}
-
-// Templates lists the template strings of the redis form in the order
-// the adapter sends them: the command's arguments; the script's keys then
-// args; the multi's commands' arguments one command after another.
-func (t *RedisTemplate) Templates() []string {
-	switch {
-	case t.Script != "":
-		return slices.Concat(t.Keys, t.Args)
-	case len(t.Multi) > 0:
-		return slices.Concat(t.Multi...)
-	}
-	return t.Command
-}
-
-// templatePaths are the YAML paths of Templates' strings, for messages.
-func (t *RedisTemplate) templatePaths(pp string) []string {
-	var out []string
-	switch {
-	case t.Script != "":
-		for i := range t.Keys {
-			out = append(out, fmt.Sprintf("%s.keys[%d]", pp, i))
-		}
-		for i := range t.Args {
-			out = append(out, fmt.Sprintf("%s.args[%d]", pp, i))
-		}
-	case len(t.Multi) > 0:
-		for i, c := range t.Multi {
-			for range c {
-				out = append(out, fmt.Sprintf("%s.multi[%d]", pp, i))
-			}
-		}
-	default:
-		for i := range t.Command {
-			out = append(out, fmt.Sprintf("%s[%d]", pp, i))
+		var te *yaml.TypeError
+		switch {
+		case errors.As(err, &te):
+			errs = append(errs, te.Errors...)
+		case err != nil:
+			return err
 		}
 	}
-	return out
-}
-
-// Commands lists the template's commands (the multi's, or the one
-// command); a script has none.
-func (t *RedisTemplate) Commands() [][]string {
-	if len(t.Multi) > 0 {
-		return t.Multi
-	}
-	if t.Command != nil {
-		return [][]string{t.Command}
+	if len(errs) > 0 {
+		return &yaml.TypeError{Errors: errs}
 	}
 	return nil
 }
 
-// Templates is the custom op's template strings for target kind k (see
-// RedisTemplate.Templates), and false when the op has no form for k.
-func (c *CustomOp) Templates(k TargetKind) ([]string, bool) {
-	switch k {
-	case KindRedis, KindEmbedded:
-		if c.Redis != nil {
-			return c.Redis.Templates(), true
+// MarshalYAML writes the op as it was read, each family of the stores
+// the op was read with in their order (null where it has no form), then
+// the shared keys: what Scenario.Hash hashes.
+func (c *CustomOp) MarshalYAML() (any, error) {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(key string, v any) error {
+		var vn yaml.Node
+		if err := vn.Encode(v); err != nil {
+			return err
 		}
-	case KindMongo:
-		if c.Mongo != nil {
-			return []string{c.Mongo.Command}, true
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &vn)
+		return nil
+	}
+	for _, name := range c.families() {
+		var v any
+		if f, ok := c.Form(name); ok {
+			v = f
+		} else if i := c.formIndex(name); i >= 0 {
+			v = c.forms[i].node
 		}
-	case KindElastic:
-		if c.Elastic != nil {
-			return []string{c.Elastic.Path, c.Elastic.Body}, true
+		if err := add(name, v); err != nil {
+			return nil, err
 		}
-	case KindCQL:
-		if c.CQL != nil {
-			return c.CQL.Args, true
+	}
+	if err := add("miss_when", c.MissWhen); err != nil {
+		return nil, err
+	}
+	if err := add("max_bytes", c.MaxBytes); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// families lists the families of the op's stores, then any family the
+// op names that they lack.
+func (c *CustomOp) families() []string {
+	out := familyNames(c.stores)
+	for _, f := range c.forms {
+		if !slices.Contains(out, f.family) {
+			out = append(out, f.family)
 		}
+	}
+	return out
+}
+
+func (c *CustomOp) formIndex(family string) int {
+	for i, f := range c.forms {
+		if f.family == family {
+			return i
+		}
+	}
+	return -1
+}
+
+// Form returns the op's form for the family of that name (false when it
+// has none, or it was not decoded: no store of the family is known).
+func (c *CustomOp) Form(family string) (CustomForm, bool) {
+	if i := c.formIndex(family); i >= 0 && c.forms[i].form != nil {
+		return c.forms[i].form, true
 	}
 	return nil, false
 }
 
-// Kinds names the store kinds the op has a form for.
+// FormFor returns the op's form for target kind k, through the family
+// its store declares.
+func (c *CustomOp) FormFor(k TargetKind) (CustomForm, bool) {
+	if c.stores == nil {
+		return nil, false
+	}
+	st, ok := c.stores.Store(k)
+	if !ok {
+		return nil, false
+	}
+	return c.Form(st.Family)
+}
+
+// WithForm returns a copy of c with form f for family (a test's or an
+// adapter's op built in code).
+func (c CustomOp) WithForm(family string, f CustomForm) *CustomOp {
+	c.forms = append(slices.Clip(c.forms), opForm{family: family, form: f})
+	return &c
+}
+
+// WithStores returns c reading families through stores (FormFor).
+func (c CustomOp) WithStores(stores Stores) *CustomOp {
+	c.stores = stores
+	return &c
+}
+
+// Templates is the custom op's template strings for target kind k (see
+// CustomForm.Templates), and false when the op has no form for k.
+func (c *CustomOp) Templates(k TargetKind) ([]string, bool) {
+	f, ok := c.FormFor(k)
+	if !ok {
+		return nil, false
+	}
+	return f.Templates(), true
+}
+
+// ReadOnly reports whether the op's form for target kind k only reads
+// (CustomForm.ReadOnly); an op without a form for k does not.
+func (c *CustomOp) ReadOnly(k TargetKind) bool {
+	f, ok := c.FormFor(k)
+	return ok && f.ReadOnly()
+}
+
+// familyTemplates is the template strings of the op's form for family
+// name (nil: it has none decoded).
+func (c *CustomOp) familyTemplates(name string) []string {
+	if f, ok := c.Form(name); ok {
+		return f.Templates()
+	}
+	return nil
+}
+
+// Kinds names the store families the op has a form for, in the stores'
+// order.
 func (c *CustomOp) Kinds() []string {
 	var out []string
-	if c.Redis != nil {
-		out = append(out, "redis")
-	}
-	if c.Mongo != nil {
-		out = append(out, "mongo")
-	}
-	if c.Elastic != nil {
-		out = append(out, "elastic")
-	}
-	if c.CQL != nil {
-		out = append(out, "cql")
+	for _, name := range c.families() {
+		if c.formIndex(name) >= 0 {
+			out = append(out, name)
+		}
 	}
 	return out
+}
+
+// decodeForms decodes each op's forms with the families of the
+// scenario's stores (familyStores): a key no family of the stores it
+// was read with takes is an unknown key, as it was for the decoder. Read
+// with plain Parse, only a key close to one the op takes is (a typo):
+// any other may be the form of a family the binary does not link, and
+// stays undecoded and unchecked, as target: is until the target opens
+// (and so do all forms when no store is linked).
+func (s *Scenario) decodeForms() error {
+	stores := s.familyStores()
+	var errs []string
+	for _, name := range s.customOpNames() {
+		c := s.Ops[name]
+		if c == nil {
+			continue
+		}
+		c.stores = stores
+		if stores == nil {
+			continue
+		}
+		for i := range c.forms {
+			f := &c.forms[i]
+			if f.node == nil {
+				continue
+			}
+			format, ok := familyFormat(stores, f.family)
+			if !ok {
+				keys := append([]string{"miss_when", "max_bytes"}, familyNames(stores)...)
+				hint := didYouMean(f.family, keys)
+				if s.stores == nil && hint == "" {
+					continue // plain Parse: the form of a family this binary may not link, left unread
+				}
+				errs = append(errs, fmt.Sprintf("line %d: unknown key %q in customop%s", f.key.Line, f.family, hint))
+				continue
+			}
+			form, err := format.Decode(f.node)
+			f.form = form
+			var te *yaml.TypeError
+			switch {
+			case errors.As(err, &te):
+				errs = append(errs, te.Errors...)
+			case err != nil:
+				errs = append(errs, fmt.Sprintf("line %d: %v", f.node.Line, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return &yaml.TypeError{Errors: errs}
+	}
+	return nil
+}
+
+// DecodeNode decodes n into v, a pointer to a form's struct, with keys v
+// has no field for as errors (in yaml.v3's words, for the messages of
+// unknown keys): a family's Decode for a plain mapping form.
+func DecodeNode(n *yaml.Node, v any) error {
+	t := reflect.TypeOf(v)
+	errs := unknownKeys(n, t)
+	if len(errs) > 0 {
+		learnKeys(t)
+	}
+	err := n.Decode(v)
+	var te *yaml.TypeError
+	switch {
+	case errors.As(err, &te):
+		// A form's type is named as the scenario's own types are
+		// ("into scenarios.MongoTemplate"), wherever its store keeps it.
+		st := t
+		for st.Kind() == reflect.Pointer {
+			st = st.Elem()
+		}
+		for _, e := range te.Errors {
+			errs = append(errs, strings.ReplaceAll(e, "into "+st.String(), "into scenarios."+st.Name()))
+		}
+	case err != nil:
+		return err
+	}
+	if len(errs) > 0 {
+		return &yaml.TypeError{Errors: errs}
+	}
+	return nil
 }
 
 // CustomOps returns each of the scenario's custom ops by its Op in the

@@ -49,7 +49,7 @@ func TestCustomCartParses(t *testing.T) {
 	if o, _ := names.Lookup("cart_get"); ops[o].MissWhen != MissEmpty {
 		t.Errorf("cart_get: %+v", ops[o])
 	}
-	if got := ops[mustOp(t, names, "cart_add")].Redis.Templates(); strings.Join(got, " ") != "HINCRBY cart:{user} sku{int:1:50} 1" {
+	if got, _ := ops[mustOp(t, names, "cart_add")].Templates(KindRedis); strings.Join(got, " ") != "HINCRBY cart:{user} sku{int:1:50} 1" {
 		t.Errorf("cart_add templates %q", got)
 	}
 }

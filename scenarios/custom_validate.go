@@ -114,7 +114,7 @@ func (s *Scenario) validateCustom() []FieldError {
 		if _, ok := parseBuiltinOp(name); ok {
 			add(op, "%q is a built-in op; give the custom op another name", name)
 		}
-		if c == nil || len(c.Kinds()) == 0 {
+		if c == nil || len(c.forms) == 0 {
 			add(op, "an op needs a template for at least one store (redis: ...)")
 			continue
 		}
@@ -133,23 +133,20 @@ func (s *Scenario) validateCustom() []FieldError {
 			}
 			return n
 		}
-		if c.Redis != nil {
-			errs = append(errs, s.validateRedisTemplate(name, op+".redis", c, isBinding, maxLen)...)
-		}
-		if c.Mongo != nil {
-			errs = append(errs, s.validateMongoTemplate(name, op+".mongo", c, isBinding, maxLen)...)
-		}
-		if c.Elastic != nil {
-			errs = append(errs, s.validateElasticTemplate(name, op+".elastic", c, isBinding, maxLen)...)
-		}
-		if c.CQL != nil {
-			errs = append(errs, s.validateCQLTemplate(name, op+".cql", c, isBinding, maxLen)...)
+		for _, f := range c.forms {
+			if f.form == nil {
+				continue // undecoded: its problem is the decoder's
+			}
+			errs = append(errs, f.form.Check(CustomCheck{
+				Scenario: s, Op: c, Name: name, Path: op + "." + f.family,
+				AllowDestructive: s.allowsDestructive(), IsBinding: isBinding, MaxLen: maxLen,
+			})...)
 		}
 	}
 	for i, p := range s.Phases {
 		for _, name := range sortedMixKeys(p.Mix) {
 			c, ok := s.Ops[name]
-			if !ok || c == nil || s.Target.Kind == "" {
+			if !ok || c == nil || s.Target.Kind == "" || !s.knowsStore() {
 				continue
 			}
 			if _, has := c.Templates(s.StoreKind()); !has {

@@ -34,11 +34,15 @@ func (s *Scenario) validateGrowthInserts() []FieldError {
 			// form then); an op whose every form reads is refused now.
 			reads := true
 			for _, k := range c.Kinds() {
-				reads = reads && c.ReadOnly(TargetKind(k))
+				f, ok := c.Form(k)
+				reads = reads && ok && f.ReadOnly()
 			}
 			if reads {
 				add("op %s only reads, so it inserts no records; growth.insert needs an op that writes a new record per {key} or {seq}", name)
 			}
+		case !s.knowsStore():
+			// The store is not known here: the engine checks the form
+			// for the kind it runs.
 		default:
 			if _, has := c.Templates(s.StoreKind()); !has {
 				add("op %s has no template for target kind %s (it has: %s)", name, s.Target.Kind, strings.Join(c.Kinds(), ", "))

@@ -70,30 +70,3 @@ func TestGrowthInsertErrors(t *testing.T) {
 		})
 	}
 }
-
-func TestCustomOpReadOnly(t *testing.T) {
-	for _, tc := range []struct {
-		kind TargetKind
-		op   CustomOp
-		read bool
-	}{
-		{KindRedis, CustomOp{Redis: &RedisTemplate{Command: []string{"zrevrange", "b", "0", "9"}}}, true},
-		{KindRedis, CustomOp{Redis: &RedisTemplate{Command: []string{"ZINCRBY", "b", "1", "m"}}}, false},
-		{KindRedis, CustomOp{Redis: &RedisTemplate{Multi: [][]string{{"GET", "k"}, {"EXPIRE", "k", "9"}}}}, false},
-		{KindRedis, CustomOp{Redis: &RedisTemplate{Script: "return redis.call('GET', KEYS[1])"}}, false},
-		{KindEmbedded, CustomOp{Redis: &RedisTemplate{Command: []string{"HGETALL", "k"}}}, true},
-		{KindMongo, CustomOp{Mongo: &MongoTemplate{Command: `{"count": "c", "query": {"n": {int:1:5}}}`}}, true},
-		{KindMongo, CustomOp{Mongo: &MongoTemplate{Command: `{"aggregate": "c", "pipeline": [{"$out": "x"}], "cursor": {}}`}}, false},
-		{KindMongo, CustomOp{Mongo: &MongoTemplate{Command: `{"update": "c", "updates": []}`}}, false},
-		{KindElastic, CustomOp{Elastic: &ElasticTemplate{Path: "/i/_doc/{key}"}}, true},
-		{KindElastic, CustomOp{Elastic: &ElasticTemplate{Method: "post", Path: "/i/_count", Body: "{}"}}, true},
-		{KindElastic, CustomOp{Elastic: &ElasticTemplate{Path: "/i/_doc/{key}", Body: "{}"}}, false},
-		{KindCQL, CustomOp{CQL: &CQLTemplate{Statement: " select v from t"}}, true},
-		{KindCQL, CustomOp{CQL: &CQLTemplate{Statement: "UPDATE t SET v = ? WHERE k = ?"}}, false},
-		{KindCQL, CustomOp{Redis: &RedisTemplate{Command: []string{"GET", "k"}}}, false}, // no cql form
-	} {
-		if got := tc.op.ReadOnly(tc.kind); got != tc.read {
-			t.Errorf("%s %+v: ReadOnly %v, want %v", tc.kind, tc.op, got, tc.read)
-		}
-	}
-}

@@ -170,6 +170,9 @@ func parse(file string, data []byte, stores Stores) (*Scenario, error) {
 	sc.File = file
 	sc.Target.Client.file = file
 	sc.stores = stores
+	if err := sc.decodeForms(); err != nil {
+		probs = append(probs, decodeProblems(file, err)...)
+	}
 	var fes []FieldError
 	// concurrency: 0 written out is a mistake, not "use the default".
 	for i, p := range sc.Phases {

@@ -211,10 +211,10 @@ func (s *Scenario) customFlightBytes(mixes []map[string]float64) (int64, string)
 				continue
 			}
 			for _, k := range c.Kinds() {
-				if s.Target.Kind != "" && TargetKind(k) != s.StoreKind() {
+				if s.Target.Kind != "" && k != s.family() {
 					continue
 				}
-				tpls, _ := c.Templates(TargetKind(k))
+				tpls := c.familyTemplates(k)
 				var n int64
 				for _, t := range tpls {
 					segs, err := ParseTemplate(t, isBinding)

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,13 +9,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/soakd/soakd/capture"
 	"github.com/soakd/soakd/regfile"
 )
 
 // ReplaySpec holds a replay phase's own keys (flat in the phase, so the
 // YAML reads {kind: replay, source: capture.txt, format: monitor, speed: 2}).
-// The engine indexes the capture (capture.Build) when the run starts.
+// The engine indexes the capture when the run starts, in the dialect of
+// the target's store family (ReplayRules).
 type ReplaySpec struct {
 	// Source is the capture file, relative to the scenario file's
 	// directory (or the working directory when there is no file).
@@ -56,138 +55,33 @@ var (
 	replayGroups  = newEnum("group", ReplayGroupCommand, ReplayGroupLine)
 )
 
-// redisUnreplayable are commands a replay counts as skipped instead of
-// sending: the blocking and connection-state commands a custom op may
-// not send (they would stall the ops pipelined with them or change the
-// connection under them).
-func redisUnreplayable(cmd string) bool { return slices.Contains(redisBlocking, cmd) }
-
-// ReplaySkips reports whether a replay skips command cmd (upper case).
-func ReplaySkips(cmd string) bool { return redisUnreplayable(cmd) }
-
 // ReplayMaxGroups is the most latency groups one replay phase takes
-// (the rest share capture.OtherGroup).
+// (the rest share ReplayOtherGroup).
 const ReplayMaxGroups = 32
+
+// ReplayOtherGroup is the latency group of the commands past
+// ReplayMaxGroups (the capture index's "other").
+const ReplayOtherGroup = "other"
 
 // ReplayRefusal returns why a replay may not send op args (args[0] the
 // op: a Redis command, a mongo command's name, an HTTP method, a CQL
 // statement), "" when it may: what the custom ops' safety rule refuses
-// on the target's store, unless the scenario says allow_destructive:
-// true (or the target is the embedded store).
-func (s *Scenario) ReplayRefusal(args []string) string { return s.replayRefusal(nil, args) }
+// on the target's store (its family's ReplayRules), unless the scenario
+// says allow_destructive: true (or the target is a scratch store).
+func (s *Scenario) ReplayRefusal(args []string) string { return s.ReplayRefusalIn(nil, args) }
 
-// redisReplayScripting are the commands a redis replay refuses without
-// allow_destructive (unless the script is on the phase's scripts: list):
-// what they run is not in the captured line.
-var redisReplayScripting = []string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO", "FUNCTION", "SCRIPT"}
-
-// replayRefusal is ReplayRefusal for a line of replay phase spec r
+// ReplayRefusalIn is ReplayRefusal for a line of replay phase spec r
 // (nil: no scripts: list).
+func (s *Scenario) ReplayRefusalIn(r *ReplaySpec, args []string) string {
+	return s.replayRefusal(r, args)
+}
+
 func (s *Scenario) replayRefusal(r *ReplaySpec, args []string) string {
-	if s.allowsDestructive() || len(args) == 0 {
+	rules := s.replayRules()
+	if s.allowsDestructive() || len(args) == 0 || rules == nil {
 		return ""
 	}
-	if k := s.StoreKind(); k != KindMongo && k != KindElastic && k != KindCQL {
-		if why := replayScriptRefusal(r, args, s.Target.Kind); why != "" {
-			return why
-		}
-	}
-	d := ""
-	switch s.StoreKind() {
-	case KindMongo:
-		for _, c := range mongoDestructive {
-			if strings.EqualFold(args[0], c) {
-				d = c
-			}
-		}
-	case KindElastic:
-		if len(args) > 1 {
-			d = destructiveElastic(strings.ToUpper(args[0]), args[1])
-		}
-	case KindCQL:
-		if w := strings.ToUpper(capture.CQLVerb(args[0])); slices.Contains(cqlDestructive, w) {
-			d = w
-		}
-	default:
-		d = destructiveRedis(args)
-	}
-	if d == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s destroys data or stops or reconfigures the server; refused against a %s target unless the scenario says allow_destructive: true", d, s.Target.Kind)
-}
-
-// replayScriptRefusal says why a redis replay may not send the script
-// or function command args, "" when it may (not one, or an EVAL or
-// EVALSHA of a script on r's scripts: list).
-func replayScriptRefusal(r *ReplaySpec, args []string, kind TargetKind) string {
-	cmd := strings.ToUpper(args[0])
-	if !slices.Contains(redisReplayScripting, cmd) {
-		return ""
-	}
-	sha := ""
-	switch {
-	case len(args) > 1 && (cmd == "EVAL" || cmd == "EVAL_RO"):
-		sum := sha1.Sum([]byte(args[1]))
-		sha = hex.EncodeToString(sum[:])
-	case len(args) > 1 && (cmd == "EVALSHA" || cmd == "EVALSHA_RO"):
-		sha = strings.ToLower(args[1])
-	case len(args) == 3 && cmd == "SCRIPT" && strings.EqualFold(args[1], "LOAD"):
-		sum := sha1.Sum([]byte(args[2]))
-		sha = hex.EncodeToString(sum[:])
-	}
-	if sha != "" && r != nil && slices.ContainsFunc(r.Scripts, func(s string) bool { return strings.EqualFold(s, sha) }) {
-		return ""
-	}
-	what := "runs a function, whose commands a replay cannot see"
-	switch {
-	case sha != "" && cmd == "SCRIPT":
-		what = fmt.Sprintf("LOAD loads a Lua script (SHA1 %s), whose commands a replay cannot see", sha)
-	case sha != "":
-		what = fmt.Sprintf("runs a Lua script (SHA1 %s), whose commands a replay cannot see", sha)
-	case cmd == "FUNCTION" || cmd == "SCRIPT":
-		what = "loads, deletes or flushes scripts or functions"
-	}
-	msg := fmt.Sprintf("%s %s (a script can run FLUSHALL); refused against a %s target unless the scenario says allow_destructive: true", cmd, what, kind)
-	if sha != "" {
-		msg += " or the phase lists the script's SHA1 in scripts:"
-	}
-	return msg
-}
-
-// destructiveElastic is what the elastic custom ops' rule refuses in
-// method and path (normalised: "." and ".." segments refused, escapes
-// decoded), "" when nothing.
-func destructiveElastic(method, path string) string {
-	norm, err := normElasticPath(path)
-	if err != nil {
-		return "a path that climbs (" + path + ")"
-	}
-	return destructiveElasticNorm(method, norm)
-}
-
-// ReplayDialect is how a replay reads ops for the scenario's target.
-func (s *Scenario) ReplayDialect() (capture.Dialect, error) {
-	return capture.NewDialect(string(s.StoreKind()), ReplaySkips)
-}
-
-// ReplayOptions are the capture.Build options of replay phase p.
-func (s *Scenario) ReplayOptions(p *Phase) (capture.Options, error) {
-	d, err := s.ReplayDialect()
-	if err != nil {
-		return capture.Options{}, err
-	}
-	return capture.Options{
-		Format:    capture.Format(p.Replay.Format),
-		ByLine:    p.Replay.Group == ReplayGroupLine,
-		MaxGroups: ReplayMaxGroups,
-		Dialect:   d,
-		KeyPrefix: p.Replay.KeyPrefix,
-		Refuse:    func(args []string) string { return s.replayRefusal(p.Replay, args) },
-		// validate estimated the index from the capture's first MiB;
-		// the index itself stops at the phase's bound.
-		MaxIndexBytes: MaxPhaseBytes,
-	}, nil
+	return rules.Refusal(s, r, args)
 }
 
 // ReplaySource returns the path of phase p's capture.
@@ -260,25 +154,9 @@ func (s *Scenario) validateReplay(pp string, p *Phase) []FieldError {
 			add(fmt.Sprintf("scripts[%d]", i), "%q is not a SHA1 (40 hex digits, as SCRIPT LOAD prints it)", sha)
 		}
 	}
-	if len(r.Scripts) > 0 {
-		if k := s.StoreKind(); k == KindMongo || k == KindElastic || k == KindCQL {
-			add("scripts", "scripts: lists Lua scripts a redis replay may run; a %s replay runs none", s.Target.Kind)
-		}
-	}
-	switch k := s.StoreKind(); k {
-	case KindMongo, KindElastic, KindCQL:
-		if r.Format == string(capture.FormatMonitor) {
-			add("format", "monitor (the default) is redis-cli MONITOR's output, Redis commands; a %s target replays format: ndjson, the op log", s.Target.Kind)
-		}
-	}
-	switch s.StoreKind() {
-	case KindCQL:
-		if r.KeyPrefix != "" {
-			add("key_prefix", "a cql replay runs its statements as they are (they name their tables); point the target's keyspace at a scratch one instead")
-		}
-	case KindElastic:
-		if r.KeyPrefix != "" && (r.KeyPrefix != strings.ToLower(r.KeyPrefix) || strings.ContainsAny(r.KeyPrefix, "\\/*?\"<>| ,#:") || strings.ContainsAny(r.KeyPrefix[:1], "_-+")) {
-			add("key_prefix", "%q cannot start an index name (lower case, none of \\ / * ? \" < > | space , # :, not starting with _ - +); e.g. replay-", r.KeyPrefix)
+	if rules := s.replayRules(); rules != nil {
+		for _, fe := range rules.CheckReplay(s, r) {
+			add(fe.Path, "%s", fe.Msg)
 		}
 	}
 	return errs
@@ -306,7 +184,7 @@ func (s *Scenario) replayLatencyKey(op string) string {
 			return ""
 		}
 		if slices.Contains(folded, op) {
-			return fmt.Sprintf("%s is folded under %q in replay %s (it keeps the %d most frequent commands apart); limit %s instead", op, capture.OtherGroup, p.Name, ReplayMaxGroups-1, capture.OtherGroup)
+			return fmt.Sprintf("%s is folded under %q in replay %s (it keeps the %d most frequent commands apart); limit %s instead", op, ReplayOtherGroup, p.Name, ReplayMaxGroups-1, ReplayOtherGroup)
 		}
 		names = append(names, groups...)
 	}
@@ -336,9 +214,17 @@ func (s *Scenario) replayGroups(p *Phase) (groups, folded []string, ok bool) {
 var errNotChecked = errors.New("not checked at validate")
 
 // indexCapture indexes phase p's capture as the run will (at most
-// replayCheckBytes of it; a larger one is errNotChecked): its groups,
-// or why the run would refuse it.
+// replayCheckBytes of it; a larger one is errNotChecked), through the
+// replay rules of the target's family: its groups, or why the run would
+// refuse it. Without the rules (no store known) it is not checked.
 func (s *Scenario) indexCapture(p *Phase) (groups, folded []string, err error) {
+	rules := s.replayRules()
+	if rules == nil {
+		if _, known := s.store(); known {
+			return nil, nil, fmt.Errorf("no replay dialect for a %s target", s.Target.Kind)
+		}
+		return nil, nil, errNotChecked
+	}
 	f, err := regfile.Open(s.ReplaySource(p)) // a FIFO is refused by name, not waited on
 	if err != nil {
 		return nil, nil, err
@@ -351,17 +237,23 @@ func (s *Scenario) indexCapture(p *Phase) (groups, folded []string, err error) {
 	if st.Size() > replayCheckBytes {
 		return nil, nil, errNotChecked
 	}
-	o, err := s.ReplayOptions(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	ix, err := capture.Build(f, st.Size(), o)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ix.Groups, ix.Folded, nil
+	return rules.Index(s, p, f, st.Size())
 }
 
 // HasOp reports whether name is a built-in op or one of the scenario's
 // ops: (an slo.latency key that is neither must be a replay group).
 func (s *Scenario) HasOp(name string) bool { return s.knownOp(name) }
+
+// OpLogReplayProblems are the problems of replay spec r on a store that
+// replays only the NDJSON op log and runs no scripts (a ReplayRules'
+// CheckReplay for mongo, elastic, cql): scripts: given, format: monitor.
+func (s *Scenario) OpLogReplayProblems(r *ReplaySpec) []FieldError {
+	var errs []FieldError
+	if len(r.Scripts) > 0 {
+		Add(&errs, "scripts", "scripts: lists Lua scripts a redis replay may run; a %s replay runs none", s.Target.Kind)
+	}
+	if r.Format == "monitor" {
+		Add(&errs, "format", "monitor (the default) is redis-cli MONITOR's output, Redis commands; a %s target replays format: ndjson, the op log", s.Target.Kind)
+	}
+	return errs
+}

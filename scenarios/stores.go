@@ -41,6 +41,18 @@ type Store struct {
 	// Schema checks the store's part of target: (nil: the shared client:
 	// options only).
 	Schema StoreSchema
+	// Family names the store's family (family.go): the key of its custom
+	// ops' form, ops.<name>.<Family>; stores of one family share it.
+	Family string
+	// Custom decodes the family's custom-op form (nil: the store runs no
+	// custom ops).
+	Custom CustomFormat
+	// Replay are the family's replay rules (nil: the store replays
+	// nothing).
+	Replay ReplayRules
+	// Scratch: the store is soakd's own (embedded), so what destroys
+	// data is allowed without allow_destructive.
+	Scratch bool
 }
 
 // KindOfURL is the kind of the store whose URL scheme u has; "" when no

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -260,4 +261,45 @@ func Literal(segs []Segment) (string, bool) {
 		b.WriteString(g.Text)
 	}
 	return b.String(), true
+}
+
+// What stores' forms of a custom op share (family.go) to check their
+// templates.
+
+// SampleRender renders segs with a stand-in value for each placeholder
+// ("0", which fits a JSON string or number), for checking the JSON.
+func SampleRender(segs []Segment) string {
+	var b strings.Builder
+	for _, g := range segs {
+		if g.Kind == GenLiteral {
+			b.WriteString(g.Text)
+		} else {
+			b.WriteString("0")
+		}
+	}
+	return b.String()
+}
+
+// JSONProblem says where s stops being JSON.
+func JSONProblem(s string) string {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return err.Error()
+	}
+	return "not JSON"
+}
+
+// PlaceholderName is how placeholder g is written, for messages.
+func PlaceholderName(g Segment) string {
+	switch g.Kind {
+	case GenKey:
+		return "{key}"
+	case GenBinding:
+		return "{" + g.Text + "}"
+	case GenChoice:
+		return "{choice:" + strings.Join(g.Choices, ",") + "}"
+	case GenCorpus:
+		return "{corpus:" + g.Text + "}"
+	}
+	return "a placeholder"
 }

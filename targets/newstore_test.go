@@ -3,9 +3,16 @@ package targets_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/soakd/soakd/capture"
+	"github.com/soakd/soakd/datagen"
 	"github.com/soakd/soakd/internal/runpath"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
@@ -22,9 +29,65 @@ type kvxTarget struct{ shards int }
 func (k *kvxTarget) Do(context.Context, *targets.Request) error { return nil }
 func (k *kvxTarget) Close() error                               { return nil }
 
+// kvxForm is the kvx family's custom-op form: a command as a list,
+// [VERB, "arg{key}", ...]; GET only reads, WIPE needs allow_destructive.
+type kvxForm struct{ cmd []string }
+
+func (f *kvxForm) Templates() []string                               { return f.cmd }
+func (f *kvxForm) Places(int, []scenarios.Segment) []scenarios.Place { return nil }
+func (f *kvxForm) ReadOnly() bool                                    { return len(f.cmd) > 0 && f.cmd[0] == "GET" }
+func (f *kvxForm) Check(c scenarios.CustomCheck) []scenarios.FieldError {
+	var errs []scenarios.FieldError
+	if len(f.cmd) == 0 {
+		scenarios.Add(&errs, c.Path, "op %s: a kvx form is a command", c.Name)
+	} else if f.cmd[0] == "WIPE" && !c.AllowDestructive {
+		scenarios.Add(&errs, c.Path+"[0]", "op %s: WIPE empties the store; refused unless allow_destructive: true", c.Name)
+	}
+	return errs
+}
+
+type kvxFormat struct{}
+
+func (kvxFormat) Decode(n *yaml.Node) (scenarios.CustomForm, error) {
+	f := &kvxForm{}
+	return f, n.Decode(&f.cmd)
+}
+
+// kvxDialect replays op logs of kvx commands, grouped as KVX_<VERB>.
+type kvxDialect struct{}
+
+func (kvxDialect) Check(op capture.Op, _ string) (string, bool, error) {
+	return "KVX_" + strings.ToUpper(string(op.Args[0])), false, nil
+}
+
+func (kvxDialect) Render(op capture.Op, _ string, buf []byte, parts [][]byte) ([]byte, [][]byte) {
+	return capture.Remap(op.Args, "", buf, parts)
+}
+
+type kvxReplay struct{}
+
+func (kvxReplay) Dialect() capture.Dialect { return kvxDialect{} }
+func (kvxReplay) CheckReplay(_ *scenarios.Scenario, r *scenarios.ReplaySpec) []scenarios.FieldError {
+	if r.KeyPrefix != "" {
+		return []scenarios.FieldError{{Path: "key_prefix", Msg: "a kvx replay takes no key_prefix"}}
+	}
+	return nil
+}
+func (kvxReplay) Refusal(sc *scenarios.Scenario, _ *scenarios.ReplaySpec, args []string) string {
+	if strings.EqualFold(args[0], "WIPE") {
+		return sc.DestructiveRefusal("WIPE")
+	}
+	return ""
+}
+
+// kvxFamily is defined once and referenced by kvx and its twin kvy, as
+// the RESP family is by redis and embedded.
+var kvxFamily = &targets.Family{Name: "kvx", Custom: kvxFormat{}, Replay: kvxReplay{}}
+
 // newStores registers two stores scenarios has never heard of, as their
 // packages would: kvx (alias kv, URLs kvx://, a pipeline of 64, a
-// shards: client option) and blob (blob://, listed first).
+// shards: client option, custom ops and replay through its family kvx)
+// and blob (blob://, listed first).
 func newStores() *targets.Registry {
 	reg := targets.NewRegistry()
 	schema := targets.ClientSchema[kvxConfig]{Check: func(_ scenarios.Target, c *kvxConfig) []scenarios.FieldError {
@@ -42,6 +105,7 @@ func newStores() *targets.Registry {
 			return &kvxTarget{shards: c.Shards}, nil
 		},
 		Schema: schema, Aliases: []string{"kv"}, URLSchemes: []string{"kvx"}, DefaultMaxBatch: 64, Order: 20,
+		Family: kvxFamily,
 	})
 	reg.Register("blob", targets.Adapter{
 		Open: func(context.Context, scenarios.Target, targets.Options) (targets.Target, error) {
@@ -107,5 +171,95 @@ func TestANewStoreTouchesNothingInScenarios(t *testing.T) {
 	var oe *runpath.OverrideError
 	if _, err := runpath.Apply(sc, runpath.Overrides{Target: "redis://h:6379"}); !errors.As(err, &oe) || !strings.HasSuffix(oe.Msg, ": unknown URL scheme (use blob://, kvx://)") {
 		t.Errorf("--target redis:// with only blob and kvx: %v", err)
+	}
+}
+
+// TestANewStoreOwnsItsCustomOpsAndReplay: the kvx family's custom-op
+// form and replay dialect, registered through the adapter and nothing
+// else, are decoded, checked, rendered and replayed: scenarios, capture
+// and datagen name no store.
+func TestANewStoreOwnsItsCustomOpsAndReplay(t *testing.T) {
+	reg := newStores()
+	// kvy: a second store of the kvx family, a scratch one.
+	reg.Register("kvy", targets.Adapter{
+		Open: func(context.Context, scenarios.Target, targets.Options) (targets.Target, error) {
+			return &kvxTarget{}, nil
+		},
+		Order: 30, Family: kvxFamily, Scratch: true,
+	})
+	ops := "ops:\n  put: {kvx: [SET, \"k{key}\", \"{int:1:9}\"]}\n  look: {kvx: [GET, \"k{key}\"]}\n"
+	src := "target: {kind: kvx}\nkeyspace: {records: 10}\n" + ops + "phases: [{name: s, kind: steady, rate: 100, duration: 1s, mix: {put: 50, look: 50}}]\n"
+	sc, err := scenarios.ParseWith("kvx.yaml", []byte(src), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.Ops["look"].ReadOnly("kvx") || sc.Ops["put"].ReadOnly("kvx") || !sc.Ops["look"].ReadOnly("kvy") {
+		t.Error("ReadOnly is not the kvx form's")
+	}
+	if k := sc.Ops["put"].Kinds(); len(k) != 1 || k[0] != "kvx" {
+		t.Errorf("families %v", k)
+	}
+	p, err := datagen.Compile(sc, "kvx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := sc.OpTable()
+	put, _ := o.Lookup("put")
+	_, parts := datagen.NewRenderer(p).Render(put, []byte("7"), 0, rand.New(rand.NewPCG(1, 2)), nil, nil)
+	if len(parts) != 3 || string(parts[0]) != "SET" || string(parts[1]) != "k7" {
+		t.Errorf("rendered %q", parts)
+	}
+
+	// The form's own checks, at their lines; a scratch store of the
+	// family allows what the form refuses elsewhere.
+	wipe := "target: {kind: kvx}\nops:\n  w:\n    kvx: [WIPE]\nphases: [{name: s, kind: steady, rate: 1, duration: 1s, mix: {w: 100}}]\n"
+	if _, err := scenarios.ParseWith("w.yaml", []byte(wipe), reg); err == nil || !strings.Contains(err.Error(), "w.yaml:4: ops.w.kvx[0]: op w: WIPE empties the store") {
+		t.Errorf("WIPE on kvx: %v", err)
+	}
+	if _, err := scenarios.ParseWith("w.yaml", []byte(strings.Replace(wipe, "kind: kvx", "kind: kvy", 1)), reg); err != nil {
+		t.Errorf("WIPE on the scratch kvy: %v", err)
+	}
+	if _, err := scenarios.ParseWith("w.yaml", []byte(strings.Replace(wipe, "kind: kvx", "kind: blob", 1)), reg); err == nil || !strings.Contains(err.Error(), "op w has no template for target kind blob (it has: kvx)") {
+		t.Errorf("kvx op on blob: %v", err)
+	}
+
+	// A replay reads the capture in the kvx dialect: its groups, its
+	// refusals at their lines, its rules on the phase.
+	dir := t.TempDir()
+	capFile := filepath.Join(dir, "ops.ndjson")
+	write := func(lines ...string) {
+		if err := os.WriteFile(capFile, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"ts": 1, "op": "get", "args": ["a"]}`, `{"ts": 2, "op": "SET", "args": ["a", "1"]}`)
+	replay := "target: {kind: kvx}\nphases:\n  - {name: r, kind: replay, source: " + capFile + ", format: ndjson}\nslo: {latency: {KVX_GET: {p99: 10ms}}}\n"
+	sc, err = scenarios.ParseWith("r.yaml", []byte(replay), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2, err := reg.ReplayOptions(sc, &sc.Phases[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(capFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	ix, err := capture.Build(f, st.Size(), o2)
+	if err != nil || strings.Join(ix.Groups, ",") != "KVX_GET,KVX_SET" {
+		t.Errorf("groups %v, %v", ix, err)
+	}
+	write(`{"ts": 1, "op": "GET", "args": ["a"]}`, `{"ts": 2, "op": "wipe"}`)
+	if _, err := scenarios.ParseWith("r.yaml", []byte(replay), reg); err == nil || !strings.Contains(err.Error(), "line 2: WIPE destroys data or stops or reconfigures the server; refused against a kvx target") {
+		t.Errorf("WIPE in a kvx capture: %v", err)
+	}
+	if _, err := scenarios.ParseWith("r.yaml", []byte(strings.Replace(replay, "format: ndjson", "format: ndjson, key_prefix: x", 1)), reg); err == nil || !strings.Contains(err.Error(), "phases[0].key_prefix: a kvx replay takes no key_prefix") {
+		t.Errorf("key_prefix on kvx: %v", err)
+	}
+	if _, err := reg.ReplayOptions(&scenarios.Scenario{Target: scenarios.Target{Kind: "blob"}}, &sc.Phases[0]); err == nil || err.Error() != "no replay dialect for a blob target" {
+		t.Errorf("blob replay: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/soakd/soakd/corpus"
 	"github.com/soakd/soakd/scenarios"
 )
 
@@ -37,6 +38,18 @@ type Adapter struct {
 	// Order places the kind in the lists messages give (ascending, then
 	// by name): `unknown target kind "x" (use embedded, redis, ...)`.
 	Order int
+	// Family is the store's family (family.go): its custom-op form and
+	// replay dialect, shared with the other stores of the family (nil:
+	// no custom ops, no replay).
+	Family *Family
+	// Title names the store in soakd's one-line description ("Redis",
+	// "MongoDB"; "" leaves it out) and Help says in a line what it
+	// drives, beside its URL schemes in `soakd help`.
+	Title, Help string
+	// Scratch: the store is soakd's own, whose data a run may destroy
+	// (the embedded store): destructive custom ops and replays need no
+	// allow_destructive.
+	Scratch bool
 }
 
 // Registry maps target kinds, and their aliases, to adapters. Adapters
@@ -59,8 +72,12 @@ type entry struct {
 func NewRegistry() *Registry { return &Registry{m: map[string]*entry{}} }
 
 // registry is the one piece of package-level state in soakd: the
-// adapters compiled in register in it.
+// adapters compiled in register in it. A scenario read with plain
+// scenarios.Parse reads custom-op forms and replay rules with it
+// (scenarios.Link).
 var registry = NewRegistry()
+
+func init() { scenarios.Link(registry) }
 
 // Register adds the adapter for a kind to the registry; registering a
 // name (kind or alias) twice, or without a factory, panics. The registry
@@ -131,6 +148,13 @@ func (r *Registry) Store(kind scenarios.TargetKind) (scenarios.Store, bool) {
 		SchemeHint:      e.a.SchemeHint,
 		DefaultMaxBatch: e.a.DefaultMaxBatch,
 		Schema:          e.a.Schema,
+		Scratch:         e.a.Scratch,
+	}
+	if f := e.a.Family; f != nil {
+		st.Family, st.Custom = f.Name, f.Custom
+		if f.Replay != nil {
+			st.Replay = replayRules{f.Replay}
+		}
 	}
 	for _, a := range e.a.Aliases {
 		st.Aliases = append(st.Aliases, scenarios.TargetKind(a))
@@ -161,3 +185,37 @@ func LoadScenario(path string) (*scenarios.Scenario, error) {
 func ParseScenario(file string, data []byte) (*scenarios.Scenario, error) {
 	return scenarios.ParseWith(file, data, registry)
 }
+
+// StoreDoc is what `soakd help` says of a registered store.
+type StoreDoc struct {
+	Kind       string
+	URLSchemes []string
+	Title      string
+	Help       string
+}
+
+// Docs lists the registered stores (aliases left out) in Order, for
+// help text.
+func Docs() []StoreDoc {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	out := make([]StoreDoc, len(registry.kinds))
+	for i, e := range registry.kinds {
+		out[i] = StoreDoc{Kind: e.kind, URLSchemes: slices.Clone(e.a.URLSchemes), Title: e.a.Title, Help: e.a.Help}
+	}
+	return out
+}
+
+// CheckDistribution is scenarios.CorpusChecker's: the query term
+// distribution named name (corpus.ParseDistribution).
+func (r *Registry) CheckDistribution(name string) error {
+	_, err := corpus.ParseDistribution(name)
+	return err
+}
+
+// CheckCorpus is scenarios.CorpusChecker's: corpus.Check.
+func (r *Registry) CheckCorpus(path, keyField string, textFields []string) error {
+	return corpus.Check(path, keyField, textFields)
+}
+
+var _ scenarios.CorpusChecker = (*Registry)(nil)

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+
+	"github.com/soakd/soakd/targets"
 )
 
 // commandDoc is one command's help: how it is called and what it does.
@@ -47,20 +49,50 @@ var commandDocs = []commandDoc{
 	{"help", []string{"soakd help [COMMAND]"}, "This help, or one command's (also: soakd COMMAND --help)."},
 }
 
-// targetsHelp names the stores soakd drives and their URL schemes.
-const targetsHelp = `targets (--target URL, or target.url in the scenario):
-  redis://, rediss://, unix://   Redis and Redis-protocol stores (Valkey, KeyDB, Dragonfly, ...)
-  mongodb://, mongodb+srv://     MongoDB (and FerretDB)
-  http://, https://              Elasticsearch (and OpenSearch)
-  cql://, cqls://                CQL: ScyllaDB and Cassandra (kind: scylla, cassandra or cql)
-  (none)                         embedded: an in-process Redis-protocol store; figures measure soakd itself
-`
+// targetsHelp names the stores soakd drives and their URL schemes, from
+// the registry: each store that takes URLs on a line of its own, then
+// those that take none.
+func targetsHelp() string {
+	var b strings.Builder
+	b.WriteString("targets (--target URL, or target.url in the scenario):\n")
+	var none []string
+	for _, d := range targets.Docs() {
+		if len(d.URLSchemes) == 0 {
+			none = append(none, d.Help)
+			continue
+		}
+		schemes := make([]string, len(d.URLSchemes))
+		for i, s := range d.URLSchemes {
+			schemes[i] = s + "://"
+		}
+		fmt.Fprintf(&b, "  %-31s%s\n", strings.Join(schemes, ", "), d.Help)
+	}
+	for _, h := range none {
+		fmt.Fprintf(&b, "  %-31s%s\n", "(none)", h)
+	}
+	return b.String()
+}
+
+// storeTitles lists the stores' titles as the one-line description
+// gives them: "Redis, MongoDB and Elasticsearch".
+func storeTitles() string {
+	var titles []string
+	for _, d := range targets.Docs() {
+		if d.Title != "" {
+			titles = append(titles, d.Title)
+		}
+	}
+	if len(titles) < 2 {
+		return strings.Join(titles, "")
+	}
+	return strings.Join(titles[:len(titles)-1], ", ") + " and " + titles[len(titles)-1]
+}
 
 // topHelp is `soakd help`: every command, every target kind and every
 // run flag (read from run's own flag set, so none is left out).
 func topHelp() string {
 	var b strings.Builder
-	b.WriteString("soakd — soak and capacity testing for Redis, MongoDB, Elasticsearch and CQL stores (ScyllaDB, Cassandra)\n\n")
+	b.WriteString("soakd — soak and capacity testing for " + storeTitles() + "\n\n")
 	b.WriteString("usage:\n")
 	for _, c := range commandDocs {
 		for _, s := range c.synopsis {
@@ -68,7 +100,7 @@ func topHelp() string {
 		}
 	}
 	b.WriteString("\n'soakd COMMAND --help' shows one command's flags.\n\n")
-	b.WriteString(targetsHelp)
+	b.WriteString(targetsHelp())
 	b.WriteString("\nrun flags:\n")
 	var f runFlags
 	writeFlags(&b, runFlagSet(&f))
@@ -102,7 +134,7 @@ func commandHelp(cmd string, fs *flag.FlagSet) string {
 		fmt.Fprintf(&b, "\n%s\n", c.about)
 	}
 	if cmd == "run" {
-		b.WriteString("\n" + targetsHelp)
+		b.WriteString("\n" + targetsHelp())
 	}
 	if fs != nil {
 		n := 0

@@ -13,7 +13,8 @@ var Aliases = []string{"scylla", "cassandra"}
 func init() {
 	targets.Register(string(scenarios.KindCQL), targets.Adapter{
 		Open: Open, Schema: clientSchema, Order: 50, Aliases: Aliases,
-		URLSchemes: []string{"cql", "cqls"}, DefaultMaxBatch: DefaultMaxBatch,
+		URLSchemes: []string{"cql", "cqls"}, DefaultMaxBatch: DefaultMaxBatch, Family: Family,
+		Title: "CQL stores (ScyllaDB, Cassandra)", Help: "CQL: ScyllaDB and Cassandra (kind: scylla, cassandra or cql)",
 	})
 }
 

@@ -30,8 +30,9 @@ type customOp struct {
 // prepareCustom compiles sc's custom ops with a cql form.
 func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 	cs, err := targets.CompileCustom(sc, func(_ scenarios.Op, c *scenarios.CustomOp) (*customOp, bool, error) {
-		q := c.CQL
-		if q == nil {
+		f, _ := c.Form(Family.Name)
+		q, ok := f.(*CQLTemplate)
+		if !ok {
 			return nil, false, nil
 		}
 		co := &customOp{stmt: q.Statement, read: q.IsRead(), miss: c.MissWhen, nargs: len(q.Args), cons: t.cfg.Write}

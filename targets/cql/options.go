@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/gocql/gocql"
-
-	"github.com/soakd/soakd/scenarios"
 )
 
 // Tuning that is not in the URL.
@@ -68,7 +66,7 @@ func ParseConsistency(s string) (gocql.Consistency, error) {
 	case "LOCAL_ONE":
 		return gocql.LocalOne, nil
 	}
-	return 0, fmt.Errorf("unknown consistency level %q (use %s)", s, strings.Join(scenarios.CQLConsistencies, ", "))
+	return 0, fmt.Errorf("unknown consistency level %q (use %s)", s, strings.Join(Consistencies, ", "))
 }
 
 // ParseURL reads cql://[user@]host1[:port],host2[:port]/keyspace?options

@@ -49,7 +49,7 @@ type URL struct {
 	TLS               bool // cqls://
 	User              string
 	HasPassword       bool   // user:password@ (refused by the target)
-	ReadConsistency   string // upper case, one of scenarios.CQLConsistencies
+	ReadConsistency   string // upper case, one of Consistencies
 	WriteConsistency  string
 	SerialConsistency string // SERIAL | LOCAL_SERIAL
 	Timeout           time.Duration
@@ -136,7 +136,7 @@ func cqlName(s string, dash bool) bool {
 
 func cqlConsistency(s string) (string, bool) {
 	u := strings.ToUpper(s)
-	return u, slices.Contains(scenarios.CQLConsistencies, u)
+	return u, slices.Contains(Consistencies, u)
 }
 
 // ReadURL reads a cql:// or cqls:// URL and returns every problem
@@ -218,7 +218,7 @@ func ReadURL(raw string) (URL, []string) {
 		case "consistency", "read_consistency", "write_consistency":
 			cl, ok := cqlConsistency(v)
 			if !ok {
-				bad("%s %q: use one of %s", k, v, strings.Join(scenarios.CQLConsistencies, ", "))
+				bad("%s %q: use one of %s", k, v, strings.Join(Consistencies, ", "))
 				continue
 			}
 			switch k {

@@ -13,7 +13,8 @@ func init() {
 	targets.Register(string(scenarios.KindElastic), targets.Adapter{
 		Open: Open, Schema: clientSchema, Order: 40,
 		URLSchemes: []string{"http", "https"}, SchemeHint: "http(s)://",
-		DefaultMaxBatch: DefaultMaxBatch,
+		DefaultMaxBatch: DefaultMaxBatch, Family: Family,
+		Title: "Elasticsearch", Help: "Elasticsearch (and OpenSearch)",
 	})
 }
 

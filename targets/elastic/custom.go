@@ -24,7 +24,7 @@ import (
 type customOp struct {
 	method string
 	// allowDestructive: the scenario's allow_destructive (the path rule
-	// is applied to every rendered path, scenarios.CheckElasticPath).
+	// is applied to every rendered path, CheckPath).
 	allowDestructive bool
 	bulk             bool // NDJSON body
 	miss             scenarios.MissRule
@@ -33,12 +33,13 @@ type customOp struct {
 // prepareCustom compiles sc's custom ops with an elastic form.
 func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 	cs, err := targets.CompileCustom(sc, func(_ scenarios.Op, c *scenarios.CustomOp) (*customOp, bool, error) {
-		e := c.Elastic
-		if e == nil {
+		f, _ := c.Form(Family.Name)
+		e, ok := f.(*ElasticTemplate)
+		if !ok {
 			return nil, false, nil
 		}
 		// Only reads: GET and HEAD, and POSTs to _search, _count, _msearch, _mget ...
-		read := c.ReadOnly(scenarios.KindElastic)
+		read := e.ReadOnly()
 		return &customOp{method: e.HTTPMethod(), miss: c.MissWhen, allowDestructive: sc.AllowDestructive,
 			bulk: strings.Contains(e.Path, "_bulk") || strings.Contains(e.Path, "_msearch")}, read, nil
 	})
@@ -79,7 +80,7 @@ func (t *Target) doCustom(ctx context.Context, r *targets.Request) error {
 	// The rendered path, not only the template, must pass the safety
 	// rule: a value is escaped for its segment (datagen), and a path
 	// that still climbs or names what the rule refuses is not sent.
-	if err := scenarios.CheckElasticPath(co.method, string(r.Parts[0]), co.allowDestructive); err != nil {
+	if err := CheckPath(co.method, string(r.Parts[0]), co.allowDestructive); err != nil {
 		return err
 	}
 	return t.send(ctx, co, r.Parts[0], r.Parts[1])

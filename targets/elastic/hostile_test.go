@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/soakd/soakd/internal/storetest"
-	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/targets/elastic"
 )
 
 // recorder is the ES-shaped server with every request's method, path as
@@ -135,10 +135,10 @@ phases:
 			t.Errorf("DELETE %s: %v", path, err)
 		}
 	}
-	if err := scenarios.CheckElasticPath("DELETE", "/products/_doc/a%2Fb", false); err == nil {
+	if err := elastic.CheckPath("DELETE", "/products/_doc/a%2Fb", false); err == nil {
 		t.Error("DELETE of /products/_doc/a/b passed")
 	}
-	if err := scenarios.CheckElasticPath("DELETE", "/products/_doc/k1?refresh=true", false); err != nil {
+	if err := elastic.CheckPath("DELETE", "/products/_doc/k1?refresh=true", false); err != nil {
 		t.Error(err)
 	}
 }

@@ -6,12 +6,17 @@ import (
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	"github.com/soakd/soakd/targets/redis"
+	"github.com/soakd/soakd/targets/resp"
 )
 
 func init() {
 	// Only the shared client: options; no URL (scenarios picks this kind
 	// for a target without one); the redis adapter's pipeline.
-	targets.Register(string(scenarios.KindEmbedded), targets.Adapter{Open: Open, Order: 10, DefaultMaxBatch: redis.DefaultMaxBatch})
+	targets.Register(string(scenarios.KindEmbedded), targets.Adapter{
+		Open: Open, Order: 10, DefaultMaxBatch: redis.DefaultMaxBatch,
+		Family: resp.Family, Scratch: true,
+		Help: "embedded: an in-process Redis-protocol store; figures measure soakd itself",
+	})
 }
 
 // Target is the redis adapter connected to an embedded server that it

@@ -12,7 +12,8 @@ func init() {
 	targets.Register(string(scenarios.KindMongo), targets.Adapter{
 		Open: Open, Schema: clientSchema, Order: 30,
 		URLSchemes: []string{"mongodb", "mongodb+srv"}, SchemeHint: "mongodb://",
-		DefaultMaxBatch: DefaultMaxBatch,
+		DefaultMaxBatch: DefaultMaxBatch, Family: Family,
+		Title: "MongoDB", Help: "MongoDB (and FerretDB)",
 	})
 }
 

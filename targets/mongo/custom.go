@@ -29,16 +29,18 @@ type customOp struct {
 // prepareCustom compiles sc's custom ops with a mongo form.
 func (t *Target) prepareCustom(sc *scenarios.Scenario) error {
 	cs, err := targets.CompileCustom(sc, func(o scenarios.Op, c *scenarios.CustomOp) (*customOp, bool, error) {
-		if c.Mongo == nil {
+		f, _ := c.Form(Family.Name)
+		m, ok := f.(*MongoTemplate)
+		if !ok {
 			return nil, false, nil
 		}
 		// Only reads: find, count, distinct, an aggregate without $out or $merge.
-		read := c.ReadOnly(scenarios.KindMongo)
-		segs, err := scenarios.ParseTemplate(c.Mongo.Command, func(n string) bool { _, ok := sc.Bindings[n]; return ok })
+		read := m.ReadOnly()
+		segs, err := scenarios.ParseTemplate(m.Command, func(n string) bool { _, ok := sc.Bindings[n]; return ok })
 		if err != nil {
 			return nil, false, fmt.Errorf("op %s: %w", sc.OpName(o), err)
 		}
-		cmd := scenarios.MongoCommandName(scenarios.SampleRender(segs))
+		cmd := MongoCommandName(scenarios.SampleRender(segs))
 		return &customOp{name: sc.OpName(o), cmd: cmd, miss: c.MissWhen}, read, nil
 	})
 	t.custom = cs

@@ -11,7 +11,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
-	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets/resp"
 )
 
 // A run without allow_destructive must not destroy data, whatever its
@@ -38,13 +38,13 @@ const AdminUser = "soakd-admin"
 
 // SafeUserRules are the ACL rules of SafeUser (after ACL SETUSER name
 // reset on >password): every key, channel and command but the ones
-// scenarios.RedisDestructiveCommands lists (a command, or a command and
+// resp.DestructiveCommands lists (a command, or a command and
 // its subcommand). The rules deny what validate refuses, so a command
 // the static check missed (a script's, a captured line's) is refused by
 // the server too.
 func SafeUserRules() []string {
 	rules := []string{"~*", "&*", "+@all"}
-	for _, d := range scenarios.RedisDestructiveCommands() {
+	for _, d := range resp.DestructiveCommands() {
 		rules = append(rules, "-"+strings.ToLower(strings.ReplaceAll(d, " ", "|")))
 	}
 	// The user may ask who it is and what it may run, for soakd's check

@@ -6,13 +6,15 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/targets/resp"
 )
 
 func init() {
 	targets.Register(string(scenarios.KindRedis), targets.Adapter{
 		Open: Open, Schema: redisSchema{clientSchema}, Order: 20,
 		URLSchemes: []string{"redis", "rediss", "unix"}, SchemeHint: "redis://, rediss://",
-		DefaultMaxBatch: DefaultMaxBatch,
+		DefaultMaxBatch: DefaultMaxBatch, Family: resp.Family,
+		Title: "Redis", Help: "Redis and Redis-protocol stores (Valkey, KeyDB, Dragonfly, ...)",
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/targets/resp"
 )
 
 // Custom ops (a scenario's ops: with a redis form) go over the fast path
@@ -60,7 +61,8 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 		// Every cross-slot op at once, not the first of them a run.
 		var errs []error
 		for _, o := range slices.Sorted(maps.Keys(ops)) {
-			if rt := ops[o].Redis; rt != nil {
+			f, _ := ops[o].Form(resp.Family.Name)
+			if rt, ok := f.(*resp.Template); ok {
 				errs = append(errs, t.checkSlots(sc, sc.OpName(o), rt, keyPos))
 			}
 		}
@@ -70,8 +72,9 @@ func (t *Target) prepareCustom(ctx context.Context, sc *scenarios.Scenario) erro
 	}
 	var cs customOps
 	for o, c := range ops {
-		rt := c.Redis
-		if rt == nil {
+		f, _ := c.Form(resp.Family.Name)
+		rt, ok := f.(*resp.Template)
+		if !ok {
 			continue
 		}
 		co := &customOp{miss: c.MissWhen}

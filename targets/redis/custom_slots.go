@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets/resp"
 )
 
 // In cluster mode a custom op whose keys can hash to different slots is
-// refused at Prepare, with its line (scenarios.SlotConflict), rather
+// refused at Prepare, with its line (resp.SlotConflict), rather
 // than failing every time it runs with CROSSSLOT. A command's keys are
 // the arguments at the key positions COMMAND INFO gives; a script's are
 // its keys:; a multi:'s are those of all its commands, since one
@@ -22,9 +23,9 @@ import (
 
 // checkSlots refuses op name's redis form rt if its keys can land in two
 // slots.
-func (t *Target) checkSlots(sc *scenarios.Scenario, name string, rt *scenarios.RedisTemplate, infos map[string]commandKeys) error {
-	if a, b, bad := sc.SlotConflict(templateKeys(infos, rt)); bad {
-		return sc.ProblemAt("ops."+name+".redis", scenarios.CrossSlotError(name, a, b))
+func (t *Target) checkSlots(sc *scenarios.Scenario, name string, rt *resp.Template, infos map[string]commandKeys) error {
+	if a, b, bad := resp.SlotConflict(sc, templateKeys(infos, rt)); bad {
+		return sc.ProblemAt("ops."+name+".redis", resp.CrossSlotError(name, a, b))
 	}
 	return nil
 }
@@ -32,7 +33,7 @@ func (t *Target) checkSlots(sc *scenarios.Scenario, name string, rt *scenarios.R
 // templateKeys lists the key templates of rt: a script's keys:, the
 // keys of every command of a multi: (one transaction runs on one node),
 // or the command's.
-func templateKeys(infos map[string]commandKeys, rt *scenarios.RedisTemplate) []string {
+func templateKeys(infos map[string]commandKeys, rt *resp.Template) []string {
 	switch {
 	case rt.Script != "":
 		return rt.Keys

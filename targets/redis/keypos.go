@@ -8,6 +8,7 @@ import (
 
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
+	"github.com/soakd/soakd/targets/resp"
 )
 
 // Where the keys of the commands custom ops use are, known without a
@@ -108,11 +109,16 @@ func (s redisSchema) CheckScenario(sc *scenarios.Scenario) []scenarios.FieldErro
 	names := slices.Sorted(maps.Keys(sc.Ops))
 	for _, name := range names {
 		op := sc.Ops[name]
-		if op == nil || op.Redis == nil {
+		if op == nil {
 			continue
 		}
-		if a, b, bad := sc.SlotConflict(templateKeys(staticKeyPos, op.Redis)); bad {
-			out = append(out, scenarios.FieldError{Path: "ops." + name + ".redis", Msg: scenarios.CrossSlotError(name, a, b).Error()})
+		f, _ := op.Form(resp.Family.Name)
+		rt, ok := f.(*resp.Template)
+		if !ok {
+			continue
+		}
+		if a, b, bad := resp.SlotConflict(sc, templateKeys(staticKeyPos, rt)); bad {
+			out = append(out, scenarios.FieldError{Path: "ops." + name + ".redis", Msg: resp.CrossSlotError(name, a, b).Error()})
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package scenarios
+package resp
 
 import (
 	"strings"

@@ -1,9 +1,12 @@
-package capture
+package elastic
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/soakd/soakd/capture"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 	"slices"
 	"strings"
 )
@@ -29,7 +32,7 @@ var elasticMethods = []string{"GET", "POST", "PUT", "DELETE", "HEAD"}
 // captured session held (scroll ids, points in time): not replayed.
 var elasticSkipped = []string{"/_search/scroll", "/_pit"}
 
-func (elasticDialect) Check(op Op, prefix string) (string, bool, error) {
+func (elasticDialect) Check(op capture.Op, prefix string) (string, bool, error) {
 	method := strings.ToUpper(string(op.Args[0]))
 	if !slices.Contains(elasticMethods, method) {
 		return "", false, fmt.Errorf("elastic op %q: want a method (GET, POST, PUT, DELETE or HEAD)", op.Args[0])
@@ -78,7 +81,7 @@ func elasticEndpoint(path string) string {
 
 // Render's parts: the method, the path (indices prefixed) and the body
 // (empty when none; an array's elements one a line).
-func (elasticDialect) Render(op Op, prefix string, buf []byte, parts [][]byte) ([]byte, [][]byte) {
+func (elasticDialect) Render(op capture.Op, prefix string, buf []byte, parts [][]byte) ([]byte, [][]byte) {
 	var ends [3]int
 	start := len(buf)
 	buf = append(buf, bytes.ToUpper(op.Args[0])...)
@@ -102,7 +105,7 @@ func (elasticDialect) Render(op Op, prefix string, buf []byte, parts [][]byte) (
 		buf = append(buf, body...)
 	}
 	ends[2] = len(buf) - start
-	return buf, cut(buf[start:], ends[:], parts)
+	return buf, capture.Cut(buf[start:], ends[:], parts)
 }
 
 // appendIndexPath appends path with prefix before each index its first
@@ -128,4 +131,42 @@ func appendIndexPath(buf, path []byte, prefix string) []byte {
 		buf = append(buf, idx...)
 	}
 	return append(buf, path[end:]...)
+}
+
+// clip shortens b for an error message.
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "..."
+	}
+	return string(b)
+}
+
+// Family is the elastic family: the elastic form of a custom op and the
+// replay of op logs of HTTP requests.
+var Family = &targets.Family{Name: "elastic", Custom: customFormat{}, Replay: replay{}}
+
+// replay is the elastic replay dialect (elasticDialect) and its rules.
+type replay struct{}
+
+func (replay) Dialect() capture.Dialect { return elasticDialect{} }
+
+// CheckReplay: the op log only, and a key_prefix that can start an
+// index name.
+func (replay) CheckReplay(sc *scenarios.Scenario, r *scenarios.ReplaySpec) []scenarios.FieldError {
+	errs := sc.OpLogReplayProblems(r)
+	if r.KeyPrefix != "" && (r.KeyPrefix != strings.ToLower(r.KeyPrefix) || strings.ContainsAny(r.KeyPrefix, "\\/*?\"<>| ,#:") || strings.ContainsAny(r.KeyPrefix[:1], "_-+")) {
+		scenarios.Add(&errs, "key_prefix", "%q cannot start an index name (lower case, none of \\ / * ? \" < > | space , # :, not starting with _ - +); e.g. replay-", r.KeyPrefix)
+	}
+	return errs
+}
+
+// Refusal: what the custom ops' path rule refuses without
+// allow_destructive.
+func (replay) Refusal(sc *scenarios.Scenario, _ *scenarios.ReplaySpec, args []string) string {
+	if len(args) > 1 {
+		if d := destructiveElastic(strings.ToUpper(args[0]), args[1]); d != "" {
+			return sc.DestructiveRefusal(d)
+		}
+	}
+	return ""
 }

@@ -1,7 +1,8 @@
-package scenarios
+package resp
 
 import (
 	"fmt"
+	"github.com/soakd/soakd/scenarios"
 	"strconv"
 	"strings"
 )
@@ -15,19 +16,19 @@ import (
 // "{{{user}}": "cart:{{{user}}" renders "cart:{42}", which hashes by the
 // user alone.
 
-// SlotConflict reports two of keys, the key templates of one op, that
+// SlotConflict reports, for scenario s, two of keys, the key templates of one op, that
 // can hash to different cluster slots (conflict false: they cannot). Two
 // keys agree when their hash-slot text is the same, placeholder for
 // placeholder (one binding, {key} or {seq} renders one value per op), or
 // when both are plain text of one slot. A key with a placeholder that
 // can render a brace (a binding prefix or a choice with one, a corpus
 // field) cannot be judged here and is left to the server.
-func (s *Scenario) SlotConflict(keys []string) (a, b string, conflict bool) {
+func SlotConflict(s *scenarios.Scenario, keys []string) (a, b string, conflict bool) {
 	var first, firstKey string
 	have := false
 	draws := 0
 	for _, k := range keys {
-		sym, ok := s.slotText(k, &draws)
+		sym, ok := slotText(s, k, &draws)
 		if !ok {
 			continue
 		}
@@ -57,8 +58,8 @@ func CrossSlotError(name, a, b string) error {
 // placeholder as a token (NUL-delimited, so never a brace) that is the
 // same for placeholders drawing one value per op and different for
 // independent draws. ok is false when a placeholder can render a brace.
-func (s *Scenario) slotText(tpl string, draws *int) (string, bool) {
-	segs, err := ParseTemplate(tpl, func(n string) bool { _, ok := s.Bindings[n]; return ok })
+func slotText(s *scenarios.Scenario, tpl string, draws *int) (string, bool) {
+	segs, err := scenarios.ParseTemplate(tpl, func(n string) bool { _, ok := s.Bindings[n]; return ok })
 	if err != nil {
 		return "", false
 	}
@@ -66,21 +67,21 @@ func (s *Scenario) slotText(tpl string, draws *int) (string, bool) {
 	var b strings.Builder
 	for _, sg := range segs {
 		switch sg.Kind {
-		case GenLiteral:
+		case scenarios.GenLiteral:
 			b.WriteString(sg.Text)
-		case GenKey:
+		case scenarios.GenKey:
 			if hasBrace(s.Keyspace.Prefix) {
 				return "", false
 			}
 			b.WriteString(s.Keyspace.Prefix)
 			b.WriteString("\x00key\x00")
-		case GenSeq:
+		case scenarios.GenSeq:
 			b.WriteString("\x00seq\x00")
-		case GenBinding:
+		case scenarios.GenBinding:
 			bd := s.Bindings[sg.Text]
 			if bd.Gen != "" {
-				g, err := ParseGenerator(bd.Gen)
-				if err != nil || g.Kind == GenCorpus || (g.Kind == GenChoice && hasBrace(strings.Join(g.Choices, ""))) {
+				g, err := scenarios.ParseGenerator(bd.Gen)
+				if err != nil || g.Kind == scenarios.GenCorpus || (g.Kind == scenarios.GenChoice && hasBrace(strings.Join(g.Choices, ""))) {
 					return "", false
 				}
 			} else if hasBrace(bd.Prefix) {
@@ -88,9 +89,9 @@ func (s *Scenario) slotText(tpl string, draws *int) (string, bool) {
 			}
 			b.WriteString(bd.Prefix)
 			b.WriteString("\x00b:" + sg.Text + "\x00")
-		case GenCorpus:
+		case scenarios.GenCorpus:
 			return "", false
-		case GenChoice:
+		case scenarios.GenChoice:
 			if hasBrace(strings.Join(sg.Choices, "")) {
 				return "", false
 			}

@@ -1,21 +1,27 @@
-package scenarios
+// Package resp is the RESP family of stores (redis and the embedded
+// store): the redis form of a custom op (ops.<name>.redis), what it may
+// run, and the replay rules of a MONITOR capture, registered once as
+// Family and referenced by both stores' adapters.
+package resp
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/soakd/soakd/scenarios"
 )
 
-// redisScripting are the commands that run a script or a function; a
+// scripting are the commands that run a script or a function; a
 // custom op writes a script as {script: ...} instead, which validate can
 // check (soakd loads it and runs it with EVALSHA).
-var redisScripting = []string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"}
+var scripting = []string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"}
 
 // Redis commands a custom op may not send. Blocking commands hold their
 // connection until the server answers, so they would stall every op
 // pipelined behind them and measure the wait, not the server; they are
 // refused rather than sent alone.
-var redisBlocking = []string{
+var blocking = []string{
 	"BLPOP", "BRPOP", "BRPOPLPUSH", "BLMOVE", "BLMPOP", "BZPOPMIN", "BZPOPMAX", "BZMPOP",
 	"WAIT", "WAITAOF", "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE",
 	"SUNSUBSCRIBE", "MONITOR", "SYNC", "PSYNC", "XREAD", "XREADGROUP", "MULTI", "EXEC", "DISCARD",
@@ -25,7 +31,7 @@ var redisBlocking = []string{
 // Redis commands (or command and subcommand) that destroy data or stop
 // or reconfigure a server: refused against any target but the embedded
 // store unless the scenario says allow_destructive: true.
-var redisDestructive = []string{
+var destructiveCommands = []string{
 	"FLUSHALL", "FLUSHDB", "SHUTDOWN", "CONFIG SET", "CONFIG RESETSTAT", "CONFIG REWRITE", "DEBUG",
 	"SCRIPT FLUSH", "SCRIPT KILL", "FUNCTION FLUSH", "FUNCTION DELETE", "FUNCTION RESTORE", "FUNCTION LOAD",
 	"FUNCTION KILL", "SWAPDB",
@@ -33,16 +39,16 @@ var redisDestructive = []string{
 	"MIGRATE", "RESTORE", "KEYS",
 }
 
-// RedisBlockingCommands lists the commands a redis custom op may not
+// BlockingCommands lists the commands a redis custom op may not
 // send (for documentation and messages).
-func RedisBlockingCommands() []string { return append([]string(nil), redisBlocking...) }
+func BlockingCommands() []string { return append([]string(nil), blocking...) }
 
-// RedisDestructiveCommands lists the commands refused without
+// DestructiveCommands lists the commands refused without
 // allow_destructive.
-func RedisDestructiveCommands() []string { return append([]string(nil), redisDestructive...) }
+func DestructiveCommands() []string { return append([]string(nil), destructiveCommands...) }
 
-// destructiveRedis returns the destructive command cmd starts with, "".
-func destructiveRedis(cmd []string) string {
+// destructive returns the destructive command cmd starts with, "".
+func destructive(cmd []string) string {
 	if len(cmd) == 0 {
 		return ""
 	}
@@ -51,7 +57,7 @@ func destructiveRedis(cmd []string) string {
 	if len(cmd) > 1 {
 		sub = name + " " + strings.ToUpper(cmd[1])
 	}
-	for _, d := range redisDestructive {
+	for _, d := range destructiveCommands {
 		if d == name || d == sub {
 			return d
 		}
@@ -61,27 +67,21 @@ func destructiveRedis(cmd []string) string {
 
 // bindingSegment is named binding name's generator, parsed (false for
 // a key binding or an unknown name).
-func (s *Scenario) bindingSegment(name string) (Segment, bool) {
+func bindingSegment(s *scenarios.Scenario, name string) (scenarios.Segment, bool) {
 	b, ok := s.Bindings[name]
 	if !ok || b.Gen == "" {
-		return Segment{}, false
+		return scenarios.Segment{}, false
 	}
-	g, err := ParseGenerator(b.Gen)
+	g, err := scenarios.ParseGenerator(b.Gen)
 	return g, err == nil
 }
 
-func (s *Scenario) allowsDestructive() bool {
-	return s.AllowDestructive || s.Target.Kind == KindEmbedded
-}
-
-// validateRedisTemplate checks one op's redis form: its shape, its
-// commands and every template string.
-func (s *Scenario) validateRedisTemplate(name, pp string, c *CustomOp, isBinding func(string) bool, maxLen func([]Segment) int64) []FieldError {
-	var errs []FieldError
-	add := func(path, format string, args ...any) {
-		errs = append(errs, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
-	}
-	t := c.Redis
+// Check checks one op's redis form: its shape, its commands and every
+// template string.
+func (t *Template) Check(c scenarios.CustomCheck) []scenarios.FieldError {
+	var errs []scenarios.FieldError
+	add := func(path, format string, args ...any) { scenarios.Add(&errs, path, format, args...) }
+	s, name, pp, isBinding := c.Scenario, c.Name, c.Path, c.IsBinding
 	forms := 0
 	for _, set := range []bool{len(t.Command) > 0, t.Script != "", len(t.Multi) > 0} {
 		if set {
@@ -99,7 +99,7 @@ func (s *Scenario) validateRedisTemplate(name, pp string, c *CustomOp, isBinding
 	if t.Script == "" && (t.Keys != nil || t.Args != nil) {
 		add(pp, "op %s: keys: and args: go with script:", name)
 	}
-	if t.Script != "" && !s.allowsDestructive() {
+	if t.Script != "" && !c.AllowDestructive {
 		if p := checkScript(t.Script); p != nil {
 			add(pp+".script", "op %s: script line %d: %s; refused against a %s target unless the scenario says allow_destructive: true", name, p.Line, p.Msg, s.Target.Kind)
 		}
@@ -113,25 +113,25 @@ func (s *Scenario) validateRedisTemplate(name, pp string, c *CustomOp, isBinding
 			add(cp, "op %s: an empty command", name)
 			continue
 		}
-		segs, err := ParseTemplate(cmd[0], isBinding)
-		lit, ok := Literal(segs)
+		segs, err := scenarios.ParseTemplate(cmd[0], isBinding)
+		lit, ok := scenarios.Literal(segs)
 		if err != nil || !ok || lit == "" {
 			add(cp, "op %s: the command name %q must be plain text, not a placeholder", name, cmd[0])
 			continue
 		}
 		up := strings.ToUpper(lit)
-		for _, b := range redisBlocking {
+		for _, b := range blocking {
 			if up == b {
-				add(cp, "op %s: %s is refused: it blocks or changes the connection's state, which would stall the ops pipelined with it (refused: %s)", name, up, strings.Join(redisBlocking, ", "))
+				add(cp, "op %s: %s is refused: it blocks or changes the connection's state, which would stall the ops pipelined with it (refused: %s)", name, up, strings.Join(blocking, ", "))
 			}
 		}
 		if up == "XREAD" || up == "XREADGROUP" {
 			continue
 		}
-		if !s.allowsDestructive() {
-			d, why := destructiveRedis([]string{up}), ""
-			if d == "" && len(cmd) > 1 && redisSubcommanded(up) {
-				d, why = destructiveSubcommand(up, cmd[1], isBinding, s.bindingSegment)
+		if !c.AllowDestructive {
+			d, why := destructive([]string{up}), ""
+			if d == "" && len(cmd) > 1 && subcommanded(up) {
+				d, why = destructiveSubcommand(up, cmd[1], isBinding, func(n string) (scenarios.Segment, bool) { return bindingSegment(s, n) })
 			}
 			sp := cp + "[1]"
 			switch {
@@ -141,19 +141,19 @@ func (s *Scenario) validateRedisTemplate(name, pp string, c *CustomOp, isBinding
 				add(sp, "op %s: %s; refused against a %s target unless the scenario says allow_destructive: true", name, why, s.Target.Kind)
 			}
 		}
-		if slices.Contains(redisScripting, up) {
+		if slices.Contains(scripting, up) {
 			add(cp, "op %s: write a script as {script: ..., keys: [...], args: [...]}; soakd loads it and runs it with EVALSHA", name)
 		}
 	}
 	paths := t.templatePaths(pp)
 	for i, tpl := range t.Templates() {
-		segs, err := ParseTemplate(tpl, isBinding)
+		segs, err := scenarios.ParseTemplate(tpl, isBinding)
 		if err != nil {
 			add(paths[i], "op %s: %v", name, err)
 			continue
 		}
-		if n := maxLen(segs); n > int64(c.MaxBytes) {
-			add(paths[i], "op %s: %q can render %d bytes, more than max_bytes (%d)", name, tpl, n, int64(c.MaxBytes))
+		if n := c.MaxLen(segs); n > int64(c.Op.MaxBytes) {
+			add(paths[i], "op %s: %q can render %d bytes, more than max_bytes (%d)", name, tpl, n, int64(c.Op.MaxBytes))
 		}
 	}
 	return errs

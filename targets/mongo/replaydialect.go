@@ -1,10 +1,13 @@
-package capture
+package mongo
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/soakd/soakd/capture"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 	"strings"
 )
 
@@ -30,7 +33,7 @@ var mongoSkipped = []string{"getmore", "killcursors", "hello", "ismaster", "sasl
 // the command's own, which key_prefix does not remap.
 var mongoOtherCollections = []string{`"$out"`, `"$merge"`, `"$lookup"`, `"$unionWith"`, `"$graphLookup"`}
 
-func (mongoDialect) Check(op Op, prefix string) (string, bool, error) {
+func (mongoDialect) Check(op capture.Op, prefix string) (string, bool, error) {
 	name := string(op.Args[0])
 	if len(op.Args) != 2 {
 		return "", false, fmt.Errorf(`mongo op %s: want "args": [the command document], got %d args`, name, len(op.Args)-1)
@@ -59,7 +62,7 @@ func (mongoDialect) Check(op Op, prefix string) (string, bool, error) {
 }
 
 // Render's parts: the command document, its collection prefixed.
-func (mongoDialect) Render(op Op, prefix string, buf []byte, parts [][]byte) ([]byte, [][]byte) {
+func (mongoDialect) Render(op capture.Op, prefix string, buf []byte, parts [][]byte) ([]byte, [][]byte) {
 	if len(op.Args) < 2 {
 		buf = append(buf, "{}"...)
 		return buf, append(parts[:0], buf[len(buf)-2:])
@@ -111,4 +114,28 @@ func mongoFirstKey(doc []byte) (key string, vs, ve int, err error) {
 		return "", -1, -1, errors.New("not a command document: not valid JSON")
 	}
 	return key, vs, ve, nil
+}
+
+// Family is the mongo family: the mongo form of a custom op and the
+// replay of op logs of database commands.
+var Family = &targets.Family{Name: "mongo", Custom: customFormat{}, Replay: replay{}}
+
+// replay is the mongo replay dialect (mongoDialect) and its rules.
+type replay struct{}
+
+func (replay) Dialect() capture.Dialect { return mongoDialect{} }
+
+func (replay) CheckReplay(sc *scenarios.Scenario, r *scenarios.ReplaySpec) []scenarios.FieldError {
+	return sc.OpLogReplayProblems(r)
+}
+
+// Refusal: the commands a custom op may not run without
+// allow_destructive.
+func (replay) Refusal(sc *scenarios.Scenario, _ *scenarios.ReplaySpec, args []string) string {
+	for _, c := range mongoDestructive {
+		if strings.EqualFold(args[0], c) {
+			return sc.DestructiveRefusal(c)
+		}
+	}
+	return ""
 }

@@ -1,7 +1,12 @@
-package capture
+package cql
 
 import (
+	"slices"
+
 	"fmt"
+	"github.com/soakd/soakd/capture"
+	"github.com/soakd/soakd/scenarios"
+	"github.com/soakd/soakd/targets"
 	"strings"
 )
 
@@ -18,7 +23,7 @@ import (
 // the scenario refuses it.
 type cqlDialect struct{}
 
-func (cqlDialect) Check(op Op, _ string) (string, bool, error) {
+func (cqlDialect) Check(op capture.Op, _ string) (string, bool, error) {
 	stmt := string(op.Args[0])
 	verb := strings.ToUpper(firstWord(stmt))
 	switch verb {
@@ -41,7 +46,7 @@ func (cqlDialect) Check(op Op, _ string) (string, bool, error) {
 }
 
 // Render's parts: the statement, then each value (nil for null).
-func (cqlDialect) Render(op Op, _ string, buf []byte, parts [][]byte) ([]byte, [][]byte) {
+func (cqlDialect) Render(op capture.Op, _ string, buf []byte, parts [][]byte) ([]byte, [][]byte) {
 	var fixed [16]int
 	ends := fixed[:0]
 	start := len(buf)
@@ -53,7 +58,7 @@ func (cqlDialect) Render(op Op, _ string, buf []byte, parts [][]byte) ([]byte, [
 		buf = append(buf, a...)
 		ends = append(ends, len(buf)-start)
 	}
-	return buf, cut(buf[start:], ends, parts)
+	return buf, capture.Cut(buf[start:], ends, parts)
 }
 
 // CQLVerb is a statement's first word as written (SELECT, INSERT, ...;
@@ -88,4 +93,31 @@ func cqlMarkers(stmt string) int {
 		}
 	}
 	return n
+}
+
+// Family is the cql family: the cql form of a custom op and the replay
+// of op logs of statements.
+var Family = &targets.Family{Name: "cql", Custom: customFormat{}, Replay: replay{}}
+
+// replay is the cql replay dialect (cqlDialect) and its rules.
+type replay struct{}
+
+func (replay) Dialect() capture.Dialect { return cqlDialect{} }
+
+// CheckReplay: the op log only, and no key_prefix.
+func (replay) CheckReplay(sc *scenarios.Scenario, r *scenarios.ReplaySpec) []scenarios.FieldError {
+	errs := sc.OpLogReplayProblems(r)
+	if r.KeyPrefix != "" {
+		scenarios.Add(&errs, "key_prefix", "a cql replay runs its statements as they are (they name their tables); point the target's keyspace at a scratch one instead")
+	}
+	return errs
+}
+
+// Refusal: the DDL and permission statements a custom op may not run
+// without allow_destructive.
+func (replay) Refusal(sc *scenarios.Scenario, _ *scenarios.ReplaySpec, args []string) string {
+	if w := strings.ToUpper(CQLVerb(args[0])); slices.Contains(cqlDestructive, w) {
+		return sc.DestructiveRefusal(w)
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
-package scenarios
+package resp
 
 import (
+	"github.com/soakd/soakd/scenarios"
 	"strings"
 	"testing"
 )
@@ -22,11 +23,11 @@ func TestKeySlot(t *testing.T) {
 // that draws independently, or hashes whole keys of different text,
 // can land in two slots.
 func TestSlotConflict(t *testing.T) {
-	sc := &Scenario{
-		Keyspace: Keyspace{Prefix: "user"},
-		Bindings: map[string]Binding{
-			"user":  {Key: DistUniform, Records: 10},
-			"pre":   {Key: DistUniform, Records: 10, Prefix: "{tag}"},
+	sc := &scenarios.Scenario{
+		Keyspace: scenarios.Keyspace{Prefix: "user"},
+		Bindings: map[string]scenarios.Binding{
+			"user":  {Key: scenarios.DistUniform, Records: 10},
+			"pre":   {Key: scenarios.DistUniform, Records: 10, Prefix: "{tag}"},
 			"color": {Gen: "choice:red,green"},
 		},
 	}
@@ -48,7 +49,7 @@ func TestSlotConflict(t *testing.T) {
 		{[]string{"foo", "bar"}, true},
 		{[]string{"x:{pre}", "y:{key}"}, false}, // a binding prefix with a brace: left to the server
 	} {
-		a, b, conflict := sc.SlotConflict(c.keys)
+		a, b, conflict := SlotConflict(sc, c.keys)
 		if conflict != c.conflict {
 			t.Errorf("%q: conflict %v (%q, %q), want %v", c.keys, conflict, a, b, c.conflict)
 		}

@@ -1,7 +1,8 @@
-package scenarios
+package resp
 
 import (
 	"fmt"
+	"github.com/soakd/soakd/scenarios"
 	"slices"
 	"strings"
 )
@@ -17,10 +18,10 @@ import (
 // a run without allow_destructive also runs as an ACL user that cannot
 // run them (targets/redis).
 
-// redisSubcommanded are the commands whose subcommand decides whether
-// they are destructive (each has a "NAME SUB" entry in redisDestructive).
-func redisSubcommanded(name string) bool {
-	for _, d := range redisDestructive {
+// subcommanded are the commands whose subcommand decides whether
+// they are destructive (each has a "NAME SUB" entry in destructiveCommands).
+func subcommanded(name string) bool {
+	for _, d := range destructiveCommands {
 		if first, _, ok := strings.Cut(d, " "); ok && first == name {
 			return true
 		}
@@ -36,10 +37,10 @@ const maxSubcommandExpansion = 4096
 // segment is text or a choice (bindings: the named bindings' generator
 // segments, a choice binding expanded like a {choice:...}); ok is false
 // when some segment is anything else or there are too many values.
-func subcommandValues(segs []Segment, binding func(name string) (Segment, bool)) (vals []string, ok bool) {
+func subcommandValues(segs []scenarios.Segment, binding func(name string) (scenarios.Segment, bool)) (vals []string, ok bool) {
 	vals = []string{""}
 	for _, g := range segs {
-		if g.Kind == GenBinding {
+		if g.Kind == scenarios.GenBinding {
 			b, found := binding(g.Text)
 			if !found {
 				return nil, false
@@ -48,9 +49,9 @@ func subcommandValues(segs []Segment, binding func(name string) (Segment, bool))
 		}
 		var alts []string
 		switch g.Kind {
-		case GenLiteral:
+		case scenarios.GenLiteral:
 			alts = []string{g.Text}
-		case GenChoice:
+		case scenarios.GenChoice:
 			alts = g.Choices
 		default:
 			return nil, false
@@ -73,20 +74,20 @@ func subcommandValues(segs []Segment, binding func(name string) (Segment, bool))
 // upper case) whose subcommand is the template cmd[1]: the destructive
 // command one of its values makes, or why it cannot be checked; both ""
 // when it is safe.
-func destructiveSubcommand(up string, sub string, isBinding func(string) bool, binding func(string) (Segment, bool)) (d, why string) {
-	segs, err := ParseTemplate(sub, isBinding)
+func destructiveSubcommand(up string, sub string, isBinding func(string) bool, binding func(string) (scenarios.Segment, bool)) (d, why string) {
+	segs, err := scenarios.ParseTemplate(sub, isBinding)
 	if err != nil {
 		return "", "" // reported with the op's other template errors
 	}
-	if lit, ok := Literal(segs); ok {
-		return destructiveRedis([]string{up, lit}), ""
+	if lit, ok := scenarios.Literal(segs); ok {
+		return destructive([]string{up, lit}), ""
 	}
 	vals, ok := subcommandValues(segs, binding)
 	if !ok {
 		return "", fmt.Sprintf("the subcommand of %s, %q, is a placeholder that can render any text (%s has destructive subcommands); write it as plain text or a {choice:...} of plain values", up, sub, up)
 	}
 	for _, v := range vals {
-		if d := destructiveRedis([]string{up, v}); d != "" {
+		if d := destructive([]string{up, v}); d != "" {
 			return d, ""
 		}
 	}
@@ -163,14 +164,14 @@ func checkScript(src string) *ScriptProblem {
 			return &ScriptProblem{Line: t.line, Msg: fmt.Sprintf("the command of redis.%s is not a string literal (it comes from ARGV, KEYS, a variable or an expression), so it could be any command", field)}
 		}
 		cmd := []string{strings.ToUpper(name.text)}
-		if redisSubcommanded(cmd[0]) {
+		if subcommanded(cmd[0]) {
 			sub := at(j + 2)
 			if !paren || after != "," || sub.kind != luaString || sub.escaped || (at(j+3).text != "," && at(j+3).text != ")") {
 				return &ScriptProblem{Line: t.line, Msg: fmt.Sprintf("the subcommand of redis.%s(%q, ...) is not a string literal, so it could be a destructive one", field, name.text)}
 			}
 			cmd = append(cmd, sub.text)
 		}
-		if d := destructiveRedis(cmd); d != "" {
+		if d := destructive(cmd); d != "" {
 			return &ScriptProblem{Line: t.line, Msg: fmt.Sprintf("the script calls %s, which destroys data or stops or reconfigures the server", d)}
 		}
 	}
@@ -267,16 +268,16 @@ func luaTokens(src string) ([]luaToken, *luaError) {
 			}
 			out = append(out, luaToken{kind: luaString, text: b.String(), escaped: esc, line: line})
 			i = j + 1
-		case isNameStart(c):
+		case luaNameStart(c):
 			j := i
-			for j < len(src) && isNameByte(src[j]) {
+			for j < len(src) && luaNameByte(src[j]) {
 				j++
 			}
 			out = append(out, luaToken{kind: luaName, text: src[i:j], line: line})
 			i = j
 		case c >= '0' && c <= '9':
 			j := i
-			for j < len(src) && (isNameByte(src[j]) || src[j] == '.') {
+			for j < len(src) && (luaNameByte(src[j]) || src[j] == '.') {
 				j++
 			}
 			out = append(out, luaToken{kind: luaNumber, text: src[i:j], line: line})
@@ -324,3 +325,8 @@ func closeLong(s string, lvl int) (int, int) {
 	end := lvl + 2 + k + len(closing)
 	return end, strings.Count(s[:end], "\n")
 }
+
+// luaNameStart and luaNameByte are Lua's name characters.
+func luaNameStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+
+func luaNameByte(c byte) bool { return luaNameStart(c) || c >= '0' && c <= '9' }
