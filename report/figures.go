@@ -114,9 +114,7 @@ func BuildFigures(s *rundir.Summary, tl *Timeline) Figures {
 		for _, c := range p.ChangePoints {
 			pf.Changes = append(pf.Changes, ChangeLine(c))
 		}
-		if c := p.Capacity; c != nil {
-			pf.Capacity = &CapacityFigures{HighestRateHeld: c.HighestRateHeld, Why: capacityWhy(c)}
-		}
+		pf.Capacity = capacityFigures(p)
 		if p.Self != nil && p.Self.Bound != "" {
 			if f.Bound == nil {
 				f.Bound = map[string]bool{}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -60,8 +59,8 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 		if l := overTimeLine(&p); l != "" {
 			pp.Notes = append(pp.Notes, l)
 		}
-		if replayTimed(&p) && (tl == nil || tl.Scheduled[p.Name] == nil) {
-			pp.Notes = append(pp.Notes, fmt.Sprintf("target: the capture's own timing, which could not be read back from %s; no target line is drawn (the capture's mean, %s, would read as a shortfall wherever the capture was quieter)", p.Replay.Source, rateStr(p.TargetRate)))
+		if n := replayTargetNote(&p, tl); n != "" {
+			pp.Notes = append(pp.Notes, n)
 		}
 		if l := rateChangesLine(p.RateChanges); l != "" {
 			pp.Notes = append(pp.Notes, l)

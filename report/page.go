@@ -239,9 +239,9 @@ func writeHeader(b *strings.Builder, s *rundir.Summary, rd ReportData) {
 			f := c.String()
 			if c.Metric == rundir.HighestRateHeld {
 				// "highest_rate_held 0 <= 0" says nothing: say why.
-				for _, p := range s.Phases {
-					if p.Name == c.Phase && p.Capacity != nil {
-						if why := capacityWhy(p.Capacity); why != "" {
+				for i := range s.Phases {
+					if p := &s.Phases[i]; p.Name == c.Phase {
+						if why := capacityWhyOf(p); why != "" {
 							f = why
 						}
 					}

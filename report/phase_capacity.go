@@ -171,3 +171,21 @@ func probeLimits(curve []rundir.CapacityPoint) []Point {
 	}
 	return out
 }
+
+// capacityFigures is a capacity phase's answer for report --json (nil
+// for other kinds).
+func capacityFigures(p *rundir.PhaseResult) *CapacityFigures {
+	c := p.Capacity
+	if c == nil {
+		return nil
+	}
+	return &CapacityFigures{HighestRateHeld: c.HighestRateHeld, Why: capacityWhy(c)}
+}
+
+// capacityWhyOf is capacityWhy of p's search, "" for other kinds.
+func capacityWhyOf(p *rundir.PhaseResult) string {
+	if p.Capacity == nil {
+		return ""
+	}
+	return capacityWhy(p.Capacity)
+}

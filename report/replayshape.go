@@ -4,6 +4,7 @@ package report
 // scheduled in each bucket, not the capture's mean rate.
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -96,4 +97,14 @@ func scheduleBuckets(e []capture.Entry, r *rundir.ReplayResult, d, w time.Durati
 		out = append(out, Point{X: round6((from + (to-from)/2).Seconds()), Y: round6(float64(c) / (to - from).Seconds())})
 	}
 	return out
+}
+
+// replayTargetNote says why a timed replay's chart has no target line
+// (its capture could not be read back), "" when it has one or is not a
+// timed replay.
+func replayTargetNote(p *rundir.PhaseResult, tl *Timeline) string {
+	if !replayTimed(p) || (tl != nil && tl.Scheduled[p.Name] != nil) {
+		return ""
+	}
+	return fmt.Sprintf("target: the capture's own timing, which could not be read back from %s; no target line is drawn (the capture's mean, %s, would read as a shortfall wherever the capture was quieter)", p.Replay.Source, rateStr(p.TargetRate))
 }

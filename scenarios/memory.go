@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/soakd/soakd/capture"
-	"github.com/soakd/soakd/corpus"
 )
 
 // Memory bounds: what a run may hold, estimated from the scenario's
@@ -188,7 +186,7 @@ func (s *Scenario) validateMemory() []FieldError {
 		idx, idxWhat := s.indexBytes(p)
 		if total := float64(workers)*perWorker + float64(idx); total > MaxPhaseBytes || math.IsInf(total, 0) {
 			add(workersPath, "concurrency x (worker %s + in flight %s: %s) = %d x %s%s = %s exceeds the %s a phase may hold; lower concurrency, record size, scan_length, client.max_batch or the custom ops' sizes%s",
-				iec(WorkerBytes), iec(float64(flight)), flightWhat, workers, iec(perWorker), idxWhat, iec(total), iec(MaxPhaseBytes), map[bool]string{true: ", or replay a shorter capture"}[idx > 0 && p.Replay != nil])
+				iec(WorkerBytes), iec(float64(flight)), flightWhat, workers, iec(perWorker), idxWhat, iec(total), iec(MaxPhaseBytes), replayHint(p, idx))
 		}
 	}
 	return errs
@@ -247,15 +245,19 @@ func (s *Scenario) customFlightBytes(mixes []map[string]float64) (int64, string)
 // one). what is the sum's text for the error (" + ...").
 func (s *Scenario) indexBytes(p *Phase) (n int64, what string) {
 	if s.HasCorpus() {
-		n += corpus.MaxIndexBytes
-		what += fmt.Sprintf(" + corpus index, keys and terms up to %s", iec(corpus.MaxIndexBytes))
+		n += CorpusIndexBytes
+		what += fmt.Sprintf(" + corpus index, keys and terms up to %s", iec(CorpusIndexBytes))
 	}
-	if p.Replay != nil {
-		if ops, how := s.captureOps(p); ops > 0 {
-			b := capture.IndexBytes(ops)
-			n += b
-			what += fmt.Sprintf(" + capture index %s (%d ops %s x %d B)", iec(float64(b)), ops, how, capture.EntryBytes)
-		}
-	}
-	return n, what
+	b, w := s.replayIndexBytes(p)
+	return n + b, what + w
 }
+
+// The inputs' memory, as the packages that hold them state it (their
+// tests fail when these differ from theirs): CaptureEntryBytes is
+// capture.EntryBytes, what a capture's index holds per op;
+// CorpusIndexBytes is corpus.MaxIndexBytes, the most a corpus's index,
+// keys and terms hold. Kept here so that scenarios imports neither.
+const (
+	CaptureEntryBytes = 22
+	CorpusIndexBytes  = (1<<20)*16 + 64<<20 + 200_000*96
+)

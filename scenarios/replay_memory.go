@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 
 	"github.com/soakd/soakd/regfile"
@@ -40,4 +41,28 @@ func (s *Scenario) captureOps(p *Phase) (ops int64, how string) {
 	}
 	lines = max(lines, 1)
 	return int64(float64(st.Size()) / float64(n) * float64(lines)), "estimated"
+}
+
+// replayIndexBytes is what replay phase p's capture index holds while
+// it runs (0 for another kind, or a capture that cannot be read), and
+// its text for the memory bound's error (" + ...").
+func (s *Scenario) replayIndexBytes(p *Phase) (int64, string) {
+	if p.Replay == nil {
+		return 0, ""
+	}
+	ops, how := s.captureOps(p)
+	if ops <= 0 {
+		return 0, ""
+	}
+	b := ops * CaptureEntryBytes
+	return b, fmt.Sprintf(" + capture index %s (%d ops %s x %d B)", iec(float64(b)), ops, how, CaptureEntryBytes)
+}
+
+// replayHint is the memory bound's advice for a replay phase whose
+// capture index counts (idx > 0).
+func replayHint(p *Phase, idx int64) string {
+	if idx > 0 && p.Replay != nil {
+		return ", or replay a shorter capture"
+	}
+	return ""
 }

@@ -76,20 +76,6 @@ func (r *Registry) ReplayOptions(sc *scenarios.Scenario, p *scenarios.Phase) (ca
 	return replayOptions(sc, p, a.Family.Replay), nil
 }
 
-func replayOptions(sc *scenarios.Scenario, p *scenarios.Phase, d ReplayDialect) capture.Options {
-	return capture.Options{
-		Format:    capture.Format(p.Replay.Format),
-		ByLine:    p.Replay.Group == scenarios.ReplayGroupLine,
-		MaxGroups: scenarios.ReplayMaxGroups,
-		Dialect:   d.Dialect(),
-		KeyPrefix: p.Replay.KeyPrefix,
-		Refuse:    func(args []string) string { return sc.ReplayRefusalIn(p.Replay, args) },
-		// validate estimated the index from the capture's first MiB;
-		// the index itself stops at the phase's bound.
-		MaxIndexBytes: scenarios.MaxPhaseBytes,
-	}
-}
-
 // CaptureDialect is the capture dialect of kind's family, for reading a
 // capture back after a run (the report's replay schedule); false when
 // the kind is not registered or replays nothing.
