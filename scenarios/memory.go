@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"math"
-
 )
 
 // Memory bounds: what a run may hold, estimated from the scenario's
