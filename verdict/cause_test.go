@@ -105,3 +105,33 @@ func TestServerWindowAndCompare(t *testing.T) {
 		t.Fatalf("an op the server does not name: %+v", other)
 	}
 }
+
+// TestRegressionsExplained: a regressed op of the history verdict gets
+// its explanation (unknown: these runs left no server log) and a line
+// under the table; an op that did not regress gets none.
+func TestRegressionsExplained(t *testing.T) {
+	var hist []*rundir.Summary
+	for i := 0; i < 6; i++ {
+		f := 1 + 0.02*float64(i%3)
+		hist = append(hist, synth(0.001*f, 0.005*f, 0.01*f))
+	}
+	cand := synth(0.001, 0.005, 0.01)
+	op := cand.Phases[0].Ops["get"]
+	op.Latency.P50 = 0.004
+	cand.Phases[0].Ops["get"] = op
+	v := Compare(hist, cand, RegressOptions{MinHistory: 5})
+	if !v.Regressed {
+		t.Fatal("not a regression")
+	}
+	for _, ov := range v.Ops {
+		if (ov.Explain != nil) != ov.Regressed {
+			t.Fatalf("%s: regressed %v, explain %+v", ov.Op, ov.Regressed, ov.Explain)
+		}
+		if ov.Explain != nil && ov.Explain.Cause != rundir.CauseUnknown {
+			t.Fatalf("%+v", ov.Explain)
+		}
+	}
+	if tab := v.Table(); !strings.Contains(tab, "cause of steady get: unknown") || !strings.Contains(tab, "calibration (history)") {
+		t.Fatal(tab)
+	}
+}
