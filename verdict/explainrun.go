@@ -11,9 +11,18 @@ import (
 // change (from the measured window's start, or the op's previous change
 // of the same metric) is the reference, the stretch after it (to the
 // next change, or the phase's end) the window judged. A run without a
-// server log gets the label unknown; a bound phase, generator/host-bound.
+// server log gets the label unknown. soakd's own health comes from the
+// run's self log: the stretch after the change judged by the bound rule
+// on its own samples (a CPU hog that began mid-phase makes its change
+// generator-bound even when the whole phase was not), and soakd's mean
+// CPU before and after; a phase bound as a whole is bound throughout.
 func ExplainChanges(dir string, s *rundir.Summary) {
 	samples, _ := rundir.ReadServerLog(dir) // none: explained from the self record alone
+	self, _ := rundir.ReadSelfLog(dir)
+	cores := 0
+	if s.Host != nil {
+		cores = s.Host.Cores
+	}
 	for i := range s.Phases {
 		p := &s.Phases[i]
 		from, end := steadyWindow(p)
@@ -31,19 +40,28 @@ func ExplainChanges(dir string, s *rundir.Summary) {
 					winTo = o.At
 				}
 			}
-			x := explainStretch(samples, p, c.Op, refFrom, c.At, c.At, winTo)
+			x := explainStretch(samples, self, cores, p, c.Op, refFrom, c.At, c.At, winTo)
 			c.Explain = &x
 		}
 	}
 }
 
 // explainStretch explains a change between two stretches of one phase.
-func explainStretch(samples []rundir.ServerSample, p *rundir.PhaseResult, op string, refFrom, refTo, winFrom, winTo time.Time) Explanation {
+func explainStretch(samples []rundir.ServerSample, self []rundir.SelfSample, cores int, p *rundir.PhaseResult, op string, refFrom, refTo, winFrom, winTo time.Time) Explanation {
 	var e Evidence
 	if p.Self != nil {
 		e.Bound, e.BoundWhy = p.Self.Bound, p.Self.Reason
 		e.Cores = p.Self.Cores
 		e.SelfCPU = [2]float64{p.Self.CPUMean, p.Self.CPUMean}
+	}
+	if e.Cores == 0 {
+		e.Cores = cores
+	}
+	if ref, win := selfStretch(self, e.Cores, refFrom, refTo), selfStretch(self, e.Cores, winFrom, winTo); ref != nil && win != nil {
+		e.SelfCPU = [2]float64{ref.CPUMean, win.CPUMean}
+		if e.Bound == "" && win.Bound != "" {
+			e.Bound, e.BoundWhy = win.Bound, win.Reason+", after the change"
+		}
 	}
 	ref := ServerWindowOf(samples, refFrom, refTo, op)
 	win := ServerWindowOf(samples, winFrom, winTo, op)
@@ -90,4 +108,16 @@ func ExplainCliff(stages []rundir.StageResult, k int, op string, oom bool) Expla
 		x.Cause, x.Why = rundir.CauseMemory, "writes were refused for memory or the server was OOM-killed"
 	}
 	return x
+}
+
+// selfStretch is soakd's own health over the self log's samples in
+// (from, to], judged by the bound rule (nil with no sample there).
+func selfStretch(self []rundir.SelfSample, cores int, from, to time.Time) *rundir.SelfHealth {
+	acc := NewSelfAcc(cores)
+	for _, x := range self {
+		if x.At.After(from) && !x.At.After(to) {
+			acc.Add(x.Sample)
+		}
+	}
+	return acc.Health(0)
 }
