@@ -17,10 +17,10 @@ func (r *runner) startStats(ctx context.Context) func() {
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	slog := rundir.CreateServerLog(r.opts.OutDir) // server.csv: what verdicts read back
+	srvLog := rundir.CreateServerLog(r.opts.OutDir) // server.csv: what verdicts read back
 	go func() {
 		defer close(done)
-		defer slog.Close()
+		defer srvLog.Close()
 		t := time.NewTicker(r.interval)
 		defer t.Stop()
 		for {
@@ -41,7 +41,7 @@ func (r *runner) startStats(ctx context.Context) func() {
 			}
 			if err == nil && r.currentTarget() == tg {
 				r.srv.observeSpan(t0, r.time.now(), st)
-				slog.Add(t0, st)
+				srvLog.Add(t0, st)
 			}
 			select {
 			case <-sctx.Done():
