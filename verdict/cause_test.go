@@ -135,3 +135,22 @@ func TestRegressionsExplained(t *testing.T) {
 		t.Fatal(tab)
 	}
 }
+
+// TestAttributeServerShare: a GET's time per call up x1.5 (2 us to 3 us)
+// explains none of a client's 4 ms rise: not server work; the same
+// ratio with no client figure, or a rise that adds a tenth of the
+// client's, is.
+func TestAttributeServerShare(t *testing.T) {
+	ss := func() *rundir.ServerSide {
+		return &rundir.ServerSide{Command: "get", PerCall: &rundir.RatioInterval{Estimate: 1.5, Lo: 1.3, Hi: 1.7, Level: 0.95}, PerCallSeconds: [2]float64{2e-6, 3e-6}, Busy: [2]float64{0.01, 0.01}}
+	}
+	if x := Attribute(Evidence{Server: ss(), ClientAdded: 0.004}); x.Cause != rundir.CauseNetwork || x.Server.Confirms {
+		t.Fatalf("immaterial rise: %+v", x)
+	}
+	if x := Attribute(Evidence{Server: ss()}); x.Cause != rundir.CauseServer {
+		t.Fatalf("no client figure: %+v", x)
+	}
+	if x := Attribute(Evidence{Server: ss(), ClientAdded: 9e-6}); x.Cause != rundir.CauseServer {
+		t.Fatalf("material rise: %+v", x)
+	}
+}

@@ -40,15 +40,19 @@ func ExplainChanges(dir string, s *rundir.Summary) {
 					winTo = o.At
 				}
 			}
-			x := explainStretch(samples, self, cores, p, c.Op, refFrom, c.At, c.At, winTo)
+			added := 0.0
+			if c.Metric == rundir.MetricP50 || c.Metric == rundir.MetricP99 || c.Metric == rundir.MetricP999 {
+				added = c.After - c.Before
+			}
+			x := explainStretch(samples, self, cores, p, c.Op, added, refFrom, c.At, c.At, winTo)
 			c.Explain = &x
 		}
 	}
 }
 
 // explainStretch explains a change between two stretches of one phase.
-func explainStretch(samples []rundir.ServerSample, self []rundir.SelfSample, cores int, p *rundir.PhaseResult, op string, refFrom, refTo, winFrom, winTo time.Time) Explanation {
-	var e Evidence
+func explainStretch(samples []rundir.ServerSample, self []rundir.SelfSample, cores int, p *rundir.PhaseResult, op string, added float64, refFrom, refTo, winFrom, winTo time.Time) Explanation {
+	e := Evidence{ClientAdded: added}
 	if p.Self != nil {
 		e.Bound, e.BoundWhy = p.Self.Bound, p.Self.Reason
 		e.Cores = p.Self.Cores
@@ -100,6 +104,9 @@ func ExplainCliff(stages []rundir.StageResult, k int, op string, oom bool) Expla
 	if k > 0 && stages[k-1].Self != nil {
 		e.SelfCPU[0] = stages[k-1].Self.CPUMean
 	}
+	if c := stageCliffAdded(stages, k, op); c > 0 {
+		e.ClientAdded = c
+	}
 	ref, win := window(k-1), window(k)
 	e.Ref, e.Win = ref.Events, win.Events
 	e.Server = CompareServer([]ServerWindow{ref}, []ServerWindow{win}, BootstrapOptions{})
@@ -120,4 +127,18 @@ func selfStretch(self []rundir.SelfSample, cores int, from, to time.Time) *rundi
 		}
 	}
 	return acc.Health(0)
+}
+
+// stageCliffAdded is how much op's p99 grew from stage k-1 to stage k
+// (0 when either is unknown).
+func stageCliffAdded(stages []rundir.StageResult, k int, op string) float64 {
+	if k < 1 {
+		return 0
+	}
+	a, okA := stages[k-1].Ops[op]
+	b, okB := stages[k].Ops[op]
+	if !okA || !okB || a.Latency.P99 <= 0 || b.Latency.P99 <= 0 {
+		return 0
+	}
+	return b.Latency.P99 - a.Latency.P99
 }
