@@ -1,10 +1,15 @@
 package rundir
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/soakd/soakd/internal/selfhealth"
+	"github.com/soakd/soakd/regfile"
 )
 
 // SelfLog is the run's own-health log: one line per sample of soakd's
@@ -29,4 +34,57 @@ func AppendSelfLine(b []byte, at time.Time, s selfhealth.Sample) []byte {
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(s.Threads), 10)
 	return append(b, '\n')
+}
+
+// SelfSample is one line of a run's SelfLog.
+type SelfSample struct {
+	At     time.Time
+	Sample selfhealth.Sample
+}
+
+// ReadSelfLog reads dir's SelfLog (nil, nil when the run left none). A
+// torn last line (a killed run) ends the read; any other bad line is an
+// error naming the file and line.
+func ReadSelfLog(dir string) ([]SelfSample, error) {
+	path := filepath.Join(dir, SelfLog)
+	b, err := regfile.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) == 0 || lines[0]+"\n" != SelfLogHeader {
+		return nil, fmt.Errorf("%s:1: want the header %q", path, strings.TrimSpace(SelfLogHeader))
+	}
+	var out []SelfSample
+	for i, line := range lines[1:] {
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, ",")
+		var v [5]float64
+		ok := len(f) == 7
+		var at time.Time
+		var threads int
+		if ok {
+			at, err = time.Parse(time.RFC3339Nano, f[0])
+			ok = err == nil
+			for k := range v {
+				v[k], err = strconv.ParseFloat(f[k+1], 64)
+				ok = ok && err == nil
+			}
+			threads, err = strconv.Atoi(f[6])
+			ok = ok && err == nil
+		}
+		if !ok {
+			if i == len(lines)-2 && !strings.HasSuffix(string(b), "\n") {
+				break // torn last line
+			}
+			return nil, fmt.Errorf("%s:%d: want %s, got %q", path, i+2, strings.TrimSpace(SelfLogHeader), line)
+		}
+		out = append(out, SelfSample{At: at, Sample: selfhealth.Sample{CPU: v[0], ThreadCPUMax: v[1], RunqueueDelay: v[2], Load1: v[3], Steal: v[4], Threads: threads}})
+	}
+	return out, nil
 }

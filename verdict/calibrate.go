@@ -174,8 +174,11 @@ func calibrateIntervals(v *Regression, sides [2][]RunIntervals, threshold float6
 	}
 	slices.Sort(srcs)
 	c.Source = strings.Join(srcs, "+")
-	if sources[CalSplits] || sources[CalRepeats] {
-		c.Note = "A/A comparisons of part of the data; MDE widths scaled to the whole"
+	switch {
+	case sources[CalSplits]:
+		c.Note = "splits of single runs: the noise within a run, not a host's drift between runs, which only repeats measure; MDE widths scaled to the whole"
+	case sources[CalRepeats]:
+		c.Note = "repeats against each other; MDE widths scaled to the whole"
 	}
 	if len(c.MDE) == 0 {
 		c.MDE = nil

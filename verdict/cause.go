@@ -25,6 +25,10 @@ type Evidence struct {
 	// SelfCPU is soakd's mean CPU in cores (reference, window) of Cores.
 	SelfCPU [2]float64
 	Cores   int
+	// ClientAdded is how much the client's latency grew, in seconds (the
+	// window's p50 less the reference's, or the changed percentile's);
+	// 0 when not known.
+	ClientAdded float64
 }
 
 // Memory rule constants (Attribute).
@@ -47,13 +51,20 @@ const (
 //  3. persistence: a BGSAVE or AOF rewrite ran, or the server forked,
 //     in the window, more often a second than in the reference.
 //  4. server work: the server confirms: the whole interval of its own
-//     time per call of the op's command lies above 1+ServerPerCallRise,
-//     or its busy share rose by ServerBusyRise of wall time and to
-//     ServerBusyFactor times the reference's.
+//     time per call of the op's command lies above 1+ServerPerCallRise
+//     and the time that added per call is at least ServerShareMin of
+//     the client's added latency (when known), or its busy share rose by
+//     ServerBusyRise of wall time and to ServerBusyFactor times the
+//     reference's.
 //  5. network or client: the server's figures are there and do not
 //     confirm: the time was spent between soakd and the server.
 //  6. unknown: the target gave no server-side figures.
 func Attribute(e Evidence) Explanation {
+	if ss := e.Server; ss != nil {
+		added := ss.PerCallSeconds[1] - ss.PerCallSeconds[0]
+		material := e.ClientAdded <= 0 || added >= ServerShareMin*e.ClientAdded
+		ss.Confirms = (perCallRose(ss) && material) || busyRose(ss)
+	}
 	x := Explanation{Server: e.Server, Events: eventWords(e)}
 	switch {
 	case e.Bound != "":

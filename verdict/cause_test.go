@@ -105,3 +105,52 @@ func TestServerWindowAndCompare(t *testing.T) {
 		t.Fatalf("an op the server does not name: %+v", other)
 	}
 }
+
+// TestRegressionsExplained: a regressed op of the history verdict gets
+// its explanation (unknown: these runs left no server log) and a line
+// under the table; an op that did not regress gets none.
+func TestRegressionsExplained(t *testing.T) {
+	var hist []*rundir.Summary
+	for i := 0; i < 6; i++ {
+		f := 1 + 0.02*float64(i%3)
+		hist = append(hist, synth(0.001*f, 0.005*f, 0.01*f))
+	}
+	cand := synth(0.001, 0.005, 0.01)
+	op := cand.Phases[0].Ops["get"]
+	op.Latency.P50 = 0.004
+	cand.Phases[0].Ops["get"] = op
+	v := Compare(hist, cand, RegressOptions{MinHistory: 5})
+	if !v.Regressed {
+		t.Fatal("not a regression")
+	}
+	for _, ov := range v.Ops {
+		if (ov.Explain != nil) != ov.Regressed {
+			t.Fatalf("%s: regressed %v, explain %+v", ov.Op, ov.Regressed, ov.Explain)
+		}
+		if ov.Explain != nil && ov.Explain.Cause != rundir.CauseUnknown {
+			t.Fatalf("%+v", ov.Explain)
+		}
+	}
+	if tab := v.Table(); !strings.Contains(tab, "cause of steady get: unknown") || !strings.Contains(tab, "calibration (history)") {
+		t.Fatal(tab)
+	}
+}
+
+// TestAttributeServerShare: a GET's time per call up x1.5 (2 us to 3 us)
+// explains none of a client's 4 ms rise: not server work; the same
+// ratio with no client figure, or a rise that adds a tenth of the
+// client's, is.
+func TestAttributeServerShare(t *testing.T) {
+	ss := func() *rundir.ServerSide {
+		return &rundir.ServerSide{Command: "get", PerCall: &rundir.RatioInterval{Estimate: 1.5, Lo: 1.3, Hi: 1.7, Level: 0.95}, PerCallSeconds: [2]float64{2e-6, 3e-6}, Busy: [2]float64{0.01, 0.01}}
+	}
+	if x := Attribute(Evidence{Server: ss(), ClientAdded: 0.004}); x.Cause != rundir.CauseNetwork || x.Server.Confirms {
+		t.Fatalf("immaterial rise: %+v", x)
+	}
+	if x := Attribute(Evidence{Server: ss()}); x.Cause != rundir.CauseServer {
+		t.Fatalf("no client figure: %+v", x)
+	}
+	if x := Attribute(Evidence{Server: ss(), ClientAdded: 9e-6}); x.Cause != rundir.CauseServer {
+		t.Fatalf("material rise: %+v", x)
+	}
+}

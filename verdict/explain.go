@@ -42,11 +42,12 @@ func ExplainOp(ref, win []*rundir.Summary, phase, op string) Explanation {
 // instead of calling the change bound.
 func explainOp(logs serverLogs, ref, win []*rundir.Summary, phase, op string, history bool) Explanation {
 	var e Evidence
+	var p50 [2]float64
 	side := func(runs []*rundir.Summary, i int) ([]ServerWindow, ServerEvents) {
 		var ws []ServerWindow
 		var ev ServerEvents
-		var cpu float64
-		n := 0
+		var cpu, lat float64
+		n, nl := 0, 0
 		for _, s := range runs {
 			p := phaseNamed(s, phase)
 			if p == nil || (history && i == 0 && boundPhase(p)) {
@@ -60,6 +61,10 @@ func explainOp(logs serverLogs, ref, win []*rundir.Summary, phase, op string, hi
 				n++
 				e.Cores = max(e.Cores, p.Self.Cores)
 			}
+			if o, ok := p.Ops[op]; ok && o.Latency.P50 > 0 {
+				lat += o.Latency.P50
+				nl++
+			}
 			from, to := steadyWindow(p)
 			w := ServerWindowOf(logs.of(s), from, to, op)
 			ws = append(ws, w)
@@ -68,11 +73,17 @@ func explainOp(logs serverLogs, ref, win []*rundir.Summary, phase, op string, hi
 		if n > 0 {
 			e.SelfCPU[i] = cpu / float64(n)
 		}
+		if nl > 0 {
+			p50[i] = lat / float64(nl)
+		}
 		return ws, ev
 	}
 	rw, rev := side(ref, 0)
 	ww, wev := side(win, 1)
 	e.Ref, e.Win = rev, wev
+	if p50[0] > 0 && p50[1] > 0 {
+		e.ClientAdded = p50[1] - p50[0]
+	}
 	e.Server = CompareServer(rw, ww, BootstrapOptions{Seed: opSeed(phase, op)})
 	return Attribute(e)
 }

@@ -1,9 +1,13 @@
 package verdict
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/soakd/soakd/internal/selfhealth"
 	"github.com/soakd/soakd/rundir"
 )
 
@@ -76,5 +80,32 @@ func TestExplainCliff(t *testing.T) {
 	stages[3].Self = &rundir.SelfHealth{Bound: rundir.BoundGenerator, Reason: "cpu"}
 	if x := ExplainCliff(stages, 3, "get", true); x.Cause != rundir.CauseBound {
 		t.Fatalf("bound: %+v", x)
+	}
+}
+
+// TestExplainChangesSelfStretch: soakd's CPU pinned at its cores after a
+// change (its self log) makes the change generator-bound although the
+// phase as a whole was not; the CPU before and after is in the events.
+func TestExplainChangesSelfStretch(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := []byte(rundir.SelfLogHeader)
+	for i := 1; i <= 20; i++ {
+		cpu := 0.3
+		if i > 10 {
+			cpu = 1.95
+		}
+		b = rundir.AppendSelfLine(b, t0.Add(time.Duration(i)*time.Second), selfhealth.Sample{CPU: cpu, Load1: 0.5})
+	}
+	if err := os.WriteFile(filepath.Join(dir, rundir.SelfLog), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &rundir.Summary{Host: &rundir.Host{Cores: 2}, Phases: []rundir.PhaseResult{{Name: "steady", Start: t0, End: t0.Add(20 * time.Second),
+		Self:         &rundir.SelfHealth{Cores: 2, CPUMean: 1.1},
+		ChangePoints: []rundir.ChangePoint{{Op: "get", Metric: rundir.MetricP99, At: t0.Add(10 * time.Second)}}}}}
+	ExplainChanges(dir, s)
+	x := s.Phases[0].ChangePoints[0].Explain
+	if x.Cause != rundir.CauseBound || !strings.Contains(x.Why, "after the change") || !strings.Contains(strings.Join(x.Events, ";"), "soakd CPU 0.30 -> 1.95 of 2 cores") {
+		t.Fatalf("%+v", x)
 	}
 }

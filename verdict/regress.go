@@ -155,16 +155,16 @@ type QuantCheck struct {
 // MinHistory left there is no verdict (NotJudged).
 func Compare(history []*rundir.Summary, cand *rundir.Summary, o RegressOptions) *Regression {
 	v := compareHistory(history, cand, o)
-	if v.Method == MethodHistory {
-		var like []*rundir.Summary
-		for _, h := range history {
-			if len(Unlike(h, cand)) == 0 || o.KeepUnlike {
-				like = append(like, h)
-			}
+	var like []*rundir.Summary
+	for _, h := range history {
+		if len(Unlike(h, cand)) == 0 || o.KeepUnlike {
+			like = append(like, h)
 		}
+	}
+	if v.Method == MethodHistory {
 		v.Calibration = calibrateHistory(like, o)
 	}
-	explainRegression(v, history, []*rundir.Summary{cand}, true)
+	explainRegression(v, like, []*rundir.Summary{cand}, true)
 	return v
 }
 

@@ -210,6 +210,11 @@ const (
 	// its own time per call (window over reference) lies above 1.2, the
 	// regression threshold's default.
 	ServerPerCallRise = 0.20
+	// ServerShareMin: a rise of the time per call confirms only when the
+	// time it added per call is at least a tenth of what the client's
+	// latency grew by (where that is known): a GET's 2 us becoming 3 us
+	// on a busy host is a real ratio that explains none of a 4 ms delay.
+	ServerShareMin = 0.10
 	// ServerBusyRise and ServerBusyFactor: or when its busy share rose
 	// by at least 5 points of wall time and to at least 1.5 times the
 	// reference's (another client's work, a blocking command).
@@ -261,8 +266,18 @@ func CompareServer(ref, win []ServerWindow, o BootstrapOptions) *rundir.ServerSi
 		}
 		ss.PerCall = ri
 	}
-	perCall := ss.PerCall != nil && ss.PerCall.Level > 0 && ss.PerCall.Lo > 1+ServerPerCallRise
-	busy := ss.Busy[1]-ss.Busy[0] >= ServerBusyRise && ss.Busy[1] >= ServerBusyFactor*ss.Busy[0]
-	ss.Confirms = perCall || busy
+	ss.Confirms = perCallRose(ss) || busyRose(ss)
 	return ss
+}
+
+// perCallRose: the whole interval of the server's time per call lies
+// above 1+ServerPerCallRise.
+func perCallRose(ss *rundir.ServerSide) bool {
+	return ss.PerCall != nil && ss.PerCall.Level > 0 && ss.PerCall.Lo > 1+ServerPerCallRise
+}
+
+// busyRose: the server's busy share rose by ServerBusyRise of wall time
+// and to ServerBusyFactor times the reference's.
+func busyRose(ss *rundir.ServerSide) bool {
+	return ss.Busy[1]-ss.Busy[0] >= ServerBusyRise && ss.Busy[1] >= ServerBusyFactor*ss.Busy[0]
 }
