@@ -272,7 +272,7 @@ var persistenceNote = regexp.MustCompile(` ?\(persistence [^)]*\)`)
 // named.
 func rateSummary(s *rundir.Summary) string {
 	rates := map[float64]bool{}
-	var live []string
+	var live, timed []string
 	for _, p := range s.Phases {
 		changed := map[string]bool{}
 		for _, c := range p.RateChanges {
@@ -285,6 +285,11 @@ func rateSummary(s *rundir.Summary) string {
 			}
 			live = append(live, fmt.Sprintf("%s +%s -> %s", p.Name, term.Duration(time.Duration(c.OffsetSeconds*float64(time.Second))), rateStr(c.Rate)))
 		}
+		if replayTimed(&p) && len(p.RateChanges) == 0 {
+			// No rate was scheduled: the capture's timing was.
+			timed = append(timed, p.Name)
+			continue
+		}
 		if p.TargetRate > 0 && len(p.RateChanges) == 0 {
 			rates[p.TargetRate] = true
 		}
@@ -295,6 +300,14 @@ func rateSummary(s *rundir.Summary) string {
 		}
 	}
 	out := rateRange(rates)
+	if len(timed) > 0 {
+		what := "the capture's own timing (" + strings.Join(timed, ", ") + ")"
+		if len(rates) == 0 {
+			out = what
+		} else {
+			out += "; " + what
+		}
+	}
 	if len(live) > 0 {
 		out += "; changed live: " + strings.Join(live, ", ")
 	}

@@ -64,6 +64,9 @@ func TestReplayTargetIsTheCapturesShape(t *testing.T) {
 	if n := strings.Join(BuildReport(s, tl).Phases[0].Notes, "\n"); !strings.Contains(n, "the capture's own timing") {
 		t.Errorf("notes %q", n)
 	}
+	if r := rateSummary(s); r != "the capture's own timing (replay)" {
+		t.Errorf("header rate %q, want the capture's timing, not its mean", r)
+	}
 	// A fixed rate is a flat target.
 	p.TargetRate = 50
 	if replayTimed(p) {
