@@ -1,7 +1,6 @@
-package main
+package e2e
 
 import (
-	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,8 +25,8 @@ func TestDeadServerFailuresAreNoLatency(t *testing.T) {
 	out := filepath.Join(dir, "run")
 	done := make(chan int, 1)
 	go func() {
-		a, _, _ := newApp()
-		done <- a.Main(context.Background(), []string{"run", scen, "--out", out, "--listen", "", "--quiet"})
+		code, _, _ := runSoakd(t, "run", scen, "--out", out, "--listen", "", "--quiet")
+		done <- code
 	}()
 	// Kill the server once the run has logged two intervals of counts.
 	waitFor(t, time.Minute, func() bool {
