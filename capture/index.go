@@ -82,6 +82,10 @@ type Options struct {
 	// MaxIndexBytes bounds the index (IndexBytes of its ops): a capture
 	// of more ops is refused at the op that passes it (0: no bound).
 	MaxIndexBytes int64
+	// KeepsDBs says the store replayed on keeps a capture's dbs apart
+	// (the engine gives each db's keys a prefix of its own); without
+	// it a capture of ops in several dbs cannot be replayed.
+	KeepsDBs bool
 }
 
 // OtherGroup is the latency group of the commands past MaxGroups.

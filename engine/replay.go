@@ -144,7 +144,7 @@ func openReplay(ctx context.Context, sc *scenarios.Scenario, ops *scenarios.OpTa
 	}
 	p.ix = ix
 	if len(ix.DBs) > 1 {
-		if k := sc.StoreKind(); k != scenarios.KindRedis && k != scenarios.KindEmbedded {
+		if !o.KeepsDBs {
 			f.Close()
 			return nil, fmt.Errorf(`ops in %d dbs ("db" in the op log): only a redis replay keeps dbs apart`, len(ix.DBs))
 		}

@@ -239,9 +239,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		}
 		sum.Target.Variants[tv.Name] = scenarios.RedactURL(tv.URL)
 	}
-	if o.TargetKind == scenarios.KindEmbedded {
-		sum.Target.Note = "target: embedded — figures measure soakd itself, not a database"
-	}
+	sum.Target.Note = targets.Note(o.TargetKind) // the embedded store's: its figures measure soakd
 
 	ctx, runSpan := r.opts.Tracer.Start(ctx, "soakd.run", trace.WithTimestamp(start), trace.WithAttributes(
 		attribute.String("soakd.scenario", r.plan.sc.Name), attribute.String("soakd.target.kind", string(o.TargetKind)),

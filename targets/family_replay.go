@@ -19,5 +19,13 @@ func replayOptions(sc *scenarios.Scenario, p *scenarios.Phase, d ReplayDialect) 
 		// validate estimated the index from the capture's first MiB;
 		// the index itself stops at the phase's bound.
 		MaxIndexBytes: scenarios.MaxPhaseBytes,
+		KeepsDBs:      keepsDBs(d),
 	}
+}
+
+// keepsDBs says whether dialect d keeps a capture's dbs apart (it has
+// KeepsDBs() true).
+func keepsDBs(d ReplayDialect) bool {
+	k, ok := d.(interface{ KeepsDBs() bool })
+	return ok && k.KeepsDBs()
 }

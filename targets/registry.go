@@ -50,6 +50,10 @@ type Adapter struct {
 	// (the embedded store): destructive custom ops and replays need no
 	// allow_destructive.
 	Scratch bool
+	// Note is a line every run against the store carries in its
+	// summary (summary.json's target.note), "" for none: the embedded
+	// store's says its figures measure soakd itself.
+	Note string
 }
 
 // Registry maps target kinds, and their aliases, to adapters. Adapters
@@ -219,3 +223,13 @@ func (r *Registry) CheckCorpus(path, keyField string, textFields []string) error
 }
 
 var _ scenarios.CorpusChecker = (*Registry)(nil)
+
+// Note is the summary's note for a run against kind (Adapter.Note), ""
+// when it has none or the kind is not registered.
+func Note(kind scenarios.TargetKind) string {
+	a, ok := registry.adapter(kind)
+	if !ok {
+		return ""
+	}
+	return a.Note
+}

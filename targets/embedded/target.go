@@ -15,6 +15,7 @@ func init() {
 	targets.Register(string(scenarios.KindEmbedded), targets.Adapter{
 		Open: Open, Order: 10, DefaultMaxBatch: redis.DefaultMaxBatch,
 		Family: resp.Family, Scratch: true,
+		Note: "target: embedded — figures measure soakd itself, not a database",
 		Help: "embedded: an in-process Redis-protocol store; figures measure soakd itself",
 	})
 }

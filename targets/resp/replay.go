@@ -30,6 +30,10 @@ func Skips(cmd string) bool { return slices.Contains(blocking, cmd) }
 
 func (replay) Dialect() capture.Dialect { return capture.CommandDialect(Skips) }
 
+// KeepsDBs: a RESP replay keeps a capture's dbs apart (each db's keys
+// under a prefix of their own).
+func (replay) KeepsDBs() bool { return true }
+
 // CheckReplay: a RESP store replays either format, with any key_prefix
 // and scripts: list.
 func (replay) CheckReplay(*scenarios.Scenario, *scenarios.ReplaySpec) []scenarios.FieldError {
