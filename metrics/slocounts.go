@@ -12,15 +12,15 @@ type SLOCount struct {
 	Total, Over uint64
 }
 
-// SLOCounts lists phase's SLOCount for every op with a latency limit
-// (SetSLO), and the phase running now ("" before the first interval).
-// A phase not seen yet has none.
-func (e *Exporter) SLOCounts(phase string) ([]SLOCount, string) {
+// SLOCounts is the phase running now ("" before the first interval)
+// and its SLOCount for every op with a latency limit (SetSLO), read
+// under one lock.
+func (e *Exporter) SLOCounts() (string, []SLOCount) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ps := e.phases[phase]
+	ps := e.phases[e.current]
 	if ps == nil {
-		return nil, e.current
+		return e.current, nil
 	}
 	var out []SLOCount
 	for op, os := range ps.total.ops {
@@ -35,5 +35,5 @@ func (e *Exporter) SLOCounts(phase string) ([]SLOCount, string) {
 			}
 		}
 	}
-	return out, e.current
+	return e.current, out
 }

@@ -142,8 +142,7 @@ func watchBreaches(ctx context.Context, sc *scenarios.Scenario, exp *metrics.Exp
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			_, phase := exp.SLOCounts("")
-			counts, _ := exp.SLOCounts(phase)
+			phase, counts := exp.SLOCounts()
 			if e := b.observe(now, phase, counts); e != nil {
 				cancel(e)
 				return
