@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,18 +31,7 @@ phases:
     growth: {batch: 10000, measure: per_op, measure_for: 9s, stop_records: 30000}
 `)
 	out := filepath.Join(dir, "run")
-	a, _, errb := newApp()
-	if code := a.Main(context.Background(), []string{"run", scen, "--out", out, "--listen", "", "--quiet"}); code > 1 {
-		t.Fatalf("run: exit %d: %s", code, errb)
-	}
-	s, err := rundir.ReadSummary(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := report.ReadTimeline(out, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tl := runTimeline(t, scen, out)
 	p := &s.Phases[0]
 	// Each op's stretches: runs of buckets no more than 2.5 s apart;
 	// those of two buckets or more are lines (a lone one, a marker).

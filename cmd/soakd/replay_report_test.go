@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
@@ -32,18 +31,7 @@ func TestReplayReportDrawsTheCapturesShape(t *testing.T) {
 	write(t, dir, "cap.txt", b.String())
 	scen := write(t, dir, "s.yaml", "name: replay-shape\nphases:\n  - {name: replay, kind: replay, source: cap.txt, format: monitor}\n")
 	out := filepath.Join(dir, "run")
-	a, _, errb := newApp()
-	if code := a.Main(context.Background(), []string{"run", scen, "--out", out, "--listen", "", "--quiet"}); code > 1 {
-		t.Fatalf("run: exit %d: %s", code, errb)
-	}
-	s, err := rundir.ReadSummary(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := report.ReadTimeline(out, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tl := runTimeline(t, scen, out)
 	var thr *report.Plot
 	for _, pp := range report.BuildReport(s, tl).Phases {
 		for i, pl := range pp.Plots {
