@@ -27,12 +27,9 @@ release:
 SKIP_LOG := $(CURDIR)/.test-skips
 export SOAKD_SKIP_LOG := $(SKIP_LOG)
 
-# -p 3: three packages at once on two cores; the end-to-end package and
-# the paging test spend most of their time waiting on Prometheus,
-# Chromium and redis-server, not on the CPU.
 test:
 	@rm -f $(SKIP_LOG)
-	$(GO) test -race -count=1 -timeout 15m -p 3 ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
 	# every benchmark once, so a broken one fails here rather than in make bench
 	$(GO) test -run XXX -bench . -benchtime 1x -count=1 -timeout 3m ./...
 	@for m in $$(find . -mindepth 2 -name go.mod -not -path './.git/*' -exec dirname {} \;); do \
