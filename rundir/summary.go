@@ -72,6 +72,21 @@ type Summary struct {
 	// (a killed run, or one whose writes failed): counts and latency
 	// only; errors, drops and lag are unknown (shown as such, not 0).
 	Partial bool `json:"partial,omitempty"`
+	// Seams are the places a killed run was resumed (run --resume), in
+	// order; none in a run that was never resumed.
+	Seams []Seam `json:"seams,omitempty"`
+}
+
+// Seam is one resume of a killed run: from its last checkpoint (Down)
+// to when ops were sent again (Resumed). The ops due in between, and
+// those in flight or not yet logged at Down, are Lost: never latency.
+type Seam struct {
+	Phase string `json:"phase"`
+	// Stage is the growth stage or ramp step the seam fell in ("" none).
+	Stage   string    `json:"stage,omitempty"`
+	Down    time.Time `json:"down"`
+	Resumed time.Time `json:"resumed"`
+	Lost    int64     `json:"lost"`
 }
 
 // TargetInfo describes the target without credentials.
@@ -110,6 +125,11 @@ type Result struct {
 	Scheduled uint64              `json:"scheduled"`
 	Ops       map[string]OpResult `json:"ops"`
 	Dropped   int64               `json:"dropped"`
+	// Lost counts the measured ops the schedule called for whose
+	// outcome no one knows: due while soakd was down (a kill, before
+	// run --resume), or in flight or unlogged since the last checkpoint.
+	// Scheduled = Completed + Dropped + Lost. 0 in a run never resumed.
+	Lost int64 `json:"lost,omitempty"`
 	Errors    int64               `json:"errors"`
 	// Misses are cache reads that found no value (outcome miss): not
 	// errors, but the hit ratio a growth phase watches.
@@ -135,6 +155,11 @@ type OpResult struct {
 	Errors  map[string]int64 `json:"errors"`
 	Misses  int64            `json:"misses,omitempty"`
 	Dropped int64            `json:"dropped"`
+	// Scheduled is this op's share of the phase's Scheduled: Count +
+	// Dropped + Lost. 0 in summaries written before it was recorded.
+	Scheduled uint64 `json:"scheduled,omitempty"`
+	// Lost is this op's share of the phase's Lost (Result.Lost).
+	Lost int64 `json:"lost,omitempty"`
 	// GoodputRate is this op's measured ops that completed inside the
 	// window without an error, per second of the window.
 	GoodputRate float64         `json:"goodput_rate"`
