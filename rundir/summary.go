@@ -129,8 +129,8 @@ type Result struct {
 	// outcome no one knows: due while soakd was down (a kill, before
 	// run --resume), or in flight or unlogged since the last checkpoint.
 	// Scheduled = Completed + Dropped + Lost. 0 in a run never resumed.
-	Lost int64 `json:"lost,omitempty"`
-	Errors    int64               `json:"errors"`
+	Lost   int64 `json:"lost,omitempty"`
+	Errors int64 `json:"errors"`
 	// Misses are cache reads that found no value (outcome miss): not
 	// errors, but the hit ratio a growth phase watches.
 	Misses int64 `json:"misses,omitempty"`
