@@ -86,6 +86,11 @@ func (growthExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 			env.inserted.Store(n)
 		}
 		if ctx.Err() != nil {
+			if downCause(ctx) != nil {
+				// The server died in the batch insert (an OOM kill):
+				// the stage is kept with its inserts (variantDown).
+				pr.Stages = append(pr.Stages, env.downStage(name, lres, records))
+			}
 			span.End()
 			break
 		}

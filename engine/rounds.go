@@ -17,8 +17,12 @@ import (
 // runVariants runs the whole phase list once per persistence variant,
 // one variant after another, each on its own server (only one server is
 // up at a time: what a growth study needs). stopErr ends the run early
-// with what ran kept; fatal is a phase that could not run at all.
-func (r *runner) runVariants(ctx context.Context, sum *rundir.Summary, spans *[]trace.Span, cancelRun context.CancelCauseFunc) (stopErr, fatal error) {
+// with what ran kept; fatal is a phase that could not run at all. A
+// variant whose server dies (an OOM kill in a growth study) ends there,
+// its phase marked (variantDown), and the next variant runs on its own
+// fresh server; the run then ends interrupted, saying which died.
+func (r *runner) runVariants(ctx context.Context, sum *rundir.Summary, spans *[]trace.Span, _ context.CancelCauseFunc) (stopErr, fatal error) {
+	var downs downList
 	for vi, v := range r.variants() {
 		if ctx.Err() != nil || stopErr != nil {
 			break
@@ -29,13 +33,14 @@ func (r *runner) runVariants(ctx context.Context, sum *rundir.Summary, spans *[]
 			// earlier variants measured, end the run here and say why.
 			return err, nil
 		}
-		stopWatch := watchTarget(r.currentTarget(), cancelRun)
+		vctx, endVariant := context.WithCancelCause(ctx)
+		stopWatch := watchTarget(r.currentTarget(), endVariant)
 		for pi := range r.plan.sc.Phases {
-			if ctx.Err() != nil || stopErr != nil {
+			if vctx.Err() != nil || stopErr != nil {
 				break
 			}
-			if err := r.waitBarrier(ctx, pi, v); err != nil {
-				if ctx.Err() != nil {
+			if err := r.waitBarrier(vctx, pi, v); err != nil {
+				if vctx.Err() != nil {
 					break // interrupted: marked by the caller, as for a phase
 				}
 				// The other shards are gone or late: end the run here,
@@ -43,14 +48,20 @@ func (r *runner) runVariants(ctx context.Context, sum *rundir.Summary, spans *[]
 				stopErr = err
 				break
 			}
-			if err := r.runNamed(ctx, sum, spans, pi, &r.plan.sc.Phases[pi], v, 0); err != nil {
+			if err := r.runNamed(vctx, sum, spans, pi, &r.plan.sc.Phases[pi], v, 0); err != nil {
 				stopWatch()
+				endVariant(nil)
 				leave()
 				return nil, err
 			}
 		}
 		stopWatch()
+		downs.add(vctx, v)
+		endVariant(nil)
 		leave()
+	}
+	if stopErr == nil {
+		stopErr = downs.err()
 	}
 	return stopErr, nil
 }
@@ -74,6 +85,7 @@ func (r *runner) runNamed(ctx context.Context, sum *rundir.Summary, spans *[]tra
 		return err
 	}
 	pr.Variant, pr.Repeat = v, repeat
+	r.variantDown(ctx, pr)
 	if !pr.Start.IsZero() && !pr.End.IsZero() {
 		pr.PersistenceEvents = r.srv.persistence(pr.Start, pr.End)
 	}

@@ -329,7 +329,10 @@ func (r *runner) phaseSet(phase string) *metrics.Set {
 
 // targetDownError is the cause a run ends with when its managed server
 // process ended under it.
-type targetDownError struct{ reason string }
+type targetDownError struct {
+	reason   string
+	oomKills float64 // the kernel's OOM kills in the server's cgroup (targets.OOMReporter)
+}
 
 func (e *targetDownError) Error() string { return "target down mid-run: " + e.reason }
 
@@ -345,7 +348,11 @@ func watchTarget(tg targets.Target, cancel context.CancelCauseFunc) (stop func()
 		defer close(done)
 		select {
 		case <-w.Down():
-			cancel(&targetDownError{reason: w.DownReason()})
+			down := &targetDownError{reason: w.DownReason()}
+			if o, ok := tg.(targets.OOMReporter); ok {
+				down.oomKills = o.OOMKills()
+			}
+			cancel(down)
 		case <-quit:
 		}
 	}()

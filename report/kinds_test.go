@@ -34,7 +34,8 @@ func TestReportKindTable(t *testing.T) {
 // The same stages chart against the step for a ramp and against the
 // dataset size for growth, which also says whether it found a cliff.
 func TestStagedKindsSections(t *testing.T) {
-	stages := []rundir.StageResult{{Name: "s1", Records: 1000}, {Name: "s2", Records: 2000}}
+	ran := rundir.Result{Scheduled: 100, Completed: 100}
+	stages := []rundir.StageResult{{Name: "s1", Records: 1000, Result: ran}, {Name: "s2", Records: 2000, Result: ran}}
 	for _, c := range []struct {
 		kind   scenarios.PhaseKind
 		xlabel string

@@ -467,6 +467,10 @@ func (m *Merged) Text() string {
 		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
 		for _, st := range p.Stages {
+			if unmeasured(&st) {
+				fmt.Fprintf(&b, "  stage %s: nothing measured (the run stopped in its batch insert)%s\n", st.Name, stageExtra(st))
+				continue
+			}
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
 			for _, op := range slices.Sorted(maps.Keys(st.Ops)) {
 				fmt.Fprintf(&b, " | %s p99 %s", op, fmtDur(st.Ops[op].Latency.P99))

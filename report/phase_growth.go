@@ -24,7 +24,11 @@ func writeGrowth(b *strings.Builder, p *rundir.PhaseResult) {
 		if c.Unconfirmed {
 			un = " (unconfirmed: last stage)"
 		}
-		fmt.Fprintf(b, "  CLIFF at %s (%d records, used_memory %.1f MB): %s%s\n", c.Stage, c.Records, c.UsedMemoryBytes/1e6, what, un)
+		mem := "" // unknown: the server died before the stage's snapshot
+		if c.UsedMemoryBytes > 0 {
+			mem = fmt.Sprintf(", used_memory %.1f MB", c.UsedMemoryBytes/1e6)
+		}
+		fmt.Fprintf(b, "  CLIFF at %s (%d records%s): %s%s\n", c.Stage, c.Records, mem, what, un)
 		for _, e := range c.Evidence[min(1, len(c.Evidence)):] {
 			fmt.Fprintf(b, "    also: %s\n", CliffText(e))
 		}
@@ -50,7 +54,11 @@ func growthSection(p *rundir.PhaseResult) (notes []string, plots []Plot) {
 // found.
 func cliffNotes(p *rundir.PhaseResult) []string {
 	if c := p.Cliff; c != nil {
-		n := fmt.Sprintf("cliff at %s (%d records, used_memory %.0f bytes): %s", c.Stage, c.Records, c.UsedMemoryBytes, c.Reason)
+		mem := ""
+		if c.UsedMemoryBytes > 0 {
+			mem = fmt.Sprintf(", used_memory %.0f bytes", c.UsedMemoryBytes)
+		}
+		n := fmt.Sprintf("cliff at %s (%d records%s): %s", c.Stage, c.Records, mem, c.Reason)
 		if c.Op != "" {
 			n += " " + c.Op
 		}

@@ -42,15 +42,18 @@ func stagePlots(p *rundir.PhaseResult, byRecords bool) []Plot {
 	tr, ar, gr := Series{Name: "target"}, Series{Name: "achieved"}, Series{Name: "goodput"}
 	lr := Series{Name: "batch insert"}
 	for i, st := range p.Stages {
+		if st.Load != nil {
+			lr.Points = append(lr.Points, Point{X: x(i, st), Y: round6(st.Load.AchievedRate), Label: st.Name})
+		}
+		if unmeasured(&st) {
+			continue // no rate, not a rate of 0
+		}
 		if st.TargetRate > 0 {
 			// A closed-loop stage had no target: none is drawn, not 0.
 			tr.Points = append(tr.Points, Point{X: x(i, st), Y: st.TargetRate, Label: st.Name})
 		}
 		ar.Points = append(ar.Points, Point{X: x(i, st), Y: round6(st.AchievedRate), Label: st.Name})
 		gr.Points = append(gr.Points, Point{X: x(i, st), Y: round6(st.Goodput()), Label: st.Name})
-		if st.Load != nil {
-			lr.Points = append(lr.Points, Point{X: x(i, st), Y: round6(st.Load.AchievedRate), Label: st.Name})
-		}
 	}
 	if len(tr.Points) > 0 {
 		rate.Series = append(rate.Series, tr)

@@ -83,6 +83,10 @@ func textWith(s *rundir.Summary, suite *SuiteTable) string {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 		for _, st := range p.Stages {
+			if unmeasured(&st) {
+				fmt.Fprintf(&b, "  stage %s: nothing measured (the run stopped in its batch insert)%s\n", st.Name, stageExtra(st))
+				continue
+			}
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors%s, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, stageGoodput(&st.Result), st.Dropped, stageExtra(st))
 		}
 		writeKindText(&b, &p)
@@ -154,6 +158,13 @@ func tickNote(secs float64) string {
 		return ""
 	}
 	return " in " + time.Duration(secs*1e9+0.5).String() + " ticks"
+}
+
+// unmeasured is a stage that scheduled nothing to measure: a growth
+// stage whose server died in its batch insert (an OOM kill). Its rates
+// are not 0 ops/s: there are none.
+func unmeasured(st *rundir.StageResult) bool {
+	return st.Scheduled == 0 && st.Completed == 0 && len(st.Ops) == 0
 }
 
 func rateStr(r float64) string {

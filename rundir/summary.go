@@ -236,12 +236,16 @@ type PhaseResult struct {
 // EarlyEnd is where and why a phase stopped before its duration.
 type EarlyEnd struct {
 	AtSeconds float64 `json:"at_seconds"` // from the phase's start
-	OfSeconds float64 `json:"of_seconds"` // its duration
+	OfSeconds float64 `json:"of_seconds"` // its duration (0: none set, a growth)
 	Reason    string  `json:"reason"`
 }
 
-// String is "ended early at 5.0s of 600.0s: reason".
+// String is "ended early at 5.0s of 600.0s: reason" ("at 5.0s:" for a
+// phase with no set duration: a growth).
 func (e *EarlyEnd) String() string {
+	if e.OfSeconds <= 0 {
+		return fmt.Sprintf("ended early at %.1fs: %s", e.AtSeconds, e.Reason)
+	}
 	return fmt.Sprintf("ended early at %.1fs of %.1fs: %s", e.AtSeconds, e.OfSeconds, e.Reason)
 }
 

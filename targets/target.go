@@ -97,6 +97,13 @@ type Watched interface {
 	DownReason() string
 }
 
+// OOMReporter is implemented by Watched targets whose server runs in a
+// memory cgroup: OOMKills is the kernel's OOM kill count in that cgroup
+// when the process ended (0 while it runs, or when it ended another way).
+type OOMReporter interface {
+	OOMKills() float64
+}
+
 // Classifier is implemented by targets with store-specific error classes
 // (oom, moved, rejected...). The result must be one of a small fixed set.
 type Classifier interface {

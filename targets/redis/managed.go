@@ -248,11 +248,26 @@ func (s *Server) ExitReason() string {
 		how += fmt.Sprintf(") was reached (oom_kill %.0f)", s.oomKills)
 	}
 	msg := fmt.Sprintf("managed redis-server (pid %d, port %d) ended: %s", s.Pid(), s.Port, how)
+	if s.oomKills > 0 {
+		return msg // SIGKILLed: its last line predates the kill
+	}
 	lines := strings.Split(strings.TrimSpace(s.stderr.String()), "\n")
 	if n := len(lines); n > 0 && lines[n-1] != "" {
 		msg += "; last output: " + strings.TrimSpace(lines[n-1])
 	}
 	return msg
+}
+
+// OOMKills is the kernel's OOM kill count in the server's cgroup when
+// its process ended (0 while it runs, without a cgroup, or when it ended
+// another way).
+func (s *Server) OOMKills() float64 {
+	select {
+	case <-s.exited:
+		return s.oomKills
+	default:
+		return 0
+	}
 }
 
 // Kill ends the process with SIGKILL at once (tests: a server crash).

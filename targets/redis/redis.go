@@ -444,6 +444,15 @@ func (t *Target) DownReason() string {
 	return t.managed.ExitReason()
 }
 
+// OOMKills is the OOM kills in the managed server's cgroup when it
+// ended (targets.OOMReporter).
+func (t *Target) OOMKills() float64 {
+	if t.managed == nil {
+		return 0
+	}
+	return t.managed.OOMKills()
+}
+
 // Managed returns the server soakd started for this target, or nil.
 func (t *Target) Managed() *Server { return t.managed }
 
