@@ -177,13 +177,9 @@ func (m *Merged) findChangePoints() error {
 		return err
 	}
 	defer done()
-	var counts []rundir.IntervalCount
-	for _, d := range m.Dirs {
-		c, err := rundir.ReadCounts(filepath.Join(d, rundir.CountsFile))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		counts = append(counts, c...)
+	counts, err := m.readCounts()
+	if err != nil {
+		return err
 	}
 	return findChangePointsIn(rds, names, counts, &rundir.Summary{Phases: m.Phases}, time.Second)
 }
@@ -201,14 +197,40 @@ func (m *Merged) fillOverTime() {
 }
 
 // Timeline is the merged run's latency over time (report.html): each
-// bucket's percentiles from all the shards' interval histograms.
+// bucket's percentiles from all the shards' interval histograms, and
+// its failed ops from all their counts.csv (a bucket of failures alone
+// is drawn as no latency, as in a single run's charts).
 func (m *Merged) Timeline() (*Timeline, error) {
 	rds, names, done, err := m.openLogs()
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	return readTimelines(rds, names, m.Summary(), timelineWidth)
+	s := m.Summary()
+	tl, err := readTimelines(rds, names, s, timelineWidth)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := m.readCounts()
+	if err != nil {
+		return nil, err
+	}
+	tl.addErrors(counts, s)
+	return tl, nil
+}
+
+// readCounts is every shard's counts.csv (a shard that left none adds
+// nothing).
+func (m *Merged) readCounts() ([]rundir.IntervalCount, error) {
+	var counts []rundir.IntervalCount
+	for _, d := range m.Dirs {
+		c, err := rundir.ReadCounts(filepath.Join(d, rundir.CountsFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		counts = append(counts, c...)
+	}
+	return counts, nil
 }
 
 // readRunHistograms returns a run directory's cumulative histograms per

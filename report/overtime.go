@@ -1,7 +1,9 @@
 package report
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -13,9 +15,10 @@ import (
 	"github.com/soakd/soakd/regfile"
 )
 
-// FillOverTime reads dir's latency.hlog and sets each steady phase's
-// per-op OverTime: the mean of the p99s of the buckets the report's
-// latency-over-time chart draws (timelineWidth wide), after the warmup.
+// FillOverTime reads dir's latency.hlog (and counts.csv: which ops
+// failed) and sets each steady phase's per-op OverTime: the mean of the
+// p99s of the buckets the report's latency-over-time chart draws
+// (timelineWidth wide), after the warmup.
 func FillOverTime(dir string, s *rundir.Summary) error {
 	f, err := regfile.Open(filepath.Join(dir, rundir.LatencyLog))
 	if err != nil {
@@ -26,6 +29,11 @@ func FillOverTime(dir string, s *rundir.Summary) error {
 	if err != nil {
 		return err
 	}
+	counts, err := rundir.ReadCounts(filepath.Join(dir, rundir.CountsFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	tl.addErrors(counts, s)
 	fillOverTime(s, tl)
 	return nil
 }
@@ -60,12 +68,13 @@ func fillOverTime(s *rundir.Summary, tl *Timeline) {
 }
 
 // afterWarmup is the buckets that start at or after the warmup's end
-// and hold ops.
+// and hold ops that did not all fail: the ones the latency chart draws
+// (a bucket of failures alone has no latency).
 func afterWarmup(p *rundir.PhaseResult, pts []TimePoint) []TimePoint {
 	warmEnd := p.Start.Add(time.Duration(p.WarmupSeconds * float64(time.Second)))
 	var out []TimePoint
 	for _, tp := range pts {
-		if !tp.At.Before(warmEnd) && tp.Count > 0 {
+		if !tp.At.Before(warmEnd) && tp.Count > tp.Errors {
 			out = append(out, tp)
 		}
 	}

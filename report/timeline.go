@@ -62,7 +62,14 @@ func ReadTimeline(dir string, s *rundir.Summary) (*Timeline, error) {
 	path := dir + string(os.PathSeparator) + "latency.hlog"
 	f, err := regfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return readPartialTimeline(dir, s)
+		tl, err := readPartialTimeline(dir, s)
+		if err != nil {
+			return nil, err
+		}
+		// A killed run's failed ops are no latency either.
+		counts, _ := partialCounts(dir)
+		tl.addErrors(counts, s)
+		return tl, nil
 	}
 	if err != nil {
 		return nil, err
@@ -87,6 +94,24 @@ func ReadTimeline(dir string, s *rundir.Summary) (*Timeline, error) {
 		}
 	}
 	return tl, nil
+}
+
+// partialCounts is a killed run's counts: counts.csv, else
+// counts.csv.partial up to its last whole line (nil when there is none).
+func partialCounts(dir string) ([]rundir.IntervalCount, error) {
+	path := filepath.Join(dir, rundir.CountsFile)
+	c, err := rundir.ReadCounts(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return c, err
+	}
+	data, err := os.ReadFile(path + rundir.PartialSuffix)
+	if err != nil {
+		return nil, err
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data = data[:i+1]
+	}
+	return rundir.ParseCounts(bytes.NewReader(data), path+rundir.PartialSuffix)
 }
 
 // addErrors adds counts.csv's failed ops to the buckets they completed

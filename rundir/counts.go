@@ -55,6 +55,10 @@ func ReadCounts(path string) ([]IntervalCount, error) {
 	return readCounts(f, path)
 }
 
+// ParseCounts reads counts.csv lines from rd (name: for errors), e.g. a
+// killed run's counts.csv.partial cut to its whole lines.
+func ParseCounts(rd io.Reader, name string) ([]IntervalCount, error) { return readCounts(rd, name) }
+
 func readCounts(rd io.Reader, name string) ([]IntervalCount, error) {
 	sc := bufio.NewScanner(rd)
 	var out []IntervalCount

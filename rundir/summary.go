@@ -173,7 +173,8 @@ type OpResult struct {
 // OverTime is an op's p99 over time in a steady phase, from latency.hlog
 // in buckets BucketSeconds wide (the report's latency-over-time chart):
 // MeanP99 is the unweighted mean of the p99s of the Buckets buckets that
-// start after the warmup and hold ops of this kind (seconds, from
+// start after the warmup and hold ops of this kind, not all failed
+// (a bucket of failures alone has no latency; seconds, from
 // intended start), next to the phase's overall p99.
 // WorstP99 is the highest of those p99s, in the bucket starting
 // WorstAtSeconds after the phase's start: the worst window the SLO saw
