@@ -114,5 +114,8 @@ phases:
 	if charts != 2 {
 		t.Errorf("%d achieved-rate charts, want one per variant", charts)
 	}
+	if page := string(report.ReportHTML([]*rundir.Summary{got}, nil)); strings.Count(page, "OOM-killed by the kernel") < 2 {
+		t.Error("report.html does not name the OOM kill of each variant")
+	}
 	t.Logf("%s", txt)
 }
