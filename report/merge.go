@@ -342,7 +342,9 @@ func (m *Merged) Summary() *rundir.Summary {
 		if sh.Status == rundir.StatusInterrupted {
 			s.Status = rundir.StatusInterrupted
 		}
+		s.Seams = append(s.Seams, sh.Seams...)
 	}
+	slices.SortStableFunc(s.Seams, func(a, b rundir.Seam) int { return a.Down.Compare(b.Down) })
 	s.Scenario = fmt.Sprintf("%s (merged %d shards)", m.Scenario, m.Count)
 	return s
 }
@@ -367,6 +369,7 @@ func addResult(a, b *rundir.Result) {
 	}
 	a.Scheduled += b.Scheduled
 	a.Dropped += b.Dropped
+	a.Lost += b.Lost
 	a.Errors += b.Errors
 	a.Misses += b.Misses
 	a.Completed += b.Completed
@@ -383,6 +386,8 @@ func addResult(a, b *rundir.Result) {
 		acc := a.Ops[op]
 		acc.Count += o.Count
 		acc.Dropped += o.Dropped
+		acc.Lost += o.Lost
+		acc.Scheduled += o.Scheduled
 		acc.Misses += o.Misses
 		acc.GoodputRate += o.GoodputRate
 		if acc.Errors == nil {
@@ -460,12 +465,17 @@ func (m *Merged) Text() string {
 	for i, s := range m.Shards {
 		fmt.Fprintf(&b, "shard %s: %s  start %s  end %s  status %s  histograms from %s\n", s.Shard, m.Dirs[i],
 			s.Start.Format("2006-01-02T15:04:05.000Z07:00"), s.End.Format("2006-01-02T15:04:05.000Z07:00"), s.Status, m.Source[i])
+		for _, sm := range s.Seams {
+			fmt.Fprintf(&b, "  shard %s %s\n", s.Shard, SeamLine(sm, s.Start))
+		}
 	}
+	lost := m.Summary().ShowsLost()
 	for _, p := range m.Phases {
-		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
+		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped%s, max lag %s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, lostNote(lost, &p.Result), fmtDur(p.MaxLag))
 		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
+		writeAccounting(&b, lost, &p.Result)
 		for _, st := range p.Stages {
 			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors, %d dropped%s", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, st.Dropped, stageExtra(st))
 			for _, op := range slices.Sorted(maps.Keys(st.Ops)) {
@@ -489,8 +499,8 @@ func (m *Merged) Text() string {
 				fmt.Fprintf(&b, "  shard %s: phase not run\n", m.Shards[i].Shard)
 				continue
 			}
-			fmt.Fprintf(&b, "  shard %s: target %s achieved %.1f ops/s, %d ops, %d errors, %d dropped, max lag %s\n",
-				m.Shards[i].Shard, rateStr(sp.TargetRate), sp.AchievedRate, sp.Completed, sp.Errors, sp.Dropped, fmtDur(sp.MaxLag))
+			fmt.Fprintf(&b, "  shard %s: target %s achieved %.1f ops/s, %d ops, %d errors, %d dropped%s, max lag %s\n",
+				m.Shards[i].Shard, rateStr(sp.TargetRate), sp.AchievedRate, sp.Completed, sp.Errors, sp.Dropped, lostNote(lost, &sp.Result), fmtDur(sp.MaxLag))
 		}
 		writeChangePoints(&b, &p)
 		writeChecks(&b, p.SLO)
