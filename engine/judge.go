@@ -33,9 +33,7 @@ func fillResult(res *rundir.Result, s *metrics.Set, ops *scenarios.OpTable, sche
 		if os == nil {
 			continue
 		}
-		// Scheduled: the op's share, its lost ops added where a resume
-		// counts them.
-		or := rundir.OpResult{Count: os.Count, Late: os.Late, Dropped: os.Dropped, Scheduled: uint64(os.Count + os.Dropped), Errors: map[string]int64{},
+		or := rundir.OpResult{Count: os.Count, Late: os.Late, Dropped: os.Dropped, Errors: map[string]int64{},
 			Latency: metrics.Summarize(os.Latency), Service: metrics.Summarize(os.Service)}
 		// The op's successes inside the window: completed in it, less
 		// those of an error class.
