@@ -9,6 +9,7 @@ package runpath
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"sync"
 	"time"
@@ -55,6 +56,18 @@ type Options struct {
 	// waits for --start-at). Its error ends the run before it starts:
 	// Run returns it with no summary.
 	BeforeStart func(ctx context.Context, exp *metrics.Exporter) error
+	// Resume continues the killed run in OutDir from its checkpoint
+	// (Resumable says whether it can be) instead of starting a new one:
+	// Scenario must be the run's, rebuilt by the caller (Recipe helps).
+	// A refusal is a *NotResumableError and leaves OutDir untouched.
+	Resume bool
+	// ForceResume resumes even though the scenario, the binary, the
+	// target or the host differs from the checkpoint's.
+	ForceResume bool
+	// Recipe is kept in the run's checkpoint (rundir.Checkpoint.Recipe)
+	// for whoever resumes it: what the caller needs to rebuild Scenario
+	// (the CLI's scenario file and overrides). nil = none.
+	Recipe json.RawMessage
 }
 
 // WarningKind says where a Warning comes from.
