@@ -34,7 +34,12 @@ func (r *runner) runVariants(ctx context.Context, sum *rundir.Summary, spans *[]
 			if ctx.Err() != nil || stopErr != nil {
 				break
 			}
-			if err := r.waitBarrier(ctx, pi, v); err != nil {
+			if r.resume.skip(pi) {
+				continue // finished before the kill
+			}
+			if r.resume.passed(pi) {
+				// Resumed in its middle: its barrier was passed.
+			} else if err := r.waitBarrier(ctx, pi, v); err != nil {
 				if ctx.Err() != nil {
 					break // interrupted: marked by the caller, as for a phase
 				}
@@ -76,6 +81,9 @@ func (r *runner) runNamed(ctx context.Context, sum *rundir.Summary, spans *[]tra
 	pr.Variant, pr.Repeat = v, repeat
 	if !pr.Start.IsZero() && !pr.End.IsZero() {
 		pr.PersistenceEvents = r.srv.persistence(pr.Start, pr.End)
+	}
+	if ctx.Err() == nil {
+		r.ck.phaseDone(pr, r.phaseSet(pr.Name))
 	}
 	sum.Phases = append(sum.Phases, *pr)
 	*spans = append(*spans, ps)

@@ -44,6 +44,9 @@ type Checkpoint struct {
 	// summary holds them (before the run's verdict), with their measured
 	// histograms.
 	Done []CheckpointPhase `json:"done,omitempty"`
+	// StageHists are the stages' histograms kept so far for
+	// histograms.hlog (the engine's encoding).
+	StageHists []byte `json:"stage_hists,omitempty"`
 	// Current is the phase running when the checkpoint was taken; nil
 	// between phases.
 	Current *CheckpointCurrent `json:"current,omitempty"`
@@ -82,8 +85,6 @@ type CheckpointLogs struct {
 type CheckpointPhase struct {
 	Result PhaseResult `json:"result"`
 	Hists  []byte      `json:"hists,omitempty"`
-	// Stages are its stages' histograms for histograms.hlog.
-	Stages []byte `json:"stages,omitempty"`
 }
 
 // CheckpointCurrent is the running phase: which it is and how far it
@@ -95,10 +96,13 @@ type CheckpointCurrent struct {
 	Name  string `json:"name"`
 	Kind  string `json:"kind"`
 	// Start is the phase's start.
-	Start   time.Time       `json:"start"`
-	Stage   string          `json:"stage,omitempty"`
-	Segment json.RawMessage `json:"segment,omitempty"`
-	Phase   json.RawMessage `json:"phase,omitempty"`
+	Start time.Time `json:"start"`
+	Stage string    `json:"stage,omitempty"`
+	// Unsupported says why the phase cannot be resumed where it is
+	// ("" when it can): its kind, or its mode, keeps no resumable state.
+	Unsupported string          `json:"unsupported,omitempty"`
+	Segment     json.RawMessage `json:"segment,omitempty"`
+	Phase       json.RawMessage `json:"phase,omitempty"`
 }
 
 // WriteCheckpoint writes dir's checkpoint atomically.

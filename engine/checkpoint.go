@@ -1,0 +1,373 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/soakd/soakd/metrics"
+	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
+)
+
+// CheckpointConfig makes a run keep checkpoint.json beside its logs
+// (rundir.Checkpoint), each interval, so that a killed run can be
+// resumed (Options.Resume).
+type CheckpointConfig struct {
+	// Identity is the run's identity as the caller knows it: the
+	// binary and the host (the engine fills the scenario, soakd's
+	// version, the target and the shard).
+	Identity rundir.CheckpointIdentity
+	// Recipe is kept for whoever resumes the run (rundir.Checkpoint).
+	Recipe json.RawMessage
+}
+
+// checkpointer writes a run's checkpoints: at each interval of a
+// measured segment (from its collector, after the logs were written)
+// and at each phase's end. Its state is what the run has finished;
+// the running segment's is read from the segment when it writes.
+type checkpointer struct {
+	mu  sync.Mutex
+	dir string
+	ck  rundir.Checkpoint
+	// logs are the run's logs: their sizes are the checkpoint's
+	// offsets, synced to disk before it is written.
+	logs     *runLogs
+	inserted *scenarios.Inserted
+	// stages are the runner's stage histograms; encoded caches their
+	// encoding for the first stagesN of them.
+	stages   *[]stageHist
+	encoded  []byte
+	encodedN int
+	// unsupported, when set, is why no phase of this run can be resumed
+	// mid-phase (a repeat or variant matrix).
+	unsupported string
+	// phaseState is the running phase's own state (executor's);
+	// kindWhy says why the running phase's kind cannot be resumed,
+	// refused why its current mode cannot ("" when it can).
+	phaseState json.RawMessage
+	kindWhy    string
+	refused    string
+	now        func() time.Time
+	// err is the first failed write; later checkpoints are still tried.
+	err error
+}
+
+// newCheckpointer starts the checkpoints of a run of plan with o.
+func newCheckpointer(r *runner, o Options, start time.Time) *checkpointer {
+	c := &checkpointer{dir: o.OutDir, logs: &r.logs, inserted: r.inserted, stages: &r.stageHists, now: r.time.now}
+	id := o.Checkpoint.Identity
+	id.ScenarioHash = r.plan.sc.Hash()
+	id.ScenarioFile = r.plan.sc.File
+	id.SoakdVersion = soakdVersion(o.Version)
+	id.TargetKind = string(o.TargetKind)
+	id.TargetURL = scenarios.RedactURL(o.TargetURL)
+	id.Shard = o.Shard
+	c.ck = rundir.Checkpoint{Version: rundir.CheckpointVersion, Identity: id, Recipe: o.Checkpoint.Recipe, Start: start.UTC()}
+	switch {
+	case r.plan.sc.Repeats() > 1:
+		c.unsupported = "a run with repeat: cannot be resumed mid-phase yet"
+	case len(r.variants()) > 1:
+		c.unsupported = "a run of several variants (targets or persistences) cannot be resumed mid-phase yet"
+	}
+	return c
+}
+
+// resumed carries a resumed run's history over from its checkpoint: the
+// phases it finished, its earlier seams, the recipe.
+func (c *checkpointer) resumed(ck *rundir.Checkpoint) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ck.Done = append([]rundir.CheckpointPhase(nil), ck.Done...)
+	c.ck.Seams = append([]rundir.Seam(nil), ck.Seams...)
+	if c.ck.Recipe == nil {
+		c.ck.Recipe = ck.Recipe
+	}
+}
+
+// resumableKind says whether a phase of kind k can be resumed mid-phase.
+func resumableKind(k scenarios.PhaseKind) bool {
+	return k == scenarios.PhaseSteady || k == scenarios.PhaseLoad || k == scenarios.PhaseGrowth
+}
+
+// beginPhase notes that phase pi (named name, of kind k) started at start.
+func (c *checkpointer) beginPhase(pi int, name string, k scenarios.PhaseKind, start time.Time) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ck.Current = &rundir.CheckpointCurrent{Index: pi, Name: name, Kind: string(k), Start: start.UTC()}
+	c.kindWhy, c.refused = "", ""
+	switch {
+	case c.unsupported != "":
+		c.kindWhy = c.unsupported
+	case !resumableKind(k):
+		c.kindWhy = fmt.Sprintf("phase kind %s cannot be resumed yet", k)
+	}
+	c.phaseState = nil
+}
+
+// setPhaseState keeps the running phase's own state (an executor's,
+// JSON), written with each checkpoint until the next.
+func (c *checkpointer) setPhaseState(v any) {
+	if c == nil {
+		return
+	}
+	js, err := json.Marshal(v)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refused = ""
+	if err != nil {
+		c.refused = "its state could not be kept: " + err.Error()
+		c.phaseState = nil
+		return
+	}
+	c.phaseState = js
+}
+
+// refusePhase marks the running phase as not resumable until its next
+// setPhaseState (a mode of a kind that keeps no resumable state).
+func (c *checkpointer) refusePhase(why string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refused = why
+}
+
+// phaseDone notes phase pr finished, with its measured ops total, and
+// writes a checkpoint between phases.
+func (c *checkpointer) phaseDone(pr *rundir.PhaseResult, total *metrics.Set) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ck.Done = append(c.ck.Done, rundir.CheckpointPhase{Result: *pr, Hists: encodeSet(total)})
+	c.ck.Current = nil
+	c.phaseState = nil
+	c.writeLocked(nil)
+}
+
+// addSeam notes a resume of the run (kept in every later checkpoint).
+func (c *checkpointer) addSeam(s rundir.Seam) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ck.Seams = append(c.ck.Seams, s)
+}
+
+// segment writes a checkpoint in the middle of segment sr, from its
+// collector, after the interval's logs were written.
+func (c *checkpointer) segment(sr *segRun) {
+	if c == nil {
+		return
+	}
+	st := sr.state()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writeLocked(st)
+}
+
+// writeLocked writes the checkpoint, with seg the running segment's
+// state (nil between phases, or when the phase cannot be resumed).
+func (c *checkpointer) writeLocked(seg *segState) {
+	if cur := c.ck.Current; cur != nil {
+		cur.Segment, cur.Phase, cur.Stage = nil, nil, ""
+		cur.Unsupported = c.kindWhy
+		if cur.Unsupported == "" {
+			cur.Unsupported = c.refused
+		}
+		if cur.Unsupported == "" && seg != nil {
+			js, err := json.Marshal(seg)
+			if err != nil {
+				c.fail(err)
+				return
+			}
+			cur.Segment, cur.Phase, cur.Stage = js, c.phaseState, seg.Stage
+		}
+	}
+	if n := len(*c.stages); n != c.encodedN {
+		c.encoded, c.encodedN = encodeStageHists(*c.stages), n
+	}
+	c.ck.StageHists = c.encoded
+	c.ck.Inserted = c.inserted.Load()
+	c.ck.Written = c.now().UTC()
+	logs, err := c.logs.checkpoint()
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	c.ck.Logs = logs
+	if err := rundir.WriteCheckpoint(c.dir, &c.ck); err != nil {
+		c.fail(err)
+	}
+}
+
+func (c *checkpointer) fail(err error) {
+	if c.err == nil {
+		c.err = fmt.Errorf("checkpoint: %w", err)
+		c.logs.noteErr(c.err)
+	}
+}
+
+// segState is a running segment's checkpoint: its origin, how far its
+// schedule got and what it measured so far.
+type segState struct {
+	Stage      string    `json:"stage,omitempty"`
+	StageIndex int       `json:"stage_index,omitempty"`
+	Start      time.Time `json:"start"`
+	T0         time.Time `json:"t0"`
+	// Sent is the schedule indices handed out (open loop) or claimed
+	// (closed loop); Warm those of them in the warmup.
+	Sent      uint64 `json:"sent"`
+	Warm      uint64 `json:"warm"`
+	Completed int64  `json:"completed"`
+	WarmTail  int64  `json:"warm_tail,omitempty"`
+	WarmErrs  int64  `json:"warm_errs,omitempty"`
+	LastEnd   int64  `json:"last_end,omitempty"`
+	// Epoch is the schedule in force after a live rate change (nil:
+	// the segment's own from T0).
+	Epoch *epochState `json:"epoch,omitempty"`
+	// KeyBase and Limit are a sequential (load) segment's.
+	KeyBase int64  `json:"key_base,omitempty"`
+	Limit   uint64 `json:"limit,omitempty"`
+	// Total is what the segment measured so far (encodeSet).
+	Total []byte `json:"total"`
+}
+
+// epochState is a live rate change's schedule: from T0 on, index Base
+// and later at Rate.
+type epochState struct {
+	T0   time.Time `json:"t0"`
+	Base uint64    `json:"base"`
+	Rate float64   `json:"rate"`
+}
+
+// state is the segment's checkpoint now (the collector's goroutine:
+// res.Total is its own).
+func (sr *segRun) state() *segState {
+	seg, clk := sr.seg, sr.clk
+	st := &segState{Stage: seg.Stage, StageIndex: seg.StageIndex, Start: sr.res.Start, T0: clk.t0,
+		Completed: clk.completed.Load(), WarmTail: clk.warmTail.Load(), WarmErrs: clk.warmErrs.Load(), LastEnd: clk.lastEnd.Load(),
+		KeyBase: seg.KeyBase, Limit: seg.Limit, Epoch: sr.retime.Load()}
+	if sr.work != nil {
+		st.Warm = sr.warmSent.Load()
+		st.Sent = sr.scheduled.Load()
+	} else {
+		st.Sent = sr.scheduled.Load()
+		st.Warm = clk.warmSched.Load()
+	}
+	st.Total = encodeSet(sr.res.Total)
+	return st
+}
+
+// setState is a metrics.Set's encoding: each op's counters and
+// histograms (hdr's compressed encoding) and the lag's.
+type setState struct {
+	Ops []opState `json:"ops"`
+	Lag []byte    `json:"lag"`
+}
+
+type opState struct {
+	Op      int              `json:"op"`
+	Counts  metrics.OpCounts `json:"counts"`
+	Latency []byte           `json:"latency"`
+	Service []byte           `json:"service"`
+}
+
+func encodeHist(h *hdr.Histogram) []byte {
+	b, _ := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	return b
+}
+
+// encodeSet encodes s (nil: none).
+func encodeSet(s *metrics.Set) []byte {
+	if s == nil {
+		return nil
+	}
+	st := setState{Lag: encodeHist(s.Lag)}
+	for op, os := range s.Ops {
+		if os == nil {
+			continue
+		}
+		st.Ops = append(st.Ops, opState{Op: op, Counts: os.OpCounts, Latency: encodeHist(os.Latency), Service: encodeHist(os.Service)})
+	}
+	b, _ := json.Marshal(st)
+	return b
+}
+
+// decodeSet decodes encodeSet's b into a set for ops (nil b: empty).
+func decodeSet(b []byte, ops []scenarios.Op) (*metrics.Set, error) {
+	s := metrics.NewSet(ops)
+	if len(b) == 0 {
+		return s, nil
+	}
+	var st setState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, err
+	}
+	o := &metrics.Set{}
+	var err error
+	if o.Lag, err = hdr.Decode(st.Lag); err != nil {
+		return nil, fmt.Errorf("lag: %w", err)
+	}
+	for _, x := range st.Ops {
+		if x.Op < 0 || x.Op >= int(scenarios.NumOps) {
+			return nil, fmt.Errorf("op %d out of range", x.Op)
+		}
+		os := &metrics.OpStats{OpCounts: x.Counts}
+		if os.Latency, err = hdr.Decode(x.Latency); err != nil {
+			return nil, fmt.Errorf("op %d latency: %w", x.Op, err)
+		}
+		if os.Service, err = hdr.Decode(x.Service); err != nil {
+			return nil, fmt.Errorf("op %d service: %w", x.Op, err)
+		}
+		o.Ops[x.Op] = os
+	}
+	s.Merge(o)
+	return s, nil
+}
+
+// stageHistState is one kept stage histogram.
+type stageHistState struct {
+	Tag  string `json:"tag"`
+	Data []byte `json:"data"`
+}
+
+func encodeStageHists(hs []stageHist) []byte {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]stageHistState, len(hs))
+	for i, h := range hs {
+		out[i] = stageHistState{h.tag, h.data}
+	}
+	b, _ := json.Marshal(out)
+	return b
+}
+
+func decodeStageHists(b []byte) ([]stageHist, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var in []stageHistState
+	if err := json.Unmarshal(b, &in); err != nil {
+		return nil, err
+	}
+	out := make([]stageHist, len(in))
+	for i, h := range in {
+		out[i] = stageHist{h.Tag, h.Data}
+	}
+	return out, nil
+}
