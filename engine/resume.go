@@ -244,6 +244,16 @@ func (r *runner) resumeSegment(sr *segRun, now time.Time) {
 	}
 	lost := max(int64(measured)-done(rs.total), 0)
 	r.addSeam(rundir.Seam{Phase: seg.Phase, Stage: seg.Stage, Down: rs.down.UTC(), Resumed: now.UTC(), Lost: lost})
+	if exp := r.opts.Exporter; exp != nil && lost > 0 {
+		// soakd_ops_lost_total, split over the ops as lostOps splits them.
+		var per [scenarios.NumOps]int64
+		seg.Mix.Split(lost, &per)
+		for op, n := range per {
+			if n > 0 {
+				exp.AddLost(seg.Phase, scenarios.Op(op), n)
+			}
+		}
+	}
 }
 
 // lostOps are a resumed segment's lost ops once it ended: what its
