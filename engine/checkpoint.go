@@ -91,11 +91,6 @@ func (c *checkpointer) resumed(ck *rundir.Checkpoint) {
 	}
 }
 
-// resumableKind says whether a phase of kind k can be resumed mid-phase.
-func resumableKind(k scenarios.PhaseKind) bool {
-	return k == scenarios.PhaseSteady || k == scenarios.PhaseLoad || k == scenarios.PhaseGrowth
-}
-
 // beginPhase notes that phase pi (named name, of kind k) started at start.
 func (c *checkpointer) beginPhase(pi int, name string, k scenarios.PhaseKind, start time.Time) {
 	if c == nil {

@@ -224,6 +224,8 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 			return nil, fmt.Errorf("run directory: %w", err)
 		}
 		r.logs.start(start)
+		// An earlier run's checkpoint must not describe these logs.
+		_ = os.Remove(filepath.Join(o.OutDir, rundir.CheckpointFile))
 		// What a killed run's reader needs beside the partial log:
 		// run.json (scenario, target, phase kinds) and the reserved
 		// write-error note. Both are best effort: a run dir that cannot

@@ -105,7 +105,26 @@ const closeTimeout = 5 * time.Second
 // complete, with the run's error when it ended early
 // (rundir.StatusInterrupted) or its results could not all be written
 // (*rundir.WriteError).
-func Run(ctx context.Context, o Options) (*rundir.Summary, error) {
+func Run(ctx context.Context, o Options) (sum *rundir.Summary, err error) {
+	// The run directory's lock first: a resume is refused, or a second
+	// process kept out, before anything is opened.
+	var ck *rundir.Checkpoint
+	var lock *dirLock
+	if o.Resume {
+		if ck, lock, err = prepareResume(o); err != nil {
+			return nil, err
+		}
+	} else {
+		if lock, err = lockNew(o.OutDir); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if sum == nil {
+				lock.remove() // nothing ran: the directory is left as it was
+			}
+		}()
+	}
+	defer lock.unlock()
 	warn := o.Warn
 	if warn == nil {
 		warn = func(Warning) {}
@@ -140,7 +159,7 @@ func Run(ctx context.Context, o Options) (*rundir.Summary, error) {
 		}
 	}
 	wctx, stopWatch := watchSLO(ctx, o.Scenario, rn.exporter)
-	sum, err := rn.start(wctx, runID)
+	sum, err = rn.start(wctx, runID, ck)
 	if b := stopWatch(); b != nil && sum != nil {
 		sum.StatusReason = b.Error()
 	}
