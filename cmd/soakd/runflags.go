@@ -38,9 +38,9 @@ type runFlags struct {
 	force bool
 	// resume is the killed run's directory to continue ("" none).
 	resume string
-	heap  heapFlags
-	sched schedFlags
-	mem   memFlags
+	heap   heapFlags
+	sched  schedFlags
+	mem    memFlags
 	// variantTargets are several --target run as one run's variants
 	// (with repeats: interleaved).
 	variantTargets []scenarios.Target
