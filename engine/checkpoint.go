@@ -254,11 +254,14 @@ type epochState struct {
 	Rate float64   `json:"rate"`
 }
 
-// state is the segment's checkpoint now (the collector's goroutine:
-// res.Total is its own).
-func (sr *segRun) state() *segState {
+// position is the segment's schedule position and counters now: taken
+// by its collector right after it drained the workers' stripes, so that
+// what the schedule sent since, and what completed since (not in this
+// interval's window), is as little as can be: the checkpoint counts it
+// lost.
+func (sr *segRun) position() segState {
 	seg, clk := sr.seg, sr.clk
-	st := &segState{Stage: seg.Stage, StageIndex: seg.StageIndex, Start: sr.res.Start, T0: clk.t0,
+	st := segState{Stage: seg.Stage, StageIndex: seg.StageIndex, Start: sr.res.Start, T0: clk.t0,
 		Completed: clk.completed.Load(), WarmTail: clk.warmTail.Load(), WarmErrs: clk.warmErrs.Load(), LastEnd: clk.lastEnd.Load(),
 		KeyBase: seg.KeyBase, Limit: seg.Limit, Epoch: sr.retime.Load()}
 	if sr.work != nil {
@@ -268,8 +271,16 @@ func (sr *segRun) state() *segState {
 		st.Sent = sr.scheduled.Load()
 		st.Warm = clk.warmSched.Load()
 	}
-	st.Total = encodeSet(sr.res.Total)
 	return st
+}
+
+// state is the segment's checkpoint: its position at the last drain
+// and what it measured up to it (the collector's goroutine: res.Total
+// is its own).
+func (sr *segRun) state() *segState {
+	st := sr.pos
+	st.Total = encodeSet(sr.res.Total)
+	return &st
 }
 
 // setState is a metrics.Set's encoding: each op's counters and

@@ -242,7 +242,15 @@ func (r *runner) resumeSegment(sr *segRun, now time.Time) {
 		clk.warmSched.Store(st.Warm)
 		measured = st.Sent - min(st.Warm, st.Sent)
 	}
-	lost := max(int64(measured)-done(rs.total), 0)
+	// What is outstanding at the checkpoint includes what earlier
+	// resumes of this segment lost: those ops are this seam's only once.
+	var before int64
+	for _, sm := range r.seams {
+		if sm.Phase == seg.Phase && sm.Stage == seg.Stage {
+			before += sm.Lost
+		}
+	}
+	lost := max(int64(measured)-done(rs.total)-before, 0)
 	r.addSeam(rundir.Seam{Phase: seg.Phase, Stage: seg.Stage, Down: rs.down.UTC(), Resumed: now.UTC(), Lost: lost})
 	if exp := r.opts.Exporter; exp != nil && lost > 0 {
 		// soakd_ops_lost_total, split over the ops as lostOps splits them.

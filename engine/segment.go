@@ -265,6 +265,9 @@ type segRun struct {
 	// dispatch starts (nil: at its start).
 	ckpt *checkpointer
 	from *dispatchFrom
+	// pos is the position at the collector's last drain, for the
+	// checkpoint written after the interval (the collector's own).
+	pos segState
 	// windows are the collector's two interval windows in turn (the
 	// sink keeps the last one it was given until the next interval);
 	// warm takes the warmup's ops (nil without a warmup).
@@ -368,6 +371,9 @@ func (sr *segRun) collect(sink intervalSink, p *pauser, interval time.Duration, 
 		for _, s := range sr.stripes {
 			s.DrainSplit(window, warm)
 			pause()
+		}
+		if sr.ckpt != nil {
+			sr.pos = sr.position()
 		}
 		now := sr.time.now()
 		// Only measured ops reach the segment's figures; the

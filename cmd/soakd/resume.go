@@ -79,7 +79,7 @@ func (a *App) resume(ctx context.Context, fs *flag.FlagSet, pos []string, f runF
 		}
 	})
 	if len(other) > 0 {
-		fmt.Fprintf(a.Stderr, "soakd run: --resume %s runs the killed run as it was: %s cannot change it\n", dir, strings.Join(other, ", "))
+		fmt.Fprintf(a.Stderr, "soakd run: resume %s: %s cannot change it: the killed run goes on as it was\n", dir, strings.Join(other, ", "))
 		return exitRefused
 	}
 	ck, err := runpath.Resumable(dir)
