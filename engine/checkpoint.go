@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -59,11 +60,18 @@ type checkpointer struct {
 	now        func() time.Time
 	// err is the first failed write; later checkpoints are still tried.
 	err error
+	// out hands the newest checkpoint to the writer (write); done is
+	// closed when it has ended; closed: close was called.
+	out    chan []byte
+	done   chan struct{}
+	closed bool
 }
 
 // newCheckpointer starts the checkpoints of a run of plan with o.
 func newCheckpointer(r *runner, o Options, start time.Time) *checkpointer {
-	c := &checkpointer{dir: o.OutDir, logs: &r.logs, inserted: r.inserted, stages: &r.stageHists, now: r.time.now}
+	c := &checkpointer{dir: o.OutDir, logs: &r.logs, inserted: r.inserted, stages: &r.stageHists, now: r.time.now,
+		out: make(chan []byte, 1), done: make(chan struct{})}
+	go c.write()
 	id := o.Checkpoint.Identity
 	id.ScenarioHash = r.plan.sc.Hash()
 	id.ScenarioFile = r.plan.sc.File
@@ -182,6 +190,9 @@ func (c *checkpointer) segment(sr *segRun) {
 // writeLocked writes the checkpoint, with seg the running segment's
 // state (nil between phases, or when the phase cannot be resumed).
 func (c *checkpointer) writeLocked(seg *segState) {
+	if c.closed {
+		return
+	}
 	if cur := c.ck.Current; cur != nil {
 		cur.Segment, cur.Phase, cur.Stage = nil, nil, ""
 		cur.Unsupported = c.kindWhy
@@ -203,17 +214,70 @@ func (c *checkpointer) writeLocked(seg *segState) {
 	c.ck.StageHists = c.encoded
 	c.ck.Inserted = c.inserted.Load()
 	c.ck.Written = c.now().UTC()
-	logs, err := c.logs.checkpoint()
+	c.ck.Logs = c.logs.sizes()
+	js, err := json.Marshal(&c.ck)
 	if err != nil {
 		c.fail(err)
 		return
 	}
-	c.ck.Logs = logs
-	if err := rundir.WriteCheckpoint(c.dir, &c.ck); err != nil {
-		c.fail(err)
+	c.hand(js)
+}
+
+// hand gives the writer the newest checkpoint, in place of one it has
+// not taken yet.
+func (c *checkpointer) hand(js []byte) {
+	for {
+		select {
+		case c.out <- js:
+			return
+		default:
+		}
+		select {
+		case <-c.out:
+		default:
+		}
 	}
 }
 
+// write is the writer's goroutine: for each checkpoint handed to it,
+// the logs synced to disk (they hold at least what it counts), then
+// checkpoint.json written atomically. Off the collector, so that the
+// fsyncs delay no interval and no segment's end.
+func (c *checkpointer) write() {
+	defer close(c.done)
+	path := filepath.Join(c.dir, rundir.CheckpointFile)
+	for js := range c.out {
+		err := c.logs.sync()
+		if err == nil {
+			err = rundir.WriteFileAtomic(path, js)
+		}
+		if err != nil {
+			c.mu.Lock()
+			c.fail(err)
+			c.mu.Unlock()
+		}
+	}
+}
+
+// close writes the last checkpoint handed over and ends the writer:
+// before the logs are closed.
+func (c *checkpointer) close() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	close(c.out)
+	c.mu.Unlock()
+	<-c.done
+}
+
+// fail keeps the first error (c.mu held) and notes it in the run's
+// write-error note.
 func (c *checkpointer) fail(err error) {
 	if c.err == nil {
 		c.err = fmt.Errorf("checkpoint: %w", err)

@@ -36,17 +36,28 @@ func BenchmarkCheckpoint(b *testing.B) {
 	r.logs.start(time.Now())
 	seg := &segment{Phase: "steady", Rate: 40000, Duration: 12 * time.Hour}
 	sr := &segRun{seg: seg, clk: newClock(seg, time.Now()), res: &segResult{Start: time.Now(), Total: total}}
-	c := &checkpointer{dir: dir, logs: &r.logs, inserted: r.inserted, stages: &r.stageHists, now: time.Now,
+	c := &checkpointer{dir: dir, logs: &r.logs, inserted: r.inserted, stages: &r.stageHists, now: time.Now, out: make(chan []byte, 1),
 		ck: rundir.Checkpoint{Version: rundir.CheckpointVersion, Current: &rundir.CheckpointCurrent{Name: "steady", Kind: "steady"}}}
+	sr.ckpt = c
+	path := filepath.Join(dir, rundir.CheckpointFile)
 	b.ResetTimer()
 	for b.Loop() {
+		// The collector's part, then the writer's (its goroutine in a
+		// run), one after the other.
+		sr.pos = sr.position()
 		c.segment(sr)
+		if err := r.logs.sync(); err != nil {
+			b.Fatal(err)
+		}
+		if err := rundir.WriteFileAtomic(path, <-c.out); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.StopTimer()
 	if c.err != nil {
 		b.Fatal(c.err)
 	}
-	st, err := os.Stat(filepath.Join(dir, rundir.CheckpointFile))
+	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -194,7 +194,11 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 		prior := e.resumeSegment(sctx, s)
 		var res *segResult
 		if prior != nil && s.Limit == 0 {
-			res = prior // the load had written all its records
+			// The load had written all its records before the kill.
+			if after != nil {
+				after(s, &segResult{Total: metrics.NewSet(nil)})
+			}
+			res = prior
 		} else {
 			res = e.stages.measure(sctx, s)
 			if after != nil {

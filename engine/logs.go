@@ -153,16 +153,21 @@ func (l *runLogs) resumeAt(start time.Time) {
 	l.hlog.SetBaseTime(start.UnixMilli() / 1000 * 1000)
 }
 
-// checkpoint syncs the logs to disk and returns their sizes, for a
-// checkpoint taken after the interval just written.
-func (l *runLogs) checkpoint() (rundir.CheckpointLogs, error) {
+// sizes are the logs' sizes now, for a checkpoint taken after the
+// interval just written.
+func (l *runLogs) sizes() rundir.CheckpointLogs {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	at := rundir.CheckpointLogs{Latency: l.file.Size(), Counts: l.counts.f.Size()}
+	return rundir.CheckpointLogs{Latency: l.file.Size(), Counts: l.counts.f.Size()}
+}
+
+// sync flushes the logs to disk (not under mu: it waits on the disk,
+// the collector does not wait for it).
+func (l *runLogs) sync() error {
 	if err := l.file.Sync(); err != nil {
-		return at, err
+		return err
 	}
-	return at, l.counts.f.Sync()
+	return l.counts.f.Sync()
 }
 
 // noteErr records err in the run's write-error note (the first error

@@ -240,6 +240,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 
 	if p, ok := o.Target.(targets.Preparer); ok {
 		if err := p.Prepare(ctx, r.plan.sc); err != nil {
+			r.ck.close()
 			if o.Resume != nil {
 				r.logs.abandon() // the killed run's logs stay for another try
 				return nil, fmt.Errorf("prepare target: %w", err)
@@ -276,6 +277,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	sum.Target.Note = targets.Note(o.TargetKind) // the embedded store's: its figures measure soakd
 	if o.Resume != nil {
 		if err := r.resumeRun(o.Resume, sum); err != nil {
+			r.ck.close()
 			r.logs.abandon()
 			return nil, err
 		}
@@ -308,6 +310,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		runSpan.SetStatus(codes.Error, fatal.Error())
 		// The logs stay .partial, as a killed run's; their
 		// files are closed (a daemon runs on).
+		r.ck.close()
 		r.logs.abandon()
 		return nil, fatal
 	}
@@ -354,6 +357,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// Each file is tried even when an earlier one failed (a full disk).
 	// The summary's analyses and files are the caller's (runpath): the
 	// note stays for it, blank or holding the first error.
+	r.ck.close()
 	if werr := r.logs.finish(r.writeHistograms()); werr != nil {
 		return sum, &rundir.WriteError{Dir: o.OutDir, Err: werr}
 	}

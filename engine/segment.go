@@ -363,7 +363,7 @@ func (sr *segRun) collect(sink intervalSink, p *pauser, interval time.Duration, 
 	// the ticker fired: on a busy host the collector can run late,
 	// and ops completed in between are in this interval's window, so
 	// its end must not precede them (latency.hlog, counts.csv).
-	flush := func() {
+	flush := func(final bool) {
 		p.begin()
 		window := sr.windows[n&1]
 		n++
@@ -372,7 +372,7 @@ func (sr *segRun) collect(sink intervalSink, p *pauser, interval time.Duration, 
 			s.DrainSplit(window, warm)
 			pause()
 		}
-		if sr.ckpt != nil {
+		if sr.ckpt != nil && !final {
 			sr.pos = sr.position()
 		}
 		now := sr.time.now()
@@ -387,16 +387,21 @@ func (sr *segRun) collect(sink intervalSink, p *pauser, interval time.Duration, 
 		window.Sync(pause)
 		c := sr.clk.completed.Load()
 		sink.onInterval(seg, last, now, now.Sub(t0), window, c-lastCompleted, c, pause)
-		sr.ckpt.segment(sr)
+		if !final {
+			// A segment's end is not checkpointed: its phase's end, or
+			// the next segment's first interval, is (the fsyncs would
+			// delay the segment's end).
+			sr.ckpt.segment(sr)
+		}
 		lastCompleted = c
 		last = now
 	}
 	for {
 		select {
 		case <-tick.C:
-			flush()
+			flush(false)
 		case <-done:
-			flush()
+			flush(true)
 			return
 		}
 	}
