@@ -130,7 +130,17 @@ type Soak struct {
 	// Tick sends every open-loop phase's ops in ticks of this length
 	// (scenarios/tick.go; 0: each op at its own instant).
 	Tick scenarios.Duration `yaml:"tick"`
+	// Resume: a run of this soak that a killed daemon left (no
+	// summary.json, a checkpoint) is resumed when the daemon starts
+	// again, before the soak starts anything new (resume.go). false
+	// marks it interrupted and starts over, as before resume existed.
+	// Default true.
+	Resume *bool `yaml:"resume"`
 }
+
+// Resumes says whether the soak resumes its killed runs (Resume, true
+// when not set).
+func (s Soak) Resumes() bool { return s.Resume == nil || *s.Resume }
 
 // overrides is what the soak changes in its scenario for each run; nil
 // when nothing.

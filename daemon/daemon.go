@@ -38,6 +38,9 @@ type Options struct {
 	// a test's verdicts do not depend on how busy the shared host is
 	// (the sampler and the bound rule have their own tests).
 	noSelfHealth bool
+	// resumable says whether a killed run's directory can be resumed
+	// (nil: it can); nil: runpath.Resumable.
+	resumable func(dir string) error
 }
 
 // Daemon is one `soakd serve` process. Its parts, by job: the run
@@ -69,6 +72,9 @@ type Daemon struct {
 
 	m      daemonMetrics // its own series (metrics.go)
 	shifts shiftBook     // per scenario, its history's shifts (shifts.go)
+	// resumes are the runs a killed daemon left that the soaks resume
+	// first, by soak name (resume.go); taken by startSoakLocked.
+	resumes map[string]Entry
 }
 
 // New loads nothing itself: cfg is a validated config (LoadConfig).
@@ -90,6 +96,9 @@ func New(cfg *Config, o Options) (*Daemon, error) {
 	if o.failBackoff == 0 {
 		o.failBackoff = defaultFailBackoff
 	}
+	if o.resumable == nil {
+		o.resumable = runpathResumable
+	}
 	tok, err := cfg.Token(o.Getenv)
 	if err != nil {
 		return nil, err
@@ -98,9 +107,10 @@ func New(cfg *Config, o Options) (*Daemon, error) {
 		log:    slog.New(slog.NewTextHandler(o.Log, nil)),
 		notify: NewNotifier(o.Getenv, o.Pid),
 		active: map[string]*activeRun{}, q: newRunQueue(), conf: newConfigured(),
-		shifts: shiftBook{byScenario: map[string]ScenarioShifts{}},
+		shifts:  shiftBook{byScenario: map[string]ScenarioShifts{}},
+		resumes: map[string]Entry{},
 	}
-	hist, notes, err := OpenHistory(cfg.DataDir, o.Now())
+	hist, notes, err := openHistory(cfg.DataDir, o.Now(), pickResumes(cfg, o.resumable, d.resumes))
 	if err != nil {
 		return nil, err
 	}

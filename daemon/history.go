@@ -100,6 +100,18 @@ func ValidID(s string) bool { return idRE.MatchString(s) && s != "." && s != "..
 // written is kept in memory (a note says so) and written on the next
 // change; only an unusable data_dir is an error.
 func OpenHistory(dir string, now time.Time) (*History, []string, error) {
+	return openHistory(dir, now, nil)
+}
+
+// resumePick decides, given the runs a killed daemon left unfinished
+// (no summary.json), which the daemon resumes (resume, by id) and why
+// each other one is not (why, by id; absent: no reason to give).
+type resumePick func(unfinished []*Entry, runDir func(id string) string) (resume map[string]bool, why map[string]string)
+
+// openHistory is OpenHistory leaving the runs pick resumes as they are
+// (still running, no summary written): the daemon resumes them. The
+// others are marked as OpenHistory marks them, with pick's reason.
+func openHistory(dir string, now time.Time, pick resumePick) (*History, []string, error) {
 	h := &History{dir: dir, m: map[string]*Entry{}}
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
 		return nil, nil, fmt.Errorf("data_dir: %w", err)
@@ -124,6 +136,7 @@ func OpenHistory(dir string, now time.Time) (*History, []string, error) {
 			}
 		}
 	}
+	var unfinished []*Entry
 	for _, e := range f.Runs {
 		if e == nil || !ValidID(e.ID) {
 			continue
@@ -140,16 +153,33 @@ func OpenHistory(dir string, now time.Time) (*History, []string, error) {
 				h.m[e.ID] = e
 				continue
 			}
-			e.State = StateInterrupted
-			e.Error = "the daemon stopped while this run was in progress"
-			t := now.UTC()
-			e.End = &t
-			if err := h.ensureSummary(e); err != nil {
-				notes = append(notes, fmt.Sprintf("run %s: %v", e.ID, err))
-			}
-			notes = append(notes, fmt.Sprintf("run %s was in progress when the daemon stopped: marked %s", e.ID, e.State))
+			unfinished = append(unfinished, e)
 		}
 		h.m[e.ID] = e
+	}
+	var resume map[string]bool
+	var why map[string]string
+	if pick != nil && len(unfinished) > 0 {
+		resume, why = pick(unfinished, h.RunDir)
+	}
+	for _, e := range unfinished {
+		if resume[e.ID] {
+			notes = append(notes, fmt.Sprintf("run %s was in progress when the daemon stopped: resuming it", e.ID))
+			continue
+		}
+		e.State = StateInterrupted
+		e.Error = "the daemon stopped while this run was in progress"
+		t := now.UTC()
+		e.End = &t
+		if err := h.ensureSummary(e); err != nil {
+			notes = append(notes, fmt.Sprintf("run %s: %v", e.ID, err))
+		}
+		note := fmt.Sprintf("run %s was in progress when the daemon stopped: marked %s", e.ID, e.State)
+		if w := why[e.ID]; w != "" {
+			e.Error += "; not resumed: " + w
+			note += "; not resumed: " + w
+		}
+		notes = append(notes, note)
 	}
 	n, skipped, err := h.recoverDirs()
 	switch {

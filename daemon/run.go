@@ -41,6 +41,9 @@ type runRequest struct {
 	// Target wins over target. nil: target alone.
 	overrides *runpath.Overrides
 	slot      bool // counts against max_concurrent
+	// resume is the entry of a killed daemon's run to resume in its own
+	// directory (resume.go); nil: a new run.
+	resume *Entry
 }
 
 // api says the run was asked for through the API (not configured).
@@ -87,9 +90,16 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 		return Entry{}, nil, err
 	}
 	now := d.o.Now().UTC()
-	id := d.hist.NewID(now, sc.Name)
-	e := Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id,
-		Target: &EntryTarget{Kind: string(sc.Target.Kind), URL: scenarios.RedactURL(sc.Target.URL)}}
+	tgt := &EntryTarget{Kind: string(sc.Target.Kind), URL: scenarios.RedactURL(sc.Target.URL)}
+	var e Entry
+	if req.resume != nil {
+		e = *req.resume
+		e.State, e.Target = StateQueued, tgt
+	} else {
+		id := d.hist.NewID(now, sc.Name)
+		e = Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id, Target: tgt}
+	}
+	id := e.ID
 	ctx, cancel := context.WithCancel(parent)
 	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{}, exp: exp, api: req.api()}
 	d.mu.Lock()
@@ -127,16 +137,34 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scenario, req runRequest) {
 	id := ar.id
 	if err := d.acquire(ctx, ar, sc.Name, req.slot); err != nil {
+		if req.resume != nil {
+			// Stopped before it resumed: left as the killed daemon
+			// left it, for the next start to resume.
+			d.mu.Lock()
+			d.retireLocked(ar, d.o.Now().UTC())
+			d.mu.Unlock()
+			d.indexErr(d.hist.Update(id, func(e *Entry) { e.State = StateRunning }))
+			return
+		}
 		d.finishRun(ar, sc.Name, req, StateInterrupted, "stopped before it started", nil)
 		return
 	}
 	defer d.release(ar, sc.Name, req.slot)
 	start := d.o.Now().UTC()
-	d.indexErr(d.hist.Update(id, func(e *Entry) { e.State, e.Start = StateRunning, &start }))
-	d.log.Info("run started", "id", id, "scenario", sc.Name, "source", req.source, "target", string(sc.Target.Kind)+" "+scenarios.RedactURL(sc.Target.URL))
+	d.indexErr(d.hist.Update(id, func(e *Entry) {
+		e.State = StateRunning
+		if e.Start == nil { // a resumed run keeps its start
+			e.Start = &start
+		}
+	}))
+	what := "run started"
+	if req.resume != nil {
+		what = "run resumed"
+	}
+	d.log.Info(what, "id", id, "scenario", sc.Name, "source", req.source, "target", string(sc.Target.Kind)+" "+scenarios.RedactURL(sc.Target.URL))
 	// Warnings (the scenario's, as soakd validate prints them, and the
 	// target's) are logged and the run goes ahead.
-	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Getenv: d.o.Getenv, Version: d.o.Version, NoSelfHealth: d.o.noSelfHealth,
+	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Resume: req.resume != nil, Getenv: d.o.Getenv, Version: d.o.Version, NoSelfHealth: d.o.noSelfHealth,
 		Exporter: ar.exp, Control: ar.ctl, Warn: func(w runpath.Warning) {
 			if w.Kind == runpath.WarnClose {
 				d.log.Warn("closing the run", "id", id, "err", w.Msg)
@@ -145,6 +173,11 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 			d.log.Warn(w.Msg, "id", id, "scenario", sc.Name)
 		}})
 	switch {
+	case sum == nil && req.resume != nil:
+		// Refused (the scenario changed, ...): ended as before resume.
+		e, _ := d.hist.Get(id)
+		d.unresumed(&e, err)
+		d.finishRun(ar, sc.Name, req, e.State, e.Error, nil)
 	case sum == nil:
 		d.finishRun(ar, sc.Name, req, StateFailed, err.Error(), nil)
 	case err != nil && sum.Status == rundir.StatusInterrupted:

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -119,6 +120,7 @@ func (d *Daemon) startSoakLocked(cfg *Config, s Soak) {
 	st := &soakState{key: soakKey(cfg, s), cancel: cancel, done: make(chan struct{})}
 	d.conf.soaks[s.Name] = st
 	path := cfg.ScenarioPath(s.Scenario)
+	resume, resuming := d.takeResumeLocked(s.Name)
 	d.runsWG.Add(1)
 	go func() {
 		defer d.runsWG.Done()
@@ -126,7 +128,16 @@ func (d *Daemon) startSoakLocked(cfg *Config, s Soak) {
 		d.log.Info("soak started", "soak", s.Name, "scenario", path)
 		failures := 0
 		for ctx.Err() == nil {
-			e, wait, err := d.startRun(ctx, runRequest{file: path, target: s.Target, overrides: s.overrides(), source: "soak:" + s.Name})
+			req := runRequest{file: path, target: s.Target, overrides: s.overrides(), source: resumeSource + s.Name}
+			if resuming {
+				// Its first run is the one a killed daemon left.
+				req.resume, resuming = &resume, false
+			}
+			e, wait, err := d.startRun(ctx, req)
+			if err != nil && req.resume != nil && !errors.Is(err, errStopping) {
+				d.unresumed(req.resume, err)
+				d.indexErr(d.hist.Put(req.resume))
+			}
 			if err != nil {
 				d.recordFailure(path, "soak:"+s.Name, err)
 				failures++

@@ -15,6 +15,9 @@ type dispatcher struct {
 	time     timeSource
 	ctl      *Control          // live rate changes; nil = none
 	exporter *metrics.Exporter // nil = none
+	// seg is the running segment the dispatch reports to and, resumed,
+	// starts from (resume.go); nil in tests of the dispatch alone.
+	seg *segRun
 }
 
 // run runs the open-loop schedule, sleeping with a pacerSleeper. It never
@@ -41,31 +44,18 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 		longest = wakeCap
 	}
 	ep := &epoch{t0: t0.Add(seg.Offset), sched: seg.pacing()}
-	limitFor := func(ep *epoch) uint64 {
-		limit := seg.Limit
-		if seg.Duration > 0 {
-			left := seg.Duration - ep.t0.Sub(t0)
-			if n := ep.base + ep.sched.Total(left); limit == 0 || n < limit {
-				limit = n
-			}
-		}
-		return limit
-	}
-	limit := limitFor(ep)
+	limitFor := func(ep *epoch) uint64 { return seg.limitFor(ep, t0) }
 	warmEnd := time.Unix(0, clk.warmEnd)
 	var sent, warm uint64
-	// warmBound is the first index of the current epoch intended at or
-	// after the warmup's end (the warmup is a prefix of the schedule);
-	// ok is false when no index of this epoch is in the warmup.
-	warmBound := func() (bound uint64, ok bool) {
-		if seg.Warmup <= 0 || !warmEnd.After(ep.t0) {
-			return ep.base, false
+	if f := d.from(); f != nil {
+		// Resumed: the schedule goes on from the index due now.
+		if f.ep != nil {
+			ep = f.ep
 		}
-		// By intended start, as the workers count (Due of the
-		// instant before the warmup's end): for a ticked schedule
-		// that is not Total, which cuts the last tick.
-		return ep.base + ep.sched.Due(warmEnd.Sub(ep.t0)-1), true
+		sent, warm, retimed = f.sent, f.warm, f.retimed
 	}
+	limit := limitFor(ep)
+	warmBound := func() (bound uint64, ok bool) { return seg.warmBound(ep, warmEnd) }
 	// countWarm advances warm to the indices sent so far that belong to
 	// the warmup.
 	countWarm := func() {
@@ -83,6 +73,7 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 			if rate := ctl.requested(); rate > 0 {
 				ep = &epoch{t0: d.time.now(), base: sent, sched: seg.atRate(rate)}
 				limit = limitFor(ep)
+				d.retimed(&epochState{T0: ep.t0, Base: ep.base, Rate: rate})
 				retimed = true
 				ctl.setCurrent(currentName(seg), rate)
 				ctl.applied(seg.Phase, seg.Stage, rate, ep.t0)
@@ -147,6 +138,7 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 			}
 		}
 		countWarm()
+		d.progress(warm)
 		scheduled.Store(sent)
 		if sent >= limit {
 			continue
@@ -169,6 +161,54 @@ func (d dispatcher) run(ctx context.Context, seg *segment, clk *clock, work chan
 	scheduled.Store(sent)
 	clk.warmSched.Store(warm)
 	return retimed
+}
+
+// limitFor is the schedule's last index (exclusive) in epoch ep of a
+// segment started at t0: its count, or what its duration holds.
+func (seg *segment) limitFor(ep *epoch, t0 time.Time) uint64 {
+	limit := seg.Limit
+	if seg.Duration > 0 {
+		left := seg.Duration - ep.t0.Sub(t0)
+		if n := ep.base + ep.sched.Total(left); limit == 0 || n < limit {
+			limit = n
+		}
+	}
+	return limit
+}
+
+// warmBound is the first index of epoch ep intended at or after the
+// warmup's end (the warmup is a prefix of the schedule); ok is false
+// when no index of ep is in the warmup.
+func (seg *segment) warmBound(ep *epoch, warmEnd time.Time) (bound uint64, ok bool) {
+	if seg.Warmup <= 0 || !warmEnd.After(ep.t0) {
+		return ep.base, false
+	}
+	// By intended start, as the workers count (Due of the instant
+	// before the warmup's end): for a ticked schedule that is not
+	// Total, which cuts the last tick.
+	return ep.base + ep.sched.Due(warmEnd.Sub(ep.t0)-1), true
+}
+
+// from is where a resumed segment's dispatch starts; nil: at its start.
+func (d dispatcher) from() *dispatchFrom {
+	if d.seg == nil {
+		return nil
+	}
+	return d.seg.from
+}
+
+// progress reports the warmup's share of the indices sent so far.
+func (d dispatcher) progress(warm uint64) {
+	if d.seg != nil {
+		d.seg.warmSent.Store(warm)
+	}
+}
+
+// retimed reports a live rate change's new schedule.
+func (d dispatcher) retimed(e *epochState) {
+	if d.seg != nil {
+		d.seg.retime.Store(e)
+	}
 }
 
 // wakeOn wakes the pacer when ctx ends or ctl's rate changes after

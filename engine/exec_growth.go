@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -62,7 +63,31 @@ func (growthExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 	n := env.inserted.Load()
 	records := n
 	var drain time.Duration
-	for i := 0; i < g.MaxStages && ctx.Err() == nil; i++ {
+	var lost lostOps
+	first := 0
+	// Resumed: the stages finished before the kill are kept, the one it
+	// was killed in goes on (its insert from the next record, or its
+	// measuring on its schedule).
+	var gs *growthState
+	if env.resume != nil && len(env.resume.state) > 0 {
+		gs = &growthState{}
+		if err := json.Unmarshal(env.resume.state, gs); err != nil {
+			return nil, &ResumeError{fmt.Sprintf("phase %s: %v", ph.Name, err)}
+		}
+		t, err := decodeSet(gs.Total, mix.Ops())
+		if err != nil {
+			return nil, &ResumeError{fmt.Sprintf("phase %s: %v", ph.Name, err)}
+		}
+		total = t
+		scheduled, elapsed, drain, lost = gs.Scheduled, gs.Elapsed, gs.Drain, gs.Lost
+		pr.Stages = gs.Stages
+		n, records, first = gs.N, gs.Records, gs.Stage
+	}
+	state := func(i int, measuring bool) *growthState {
+		return &growthState{Stage: i, Measuring: measuring, N: n, Records: records, Stages: pr.Stages, Total: encodeSet(total),
+			Scheduled: scheduled, Elapsed: elapsed, Drain: drain, Lost: lost}
+	}
+	for i := first; i < g.MaxStages && ctx.Err() == nil; i++ {
 		batch := g.Batch
 		if g.StopRecords > 0 && records+batch > g.StopRecords {
 			batch = g.StopRecords - records
@@ -79,9 +104,22 @@ func (growthExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 		ms.Stage, ms.StageIndex, ms.Rate, ms.Duration, ms.Warmup = name, i+1, g.MeasureRate, g.MeasureFor.D(), 0
 		ms.Seed = base.Seed + uint64(2*i+2)*0x632be59bd9b4e019
 		sctx, span := sg.stageSpan(ctx, &ms) // the batch insert and the measuring
-		lres := sg.measure(sctx, &ls)
-		n += int64(lres.Scheduled)
-		records += succeeded(lres.Total)
+		var load *rundir.Result
+		var loadStart, loadEnd time.Time
+		if gs != nil && gs.Measuring {
+			// Resumed while measuring: the insert was done.
+			load, loadStart = gs.Load, gs.LoadStart
+		} else {
+			env.ck.setPhaseState(state(i, false))
+			lres := env.insertBatch(sctx, &ls)
+			n += int64(lres.Scheduled)
+			records += succeeded(lres.Total)
+			load = &rundir.Result{}
+			fillResult(load, lres.Total, env.ops, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, lres.WarmTailErrors, env.classes)
+			load.TargetRate = g.LoadRate
+			loadStart, loadEnd = lres.Start, lres.End
+		}
+		gs = nil
 		if n > env.inserted.Load() {
 			env.inserted.Store(n)
 		}
@@ -89,7 +127,7 @@ func (growthExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 			if downCause(ctx) != nil {
 				// The server died in the batch insert (an OOM kill):
 				// the stage is kept with its inserts (variantDown).
-				pr.Stages = append(pr.Stages, env.downStage(name, lres, records))
+				pr.Stages = append(pr.Stages, downStage(name, load, loadStart, loadEnd, records))
 			}
 			span.End()
 			break
@@ -97,23 +135,27 @@ func (growthExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 		var mres *segResult
 		var perOp map[string]*rundir.Result
 		if g.Measure == scenarios.MeasurePerOp {
+			env.ck.refusePhase("growth stages measured per op cannot be resumed while measuring yet")
 			mres, perOp = env.measurePerOp(sctx, &ms, &ls, mix)
 		} else {
+			st := state(i, true)
+			st.Load, st.LoadStart = load, loadStart
+			env.ck.setPhaseState(st)
+			env.resumeSegment(sctx, &ms)
 			mres = sg.measure(sctx, &ms)
 		}
+		lost.add(mres.lost)
 		total.Merge(mres.Total)
 		scheduled += mres.Scheduled
 		elapsed += mres.Elapsed
 		drain = max(drain, mres.Drain)
 		st := stageResult(&ms, mres, sg.freshStats(ctx), env.ops)
+		mres.lost.apply(&st.Result, env.ops)
 		st.PerOp = perOp
 		sg.keepStageHists(ph.Name, name, mres.Total)
-		st.Start = lres.Start.UTC()
+		st.Start = loadStart.UTC()
 		st.Records = records
 		st.Memory = rundir.StageMemoryOf(st.Server)
-		load := &rundir.Result{}
-		fillResult(load, lres.Total, env.ops, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, lres.WarmTailErrors, env.classes)
-		load.TargetRate = g.LoadRate
 		st.Load = load
 		pr.Stages = append(pr.Stages, st)
 		span.SetAttributes(resultAttrs(&st.Result)...)
@@ -132,8 +174,42 @@ func (growthExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 		}
 	}
 	fillResult(&pr.Result, total, env.ops, scheduled, elapsed, drain, 0, 0, env.classes)
+	lost.apply(&pr.Result, env.ops)
 	pr.TargetRate = g.MeasureRate
 	return total, nil
+}
+
+// growthState is a growth phase's own checkpoint: the stage it is in
+// and whether its insert is done, the records so far, the stages
+// finished and the measured figures so far.
+type growthState struct {
+	Stage     int                  `json:"stage"`
+	Measuring bool                 `json:"measuring"`
+	N         int64                `json:"n"`
+	Records   int64                `json:"records"`
+	LoadStart time.Time            `json:"load_start,omitzero"`
+	Load      *rundir.Result       `json:"load,omitempty"`
+	Stages    []rundir.StageResult `json:"stages,omitempty"`
+	Total     []byte               `json:"total"`
+	Scheduled uint64               `json:"scheduled"`
+	Elapsed   time.Duration        `json:"elapsed"`
+	Drain     time.Duration        `json:"drain"`
+	Lost      lostOps              `json:"lost"`
+}
+
+// insertBatch runs a growth stage's batch insert ls (resumed: from the
+// next record of the one the kill cut short) and returns its figures.
+func (e *phaseEnv) insertBatch(ctx context.Context, ls *segment) *segResult {
+	prior := e.resumeSegment(ctx, ls)
+	if prior != nil && ls.Limit == 0 {
+		return prior
+	}
+	res := e.stages.measure(ctx, ls)
+	if prior != nil {
+		prior.absorb(res)
+		return prior
+	}
+	return res
 }
 
 // measurePerOp measures a growth stage one op at a time: each op of the

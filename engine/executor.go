@@ -84,6 +84,11 @@ type phaseEnv struct {
 	replay *replayPlan
 	// ops names the run's ops (its custom ops and replay groups).
 	ops *scenarios.OpTable
+	// resume continues the phase a killed run was running (resume.go);
+	// nil: it starts afresh. ck keeps the phase's own state in the run's
+	// checkpoints (nil: none).
+	resume *phaseResume
+	ck     *checkpointer
 }
 
 // phaseMix is the phase's mix: block.
@@ -105,7 +110,7 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 	env := &phaseEnv{
 		ph: ph, pi: pi, stages: r, time: r.time, mix: r.mix, sc: r.plan.sc, shard: r.opts.Shard, classes: r.plan.classes,
 		limits: r.plan.limits, inserted: r.inserted, exporter: r.opts.Exporter, round: r.round, order: r.order,
-		replay: r.plan.replays[ph.Name], ops: r.plan.ops,
+		replay: r.plan.replays[ph.Name], ops: r.plan.ops, resume: r.resume.take(pi), ck: r.ck,
 		base: segment{
 			Phase: ph.Name, Kind: ph.Kind, Rate: ph.Rate, Duration: ph.Duration.D(),
 			Concurrency: ph.Concurrency, MaxLag: ph.MaxLag.D(), Warmup: ph.Warmup.D(), Tick: ph.Tick.D(),
@@ -113,6 +118,11 @@ func (r *runner) runPhase(ctx context.Context, pi int, ph *scenarios.Phase) (*ru
 		},
 	}
 	pr := &rundir.PhaseResult{Name: ph.Name, Kind: ph.Kind, Start: r.time.now().UTC(), TickSeconds: ph.Tick.D().Seconds()}
+	if env.resume != nil {
+		pr.Start = env.resume.start.UTC()
+		env.resume.seam = r.addSeam
+	}
+	r.ck.beginPhase(pi, ph.Name, ph.Kind, pr.Start)
 	r.self.beginPhase()
 	total, err := ex.run(ctx, env, pr)
 	pr.Self = r.self.endPhase(r.time.now(), pr.Lag.P99)
@@ -181,9 +191,23 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 		if s.Stage != "" {
 			sctx, ss = e.stages.stageSpan(ctx, s)
 		}
-		res := e.stages.measure(sctx, s)
-		if after != nil {
-			after(s, res)
+		prior := e.resumeSegment(sctx, s)
+		var res *segResult
+		if prior != nil && s.Limit == 0 {
+			// The load had written all its records before the kill.
+			if after != nil {
+				after(s, &segResult{Total: metrics.NewSet(nil)})
+			}
+			res = prior
+		} else {
+			res = e.stages.measure(sctx, s)
+			if after != nil {
+				after(s, res)
+			}
+			if prior != nil {
+				prior.absorb(res)
+				res = prior
+			}
 		}
 		if pr.EndedEarly == nil {
 			pr.EndedEarly = endedEarly(ctx, s, res, pr.Start)
@@ -204,6 +228,7 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 		}
 	}
 	acc.result(&pr.Result, true, e.classes, e.ops)
+	acc.sum.lost.apply(&pr.Result, e.ops)
 	if len(segs) > 1 {
 		pr.TargetRate = 0
 		for _, st := range pr.Stages {
@@ -253,6 +278,7 @@ func (s *segResult) absorb(res *segResult) {
 	s.WarmTail += res.WarmTail
 	s.WarmTailErrors += res.WarmTailErrors
 	s.Canceled = s.Canceled || res.Canceled
+	s.lost.add(res.lost)
 }
 
 // result fills r with the accumulated figures; withTail counts the

@@ -33,8 +33,9 @@ func fillResult(res *rundir.Result, s *metrics.Set, ops *scenarios.OpTable, sche
 		if os == nil {
 			continue
 		}
+		// Scheduled: a resume adds the op's lost ones (lostOps.apply).
 		or := rundir.OpResult{Count: os.Count, Late: os.Late, Dropped: os.Dropped, Errors: map[string]int64{},
-			Latency: metrics.Summarize(os.Latency), Service: metrics.Summarize(os.Service)}
+			Latency: metrics.Summarize(os.Latency), Service: metrics.Summarize(os.Service), Scheduled: uint64(os.Count + os.Dropped)}
 		// The op's successes inside the window: completed in it, less
 		// those of an error class.
 		okIn := os.Count - os.Late

@@ -34,3 +34,10 @@ func mustSucceed(k scenarios.PhaseKind) bool { return k != scenarios.PhaseCapaci
 func fillsDataset(k scenarios.PhaseKind) bool {
 	return k == scenarios.PhaseLoad || k == scenarios.PhaseGrowth
 }
+
+// resumableKind reports whether a phase of kind k can be resumed in its
+// middle after a kill (resume.go): the kinds whose executors keep their
+// state in the run's checkpoints.
+func resumableKind(k scenarios.PhaseKind) bool {
+	return k == scenarios.PhaseSteady || k == scenarios.PhaseLoad || k == scenarios.PhaseGrowth
+}

@@ -126,3 +126,54 @@ func newLatencyLog(w io.Writer, start time.Time) *hdr.HistogramLogWriter {
 	_ = lw.OutputLegend()
 	return lw
 }
+
+// reopen opens a killed run's logs in dir to go on writing them, cut
+// back to the checkpoint's sizes at (wrap: as create's).
+func (l *runLogs) reopen(dir string, at rundir.CheckpointLogs, wrap func(io.Writer) io.Writer) (err error) {
+	if l.file, err = rundir.ReopenPartial(dir, rundir.LatencyLog, "record", at.Latency); err != nil {
+		return err
+	}
+	f, err := rundir.ReopenPartial(dir, rundir.CountsFile, "line", at.Counts)
+	if err != nil {
+		l.file.Close()
+		return err
+	}
+	l.counts = &countsLog{f: f}
+	if wrap != nil {
+		l.file.Wrap(wrap)
+	}
+	return nil
+}
+
+// resumeAt goes on with latency.hlog of a run started at start: its
+// header is written already; the intervals are relative to the same
+// base time.
+func (l *runLogs) resumeAt(start time.Time) {
+	l.hlog = hdr.NewHistogramLogWriter(&l.buf)
+	l.hlog.SetBaseTime(start.UnixMilli() / 1000 * 1000)
+}
+
+// sizes are the logs' sizes now, for a checkpoint taken after the
+// interval just written.
+func (l *runLogs) sizes() rundir.CheckpointLogs {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return rundir.CheckpointLogs{Latency: l.file.Size(), Counts: l.counts.f.Size()}
+}
+
+// sync flushes the logs to disk (not under mu: it waits on the disk,
+// the collector does not wait for it).
+func (l *runLogs) sync() error {
+	if err := l.file.Sync(); err != nil {
+		return err
+	}
+	return l.counts.f.Sync()
+}
+
+// noteErr records err in the run's write-error note (the first error
+// is kept).
+func (l *runLogs) noteErr(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.note.Record(err)
+}

@@ -39,7 +39,12 @@ func (r *runner) runVariants(ctx context.Context, sum *rundir.Summary, spans *[]
 			if vctx.Err() != nil || stopErr != nil {
 				break
 			}
-			if err := r.waitBarrier(vctx, pi, v); err != nil {
+			if r.resume.skip(pi) {
+				continue // finished before the kill
+			}
+			if r.resume.passed(pi) {
+				// Resumed in its middle: its barrier was passed.
+			} else if err := r.waitBarrier(vctx, pi, v); err != nil {
 				if vctx.Err() != nil {
 					break // interrupted: marked by the caller, as for a phase
 				}
@@ -88,6 +93,9 @@ func (r *runner) runNamed(ctx context.Context, sum *rundir.Summary, spans *[]tra
 	r.variantDown(ctx, pr)
 	if !pr.Start.IsZero() && !pr.End.IsZero() {
 		pr.PersistenceEvents = r.srv.persistence(pr.Start, pr.End)
+	}
+	if ctx.Err() == nil {
+		r.ck.phaseDone(pr, r.phaseSet(pr.Name))
 	}
 	sum.Phases = append(sum.Phases, *pr)
 	*spans = append(*spans, ps)

@@ -90,6 +90,14 @@ type Options struct {
 	// the target was opened, so that its errors come first; nil = Run
 	// prepares it. The caller closes a plan it made.
 	Plan *Plan
+	// Checkpoint, when set, makes the run keep checkpoint.json beside
+	// its logs each interval (checkpoint.go), so that it can be resumed.
+	Checkpoint *CheckpointConfig
+	// Resume, when set, continues the killed run in OutDir from this
+	// checkpoint (resume.go) instead of starting a new one; the caller
+	// checked that it is this run's (CheckResume, the identity) and
+	// holds the run directory's lock.
+	Resume *rundir.Checkpoint
 
 	// hlogWrap, when set, wraps the latency log's file (tests inject a
 	// writer that fails part-way, like a disk filling up).
@@ -144,6 +152,12 @@ type runner struct {
 	progress progressGate
 	// time is the run's clock and pacer (timesource.go).
 	time timeSource
+	// ck writes the run's checkpoints (nil: none); resume is where a
+	// resumed run starts from (nil: a new run); seams are the run's
+	// resumes so far.
+	ck     *checkpointer
+	resume *resumeState
+	seams  []rundir.Seam
 }
 
 // Run executes every phase of the scenario and writes the run's logs
@@ -195,21 +209,42 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	if err := os.MkdirAll(o.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
 	}
-	if err := r.logs.create(o.OutDir, o.hlogWrap); err != nil {
-		return nil, fmt.Errorf("run directory: %w", err)
-	}
 	start := r.time.now()
+	if o.Resume != nil {
+		if r.resume, err = newResumeState(o.Resume, plan); err != nil {
+			return nil, err
+		}
+		if err := r.logs.reopen(o.OutDir, o.Resume.Logs, o.hlogWrap); err != nil {
+			return nil, &ResumeError{err.Error()}
+		}
+		start = o.Resume.Start
+		r.logs.resumeAt(start)
+	} else {
+		if err := r.logs.create(o.OutDir, o.hlogWrap); err != nil {
+			return nil, fmt.Errorf("run directory: %w", err)
+		}
+		r.logs.start(start)
+		// An earlier run's checkpoint must not describe these logs.
+		_ = os.Remove(filepath.Join(o.OutDir, rundir.CheckpointFile))
+		// What a killed run's reader needs beside the partial log:
+		// run.json (scenario, target, phase kinds) and the reserved
+		// write-error note. Both are best effort: a run dir that cannot
+		// take them fails on its own writes soon enough.
+		_ = rundir.WriteRunInfo(o.OutDir, runInfo(r.plan.sc, o, start))
+	}
 	host := hostprobe.Read("/")
-	r.logs.start(start)
-	// What a killed run's reader needs beside the partial log: run.json
-	// (scenario, target, phase kinds) and the reserved write-error note.
-	// Both are best effort: a run dir that cannot take them fails on
-	// its own writes soon enough.
-	_ = rundir.WriteRunInfo(o.OutDir, runInfo(r.plan.sc, o, start))
 	r.logs.note, _ = rundir.ReserveWriteNote(o.OutDir)
+	if o.Checkpoint != nil {
+		r.ck = newCheckpointer(r, o, start)
+	}
 
 	if p, ok := o.Target.(targets.Preparer); ok {
 		if err := p.Prepare(ctx, r.plan.sc); err != nil {
+			r.ck.close()
+			if o.Resume != nil {
+				r.logs.abandon() // the killed run's logs stay for another try
+				return nil, fmt.Errorf("prepare target: %w", err)
+			}
 			r.logs.discard()
 			os.Remove(filepath.Join(o.OutDir, rundir.RunInfoFile))
 			return nil, fmt.Errorf("prepare target: %w", err)
@@ -240,6 +275,14 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		sum.Target.Variants[tv.Name] = scenarios.RedactURL(tv.URL)
 	}
 	sum.Target.Note = targets.Note(o.TargetKind) // the embedded store's: its figures measure soakd
+	if o.Resume != nil {
+		if err := r.resumeRun(o.Resume, sum); err != nil {
+			r.ck.close()
+			r.logs.abandon()
+			return nil, err
+		}
+		r.ck.resumed(o.Resume)
+	}
 
 	ctx, runSpan := r.opts.Tracer.Start(ctx, "soakd.run", trace.WithTimestamp(start), trace.WithAttributes(
 		attribute.String("soakd.scenario", r.plan.sc.Name), attribute.String("soakd.target.kind", string(o.TargetKind)),
@@ -267,6 +310,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 		runSpan.SetStatus(codes.Error, fatal.Error())
 		// The logs stay .partial, as a killed run's; their
 		// files are closed (a daemon runs on).
+		r.ck.close()
 		r.logs.abandon()
 		return nil, fatal
 	}
@@ -288,11 +332,14 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	host.LoadEnd = hostprobe.Load("/")
 	sum.Host = &host
 	addRateChanges(sum, r.opts.Control.appliedChanges())
+	sum.Seams = r.seams
 	evaluate(sum, r.plan.limits, r.plan.ops, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry
 	// the SLO verdicts computed over the whole run.
+	// A resumed run's phases finished before the kill have no span.
+	spanned := sum.Phases[len(sum.Phases)-len(phaseSpans):]
 	for i, ps := range phaseSpans {
-		pr := &sum.Phases[i]
+		pr := &spanned[i]
 		ps.SetAttributes(resultAttrs(&pr.Result)...)
 		if pr.SLO != nil {
 			ps.SetAttributes(attribute.Bool("soakd.slo.passed", pr.SLO.Passed))
@@ -310,6 +357,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	// Each file is tried even when an earlier one failed (a full disk).
 	// The summary's analyses and files are the caller's (runpath): the
 	// note stays for it, blank or holding the first error.
+	r.ck.close()
 	if werr := r.logs.finish(r.writeHistograms()); werr != nil {
 		return sum, &rundir.WriteError{Dir: o.OutDir, Err: werr}
 	}

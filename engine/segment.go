@@ -48,6 +48,10 @@ type segment struct {
 	// source brings its own (a capture's); nil = Rate's, in Tick's ticks
 	// when set.
 	Pacing pacing
+	// resume, when set, continues the segment a killed run was running
+	// (resume.go): same origin, its figures so far, the schedule from
+	// the index due now.
+	resume *segResume
 }
 
 // chunk is a run of consecutive schedule indices handed to one worker.
@@ -89,6 +93,9 @@ type segResult struct {
 	// self is soakd's own health over a stage (nil: not a stage, or not
 	// sampled).
 	self *verdict.SelfAcc
+	// lost are the measured ops of a resumed segment whose outcome no
+	// one knows (resume.go); zero when it was not resumed.
+	lost lostOps
 }
 
 // pacerSleeper is how the dispatcher waits for the next op's intended
@@ -198,10 +205,18 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	runtime.Gosched()
 	res := sr.res
 	res.Start = r.time.now()
-	sr.clk.start(seg, res.Start)
+	sr.since = res.Start
+	if sink == intervalSink(r) {
+		sr.ckpt = r.ck
+	}
+	if seg.resume != nil {
+		r.resumeSegment(sr, res.Start)
+	} else {
+		sr.clk.start(seg, res.Start)
+	}
 	close(sr.begin)
 	r.opts.Control.setCurrent(currentName(seg), seg.Rate)
-	sr.pace(ctx, dispatcher{time: r.time, ctl: r.opts.Control, exporter: r.opts.Exporter}, c.slots, &batchable)
+	sr.pace(ctx, dispatcher{time: r.time, ctl: r.opts.Control, exporter: r.opts.Exporter, seg: sr}, c.slots, &batchable)
 	r.opts.Control.setCurrent("", 0)
 	r.waitWorkers(ctx, &wg, workers, sr.work, cancelOps, r.opts.drainDeadline)
 	res.End = r.time.now()
@@ -237,6 +252,22 @@ type segRun struct {
 	next      atomic.Uint64 // closed loop: next index to claim
 	scheduled atomic.Uint64
 	stripes   []*metrics.Recorder
+	// warmSent is the open-loop indices sent so far that are in the
+	// warmup, retime the schedule of the last live rate change (nil:
+	// none): the dispatcher's, for the checkpoints.
+	warmSent atomic.Uint64
+	retime   atomic.Pointer[epochState]
+	// since is the start of the collector's first interval: the
+	// segment's start, or the moment it was resumed.
+	since time.Time
+	// ckpt writes the run's checkpoint after each interval of a
+	// measured segment (nil: none); from is where a resumed segment's
+	// dispatch starts (nil: at its start).
+	ckpt *checkpointer
+	from *dispatchFrom
+	// pos is the position at the collector's last drain, for the
+	// checkpoint written after the interval (the collector's own).
+	pos segState
 	// windows are the collector's two interval windows in turn (the
 	// sink keeps the last one it was given until the next interval);
 	// warm takes the warmup's ops (nil without a warmup).
@@ -308,8 +339,8 @@ func (sr *segRun) collect(sink intervalSink, p *pauser, interval time.Duration, 
 	seg, warm := sr.seg, sr.warm
 	<-sr.begin
 	t0 := sr.clk.t0
-	last := t0
-	var lastCompleted int64
+	last := sr.since
+	lastCompleted := sr.clk.completed.Load()
 	// A ticked segment's collector runs half a tick after its
 	// interval ends: the interval is a whole number of ticks, and
 	// at a tick's start the pacer is due to send the whole tick.
@@ -332,7 +363,7 @@ func (sr *segRun) collect(sink intervalSink, p *pauser, interval time.Duration, 
 	// the ticker fired: on a busy host the collector can run late,
 	// and ops completed in between are in this interval's window, so
 	// its end must not precede them (latency.hlog, counts.csv).
-	flush := func() {
+	flush := func(final bool) {
 		p.begin()
 		window := sr.windows[n&1]
 		n++
@@ -340,6 +371,9 @@ func (sr *segRun) collect(sink intervalSink, p *pauser, interval time.Duration, 
 		for _, s := range sr.stripes {
 			s.DrainSplit(window, warm)
 			pause()
+		}
+		if sr.ckpt != nil && !final {
+			sr.pos = sr.position()
 		}
 		now := sr.time.now()
 		// Only measured ops reach the segment's figures; the
@@ -353,15 +387,21 @@ func (sr *segRun) collect(sink intervalSink, p *pauser, interval time.Duration, 
 		window.Sync(pause)
 		c := sr.clk.completed.Load()
 		sink.onInterval(seg, last, now, now.Sub(t0), window, c-lastCompleted, c, pause)
+		if !final {
+			// A segment's end is not checkpointed: its phase's end, or
+			// the next segment's first interval, is (the fsyncs would
+			// delay the segment's end).
+			sr.ckpt.segment(sr)
+		}
 		lastCompleted = c
 		last = now
 	}
 	for {
 		select {
 		case <-tick.C:
-			flush()
+			flush(false)
 		case <-done:
-			flush()
+			flush(true)
 			return
 		}
 	}
@@ -393,6 +433,9 @@ func (sr *segRun) settle(ctx context.Context) {
 	res.WarmTailErrors = clk.warmErrs.Load()
 	res.MaxLag = time.Duration(res.Total.Lag.Max())
 	res.Canceled = ctx.Err() != nil
+	if sr.seg.resume != nil {
+		res.lost = sr.lostOps()
+	}
 }
 
 // pacing is seg's open-loop schedule: its own timing when it has one,

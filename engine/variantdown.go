@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -27,12 +29,10 @@ func downCause(ctx context.Context) *targetDownError {
 }
 
 // downStage is the growth stage whose batch insert the server died in:
-// its inserts (load), the records they made, and nothing measured.
-func (e *phaseEnv) downStage(name string, lres *segResult, records int64) rundir.StageResult {
-	load := &rundir.Result{}
-	fillResult(load, lres.Total, e.ops, lres.Scheduled, lres.Elapsed, lres.Drain, lres.WarmTail, lres.WarmTailErrors, e.classes)
-	load.TargetRate = e.ph.Growth.LoadRate
-	return rundir.StageResult{Name: name, Start: lres.Start.UTC(), End: lres.End.UTC(), Records: records, Load: load}
+// its inserts (load, from start to end), the records they made, and
+// nothing measured.
+func downStage(name string, load *rundir.Result, start, end time.Time, records int64) rundir.StageResult {
+	return rundir.StageResult{Name: name, Start: start.UTC(), End: end.UTC(), Records: records, Load: load}
 }
 
 // variantDown marks phase pr when its target died while it ran (ctx's

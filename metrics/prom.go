@@ -80,6 +80,7 @@ type Exporter struct {
 	datasetRecords, growthStage, targetUp                   *prometheus.Desc
 	statsDuration, statsSuccess, sloLatency                 *prometheus.Desc
 	overSLO, changePoints                                   *prometheus.Desc
+	lost                                                    *prometheus.Desc
 
 	ev   *events      // events.go
 	self *selfMetrics // promself.go
@@ -101,6 +102,8 @@ type phaseState struct {
 	targetRate float64
 	achieved   float64
 	goodput    float64
+	// lost counts each op's lost ops (AddLost): due while soakd was down.
+	lost [scenarios.NumOps]int64
 }
 
 // NewExporter builds an exporter; classes names the outcome labels by
@@ -120,6 +123,7 @@ func NewExporter(scenario, shard string, classes []string, info map[string]strin
 		created: time.Now(), opsUp: true, serverDescs: map[string]*prometheus.Desc{},
 		opsTotal:       prometheus.NewDesc("soakd_ops_total", "Operations completed, by outcome (ok or an error class).", append(l, "outcome"), nil),
 		dropped:        prometheus.NewDesc("soakd_ops_dropped_total", "Operations not sent because they were later than max_lag.", l, nil),
+		lost:           prometheus.NewDesc("soakd_ops_lost_total", "Operations the schedule called for whose outcome is unknown: due while soakd was down before run --resume, or in flight at the kill. Scheduled = completed + dropped + lost.", l, nil),
 		latency:        prometheus.NewDesc("soakd_op_latency_seconds", "Latency from the intended start on the schedule (native histogram).", l, nil),
 		latencyClassic: prometheus.NewDesc("soakd_op_latency_classic_seconds", "Latency from the intended start on the schedule."+classicNote+"soakd_op_latency_seconds.", l, nil),
 		service:        prometheus.NewDesc("soakd_op_service_seconds", "Service time from the actual send (native histogram).", l, nil),
@@ -177,7 +181,7 @@ func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
 // Describe implements prometheus.Collector. Server stats are collected
 // by the separate collector Register adds.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{e.opsTotal, e.dropped, e.latency, e.latencyClassic, e.service, e.serviceClassic,
+	for _, d := range []*prometheus.Desc{e.opsTotal, e.dropped, e.lost, e.latency, e.latencyClassic, e.service, e.serviceClassic,
 		e.quantile, e.targetRate, e.achieved, e.goodput, e.lag, e.lagClassic, e.info, e.datasetRecords, e.growthStage, e.targetUp,
 		e.statsDuration, e.statsSuccess, e.sloLatency, e.overSLO, e.changePoints} {
 		ch <- d
@@ -198,12 +202,7 @@ func (e *Exporter) UpdatePaused(phase string, targetRate, achieved float64, wind
 	window.Sync(pause) // Collect reads its histograms (a no-op after the collector's Sync)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	ps := e.phases[phase]
-	if ps == nil {
-		ps = &phaseState{total: newPromTotals(), window: NewSet(nil)}
-		e.phases[phase] = ps
-		e.order = append(e.order, phase)
-	}
+	ps := e.phase(phase)
 	if e.current != phase {
 		e.stage = 0
 	}
@@ -231,6 +230,28 @@ func (e *Exporter) UpdatePaused(phase string, targetRate, achieved float64, wind
 	if all > 0 {
 		e.opsUp = !(ok == 0 && conn > 0)
 	}
+}
+
+// AddLost counts n ops of op lost in phase (soakd_ops_lost_total): a
+// resumed run's seam, from the ops due while soakd was down.
+func (e *Exporter) AddLost(phase string, op scenarios.Op, n int64) {
+	if op >= scenarios.NumOps {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.phase(phase).lost[op] += n
+}
+
+// phase is phase's state, made on first use. e.mu is held.
+func (e *Exporter) phase(name string) *phaseState {
+	ps := e.phases[name]
+	if ps == nil {
+		ps = &phaseState{total: newPromTotals(), window: NewSet(nil)}
+		e.phases[name] = ps
+		e.order = append(e.order, name)
+	}
+	return ps
 }
 
 // SetGoodput records the successful ops/s of phase's last interval
@@ -361,6 +382,12 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			gauge(e.growthStage, float64(e.stage), e.scenario, e.shard, name)
 		}
 		e.histograms(ch, e.lag, e.lagClassic, &ps.total.lag, e.scenario, e.shard, name)
+		for op, n := range ps.lost {
+			// An op lost but not yet seen completing after the seam.
+			if n != 0 && ps.total.ops[op] == nil {
+				ch <- prometheus.MustNewConstMetric(e.lost, prometheus.CounterValue, float64(n), e.scenario, e.shard, name, e.ops.Name(scenarios.Op(op)))
+			}
+		}
 		for op, os := range ps.total.ops {
 			if os == nil {
 				continue
@@ -374,6 +401,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 				}
 			}
 			ch <- prometheus.MustNewConstMetric(e.dropped, prometheus.CounterValue, float64(os.Dropped), e.scenario, e.shard, name, opName)
+			ch <- prometheus.MustNewConstMetric(e.lost, prometheus.CounterValue, float64(ps.lost[op]), e.scenario, e.shard, name, opName)
 			e.histograms(ch, e.latency, e.latencyClassic, &os.lat, e.scenario, e.shard, name, opName)
 			for _, s := range e.slo {
 				if s.op == opName {

@@ -23,6 +23,9 @@ type Figures struct {
 	Title  string          `json:"title"`                 // the HTML page's title
 	Failed []string        `json:"failed_checks,omitempty"`
 	Bound  map[string]bool `json:"bound_phases,omitempty"` // phases soakd or the host limited
+	// Seams are a resumed run's seams in words, times from the run's
+	// start (SeamLine); none for a run never resumed.
+	Seams []string `json:"seams,omitempty"`
 }
 
 // PhaseFigures are one phase's computed figures.
@@ -42,6 +45,11 @@ type PhaseFigures struct {
 	Changes    []string             `json:"change_points,omitempty"`
 	Notes      []string             `json:"notes,omitempty"`
 	Capacity   *CapacityFigures     `json:"capacity,omitempty"`
+	// Accounting is the phase's scheduled = completed + dropped + lost
+	// in words (AccountingLine), in a run with lost ops (a resumed one);
+	// Unaccounted is how far it misses (0: exact).
+	Accounting  string `json:"accounting,omitempty"`
+	Unaccounted int64  `json:"unaccounted,omitempty"`
 }
 
 // OpFigures are one op's ratios.
@@ -78,6 +86,10 @@ func BuildFigures(s *rundir.Summary, tl *Timeline) Figures {
 	if st := variantSuite(s); st != nil {
 		f.Suite = st.Text()
 	}
+	for _, sm := range s.Seams {
+		f.Seams = append(f.Seams, SeamLine(sm, s.Start))
+	}
+	lost := s.ShowsLost()
 	notes := map[string][]string{}
 	for _, pp := range BuildReport(s, tl).Phases {
 		notes[pp.Phase] = pp.Notes
@@ -115,6 +127,9 @@ func BuildFigures(s *rundir.Summary, tl *Timeline) Figures {
 			pf.Changes = append(pf.Changes, ChangeLine(c))
 		}
 		pf.Capacity = capacityFigures(p)
+		if lost {
+			pf.Accounting, pf.Unaccounted = AccountingLine(&p.Result), p.Unaccounted()
+		}
 		if p.Self != nil && p.Self.Bound != "" {
 			if f.Bound == nil {
 				f.Bound = map[string]bool{}

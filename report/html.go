@@ -48,7 +48,9 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			pp.Notes = append(pp.Notes, "read back from "+rundir.PartialLog+": errors, drops, lag and target rate unknown")
 		}
 		if tl != nil {
-			pp.Plots = append(pp.Plots, timelinePlots(&p, tl)...)
+			over := timelinePlots(&p, tl)
+			markSeams(over, &p, s.PhaseSeams(p.Name))
+			pp.Plots = append(pp.Plots, over...)
 		}
 		if p.EndedEarly != nil {
 			pp.Notes = append(pp.Notes, p.EndedEarly.String()+" (its figures are over what ran)")
@@ -66,6 +68,7 @@ func BuildReport(s *rundir.Summary, tl *Timeline) ReportData {
 			pp.Notes = append(pp.Notes, l)
 		}
 		pp.Notes = append(pp.Notes, selfNotes(p.Self)...)
+		pp.Notes = append(pp.Notes, seamNotes(s, &p)...)
 		ops := slices.Sorted(maps.Keys(p.Ops))
 		// Percentile spectrum per op, from the phase's latency summary.
 		spec := Plot{Title: "latency percentile spectrum (from intended start)", XLabel: "percentile", YLabel: "latency (s)", XTicks: spectrumTicks}

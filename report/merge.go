@@ -364,7 +364,9 @@ func (m *Merged) Summary() *rundir.Summary {
 		if sh.Status == rundir.StatusInterrupted {
 			s.Status = rundir.StatusInterrupted
 		}
+		s.Seams = append(s.Seams, sh.Seams...)
 	}
+	slices.SortStableFunc(s.Seams, func(a, b rundir.Seam) int { return a.Down.Compare(b.Down) })
 	s.Scenario = fmt.Sprintf("%s (merged %d shards)", m.Scenario, m.Count)
 	return s
 }
@@ -389,6 +391,7 @@ func addResult(a, b *rundir.Result) {
 	}
 	a.Scheduled += b.Scheduled
 	a.Dropped += b.Dropped
+	a.Lost += b.Lost
 	a.Errors += b.Errors
 	a.Misses += b.Misses
 	a.Completed += b.Completed
@@ -405,6 +408,8 @@ func addResult(a, b *rundir.Result) {
 		acc := a.Ops[op]
 		acc.Count += o.Count
 		acc.Dropped += o.Dropped
+		acc.Lost += o.Lost
+		acc.Scheduled += o.Scheduled
 		acc.Misses += o.Misses
 		acc.GoodputRate += o.GoodputRate
 		if acc.Errors == nil {
@@ -482,12 +487,17 @@ func (m *Merged) Text() string {
 	for i, s := range m.Shards {
 		fmt.Fprintf(&b, "shard %s: %s  start %s  end %s  status %s  histograms from %s\n", s.Shard, m.Dirs[i],
 			s.Start.Format("2006-01-02T15:04:05.000Z07:00"), s.End.Format("2006-01-02T15:04:05.000Z07:00"), s.Status, m.Source[i])
+		for _, sm := range s.Seams {
+			fmt.Fprintf(&b, "  shard %s %s\n", s.Shard, SeamLine(sm, s.Start))
+		}
 	}
+	lost := m.Summary().ShowsLost()
 	for _, p := range m.Phases {
-		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag))
+		fmt.Fprintf(&b, "\nphase %s (%s), all shards: target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped%s, max lag %s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, lostNote(lost, &p.Result), fmtDur(p.MaxLag))
 		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
+		writeAccounting(&b, lost, &p.Result)
 		for _, st := range p.Stages {
 			if unmeasured(&st) {
 				fmt.Fprintf(&b, "  stage %s: nothing measured (the run stopped in its batch insert)%s\n", st.Name, stageExtra(st))
@@ -515,8 +525,8 @@ func (m *Merged) Text() string {
 				fmt.Fprintf(&b, "  shard %s: phase not run\n", m.Shards[i].Shard)
 				continue
 			}
-			fmt.Fprintf(&b, "  shard %s: target %s achieved %.1f ops/s, %d ops, %d errors, %d dropped, max lag %s\n",
-				m.Shards[i].Shard, rateStr(sp.TargetRate), sp.AchievedRate, sp.Completed, sp.Errors, sp.Dropped, fmtDur(sp.MaxLag))
+			fmt.Fprintf(&b, "  shard %s: target %s achieved %.1f ops/s, %d ops, %d errors, %d dropped%s, max lag %s\n",
+				m.Shards[i].Shard, rateStr(sp.TargetRate), sp.AchievedRate, sp.Completed, sp.Errors, sp.Dropped, lostNote(lost, &sp.Result), fmtDur(sp.MaxLag))
 		}
 		writeChangePoints(&b, &p)
 		writeChecks(&b, p.SLO)

@@ -63,7 +63,10 @@ type Plot struct {
 	// latency-over-time chart).
 	Spans []Span `json:"spans,omitempty"`
 	// Shades are shaded x ranges drawn green (the warmup).
-	Shades []Span   `json:"shades,omitempty"`
+	Shades []Span `json:"shades,omitempty"`
+	// Gaps are x ranges where soakd was down (a resumed run's seams:
+	// their ops lost), shaded grey and labelled; no series crosses one.
+	Gaps   []Span   `json:"gaps,omitempty"`
 	Series []Series `json:"series"`
 }
 

@@ -310,6 +310,9 @@ func SVGPlot(p Plot) string {
 			items = append(items, legendItem{name: sp.Label, colour: spanColour(sp.Label), box: true})
 		}
 	}
+	if len(p.Gaps) > 0 {
+		items = append(items, legendItem{name: gapLegend, colour: gapColour, box: true})
+	}
 	lxs, lrows := layoutLegend(items, pw)
 	nrows := 0
 	if len(lrows) > 0 {
@@ -339,6 +342,7 @@ func SVGPlot(p Plot) string {
 		fmt.Fprintf(&b, `<rect class="shade" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#c7e9c0" fill-opacity="0.6"><title>%s</title></rect><text x="%.1f" y="%.1f" fill="#666">%s</text>`,
 			sx(from), mt, sx(to)-sx(from), plotPH, html.EscapeString(sh.Label), sx(from)+3, mt+11, html.EscapeString(sh.Label))
 	}
+	drawGaps(&b, p.Gaps, xmin, xmax, sx, mt)
 	for _, y := range ya.ticks {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e4e4e4"/><text x="%.1f" y="%.1f" text-anchor="end">%s</text>`, plotML, sy(y), plotML+pw, sy(y), plotML-5, sy(y)+4, ya.tick(y))
 	}
@@ -441,6 +445,28 @@ func SVGPlot(p Plot) string {
 	}
 	b.WriteString("</svg>")
 	return b.String()
+}
+
+// The seams' gaps: one grey, which no series or span takes.
+const (
+	gapColour = "#3a3a3a"
+	gapLegend = "soakd down (resumed; its ops lost)"
+)
+
+// drawGaps shades each gap at least 3 px wide, its label written up
+// along its left edge and in its tooltip.
+func drawGaps(b *strings.Builder, gaps []Span, xmin, xmax float64, sx func(float64) float64, mt float64) {
+	for _, g := range gaps {
+		from, to := math.Max(g.From, xmin), math.Min(g.To, xmax)
+		if to < from {
+			continue
+		}
+		x := sx(from)
+		fmt.Fprintf(b, `<rect class="gap" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.3"><title>%s, +%ss to +%ss</title></rect>`,
+			x, mt, math.Max(sx(to)-x, 3), plotPH, gapColour, html.EscapeString(g.Label), siNum(g.From), siNum(g.To))
+		fmt.Fprintf(b, `<text class="gap-label" x="%.1f" y="%.1f" fill="#333" text-anchor="end" transform="rotate(-90 %.1f %.1f)">%s</text>`,
+			x-3, mt+4, x-3, mt+4, html.EscapeString(shorten(g.Label, 40)))
+	}
 }
 
 func spanColour(kind string) string {

@@ -64,18 +64,21 @@ func textWith(s *rundir.Summary, suite *SuiteTable) string {
 	if ml := s.Target.MemoryLimits; ml != nil {
 		fmt.Fprintf(&b, "memory limits: %s\n", ml)
 	}
+	writeSeams(&b, s)
+	lost := s.ShowsLost()
 	for _, p := range s.Phases {
 		if s.Partial {
 			writePartialPhase(&b, &p)
 			continue
 		}
-		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped, max lag %s%s\n",
-			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, fmtDur(p.MaxLag), drainNote(p.Result))
+		fmt.Fprintf(&b, "\nphase %s (%s): target %s achieved %.1f ops/s goodput %.1f ops/s over %.1fs, %d ops, %d errors, %d dropped%s, max lag %s%s\n",
+			p.Name, p.Kind, rateStr(p.TargetRate)+tickNote(p.TickSeconds), p.AchievedRate, p.Goodput(), p.DurationSeconds, p.Completed, p.Errors, p.Dropped, lostNote(lost, &p.Result), fmtDur(p.MaxLag), drainNote(p.Result))
 		if p.EndedEarly != nil {
 			fmt.Fprintf(&b, "  %s\n", p.EndedEarly)
 		}
 		writeOutcomes(&b, p.Result)
 		writeOpTable(&b, p.Result)
+		writeAccounting(&b, lost, &p.Result)
 		if l := overTimeLine(&p); l != "" {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
@@ -87,7 +90,7 @@ func textWith(s *rundir.Summary, suite *SuiteTable) string {
 				fmt.Fprintf(&b, "  stage %s: nothing measured (the run stopped in its batch insert)%s\n", st.Name, stageExtra(st))
 				continue
 			}
-			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors%s, %d dropped%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, stageGoodput(&st.Result), st.Dropped, stageExtra(st))
+			fmt.Fprintf(&b, "  stage %s: target %s achieved %.1f ops/s, %d errors%s, %d dropped%s%s\n", st.Name, rateStr(st.TargetRate), st.AchievedRate, st.Errors, stageGoodput(&st.Result), st.Dropped, lostNote(lost, &st.Result), stageExtra(st))
 		}
 		writeKindText(&b, &p)
 		writePersistence(&b, &p)

@@ -19,7 +19,7 @@ type commandDoc struct {
 // commandDocs lists every command, in the order the top-level help shows
 // them.
 var commandDocs = []commandDoc{
-	{"run", []string{"soakd run SCENARIO.yaml [--target URL]... [flags]"},
+	{"run", []string{"soakd run SCENARIO.yaml [--target URL]... [flags]", "soakd run --resume RUN_DIR [--force]"},
 		"Run one scenario in the foreground: a progress line on stderr (in place each second on a terminal,\n" +
 			"one a minute and at each phase's start and end otherwise), /metrics on --listen,\n" +
 			"the summary table on stdout and the run directory (summary.json, latency.hlog, ...) at the end.\n" +

@@ -18,7 +18,7 @@ var runMarkers = []string{rundir.SummaryFile, rundir.LatencyLog, rundir.PartialL
 // removes an earlier run's before the new one starts, so a new run that
 // is killed is never read as the old one.
 var runFiles = []string{rundir.SummaryFile, rundir.SummaryTextFile, rundir.LatencyLog, rundir.PartialLog,
-	rundir.HistogramsFile, rundir.CountsFile, rundir.PartialCounts, rundir.RunInfoFile, rundir.WriteNoteFile}
+	rundir.HistogramsFile, rundir.CountsFile, rundir.PartialCounts, rundir.RunInfoFile, rundir.WriteNoteFile, rundir.CheckpointFile}
 
 // heldRun names the file that makes dir hold a run ("" when it holds
 // none or does not exist; a directory of that name is no run).

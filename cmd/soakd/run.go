@@ -28,7 +28,7 @@ func (a *App) run(ctx context.Context, args []string) int {
 		return code
 	}
 	a.quiet = f.quiet
-	if len(pos) != 1 {
+	if f.resume == "" && len(pos) != 1 {
 		fmt.Fprintln(a.Stderr, "soakd run: give exactly one scenario file (soakd run --help)")
 		return exitRefused
 	}
@@ -56,6 +56,9 @@ func (a *App) run(ctx context.Context, args []string) int {
 	if emptyTarget(f.targets) {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", errEmptyTarget)
 		return exitRefused
+	}
+	if f.resume != "" {
+		return a.resume(ctx, fs, pos, f)
 	}
 	if len(f.targets) <= 1 {
 		if len(f.targets) == 1 {
@@ -187,6 +190,9 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
 		return exitRefused, nil, ""
 	}
+	if f.resume != "" {
+		f.startAt = "" // the shards' start is long past
+	}
 	startAt, err := parseStartAt(f.startAt)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
@@ -210,7 +216,9 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 	if sub != "" {
 		out = filepath.Join(out, sub)
 	}
-	if err := claimOut(out, f.force); err != nil {
+	if f.resume != "" {
+		out = f.resume // the killed run's, as it is
+	} else if err := claimOut(out, f.force); err != nil {
 		fmt.Fprintf(a.Stderr, "soakd run: %v\n", err)
 		return exitRefused, nil, ""
 	}
@@ -261,6 +269,7 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, Targets: f.variantTargets, OutDir: out, Shard: shard,
 		RunID: runID, BarrierTimeout: f.barrierTimeout, Getenv: a.Getenv, Version: version, OTLPEndpoint: f.otlpEndpoint,
 		Progress: progress, ProgressEvery: every, Warn: a.warn,
+		Resume: f.resume != "", ForceResume: f.resume != "" && f.force, Recipe: recipeOf(path, f, shard, runID),
 		BeforeStart: func(ctx context.Context, exp *metrics.Exporter) error {
 			var err error
 			if stopMetrics, err = a.serveMetrics(exp, f.listen, f.listenSet); err != nil {

@@ -32,11 +32,15 @@ type runFlags struct {
 	swap            string
 	repeat          int
 	control         bool
-	// force lets --out name a directory that already holds a run.
+	// force lets --out name a directory that already holds a run, and
+	// --resume continue a run whose scenario, binary, target or host
+	// changed.
 	force bool
-	heap  heapFlags
-	sched schedFlags
-	mem   memFlags
+	// resume is the killed run's directory to continue ("" none).
+	resume string
+	heap   heapFlags
+	sched  schedFlags
+	mem    memFlags
 	// variantTargets are several --target run as one run's variants
 	// (with repeats: interleaved).
 	variantTargets []scenarios.Target
@@ -60,7 +64,8 @@ func runFlagSet(f *runFlags) *flag.FlagSet {
 	fs.IntVar(&f.repeat, "repeat", 0, "run every steady phase and throughput sweep in `N` short rounds, the variants (persistence variants, several --target, sweep points) interleaved in each (overrides the scenario's repeat:)")
 	fs.BoolVar(&f.control, "control", false, "with the side-by-side table at the end: also print the A/A control (A's rounds split in two halves against each other), the noise floor")
 	fs.StringVar(&f.out, "out", "", "run `DIR` (default runs/<scenario>-<time>); a directory that already holds a run is refused unless --force")
-	fs.BoolVar(&f.force, "force", false, "let --out write over a directory that already holds a run (its summary and latency logs are removed first)")
+	fs.BoolVar(&f.force, "force", false, "let --out write over a directory that already holds a run (its summary and latency logs are removed first); with --resume: resume even though the scenario file, the soakd binary, the target or the host changed")
+	fs.StringVar(&f.resume, "resume", "", "continue the killed run in `DIR` from its checkpoint, on its absolute schedule (no scenario file: the run's own, with its flags); the ops due while it was down are counted lost")
 	fs.StringVar(&f.listen, "listen", defaultListen, "`ADDR` for /metrics while running (empty = off; when the default port is taken, a free port is used and printed; a given ADDR that is taken fails the run)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only the summary: no progress line and no start line (where the run was written, warnings and errors still go to stderr)")
 	fs.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send OpenTelemetry spans to this OTLP/HTTP traces `URL` (default: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set)")

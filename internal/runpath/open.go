@@ -64,7 +64,7 @@ func open(ctx context.Context, o Options, warn func(string)) (*opened, error) {
 // start runs the scenario to its end (or ctx's): engine.Run's summary
 // and error. The run directory's logs are written; its summary is
 // finish's.
-func (r *opened) start(ctx context.Context, runID string) (*rundir.Summary, error) {
+func (r *opened) start(ctx context.Context, runID string, resume *rundir.Checkpoint) (*rundir.Summary, error) {
 	sc := r.o.Scenario
 	var tvs []engine.TargetVariant
 	if len(r.o.Targets) > 1 {
@@ -78,6 +78,7 @@ func (r *opened) start(ctx context.Context, runID string) (*rundir.Summary, erro
 		OutDir: r.o.OutDir, Progress: r.o.Progress, ProgressEvery: r.o.ProgressEvery, Exporter: r.exporter, Tracer: r.tracer, Shard: r.o.Shard,
 		Control: r.o.Control, Reopen: targets.Reopener(ctx, sc.Target, r.topts), RunID: runID, BarrierTimeout: r.o.BarrierTimeout,
 		Version: r.o.Version, SelfHealthRoot: selfHealthRoot(r.o.NoSelfHealth), Plan: r.plan,
+		Checkpoint: &engine.CheckpointConfig{Identity: currentIdentity(r.o), Recipe: r.o.Recipe}, Resume: resume,
 	})
 }
 

@@ -9,6 +9,7 @@ package runpath
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"sync"
 	"time"
@@ -55,6 +56,18 @@ type Options struct {
 	// waits for --start-at). Its error ends the run before it starts:
 	// Run returns it with no summary.
 	BeforeStart func(ctx context.Context, exp *metrics.Exporter) error
+	// Resume continues the killed run in OutDir from its checkpoint
+	// (Resumable says whether it can be) instead of starting a new one:
+	// Scenario must be the run's, rebuilt by the caller (Recipe helps).
+	// A refusal is a *NotResumableError and leaves OutDir untouched.
+	Resume bool
+	// ForceResume resumes even though the scenario, the binary, the
+	// target or the host differs from the checkpoint's.
+	ForceResume bool
+	// Recipe is kept in the run's checkpoint (rundir.Checkpoint.Recipe)
+	// for whoever resumes it: what the caller needs to rebuild Scenario
+	// (the CLI's scenario file and overrides). nil = none.
+	Recipe json.RawMessage
 }
 
 // WarningKind says where a Warning comes from.
@@ -92,7 +105,26 @@ const closeTimeout = 5 * time.Second
 // complete, with the run's error when it ended early
 // (rundir.StatusInterrupted) or its results could not all be written
 // (*rundir.WriteError).
-func Run(ctx context.Context, o Options) (*rundir.Summary, error) {
+func Run(ctx context.Context, o Options) (sum *rundir.Summary, err error) {
+	// The run directory's lock first: a resume is refused, or a second
+	// process kept out, before anything is opened.
+	var ck *rundir.Checkpoint
+	var lock *dirLock
+	if o.Resume {
+		if ck, lock, err = prepareResume(o); err != nil {
+			return nil, err
+		}
+	} else {
+		if lock, err = lockNew(o.OutDir); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if sum == nil {
+				lock.remove() // nothing ran: the directory is left as it was
+			}
+		}()
+	}
+	defer lock.unlock()
 	warn := o.Warn
 	if warn == nil {
 		warn = func(Warning) {}
@@ -127,7 +159,7 @@ func Run(ctx context.Context, o Options) (*rundir.Summary, error) {
 		}
 	}
 	wctx, stopWatch := watchSLO(ctx, o.Scenario, rn.exporter)
-	sum, err := rn.start(wctx, runID)
+	sum, err = rn.start(wctx, runID, ck)
 	if b := stopWatch(); b != nil && sum != nil {
 		sum.StatusReason = b.Error()
 	}
