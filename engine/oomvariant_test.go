@@ -91,9 +91,14 @@ phases:
 	}
 	// The killed stage measured nothing: the charts draw no rate for
 	// it, rather than a rate of 0.
+	// (The kill can also come while a stage measures: that stage has
+	// figures and is drawn.)
 	killed := map[string]bool{}
 	for _, p := range got.Phases {
-		killed[p.Name+" "+p.Cliff.Stage] = true
+		last := p.Stages[len(p.Stages)-1]
+		if last.Scheduled == 0 && last.Completed == 0 && len(last.Ops) == 0 {
+			killed[p.Name+" "+last.Name] = true
+		}
 	}
 	charts := 0
 	for _, pp := range report.BuildReport(got, nil).Phases {
