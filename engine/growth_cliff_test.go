@@ -92,6 +92,7 @@ phases:
 // The store's times are the bubble's, so the figures are the store's
 // alone, not the host's.
 func TestGrowthCliffThroughputStep(t *testing.T) {
+	t.Parallel()
 	tg := &growingStore{fast: time.Millisecond, slow: 4 * time.Millisecond, full: 4000}
 	sum := runInBubble(t, growthPerOp(t, 1000), tg, Options{})
 	txt := report.Text(sum)
@@ -140,6 +141,7 @@ func TestGrowthCliffThroughputStep(t *testing.T) {
 // throughput rule alone (only the set slices' results, no error or oom
 // figures to see) finds the same stage.
 func TestGrowthCliffThroughputRefused(t *testing.T) {
+	t.Parallel()
 	tg := &growingStore{fast: time.Millisecond, full: 5000, refuse: true}
 	sum := runInBubble(t, growthPerOp(t, 1500), tg, Options{})
 	txt := report.Text(sum)
