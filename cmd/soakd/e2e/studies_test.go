@@ -39,6 +39,7 @@ var (
 // next to the overall p99; summary.json's avg p99 is the mean of the
 // buckets the chart draws after the warmup.
 func TestStudySoakRendersInChromium(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sc := write(t, dir, "soak.yaml", `name: soak-study
 keyspace: {records: 2000}
@@ -117,6 +118,7 @@ slo: {max_dropped_ratio: 1}
 // one bar per variant for each of the 20 tests in each) and the table,
 // and the screenshot shows both variants' bars.
 func TestStudySuiteRendersInChromium(t *testing.T) {
+	t.Parallel()
 	testutil.NeedTool(t, "redis-server")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
