@@ -118,7 +118,6 @@ slo: {max_dropped_ratio: 1}
 // one bar per variant for each of the 20 tests in each) and the table,
 // and the screenshot shows both variants' bars.
 func TestStudySuiteRendersInChromium(t *testing.T) {
-	t.Parallel()
 	testutil.NeedTool(t, "redis-server")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
