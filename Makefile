@@ -27,9 +27,14 @@ release:
 SKIP_LOG := $(CURDIR)/.test-skips
 export SOAKD_SKIP_LOG := $(SKIP_LOG)
 
+# -p 3: three packages at once. Most of the slow packages wait on real
+# servers and fixed-rate runs more than they use the CPU, so a third
+# package fills the 2-core machine (docs/testing.md has the times). A
+# test that measured the host's throughput failed under it; the growth
+# throughput cliff is now tested on a store with fixed service times.
 test:
 	@rm -f $(SKIP_LOG)
-	$(GO) test -race -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -p 3 -timeout 15m ./...
 	# every benchmark once, so a broken one fails here rather than in make bench
 	$(GO) test -run XXX -bench . -benchtime 1x -count=1 -timeout 3m ./...
 	@for m in $$(find . -mindepth 2 -name go.mod -not -path './.git/*' -exec dirname {} \;); do \

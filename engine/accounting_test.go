@@ -108,6 +108,7 @@ func runWith(t *testing.T, sc *scenarios.Scenario, tg targets.Target, o Options)
 // the 3 warmup ops completing after the warmup's end make up for them
 // in completed_in_window.
 func TestWarmupCountsByIntendedStart(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:
@@ -140,6 +141,7 @@ phases:
 // window ends, and the 39 warmup ops intended after 0.8 s finish inside
 // it, so the rate comes out at 200, not 180.
 func TestAchievedCountsByCompletionTime(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:
@@ -164,6 +166,7 @@ phases:
 // other 50 complete in the drain, which lasts exactly 1 s more, and the
 // achieved ratio SLO fails.
 func TestAchievedIsCompletedInWindow(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:
@@ -209,6 +212,7 @@ slo: {min_achieved_ratio: 0.9}
 // by one and never wait behind a batch. Each batched op is recorded at
 // its own End, not the batch's.
 func TestBatchesHoldOnlyBatchableOps(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:
@@ -251,6 +255,7 @@ phases:
 // shard 1's schedule starts half an op interval after shard 0's, so
 // together they interleave.
 func TestShardsDrawTheirOwnStreams(t *testing.T) {
+	t.Parallel()
 	src := `
 keyspace: {records: 1000000}
 phases:
@@ -325,6 +330,7 @@ phases:
 // TestInterruptedSaysWhy: a run stopped early says so and why; it does
 // not claim an SLO verdict for a run that did not finish.
 func TestInterruptedSaysWhy(t *testing.T) {
+	t.Parallel()
 	if got := report.VerdictLine(rundir.StatusInterrupted, "", rundir.Verdict{Passed: false, Checks: []rundir.Check{{Passed: true}}}); got != "interrupted: stopped before its end (signal or stop request)" {
 		t.Errorf("got %q", got)
 	}
@@ -426,6 +432,7 @@ func metricsSet(m *scenarios.Mix) *metrics.Set { return metrics.NewSet(m.Ops()) 
 // duration that finishes its requests first is measured over the time
 // they took, not the whole duration (its rate would be understated).
 func TestRequestsEndTheWindow(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:

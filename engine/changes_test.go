@@ -50,6 +50,7 @@ func (t *shiftTarget) Close() error { return nil }
 // fake's, so the shift is known exactly and the series hold nothing
 // else: the change point is at the shift's 100 ms interval.
 func TestRunReportsLatencyShift(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 target: {kind: embedded}
 keyspace: {records: 1000}
@@ -149,6 +150,7 @@ func (t *errorTarget) Close() error { return nil }
 // soakd_change_points counts the change. The same run without failures
 // gives no error_ratio change point.
 func TestRunReportsErrorRatioShift(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 target: {kind: embedded}
 keyspace: {records: 1000}

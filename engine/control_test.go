@@ -14,6 +14,7 @@ import (
 // and the rest of the phase follows the new rate from the moment the
 // dispatcher sees the change (its next wake, the next op at 200/s).
 func TestControlSetRateRestartsSchedule(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:

@@ -69,6 +69,7 @@ func openCorpus(t *testing.T, sc *scenarios.Scenario) *corpus.Corpus {
 // values as JSON strings, nulls left out); records past the file's end
 // cycle through it again under new keys.
 func TestCorpusLoadIntoRedis(t *testing.T) {
+	t.Parallel()
 	sc := corpusScenario(t, `
 target: {kind: redis, managed: {persistence: none}}
 record: {source: docs.ndjson, key_field: id}
@@ -121,6 +122,7 @@ phases:
 // all its words (the stemmer may add some), most queries find
 // something, and a second run with the same seed sends the same queries.
 func TestCorpusSearchRedis(t *testing.T) {
+	t.Parallel()
 	so := testutil.NeedFile(t, "/usr/lib/redis/modules/redisearch.so")
 	sc := corpusScenario(t, `
 target: {kind: redis, managed: {persistence: none, args: [--loadmodule, `+so+`]}}
@@ -226,6 +228,7 @@ func checkRediSearch(t *testing.T, ctx context.Context, tg *redistarget.Target, 
 // A custom op's {corpus:title} draws the title of a corpus document:
 // every value SET through engine.Run is one of the corpus's titles.
 func TestCorpusPlaceholderRedis(t *testing.T) {
+	t.Parallel()
 	sc := corpusScenario(t, `
 target: {kind: redis, managed: {persistence: none}}
 record: {source: docs.ndjson, key_field: id}

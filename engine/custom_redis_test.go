@@ -120,6 +120,7 @@ slo:
 // script (EVALSHA), MULTI/EXEC; the miss rules; and error replies (of a
 // command, of a script, inside EXEC) counted as errors, never success.
 func TestCustomRedisForms(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{"fast", "goredis"} {
 		t.Run(proto, func(t *testing.T) {
 			sc := scenario(t, `
@@ -275,6 +276,7 @@ phases:
 // Values are a function of (seed, shard, worker): the same seed gives
 // the same values on two runs, another shard other values.
 func TestCustomRedisShardDeterminism(t *testing.T) {
+	t.Parallel()
 	src := `
 name: det
 seed: 42

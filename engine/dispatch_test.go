@@ -70,6 +70,7 @@ func (d *dispatchRig) drops() (window, warm int64) {
 // intended start, and the schedule ends when the last op is dropped:
 // max_lag plus at most one pacer step after its intended start.
 func TestDispatchDropsPastMaxLag(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newDispatchRig(t, &segment{Phase: "p", Rate: 1000, Duration: time.Second, Warmup: 300 * time.Millisecond, MaxLag: 100 * time.Millisecond}, 10)
 		start := time.Now()
@@ -103,6 +104,7 @@ func TestDispatchDropsPastMaxLag(t *testing.T) {
 // and the dispatcher ends at the segment's end, not its last op: a
 // duration is waited out (a live rate change could still come).
 func TestDispatchSendsOnSchedule(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newDispatchRig(t, &segment{Phase: "p", Rate: 250, Duration: 200 * time.Millisecond}, 1)
 		t0 := d.clk.t0
@@ -144,6 +146,7 @@ func TestDispatchSendsOnSchedule(t *testing.T) {
 // epoch starts there, the ops sent so far stay counted and the rest
 // of the 1 s follows at 1000/s.
 func TestDispatchRateChangeStartsAnEpoch(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newDispatchRig(t, &segment{Phase: "p", Stage: "s", Rate: 100, Duration: time.Second}, 4096)
 		ctl := &Control{}
@@ -194,6 +197,7 @@ func TestDispatchRateChangeStartsAnEpoch(t *testing.T) {
 // schedule at once: the window ends there and only the ops sent by then
 // are counted.
 func TestDispatchStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newDispatchRig(t, &segment{Phase: "p", Rate: 100, Duration: time.Minute}, 4096)
 		ctx, cancel := context.WithCancel(context.Background())

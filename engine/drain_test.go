@@ -28,6 +28,7 @@ func (hangTarget) Close() error { return nil }
 // queued ops, as interrupted (none as a success) and ends. Both loops'
 // windows end at the cancel: it wakes the open loop's dispatcher.
 func TestDrainDeadline(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		loop        string
 		rate        float64

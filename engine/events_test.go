@@ -48,6 +48,7 @@ func metricValue(t *testing.T, fams []*dto.MetricFamily, name string, want map[s
 // counted in soakd_rate_changes_total of its phase (the dashboards'
 // rate change annotation). In a synctest bubble.
 func TestRateChangeCounted(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:

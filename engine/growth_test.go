@@ -73,6 +73,7 @@ phases:
 }
 
 func TestCapacityEmbedded(t *testing.T) {
+	t.Parallel()
 	// Two workers on a store with a fixed 10 ms service time hold at most
 	// 200 ops/s: the search must find that rate, settle the store after
 	// each failed probe, and hold 50 ops/s (25% busy).

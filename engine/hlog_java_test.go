@@ -24,6 +24,7 @@ var hgrmTotals = regexp.MustCompile(`#\[Mean\s+=\s+([0-9.]+), StdDeviation\s+=\s
 // equal the summary's. Skipped without java and the jar (failed under SOAKD_REQUIRE_TOOLS=1)
 // (apt-get install -y default-jre-headless libhdrhistogram-java).
 func TestHlogReadByJavaHdrHistogram(t *testing.T) {
+	t.Parallel()
 	java := testutil.NeedTool(t, "java")
 	testutil.NeedFile(t, hdrJar)
 	sc := scenario(t, `

@@ -69,14 +69,15 @@ func memDir(t *testing.T) string {
 	return t.TempDir()
 }
 
-// A daemon runs scenario after scenario in one process: 70 scenarios,
-// each with two custom ops of its own names (140 names, more than twice
-// the 64 one process held before op tables were per run), all run, and
+// A daemon runs scenario after scenario in one process: 40 scenarios,
+// each with two custom ops of its own names (80 names, more than the 64
+// one process held before op tables were per run), all run, and
 // every output names each run's ops by that run's names. (A run costs
 // 25-140 ms here, most of it its histograms; scenarios'
 // TestOpTablePerScenario builds the tables and mixes of 200 scenarios.)
 func TestCustomOpNamesPerRun(t *testing.T) {
-	const runs = 70
+	t.Parallel()
+	const runs = 40
 	for i := range runs {
 		put, get := fmt.Sprintf("put_%d", i), fmt.Sprintf("get_%d", i)
 		sc := scenario(t, fmt.Sprintf(`

@@ -100,6 +100,7 @@ func TestPauseLetsPollerWaiterRun(t *testing.T) {
 // and writes, not once after all of it. (Budget 0: every pause point
 // sleeps, on the bubble's clock.)
 func TestCollectorPausesBetweenUnits(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:

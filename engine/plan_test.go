@@ -93,6 +93,7 @@ func TestPrepareErrorsComeBeforeTheTarget(t *testing.T) {
 
 // A run given a plan made before it (Options.Plan) runs on that plan.
 func TestRunOnAGivenPlan(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:

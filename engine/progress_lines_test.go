@@ -111,6 +111,7 @@ func TestProgressThinned(t *testing.T) {
 // phase's last line is the one it ends on with a line every second. On
 // a terminal each phase leaves only that last line.
 func TestProgressLinesLongRun(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:

@@ -10,6 +10,7 @@ import (
 // a miss and not an error, and after SETs have written every key no GET
 // misses. requests: N makes the counts exact.
 func TestRedisBatchesCountMissesExactly(t *testing.T) {
+	t.Parallel()
 	needRedis(t)
 	sc := scenario(t, `
 name: batch-misses

@@ -73,6 +73,7 @@ phases:
 // each round runs its share of the requests on its own variant's
 // server, and the rounds add up to the phase's requests.
 func TestRepeatAlternateRounds(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, repeatScenario+"interleave: alternate\n")
 	names, sum, tgs := runRepeated(t, sc)
 	want := []string{"load[a]", "load[b]", "s[a]#1", "s[b]#1", "s[a]#2", "s[b]#2", "s[a]#3", "s[b]#3"}
@@ -109,6 +110,7 @@ func TestRepeatAlternateRounds(t *testing.T) {
 // every round each variant once, in an order that is the same for the
 // same seed, and not the same in every round for this one.
 func TestRepeatRandomOrderSeeded(t *testing.T) {
+	t.Parallel()
 	src := strings.Replace(repeatScenario, "repeat: 3", "repeat: 6\nseed: 7", 1)
 	first, _, _ := runRepeated(t, scenario(t, src))
 	again, _, _ := runRepeated(t, scenario(t, src))
@@ -142,6 +144,7 @@ func TestRepeatRandomOrderSeeded(t *testing.T) {
 // points (in a seeded order) for each variant, each point a half of its
 // requests, and lists them as the scenario does.
 func TestRepeatSweep(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 repeat: 2

@@ -39,6 +39,7 @@ func (f *fakeSelf) Close() {
 var busySelf = selfhealth.Sample{CPU: 1e4, RunqueueDelay: 0.5, Load1: 0.1}
 
 func TestSelfHealthRecordedPerPhase(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
@@ -68,6 +69,7 @@ phases:
 }
 
 func TestCapacityLimitIsSoakdsWhenGeneratorBound(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:

@@ -77,6 +77,7 @@ func TestShardSegmentsAndInsertKeys(t *testing.T) {
 // TestMergeStagePercentiles: each shard keeps its stages' histograms in
 // histograms.hlog, so merged ramp steps get exact percentiles.
 func TestMergeStagePercentiles(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 name: ramp-shards
 keyspace: {records: 1000}

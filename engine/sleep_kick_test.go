@@ -61,6 +61,7 @@ func TestPacerSleeperWake(t *testing.T) {
 // and a stop still ends the schedule at once; a pacer that cannot be
 // woken polls.
 func TestPacerSleepsUntilTheNextOp(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		wakeable bool
 		most     int // sleeps in 10.505 s

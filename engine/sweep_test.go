@@ -70,6 +70,7 @@ func (t *sweepTarget) Close() error { return nil }
 // would be 10 points, over 20 deviations, off), an op a point leaves
 // out is never sent, and the store saw exactly what the stages report.
 func TestSweepMixPoints(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:
@@ -175,6 +176,7 @@ func firstOp(pt rundir.SweepPoint) string {
 // requests in flight than the point's workers; a value-size sweep
 // inserts values of each point's size, requests-per-point of each.
 func TestSweepRateConcurrencyValueSize(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:
@@ -234,6 +236,7 @@ phases:
 // error-ratio SLO alone: the rate and drop limits are loose), and the
 // phase's verdict is the lowest rate held. In a synctest bubble.
 func TestSweepCapacityPoints(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
@@ -274,6 +277,7 @@ slo: {max_error_ratio: 0.1, min_achieved_ratio: 0.01, max_dropped_ratio: 1}
 // merges into one sweep whose points hold every shard's ops (exactly the
 // requests per point) with latency from the merged per-point histograms.
 func TestSweepShardsMerge(t *testing.T) {
+	t.Parallel()
 	src := `
 keyspace: {records: 1000}
 phases:

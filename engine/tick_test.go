@@ -95,6 +95,7 @@ func TestSegmentKeepsTickOnRateChange(t *testing.T) {
 // warmup of 1.025 s, the tick at 1.0 s is warmup, so the measured ops
 // are those of the 39 ticks from 1.05 s, 390, all completed.
 func TestTickedPhaseThroughEngine(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 1000}
 phases:
@@ -170,6 +171,7 @@ func (w countingWaker) wake() { w.s.wake() }
 // once an op, 250 times. (Its 10 ms look at the context and the control
 // would have woken it twice a tick.)
 func TestTickedPacerWakesOncePerTick(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		tick time.Duration
 		want int64
@@ -194,6 +196,7 @@ func TestTickedPacerWakesOncePerTick(t *testing.T) {
 // at the second itself, which is a tick's start (where the pacer has
 // the whole tick to send). Without ticks it ends them on the second.
 func TestTickedCollectorRunsBetweenTicks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		tick string
 		off  int64 // ms past each whole second

@@ -25,6 +25,7 @@ func (downTarget) Close() error { return nil }
 // the SLO does not judge) fails on its succeeded check, as does a
 // steady phase with no SLO limits at all.
 func TestAllFailedPhaseNeverPasses(t *testing.T) {
+	t.Parallel()
 	for _, src := range []string{`
 keyspace: {records: 200}
 phases:
@@ -72,6 +73,7 @@ phases:
 // phase early: at 0.05 ops/s the one op of a 10 s phase is sent at 0
 // and the phase runs its 10 s, measured over all of them.
 func TestLowRateRunsTheDuration(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
@@ -92,6 +94,7 @@ phases:
 // duration at the new rate (the change could be undone), and a second
 // change is still applied.
 func TestLiveLowRateKeepsTheDuration(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
@@ -141,6 +144,7 @@ phases:
 // A phase stopped before its duration says so, in summary.json's
 // ended_early and its text, and its figures are over what ran.
 func TestInterruptedPhaseSaysEndedEarly(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
@@ -171,6 +175,7 @@ phases:
 // it indexes (SIGINT during a large capture) ends with the cancel's
 // cause, not after the whole file.
 func TestReplayIndexStopsOnCancel(t *testing.T) {
+	t.Parallel()
 	lines := make([]string, 0, 50_000)
 	for i := 0; i < 50_000; i++ {
 		lines = append(lines, `1.0 [0 a:1] "SET" "k" "v"`)

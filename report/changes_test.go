@@ -65,6 +65,7 @@ func syntheticLog(t *testing.T, start time.Time, secs int, median func(i int) fl
 // and whose rate halves at 150 s gives change points at those offsets;
 // a steady log gives none.
 func TestChangePointsFromLog(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const secs = 200
 	steps := func(at int, a, b float64) func(int) float64 {
@@ -131,6 +132,7 @@ func TestChangePointsFromLog(t *testing.T) {
 // TestChangeMarks: the op's p99-over-time panel marks each change point,
 // one mark per op and offset naming every metric that changed there.
 func TestChangeMarks(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	p := rundir.PhaseResult{Name: "p", Kind: "steady", Start: start, End: start.Add(200 * time.Second),
 		Stages: []rundir.StageResult{{Name: "stage-1", Start: start}}}
@@ -176,6 +178,7 @@ func TestChangeMarks(t *testing.T) {
 // TestChangePointsSkipWarmup: a slow warmup (the first 20 s of a steady
 // phase whose measured window is the last 180 s) is not a change.
 func TestChangePointsSkipWarmup(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := &rundir.Summary{Phases: []rundir.PhaseResult{{Name: "p", Kind: "steady", Start: start, End: start.Add(200 * time.Second),
 		Result: rundir.Result{DurationSeconds: 180}}}}
@@ -225,6 +228,7 @@ func syntheticCounts(start time.Time, secs int, ops int64, ratio func(i int) flo
 // there; steady 0.5% errors and a significant rise of less than a point
 // (0.2% to 0.6%) give none; the warmup's errors are not searched.
 func TestErrorRatioChangePoints(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const secs = 200
 	step := func(at int, a, b float64) func(int) float64 {
@@ -292,6 +296,7 @@ func TestErrorRatioChangePoints(t *testing.T) {
 // spread, said so in summary.txt's line and on the chart's mark, with the
 // Prometheus direction of the spread (up); a level step is kind level.
 func TestSpreadChange(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	rng := rand.New(rand.NewPCG(3, 3))
 	jitter := make([]int, 200)
@@ -356,6 +361,7 @@ func TestSpreadChange(t *testing.T) {
 // error_ratio change at 150 s to the merged ratio (10%), prints them,
 // and its timeline holds both shards' ops per bucket (400).
 func TestMergedShardChangePoints(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const secs = 200
 	base := t.TempDir()

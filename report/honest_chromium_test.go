@@ -58,6 +58,7 @@ func bodyAttr(t *testing.T, dom, name string) float64 {
 //   - the header names both persistence variants;
 //   - dashed verticals carry labels.
 func TestRealGrowthReportInChromium(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "report-growth-variants")
 	s, err := rundir.ReadSummary(dir)
 	if err != nil {
@@ -117,6 +118,7 @@ func TestRealGrowthReportInChromium(t *testing.T) {
 // on a log x axis, its p99 chart has the SLO line, and the failed probe
 // is a cross with a legend entry of its own.
 func TestRealCapacityReportInChromium(t *testing.T) {
+	t.Parallel()
 	s, err := rundir.ReadSummary(filepath.Join("testdata", "report-capacity"))
 	if err != nil {
 		t.Fatal(err)
@@ -143,6 +145,7 @@ func TestRealCapacityReportInChromium(t *testing.T) {
 // the screenshot: no line of the series colour crosses the middle of
 // the gap, and each chart has line pixels on both sides of it.
 func TestTimelineGapsInChromium(t *testing.T) {
+	t.Parallel()
 	p, tl := honestPhase()
 	pls := timelinePlots(p, tl)
 	for _, pl := range pls {

@@ -15,6 +15,7 @@ import (
 // and the screenshot must show the plots' first series colour (lines and
 // points were drawn, not just text).
 func TestReportRendersInChromium(t *testing.T) {
+	t.Parallel()
 	s, err := rundir.ReadSummary(filepath.Join("testdata", "report-growth"))
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestReportRendersInChromium(t *testing.T) {
 // BGSAVE periods on the rdb variant's latency over time; the screenshot
 // shows both variants' cliff colours and the BGSAVE shading drawn.
 func TestGrowthVariantsRenderInChromium(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "report-growth-variants")
 	s, err := rundir.ReadSummary(dir)
 	if err != nil {

@@ -80,6 +80,7 @@ func flat(name string, y float64) Series {
 // axis would make the first a tenth of the second, p50 on the floor).
 // The axis is labelled in log scale, its ticks in ms.
 func TestLatencyAxisInChromium(t *testing.T) {
+	t.Parallel()
 	pl := Plot{Title: "latency per stage", XLabel: "dataset (records)", YLabel: "latency (s)",
 		Series: []Series{flat("get p50", 0.001), flat("get p99", 0.010), flat("get max", 0.100)}}
 	d, img := testutil.Chromium(t, plotPage(t, pl), 500)
@@ -109,6 +110,7 @@ func TestLatencyAxisInChromium(t *testing.T) {
 // variants' cliffs at the same stage each show in their own colour,
 // their labels on rows of their own.
 func TestOverlapAndCliffsInChromium(t *testing.T) {
+	t.Parallel()
 	pl := Plot{Title: "p99 per stage", XLabel: "dataset (records)", YLabel: "latency (s)",
 		Series: []Series{flat("read p99", 0.004), flat("update p99", 0.004)},
 		Cliffs: []Point{{X: 3000, Y: 0, Label: "none cliff stage-3: errors"}, {X: 3000, Y: 1, Label: "aof cliff stage-3: errors"}}}

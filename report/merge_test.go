@@ -163,6 +163,7 @@ func writeCheckedShard(t *testing.T, dir string, i, n int, kind scenarios.PhaseK
 // and at its exact percentile. Before: a capacity phase where no shard
 // held any rate merged to PASSED (0 >= 0), and p95 was judged at p90.
 func TestMergedVerdicts(t *testing.T) {
+	t.Parallel()
 	zero, some := 0.0, 400.0
 	// 100 values 1..100 ms over two shards: p90 is 90 ms, p95 95 ms.
 	var lo, hi []int64

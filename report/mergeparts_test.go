@@ -121,6 +121,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 0.01*math.Abs(b) }
 // memory, records, batch load and per-op figures, persistence events,
 // over_time, the growth cliff and every capacity sweep point.
 func TestMergeKeepsWhatASingleRunShows(t *testing.T) {
+	t.Parallel()
 	same := mergeParts(t, "redis://h:6379", "redis://h:6379")
 	apart := mergeParts(t, "", "")
 	stage := func(m *Merged) rundir.StageResult { return m.Phases[1].Stages[0] }

@@ -77,6 +77,7 @@ func soakSummary(start time.Time, secs int, warmup float64, ops ...string) *rund
 // 15 ns = 2732031 ns over 15 one-second buckets. update runs 1 ms and
 // skips second 12: 14 buckets of 1000447 ns.
 func TestOverTimeMeanOfBuckets(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	log := writeLog(t, start, 20, []string{"read", "update"}, func(op string, i int) (int, int64, int64, int) {
 		if op == "update" {
@@ -191,6 +192,7 @@ func TestOverTimeMeanOfBuckets(t *testing.T) {
 // p99 is 4098047 ns and the rest 1000447 ns: avg = (399 x 1000447 +
 // 4098047) / 400 = 1008191 ns.
 func TestOverTimeLongRunBuckets(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	log := writeLog(t, start, 1500, []string{"read"}, func(_ string, i int) (int, int64, int64, int) {
 		switch {

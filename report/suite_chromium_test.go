@@ -92,6 +92,7 @@ func suiteRun(rps, p99 [2][2]float64) *rundir.Summary {
 // with AOF (bar half as long), at p99 1 ms and 2 ms (twice as long);
 // get at 50k in both (equal bars) and 1 ms against 0.5 ms.
 func TestSuiteChartInChromium(t *testing.T) {
+	t.Parallel()
 	s := suiteRun([2][2]float64{{40000, 50000}, {20000, 50000}}, [2][2]float64{{0.001, 0.001}, {0.002, 0.0005}})
 	page := filepath.Join(t.TempDir(), "report.html")
 	body := ReportHTML([]*rundir.Summary{s}, nil)

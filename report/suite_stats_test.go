@@ -142,6 +142,7 @@ func TestSuiteSweeps(t *testing.T) {
 // latency on both sides is "within noise (p99)"; a closed-loop test is
 // still judged on rps.
 func TestFixedRateJudgedOnLatency(t *testing.T) {
+	t.Parallel()
 	build := func(slowB float64, target float64) SuiteTable {
 		s := &rundir.Summary{Scenario: "fixed", Status: rundir.StatusCompleted, Target: rundir.TargetInfo{Kind: "redis"}}
 		for r := 0; r < 4; r++ {

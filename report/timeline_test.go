@@ -13,6 +13,7 @@ import (
 // TestTimelineBucketsLongRuns: a phase longer than MaxTimelinePoints
 // seconds is merged into wider buckets, keeping every count.
 func TestTimelineBucketsLongRuns(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var buf bytes.Buffer
 	w := hdr.NewHistogramLogWriter(&buf)

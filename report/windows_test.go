@@ -33,6 +33,7 @@ func windowLimits(t *testing.T) *verdict.Limits {
 // check names the worst window and counts 1 of 6 over (a 7th window,
 // 3 s of 10, is not judged: under half a window).
 func TestWindowsCatchABadWindowTheWholePhaseHides(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	log := writeLog(t, start, 68, []string{"read"}, func(op string, i int) (int, int64, int64, int) {
 		if i >= 35 && i < 45 {
@@ -83,6 +84,7 @@ func TestWindowsCatchABadWindowTheWholePhaseHides(t *testing.T) {
 // every window judged, none over; a phase with no window set (width 0)
 // gets no checks.
 func TestWindowsAllHold(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	log := writeLog(t, start, 40, []string{"read", "update"}, func(op string, i int) (int, int64, int64, int) {
 		return 50, ms1, ms2, 0

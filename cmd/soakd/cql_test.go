@@ -33,9 +33,10 @@ keyspace: {records: 400}
 phases:
   - {name: load, kind: load, concurrency: 4}
   - {name: run, kind: steady, rate: 400, duration: 1s, concurrency: 4, mix: {read: 50, update: 50}}
-slo:
-  latency: {"*": {p99: 1s}}
-  min_achieved_ratio: 0.5
+# What is tested is the barriers and the load: no SLO on latency, the
+# achieved rate or drops, which a busy host decides (a shard exited 1
+# under a load of 20).
+slo: {max_dropped_ratio: 1}
 `)
 	url := "cql://" + srv.Addr() + "/ycsb?read_consistency=ONE"
 	runID := fmt.Sprintf("cql-%d", time.Now().UnixNano())

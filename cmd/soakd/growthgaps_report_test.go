@@ -14,8 +14,9 @@ import (
 )
 
 // TestGrowthGapsStayGaps runs a per-op growth phase on the embedded
-// target (each op measured alone for 3 s a stage, the others and the
-// fills between) and opens its report in Chromium: wherever an op went
+// target (each op measured alone for 2 s a stage, two stages, the
+// others and the fills between: gaps of 4 s and more, stretches of two
+// 1 s buckets and more) and opens its report in Chromium: wherever an op went
 // more than 2.5 s without ops its latency line breaks, so each op's
 // latency panel has one line per stretch of ops.
 func TestGrowthGapsStayGaps(t *testing.T) {
@@ -28,7 +29,7 @@ phases:
     kind: growth
     concurrency: 4
     mix: {get: 70, set: 20, del: 10}
-    growth: {batch: 10000, measure: per_op, measure_for: 9s, stop_records: 30000}
+    growth: {batch: 5000, measure: per_op, measure_for: 6s, stop_records: 10000}
 `)
 	out := filepath.Join(dir, "run")
 	s, tl := runTimeline(t, scen, out)

@@ -19,6 +19,7 @@ import (
 // their latency panel has no point there (a refused connection's 50 us
 // is not a p99), while the throughput chart still counts them.
 func TestDeadServerFailuresAreNoLatency(t *testing.T) {
+	t.Parallel()
 	srv := startTestRedis(t)
 	dir := t.TempDir()
 	scen := write(t, dir, "s.yaml", "name: dead-server\ntarget: {kind: redis, url: \"redis://"+srv.Addr()+"\"}\nphases:\n  - {name: steady, kind: steady, rate: 500, duration: 8s, mix: {set: 100}}\n")

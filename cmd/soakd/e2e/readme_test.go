@@ -169,6 +169,7 @@ func flagValue(args []string, name string) string {
 // config's listen address and data dir moved to free ones, answers
 // /healthz and lists the shipped scenarios, and stops on SIGTERM.
 func TestReadmeCommands(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and runs the README's commands")
 	}

@@ -30,6 +30,7 @@ const minShotW, minShotH = 900, 600
 // TestScreenshotsCommitted: the README's screenshots are in docs/img and
 // are PNG images of a readable size.
 func TestScreenshotsCommitted(t *testing.T) {
+	t.Parallel()
 	for _, name := range screenshots {
 		f, err := os.Open(filepath.Join("..", "..", "..", "docs", "img", name))
 		if err != nil {

@@ -39,6 +39,7 @@ var (
 // next to the overall p99; summary.json's avg p99 is the mean of the
 // buckets the chart draws after the warmup.
 func TestStudySoakRendersInChromium(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sc := write(t, dir, "soak.yaml", `name: soak-study
 keyspace: {records: 2000}
