@@ -128,10 +128,15 @@ func checkLogs(dir string, ck *rundir.Checkpoint) error {
 	for _, x := range []struct {
 		name string
 		size int64
-	}{{rundir.PartialLog, ck.Logs.Latency}, {rundir.CountsFile + rundir.PartialSuffix, ck.Logs.Counts}} {
-		st, err := os.Stat(filepath.Join(dir, x.name))
+	}{{rundir.LatencyLog, ck.Logs.Latency}, {rundir.CountsFile, ck.Logs.Counts}} {
+		// The running name, or the final one of a run killed after it
+		// named its logs, before its summary.
+		st, err := os.Stat(filepath.Join(dir, x.name+rundir.PartialSuffix))
+		if errors.Is(err, os.ErrNotExist) {
+			st, err = os.Stat(filepath.Join(dir, x.name))
+		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", x.name, err)
+			return fmt.Errorf("%s: %w", x.name+rundir.PartialSuffix, err)
 		}
 		if st.Size() < x.size {
 			return fmt.Errorf("%s holds %d bytes, fewer than the %d its checkpoint counts", x.name, st.Size(), x.size)
