@@ -16,6 +16,14 @@ import (
 	"github.com/soakd/soakd/scenarios"
 )
 
+// ErrSuspended, as the cause of Run's context ending
+// (context.WithCancelCause), stops the run to be resumed later: Run
+// writes no summary, leaves the run directory resumable (its
+// checkpoint, its logs) and returns ErrSuspended. A daemon stopping
+// for a reboot suspends its runs this way and resumes them when it
+// starts again.
+var ErrSuspended = errors.New("run suspended, to be resumed (soakd run --resume)")
+
 // ResumeReason says why a run directory cannot be resumed.
 type ResumeReason int
 
