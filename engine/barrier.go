@@ -104,6 +104,9 @@ func (r *runner) waitBarrier(ctx context.Context, pi int, v string) error {
 			defer live.Live("")
 		}
 	}
+	// A resumed shard killed while it waited here arrived already.
+	w.Rejoin = r.resume.arrived(key)
+	w.OnArrive = func() { r.ck.arrived(key) }
 	err := targets.WaitBarrier(ctx, b, key, w)
 	if err == nil || ctx.Err() != nil {
 		return err

@@ -165,6 +165,19 @@ func (c *checkpointer) phaseDone(pr *rundir.PhaseResult, total *metrics.Set) {
 	c.writeLocked(nil)
 }
 
+// arrived notes that the run arrived at the barrier key, in a
+// checkpoint written at once: a kill while it waits there must not
+// make it arrive twice.
+func (c *checkpointer) arrived(key string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ck.Barrier = key
+	c.writeLocked(nil)
+}
+
 // addSeam notes a resume of the run (kept in every later checkpoint).
 func (c *checkpointer) addSeam(s rundir.Seam) {
 	if c == nil {

@@ -163,6 +163,12 @@ func (rs *resumeState) skip(pi int) bool { return rs != nil && pi < rs.first }
 // passed says whether phase pi's barrier was passed before the kill.
 func (rs *resumeState) passed(pi int) bool { return rs != nil && rs.mid && pi == rs.first }
 
+// arrived says whether the killed run had arrived at the barrier key
+// (it waits there again without arriving).
+func (rs *resumeState) arrived(key string) bool {
+	return rs != nil && rs.ck.Barrier != "" && rs.ck.Barrier == key
+}
+
 // take is phase pi's resume, once (nil: it starts afresh).
 func (rs *resumeState) take(pi int) *phaseResume {
 	if rs == nil || !rs.mid || pi != rs.first || rs.phase == nil {

@@ -375,3 +375,28 @@ phases:
 		t.Errorf("the read phase completed %d, want 100", sum.Phases[1].Completed)
 	}
 }
+
+// countBarrier is a barrier counter in memory.
+type countBarrier struct{ n int }
+
+func (b *countBarrier) Arrive(context.Context, string) (int, error)  { b.n++; return b.n, nil }
+func (b *countBarrier) Arrived(context.Context, string) (int, error) { return b.n, nil }
+
+// TestBarrierRejoin: a shard resumed after a kill at a barrier it had
+// arrived at waits there again without arriving twice (which the
+// barrier refuses as a shard that ran twice); OnArrive tells the run it
+// arrived, for its checkpoint.
+func TestBarrierRejoin(t *testing.T) {
+	b := &countBarrier{n: 2} // both shards arrived, this one before its kill
+	if err := targets.WaitBarrier(context.Background(), b, "k", targets.BarrierWait{N: 2, Rejoin: true}); err != nil || b.n != 2 {
+		t.Errorf("rejoin: %v, counter %d, want nil and 2", err, b.n)
+	}
+	if err := targets.WaitBarrier(context.Background(), b, "k", targets.BarrierWait{N: 2}); err == nil || !strings.Contains(err.Error(), "ran twice") {
+		t.Errorf("arriving twice: %v, want refused", err)
+	}
+	b.n = 1
+	noted := false
+	if err := targets.WaitBarrier(context.Background(), b, "k", targets.BarrierWait{N: 2, OnArrive: func() { noted = true }}); err != nil || !noted {
+		t.Errorf("arrive: %v, noted %v", err, noted)
+	}
+}

@@ -52,6 +52,10 @@ type Checkpoint struct {
 	Current *CheckpointCurrent `json:"current,omitempty"`
 	// Inserted is the run's record count (load and growth advance it).
 	Inserted int64 `json:"inserted"`
+	// Barrier is the last phase barrier the run arrived at (a sharded
+	// run): a resume killed while waiting there waits again without
+	// arriving twice.
+	Barrier string `json:"barrier,omitempty"`
 }
 
 // CheckpointIdentity is what a resume compares with the run it would

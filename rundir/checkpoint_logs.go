@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,11 +15,20 @@ func (p *PartialFile) Size() int64 { return p.off }
 func (p *PartialFile) Sync() error { return p.f.Sync() }
 
 // ReopenPartial opens dir/<name>.partial, a killed run's log, to go on
-// writing it from its checkpoint: it is cut back to off bytes (what was
-// written after the checkpoint is dropped). A log shorter than off is
-// refused: the checkpoint counts records it no longer holds.
+// writing it from its checkpoint (dir/<name> when the run was killed
+// after naming it, before its summary: renamed back): it is cut back to
+// off bytes (what was written after the checkpoint is dropped). A log
+// shorter than off is refused: the checkpoint counts records it no
+// longer holds.
 func ReopenPartial(dir, name, unit string, off int64) (*PartialFile, error) {
 	final := filepath.Join(dir, name)
+	if _, err := os.Stat(final + PartialSuffix); errors.Is(err, os.ErrNotExist) {
+		// Killed after its logs were named, before its summary: they
+		// go back to their running names.
+		if err := os.Rename(final, final+PartialSuffix); err != nil {
+			return nil, err
+		}
+	}
 	f, err := os.OpenFile(final+PartialSuffix, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
@@ -41,20 +51,4 @@ func ReopenPartial(dir, name, unit string, off int64) (*PartialFile, error) {
 		return nil, err
 	}
 	return &PartialFile{f: f, out: f, final: final, unit: unit, off: off}, nil
-}
-
-// CheckpointLogSizes are the sizes of dir's partial logs now.
-func CheckpointLogSizes(dir string) (CheckpointLogs, error) {
-	var l CheckpointLogs
-	for _, x := range []struct {
-		name string
-		n    *int64
-	}{{LatencyLog, &l.Latency}, {CountsFile, &l.Counts}} {
-		fi, err := os.Stat(filepath.Join(dir, x.name+PartialSuffix))
-		if err != nil {
-			return l, err
-		}
-		*x.n = fi.Size()
-	}
-	return l, nil
 }

@@ -45,6 +45,12 @@ type BarrierWait struct {
 	// ReportEvery while it lasts.
 	Report      func(arrived int)
 	ReportEvery time.Duration
+	// Rejoin waits without arriving: this shard arrived before (a
+	// resumed run that was killed at the barrier).
+	Rejoin bool
+	// OnArrive, when set, is called once this shard has arrived (a run
+	// notes it in its checkpoint).
+	OnArrive func()
 }
 
 // WaitBarrier arrives at barrier key and returns once N shards have
@@ -63,7 +69,16 @@ func WaitBarrier(ctx context.Context, b Barrier, key string, w BarrierWait) erro
 		wctx, cancel = context.WithTimeout(ctx, w.Timeout)
 		defer cancel()
 	}
-	arrived, err := b.Arrive(wctx, key)
+	var arrived int
+	var err error
+	if w.Rejoin {
+		arrived, err = b.Arrived(wctx, key)
+	} else {
+		arrived, err = b.Arrive(wctx, key)
+		if err == nil && w.OnArrive != nil {
+			w.OnArrive()
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -16,6 +16,14 @@ import (
 	"github.com/soakd/soakd/scenarios"
 )
 
+// ErrSuspended, as the cause of Run's context ending
+// (context.WithCancelCause), stops the run to be resumed later: Run
+// writes no summary, leaves the run directory resumable (its
+// checkpoint, its logs) and returns ErrSuspended. A daemon stopping
+// for a reboot suspends its runs this way and resumes them when it
+// starts again.
+var ErrSuspended = errors.New("run suspended, to be resumed (soakd run --resume)")
+
 // ResumeReason says why a run directory cannot be resumed.
 type ResumeReason int
 
@@ -128,10 +136,15 @@ func checkLogs(dir string, ck *rundir.Checkpoint) error {
 	for _, x := range []struct {
 		name string
 		size int64
-	}{{rundir.PartialLog, ck.Logs.Latency}, {rundir.CountsFile + rundir.PartialSuffix, ck.Logs.Counts}} {
-		st, err := os.Stat(filepath.Join(dir, x.name))
+	}{{rundir.LatencyLog, ck.Logs.Latency}, {rundir.CountsFile, ck.Logs.Counts}} {
+		// The running name, or the final one of a run killed after it
+		// named its logs, before its summary.
+		st, err := os.Stat(filepath.Join(dir, x.name+rundir.PartialSuffix))
+		if errors.Is(err, os.ErrNotExist) {
+			st, err = os.Stat(filepath.Join(dir, x.name))
+		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", x.name, err)
+			return fmt.Errorf("%s: %w", x.name+rundir.PartialSuffix, err)
 		}
 		if st.Size() < x.size {
 			return fmt.Errorf("%s holds %d bytes, fewer than the %d its checkpoint counts", x.name, st.Size(), x.size)

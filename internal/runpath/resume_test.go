@@ -1,12 +1,14 @@
 package runpath
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/soakd/soakd/rundir"
 )
@@ -104,3 +106,51 @@ func write(t *testing.T, dir, name, data string) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestSuspendThenResume: a run whose context ends with ErrSuspended
+// (a daemon stopping for a reboot) writes no summary and stays
+// resumable; Run with Resume continues it to its end, with one seam and
+// scheduled = completed + dropped + lost.
+func TestSuspendThenResume(t *testing.T) {
+	const src = `name: suspend
+target: {kind: embedded}
+keyspace: {records: 100}
+phases:
+  - {name: steady, kind: steady, rate: 100, duration: 3s, concurrency: 2, mix: {get: 100}}
+`
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() {
+		// Suspended once the run has checkpointed in its phase.
+		for ctx.Err() == nil {
+			if ck, err := rundir.ReadCheckpoint(dir); err == nil && ck.Current != nil {
+				cancel(ErrSuspended)
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	sum, err := Run(ctx, Options{Scenario: parse(t, src), OutDir: dir, Getenv: noEnv, NoSelfHealth: true})
+	if sum != nil || !errors.Is(err, ErrSuspended) {
+		t.Fatalf("suspended run: %v, %v; want no summary and ErrSuspended", sum, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rundir.SummaryFile)); err == nil {
+		t.Fatal("a suspended run wrote summary.json")
+	}
+	if _, err := Resumable(dir); err != nil {
+		t.Fatalf("suspended run not resumable: %v", err)
+	}
+	sum, err = Run(context.Background(), Options{Scenario: parse(t, src), OutDir: dir, Getenv: noEnv, NoSelfHealth: true, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sum.Phases[0]
+	if len(sum.Seams) != 1 || int64(p.Scheduled) != p.Completed+p.Dropped+p.Lost || p.Scheduled != 300 {
+		t.Errorf("seams %+v, scheduled %d completed %d dropped %d lost %d: want one seam, 300 = completed + dropped + lost",
+			sum.Seams, p.Scheduled, p.Completed, p.Dropped, p.Lost)
+	}
+	if _, err := Resumable(dir); err == nil {
+		t.Error("a finished run is resumable")
+	}
+}

@@ -10,6 +10,7 @@ package runpath
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -162,6 +163,10 @@ func Run(ctx context.Context, o Options) (sum *rundir.Summary, err error) {
 	sum, err = rn.start(wctx, runID, ck)
 	if b := stopWatch(); b != nil && sum != nil {
 		sum.StatusReason = b.Error()
+	}
+	if sum != nil && errors.Is(context.Cause(ctx), ErrSuspended) {
+		// Stopped to be resumed: no summary, the checkpoint stays.
+		return nil, ErrSuspended
 	}
 	err = finish(o.OutDir, o.Scenario, sum, err, rn.exporter)
 	if sum != nil {
