@@ -307,7 +307,7 @@ func (d *Daemon) stopRun(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusConflict, fmt.Sprintf("run %s is not running (state %s)", id, e.State))
 		return
 	}
-	ar.cancel()
+	ar.cancel(nil)
 	writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "status": "stopping"})
 }
 

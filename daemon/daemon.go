@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/soakd/soakd/internal/runpath"
 )
 
 // Options wire the daemon to its environment (injected for tests).
@@ -124,8 +126,9 @@ func New(cfg *Config, o Options) (*Daemon, error) {
 }
 
 // Run serves until ctx is cancelled (SIGTERM): then it stops the
-// schedules, cancels every run (the engine writes interrupted results),
-// waits for them and returns.
+// schedules, suspends the soaks' runs that resume (left resumable for
+// the next start, after a restart or a reboot), cancels every other run
+// (the engine writes interrupted results), waits for them and returns.
 func (d *Daemon) Run(ctx context.Context) error {
 	d.baseCtx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	defer d.cancel()
@@ -183,8 +186,13 @@ func (d *Daemon) shutdown(srv *http.Server) {
 	c := d.conf.cron
 	d.conf.cron = nil
 	n := len(d.active)
+	for _, ar := range d.active {
+		if ar.suspend {
+			ar.cancel(runpath.ErrSuspended)
+		}
+	}
 	d.mu.Unlock()
-	d.log.Info("stopping: cancelling runs", "active", n)
+	d.log.Info("stopping: cancelling runs (soaks' runs suspended, to be resumed)", "active", n)
 	if c != nil {
 		c.Stop()
 	}

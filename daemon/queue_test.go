@@ -97,7 +97,7 @@ func TestAPIFloodDoesNotStarveConfiguredRuns(t *testing.T) {
 	}
 	// a ends: the soak takes the scenario, the schedule the slot, before b and c.
 	d.mu.Lock()
-	d.active[a.ID].cancel()
+	d.active[a.ID].cancel(nil)
 	d.mu.Unlock()
 	waitFor(t, "soak and schedule running", func() bool {
 		return d.stateOf(soak.ID) == StateRunning && d.stateOf(sched.ID) == StateRunning
@@ -150,7 +150,7 @@ func TestQueuedRunsStartInOrder(t *testing.T) {
 	})
 	for i := 0; i < len(ids)-1; i++ {
 		d.mu.Lock()
-		d.active[ids[i]].cancel()
+		d.active[ids[i]].cancel(nil)
 		d.mu.Unlock()
 		next := ids[i+1]
 		waitFor(t, "run "+next+" running", func() bool { return d.stateOf(next) == StateRunning })
@@ -182,7 +182,7 @@ func TestStoppedQueuedRunHasNoDir(t *testing.T) {
 		t.Fatal("a queued entry names its future directory")
 	}
 	d.mu.Lock()
-	d.active[b.ID].cancel()
+	d.active[b.ID].cancel(nil)
 	d.mu.Unlock()
 	<-done
 	e, _ := d.hist.Get(b.ID)

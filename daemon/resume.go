@@ -104,3 +104,18 @@ func (d *Daemon) unresumed(e *Entry, err error) {
 	e.Error += "; not resumed: " + err.Error()
 	d.log.Warn("run not resumed", "id", e.ID, "state", e.State, "err", err.Error())
 }
+
+// soakResumes says whether a run from source (an entry's Source) is a
+// configured soak's that resumes: the daemon stopping suspends it.
+func (c *Config) soakResumes(source string) bool {
+	name, ok := strings.CutPrefix(source, resumeSource)
+	if !ok {
+		return false
+	}
+	for _, s := range c.Soaks {
+		if s.Name == name {
+			return s.Resumes()
+		}
+	}
+	return false
+}

@@ -22,9 +22,13 @@ import (
 
 type activeRun struct {
 	id     string
-	cancel context.CancelFunc
-	ctl    *engine.Control
-	exp    *metrics.Exporter
+	cancel context.CancelCauseFunc
+	// suspend: a soak's run that is resumed after a restart; the
+	// daemon stopping suspends it (runpath.ErrSuspended) rather than
+	// ending it interrupted.
+	suspend bool
+	ctl     *engine.Control
+	exp     *metrics.Exporter
 	// running is set (under Daemon.mu) once the run holds its scenario:
 	// only running runs are exported, so queued ones add no series.
 	running bool
@@ -100,17 +104,17 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 		e = Entry{ID: id, Scenario: sc.Name, ScenarioFile: req.file, Source: req.source, State: StateQueued, Created: now, Dir: "runs/" + id, Target: tgt}
 	}
 	id := e.ID
-	ctx, cancel := context.WithCancel(parent)
-	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{}, exp: exp, api: req.api()}
+	ctx, cancel := context.WithCancelCause(parent)
+	ar := &activeRun{id: id, cancel: cancel, ctl: &engine.Control{}, exp: exp, api: req.api(), suspend: cfg.soakResumes(req.source)}
 	d.mu.Lock()
 	if d.stopping {
 		d.mu.Unlock()
-		cancel()
+		cancel(nil)
 		return Entry{}, nil, errStopping
 	}
 	if ar.api && queuedAPI(d.active) >= d.cfg.MaxQueued {
 		d.mu.Unlock()
-		cancel()
+		cancel(nil)
 		return Entry{}, nil, errQueueFull
 	}
 	ar.ticket = d.q.nextTicket()
@@ -122,7 +126,7 @@ func (d *Daemon) startRun(parent context.Context, req runRequest) (Entry, <-chan
 	go func() {
 		defer d.runsWG.Done()
 		defer close(done)
-		defer cancel()
+		defer cancel(nil)
 		d.execute(ctx, ar, sc, req)
 		// The run's memory is garbage now (nothing here holds it).
 		ar, sc = nil, nil
@@ -173,6 +177,14 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 			d.log.Warn(w.Msg, "id", id, "scenario", sc.Name)
 		}})
 	switch {
+	case errors.Is(err, runpath.ErrSuspended):
+		// The daemon is stopping (a restart, a reboot): the run is
+		// left resumable, its entry running, for the next start.
+		d.mu.Lock()
+		d.retireLocked(ar, d.o.Now().UTC())
+		d.mu.Unlock()
+		d.log.Info("run suspended: the next start resumes it", "id", id, "scenario", sc.Name)
+		return
 	case sum == nil && req.resume != nil:
 		// Refused (the scenario changed, ...): ended as before resume.
 		e, _ := d.hist.Get(id)
