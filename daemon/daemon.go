@@ -40,6 +40,9 @@ type Options struct {
 	// a test's verdicts do not depend on how busy the shared host is
 	// (the sampler and the bound rule have their own tests).
 	noSelfHealth bool
+	// checkpointEvery spaces its runs' checkpoints (0: runpath's
+	// default; tests that kill a run a second in use 1 s).
+	checkpointEvery time.Duration
 	// resumable says whether a killed run's directory can be resumed
 	// (nil: it can); nil: runpath.Resumable.
 	resumable func(dir string) error

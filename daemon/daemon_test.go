@@ -85,7 +85,7 @@ func startDaemonOpts(t *testing.T, dir, configBody string, env map[string]string
 	}
 	addr := make(chan net.Addr, 1)
 	o := Options{ConfigPath: h.cfg, Getenv: getenv(h.env), Log: h.log, Reload: h.reload,
-		OnListen: func(a net.Addr) { addr <- a }}
+		OnListen: func(a net.Addr) { addr <- a }, checkpointEvery: time.Second}
 	if opt != nil {
 		opt(&o)
 	}

@@ -38,7 +38,7 @@ func killedDaemon(cfgPath string) {
 		fmt.Fprintln(os.Stderr, err)
 		return
 	}
-	d, err := New(cfg, Options{ConfigPath: cfgPath, Getenv: env, Log: os.Stderr})
+	d, err := New(cfg, Options{ConfigPath: cfgPath, Getenv: env, Log: os.Stderr, checkpointEvery: time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return

@@ -168,7 +168,7 @@ func (d *Daemon) execute(ctx context.Context, ar *activeRun, sc *scenarios.Scena
 	d.log.Info(what, "id", id, "scenario", sc.Name, "source", req.source, "target", string(sc.Target.Kind)+" "+scenarios.RedactURL(sc.Target.URL))
 	// Warnings (the scenario's, as soakd validate prints them, and the
 	// target's) are logged and the run goes ahead.
-	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Resume: req.resume != nil, Getenv: d.o.Getenv, Version: d.o.Version, NoSelfHealth: d.o.noSelfHealth,
+	sum, err := runpath.Run(ctx, runpath.Options{Scenario: sc, OutDir: d.hist.RunDir(id), Resume: req.resume != nil, CheckpointEvery: d.o.checkpointEvery, Getenv: d.o.Getenv, Version: d.o.Version, NoSelfHealth: d.o.noSelfHealth,
 		Exporter: ar.exp, Control: ar.ctl, Warn: func(w runpath.Warning) {
 			if w.Kind == runpath.WarnClose {
 				d.log.Warn("closing the run", "id", id, "err", w.Msg)

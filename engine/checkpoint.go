@@ -29,6 +29,10 @@ type CheckpointConfig struct {
 	Identity rundir.CheckpointIdentity
 	// Recipe is kept for whoever resumes the run (rundir.Checkpoint).
 	Recipe json.RawMessage
+	// Every spaces a segment's checkpoints: one is written at the
+	// first interval at least Every after the last (0: every interval).
+	// A phase's end is always checkpointed.
+	Every time.Duration
 }
 
 // checkpointer writes a run's checkpoints: at each interval of a
@@ -58,6 +62,10 @@ type checkpointer struct {
 	kindWhy    string
 	refused    string
 	now        func() time.Time
+	// every is CheckpointConfig.Every; last is when the last
+	// checkpoint was written.
+	every time.Duration
+	last  time.Time
 	// err is the first failed write; later checkpoints are still tried.
 	err error
 	// out hands the newest checkpoint to the writer (write); done is
@@ -69,7 +77,7 @@ type checkpointer struct {
 
 // newCheckpointer starts the checkpoints of a run of plan with o.
 func newCheckpointer(r *runner, o Options, start time.Time) *checkpointer {
-	c := &checkpointer{dir: o.OutDir, logs: &r.logs, inserted: r.inserted, stages: &r.stageHists, now: r.time.now,
+	c := &checkpointer{dir: o.OutDir, logs: &r.logs, inserted: r.inserted, stages: &r.stageHists, now: r.time.now, every: o.Checkpoint.Every,
 		out: make(chan []byte, 1), done: make(chan struct{})}
 	go c.write()
 	id := o.Checkpoint.Identity
@@ -194,6 +202,12 @@ func (c *checkpointer) segment(sr *segRun) {
 	if c == nil {
 		return
 	}
+	c.mu.Lock()
+	due := c.every <= 0 || c.last.IsZero() || c.now().Sub(c.last) >= c.every
+	c.mu.Unlock()
+	if !due {
+		return
+	}
 	st := sr.state()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -226,7 +240,8 @@ func (c *checkpointer) writeLocked(seg *segState) {
 	}
 	c.ck.StageHists = c.encoded
 	c.ck.Inserted = c.inserted.Load()
-	c.ck.Written = c.now().UTC()
+	c.last = c.now()
+	c.ck.Written = c.last.UTC()
 	c.ck.Logs = c.logs.sizes()
 	js, err := json.Marshal(&c.ck)
 	if err != nil {

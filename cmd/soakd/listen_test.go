@@ -37,12 +37,13 @@ func TestMetricsPortTakenMovesOnlyTheDefault(t *testing.T) {
 	}
 }
 
-// `--concurrency 0` and `--repeat 0` are refused by flag name, before
+// `--concurrency 0`, `--repeat 0` and `--checkpoint-every 0` are refused by flag name, before
 // anything runs, as the scenario file refuses 0 (--repeat by the run
 // overrides' own rule, 1..100).
 func TestZeroCountFlagsRefused(t *testing.T) {
 	sc := write(t, t.TempDir(), "s.yaml", "phases: [{kind: steady, rate: 10, duration: 1s, mix: {get: 100}}]\n")
-	for fl, want := range map[string]string{"--concurrency": "--concurrency 0: give at least 1", "--repeat": "--repeat 0: use a whole number in 1..100"} {
+	for fl, want := range map[string]string{"--concurrency": "--concurrency 0: give at least 1", "--repeat": "--repeat 0: use a whole number in 1..100",
+		"--checkpoint-every": "--checkpoint-every 0s: use 1s to 10s"} {
 		a, _, errb := newApp()
 		if code := a.Main(context.Background(), []string{"run", sc, fl, "0", "--listen", ""}); code != exitRefused {
 			t.Errorf("%s 0: exit %d, want %d", fl, code, exitRefused)

@@ -61,7 +61,7 @@ func recipeOf(path string, f runFlags, shard rundir.Shard, runID string) json.Ra
 
 // resumeKeeps are the run flags --resume takes: how it runs, not what.
 var resumeKeeps = map[string]bool{"resume": true, "force": true, "quiet": true, "listen": true, "otlp-endpoint": true,
-	"color": true, "barrier-timeout": true, "target": true}
+	"color": true, "barrier-timeout": true, "target": true, "checkpoint-every": true}
 
 // resume continues the killed run in f.resume (soakd run --resume DIR):
 // its scenario rebuilt from the checkpoint's recipe, refused (exit 2, one

@@ -270,6 +270,7 @@ func (a *App) runScenario(ctx context.Context, path string, f runFlags, sub stri
 		RunID: runID, BarrierTimeout: f.barrierTimeout, Getenv: a.Getenv, Version: version, OTLPEndpoint: f.otlpEndpoint,
 		Progress: progress, ProgressEvery: every, Warn: a.warn,
 		Resume: f.resume != "", ForceResume: f.resume != "" && f.force, Recipe: recipeOf(path, f, shard, runID),
+		CheckpointEvery: f.checkpointEvery,
 		BeforeStart: func(ctx context.Context, exp *metrics.Exporter) error {
 			var err error
 			if stopMetrics, err = a.serveMetrics(exp, f.listen, f.listenSet); err != nil {

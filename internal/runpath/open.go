@@ -78,7 +78,7 @@ func (r *opened) start(ctx context.Context, runID string, resume *rundir.Checkpo
 		OutDir: r.o.OutDir, Progress: r.o.Progress, ProgressEvery: r.o.ProgressEvery, Exporter: r.exporter, Tracer: r.tracer, Shard: r.o.Shard,
 		Control: r.o.Control, Reopen: targets.Reopener(ctx, sc.Target, r.topts), RunID: runID, BarrierTimeout: r.o.BarrierTimeout,
 		Version: r.o.Version, SelfHealthRoot: selfHealthRoot(r.o.NoSelfHealth), Plan: r.plan,
-		Checkpoint: &engine.CheckpointConfig{Identity: currentIdentity(r.o), Recipe: r.o.Recipe}, Resume: resume,
+		Checkpoint: &engine.CheckpointConfig{Identity: currentIdentity(r.o), Recipe: r.o.Recipe, Every: checkpointEvery(r.o.CheckpointEvery)}, Resume: resume,
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/rundir"
@@ -237,4 +238,16 @@ func lockNew(dir string) (*dirLock, error) {
 		return nil, fmt.Errorf("run directory %s: %s", dir, nr.Msg)
 	}
 	return l, err
+}
+
+// DefaultCheckpointEvery is how far apart a run's checkpoints are unless
+// Options.CheckpointEvery says otherwise: a kill loses at most about 5 s
+// of results, and the checkpoints cost a fifth of one a second.
+const DefaultCheckpointEvery = 5 * time.Second
+
+func checkpointEvery(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultCheckpointEvery
+	}
+	return d
 }

@@ -69,6 +69,9 @@ type Options struct {
 	// for whoever resumes it: what the caller needs to rebuild Scenario
 	// (the CLI's scenario file and overrides). nil = none.
 	Recipe json.RawMessage
+	// CheckpointEvery spaces the run's checkpoints: a kill loses at
+	// most about this much of the results (0: DefaultCheckpointEvery).
+	CheckpointEvery time.Duration
 }
 
 // WarningKind says where a Warning comes from.

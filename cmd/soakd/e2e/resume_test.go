@@ -117,7 +117,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	sc := write(t, dir, "soak.yaml", resumeScenario)
 	out := filepath.Join(dir, "run")
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 45))
-	s := startSoakd(t, "run", sc, "--listen", "", "--quiet", "--out", out)
+	// Checkpoints each second (the default is 5 s), so that the test
+	// can hold each seam to the interval; a resume takes the flag too.
+	s := startSoakd(t, "run", sc, "--listen", "", "--quiet", "--out", out, "--checkpoint-every", "1s")
 	var kills []time.Time
 	var last time.Time
 	for range 3 {
@@ -137,7 +139,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 			t.Fatal(err)
 		}
 		last = ck.Written
-		s = startSoakd(t, "run", "--resume", out, "--listen", "", "--quiet")
+		s = startSoakd(t, "run", "--resume", out, "--listen", "", "--quiet", "--checkpoint-every", "1s")
 	}
 	if code := s.wait(t); code != exitOK {
 		t.Fatalf("the last resume: exit %d\n%s", code, s.out.String())
