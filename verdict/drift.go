@@ -18,10 +18,13 @@ import (
 // somewhere else: the other side's repeats, A/A control runs of the
 // scenario on the host (the daemon's controls/calibration.json), or,
 // when nothing measured it, an assumed spread (DefaultDrift). The
-// interval of the verdict is then the wider of the within-run interval
-// and est·exp(±q·sd) — q Student's quantile with the measurement's
+// interval of the verdict is then the within-run interval widened by
+// q·sd — q Student's quantile with the measurement's
 // degrees of freedom (the normal one for an assumed spread), sd the
-// standard deviation of log(B/A) of the figure between two like runs.
+// standard deviation of log(B/A) of the figure between two like runs:
+// the interval's log half-widths and q·sd added in quadrature (the two
+// errors are independent; a measured sd holds the controls' own
+// within-run noise too, so this errs wide).
 // A figure whose within-run interval clears the threshold but whose
 // widened one does not is "inconclusive": slower than its seconds
 // explain, but not more than two runs of the same thing differ.
@@ -149,12 +152,17 @@ func figureOrder(q string) int {
 }
 
 // withDrift widens a within-run interval by a between-run half-width h
-// (log scale): the wider of iv and est·exp(±h).
+// (log scale), each side in quadrature: the within-run and between-run
+// errors are independent, so their variances add. Lo becomes
+// est·exp(-sqrt(log(est/lo)² + h²)), Hi likewise.
 func withDrift(iv Interval, h float64) Interval {
-	if !iv.Valid() || !(h > 0) {
+	if !iv.Valid() || !(h > 0) || !(iv.Lo > 0) {
 		return iv
 	}
-	return widen(iv, Interval{Estimate: iv.Estimate, Lo: iv.Estimate * math.Exp(-h), Hi: iv.Estimate * math.Exp(h), Level: iv.Level})
+	lo, hi := math.Log(iv.Estimate/iv.Lo), math.Log(iv.Hi/iv.Estimate)
+	iv.Lo = iv.Estimate * math.Exp(-math.Hypot(lo, h))
+	iv.Hi = iv.Estimate * math.Exp(math.Hypot(hi, h))
+	return iv
 }
 
 // normalQuantile is the standard normal's p quantile (0 < p < 1), by

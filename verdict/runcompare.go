@@ -229,15 +229,16 @@ func driftInterval(iv Interval, d *Drift, q string) (*Interval, *Interval) {
 	return &w, &iv
 }
 
-// foldDriftMDE raises each MDE of c to what the drift alone allows: a
-// ratio r is called only when r·exp(-band) clears 1+threshold.
+// foldDriftMDE widens each MDE of c by the drift as the verdict's
+// interval is widened: the MDE (1+t)·exp(w), w the typical within-run
+// log half-width, becomes (1+t)·exp(hypot(w, band)).
 func foldDriftMDE(c *Calibration, d *Drift, threshold, level float64) {
 	if c == nil || d == nil {
 		return
 	}
 	for q, m := range c.MDE {
 		if h, ok := d.band(q, level); ok {
-			c.MDE[q] = math.Max(m, (1+threshold)*math.Exp(h))
+			c.MDE[q] = (1 + threshold) * math.Exp(math.Hypot(math.Max(0, math.Log(m/(1+threshold))), h))
 		}
 	}
 	if c.Note != "" {

@@ -140,8 +140,9 @@ func TestCompareIntervalsDrift(t *testing.T) {
 	v = CompareIntervals(bs, cs, bi, ci, IntervalOptions{Drift: ctl})
 	c = check(v, "p50")
 	h := studentTQuantile(0.975, 4) * 0.1
-	if !v.Regressed || c.Call != CallRegression || math.Abs(c.Ratio.Lo-c.Ratio.Estimate*math.Exp(-h)) > 1e-9 || v.Drift != ctl {
-		t.Errorf("2x, drift of 4 controls sd 0.1: p50 %+v, want lo = est x exp(-%.3f)", c, h)
+	if c.Within == nil || !v.Regressed || c.Call != CallRegression || v.Drift != ctl ||
+		math.Abs(c.Ratio.Lo-c.Ratio.Estimate*math.Exp(-math.Hypot(math.Log(c.Within.Estimate/c.Within.Lo), h))) > 1e-9 {
+		t.Errorf("2x, drift of 4 controls sd 0.1: p50 %+v, want lo = est x exp(-hypot(within, %.3f))", c, h)
 	}
 	if c := check(v, "p99"); c.Within != nil {
 		t.Errorf("controls say nothing of p99, yet it was widened: %+v", c)
@@ -177,8 +178,10 @@ func TestDriftFromRatios(t *testing.T) {
 	if DriftFromRatios(DriftControls, map[string][]float64{"p50": nil}) != nil {
 		t.Error("a drift from no ratio")
 	}
-	iv := withDrift(Interval{Estimate: 2, Lo: 1.9, Hi: 2.1, Level: 0.95}, math.Log(2))
-	if iv.Lo != 1 || iv.Hi != 4 {
+	// In quadrature: log half-widths 0.3 and 0.4 with a drift of 0.4
+	// become 0.5 below and 0.566 above.
+	iv := withDrift(Interval{Estimate: 2, Lo: 2 * math.Exp(-0.3), Hi: 2 * math.Exp(0.4), Level: 0.95}, 0.4)
+	if math.Abs(iv.Lo-2*math.Exp(-0.5)) > 1e-12 || math.Abs(iv.Hi-2*math.Exp(math.Hypot(0.4, 0.4))) > 1e-12 || iv.Estimate != 2 {
 		t.Errorf("widened: %+v", iv)
 	}
 }
