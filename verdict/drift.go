@@ -56,9 +56,11 @@ const (
 // redis-server on a shared 2-core host at a load of 9-13 showed a root
 // mean square log ratio of 0.31 at p50 and 1.65 at p99 (two runs of the
 // same thing differed up to x3.2 at p50 and x42 at p99;
-// docs/verdicts.md). The assumption is that, rounded up: a host as busy
-// as that is the worst a verdict is made on (a busier one is host-bound
-// and withheld), and on it a single pair's p99 says next to nothing.
+// docs/verdicts.md). The assumption is that, rounded up. Busier, the
+// drift is larger (0.40 and 0.65 at p50 at loads of 9-15 and 14-22),
+// but a host that busy is host-bound (load above 2 x cores) and its
+// verdicts withheld; and on such a host a single pair's p99 says next
+// to nothing.
 const (
 	assumedDriftP50  = 0.35
 	assumedDriftTail = 2.0
