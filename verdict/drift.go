@@ -19,12 +19,13 @@ import (
 // scenario on the host (the daemon's controls/calibration.json), or,
 // when nothing measured it, an assumed spread (DefaultDrift). The
 // interval of the verdict is then the within-run interval widened by
-// q·sd — q Student's quantile with the measurement's
-// degrees of freedom (the normal one for an assumed spread), sd the
-// standard deviation of log(B/A) of the figure between two like runs:
-// the interval's log half-widths and q·sd added in quadrature (the two
+// q·sd, each log half-width and q·sd added in quadrature (the two
 // errors are independent; a measured sd holds the controls' own
-// within-run noise too, so this errs wide).
+// within-run noise too, so this errs wide): q Student's quantile with
+// the measurement's degrees of freedom (the normal one for an assumed
+// spread), sd the standard deviation of log(B/A) of the figure between
+// two like runs.
+//
 // A figure whose within-run interval clears the threshold but whose
 // widened one does not is "inconclusive": slower than its seconds
 // explain, but not more than two runs of the same thing differ.

@@ -467,7 +467,19 @@ func (v *Regression) Table() string {
 	} else if withheld > 0 {
 		fmt.Fprintf(&b, "verdict: no regression in the ops judged; %d op(s) of generator- or host-bound phases not judged\n", withheld)
 	} else if v.Method == MethodBootstrap {
-		b.WriteString("verdict: no regression (every difference within noise or below the threshold)\n")
+		drift := 0
+		for _, o := range v.Ops {
+			for _, c := range o.Checks {
+				if c.Call == CallDrift {
+					drift++
+				}
+			}
+		}
+		if drift > 0 {
+			fmt.Fprintf(&b, "verdict: no regression shown (every difference within noise or below the threshold, %d %s)\n", drift, CallDrift)
+		} else {
+			b.WriteString("verdict: no regression (every difference within noise or below the threshold)\n")
+		}
 	} else {
 		b.WriteString("verdict: ok\n")
 	}
