@@ -36,7 +36,7 @@ phases:
     kind: growth
     concurrency: 4
     mix: {get: 80, set: 20}
-    growth: {batch: 2000, measure_rate: 1000, measure_for: 400ms, after_cliff: -1, max_stages: 6, cliff_factor: 50}
+    growth: {batch: 2000, measure_rate: 1000, measure_for: 400ms, after_cliff: -1, max_stages: 5, cliff_factor: 50}
 `))
 	if err != nil {
 		t.Fatal(err)
