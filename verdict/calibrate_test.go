@@ -54,14 +54,14 @@ func simPair(base, cand []*hdr.Histogram, seed uint64) ([]Interval, [2]int64) {
 // with the assumed DefaultDrift, at most 1% (10) are REGRESSION; the
 // rule without a drift term (the within-run interval alone) is logged,
 // and is far above. A 3x slowdown is still found in at least 90% of
-// pairs with the measured drift. -short and -race make 100 A/A pairs
+// pairs with the measured drift. -short and -race make 60 A/A pairs and 20 slowed
 // (the race detector finds nothing in this arithmetic and makes it take
 // ten times as long). The rates are logged.
 func TestSimulatedAAFalseAlarmRate(t *testing.T) {
 	const sd = 0.15
 	pairs, slowPairs := 1000, 200
 	if testing.Short() || raceOn {
-		pairs, slowPairs = 100, 30
+		pairs, slowPairs = 60, 20
 	}
 	rng := rand.New(rand.NewPCG(42, 1000))
 	ctl := map[string][]float64{}
