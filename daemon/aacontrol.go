@@ -22,14 +22,17 @@ import (
 // configured run (a schedule's or a soak's), the daemon runs the same
 // scenario once more, at once, in the same slot, into controls/ under
 // its data directory, and judges the control against the run with
-// compare's rule (verdict.CompareIntervals). Nothing changed between
-// the two, so a REGRESSION is a false alarm. The control is not in the
-// history (hidden) and its directory is removed once judged; what is
-// kept, per scenario and host, is controls/calibration.json: how many
-// A/A verdicts, how many were false alarms, and the minimum detectable
-// effect each showed at p50 and p99. Every regression verdict of the
-// scenario on that host carries it (Regression.Controls) and the run's
-// log line prints it.
+// compare's rule (verdict.CompareIntervals), its intervals widened by
+// the between-run drift the earlier controls measured (assumed before
+// there are any). Nothing changed between the two, so a REGRESSION is a
+// false alarm. The control is not in the history (hidden) and its
+// directory is removed once judged; what is kept, per scenario and
+// host, is controls/calibration.json: how many A/A verdicts, how many
+// were false alarms, the minimum detectable effect each showed at p50
+// and p99, and the log ratio control/run of each figure (the between-
+// run drift, verdict.DriftFromRatios; `soakd compare --controls` reads
+// it). Every regression verdict of the scenario on that host carries
+// the record (Regression.Controls) and the run's log line prints it.
 
 // ControlsDir is the controls' directory under the data directory;
 // ControlsFile the calibration record in it.
@@ -48,6 +51,9 @@ type controlRecord struct {
 	FalseAlarms int       `json:"false_alarms"`
 	MDEP50      []float64 `json:"mde_p50,omitempty"`
 	MDEP99      []float64 `json:"mde_p99,omitempty"`
+	// LogRatios are, per figure (p50, p99, p99.9, throughput), the last
+	// controls' log(control/run): the between-run drift.
+	LogRatios map[string][]float64 `json:"log_ratios,omitempty"`
 }
 
 // controls is the daemon's record of its A/A controls (loaded lazily).
@@ -57,8 +63,9 @@ type controls struct {
 	recs   map[string]*controlRecord
 }
 
-// hostKey names the host a run ran on (hostname, CPU model, cores).
-func hostKey(s *rundir.Summary) string {
+// HostKey names the host a run ran on (hostname, CPU model, cores), as
+// the controls' record keys it.
+func HostKey(s *rundir.Summary) string {
 	if s == nil || s.Host == nil {
 		return "unknown host"
 	}
@@ -83,8 +90,9 @@ func (c *controls) load(dir string) {
 	}
 }
 
-// add records one A/A verdict and writes the record.
-func (c *controls) add(dir, scenario, host string, alarm bool, mde50, mde99 float64) error {
+// add records one A/A verdict (its figures' log ratios in logs) and
+// writes the record.
+func (c *controls) add(dir, scenario, host string, alarm bool, mde50, mde99 float64, logs map[string]float64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.load(dir)
@@ -105,6 +113,15 @@ func (c *controls) add(dir, scenario, host string, alarm bool, mde50, mde99 floa
 		return xs[max(0, len(xs)-controlsKept):]
 	}
 	r.MDEP50, r.MDEP99 = keep(r.MDEP50, mde50), keep(r.MDEP99, mde99)
+	for q, l := range logs {
+		if r.LogRatios == nil {
+			r.LogRatios = map[string][]float64{}
+		}
+		if !math.IsNaN(l) && !math.IsInf(l, 0) {
+			xs := append(r.LogRatios[q], l)
+			r.LogRatios[q] = xs[max(0, len(xs)-controlsKept):]
+		}
+	}
 	list := make([]*controlRecord, 0, len(c.recs))
 	for _, r := range c.recs {
 		list = append(list, r)
@@ -142,6 +159,48 @@ func (c *controls) calibration(dir, scenario, host string) *verdict.Calibration 
 	return cal
 }
 
+// drift is the between-run drift the controls of a scenario on a host
+// measured (nil before the first).
+func (c *controls) drift(dir, scenario, host string) *verdict.Drift {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.load(dir)
+	r := c.recs[scenario+"\x00"+host]
+	if r == nil {
+		return nil
+	}
+	d := verdict.DriftFromRatios(verdict.DriftControls, r.LogRatios)
+	if d != nil {
+		d.Note = "hidden A/A control runs on " + host
+	}
+	return d
+}
+
+// ControlsDrift is the between-run drift that a daemon's A/A controls
+// (data directory dataDir) measured for scenario on host (HostKey):
+// for soakd compare --controls. An error when the record cannot be
+// read or holds no ratio for them.
+func ControlsDrift(dataDir, scenario, host string) (*verdict.Drift, error) {
+	file := filepath.Join(dataDir, ControlsDir, ControlsFile)
+	bs, err := regfile.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var list []*controlRecord
+	if err := json.Unmarshal(bs, &list); err != nil {
+		return nil, fmt.Errorf("%s: not a controls record: %v", file, err)
+	}
+	c := controls{loaded: true, recs: map[string]*controlRecord{}}
+	for _, r := range list {
+		c.recs[r.Scenario+"\x00"+r.Host] = r
+	}
+	d := c.drift(dataDir, scenario, host)
+	if d == nil {
+		return nil, fmt.Errorf("%s: no A/A control of scenario %q on host %s", file, scenario, host)
+	}
+	return d, nil
+}
+
 // dataDir is the daemon's data directory (the runs' parent's parent).
 func (d *Daemon) dataDir() string { return filepath.Dir(filepath.Dir(d.hist.RunDir("x"))) }
 
@@ -172,7 +231,8 @@ func (d *Daemon) runControl(ctx context.Context, sc *scenarios.Scenario, id stri
 		}
 		return
 	}
-	v, err := aaVerdict(d.hist.RunDir(id), dir, sum, ctl)
+	host := HostKey(sum)
+	v, err := aaVerdict(d.hist.RunDir(id), dir, sum, ctl, d.ctrl.drift(data, sc.Name, host))
 	if err != nil {
 		d.log.Warn("A/A control not judged", "id", id, "scenario", sc.Name, "err", err.Error())
 		return
@@ -181,15 +241,16 @@ func (d *Daemon) runControl(ctx context.Context, sc *scenarios.Scenario, id stri
 	threshold := d.cfg.Regression.Threshold
 	d.mu.Unlock()
 	mde50, mde99 := controlMDE(v, threshold)
-	if err := d.ctrl.add(data, sc.Name, hostKey(sum), v.Regressed, mde50, mde99); err != nil {
+	if err := d.ctrl.add(data, sc.Name, host, v.Regressed, mde50, mde99, controlLogs(v)); err != nil {
 		d.log.Warn("A/A control not recorded", "id", id, "err", err.Error())
 		return
 	}
 	d.log.Info("A/A control judged", "id", id, "scenario", sc.Name, "regressed", v.Regressed)
 }
 
-// aaVerdict judges the control against the run with compare's rule.
-func aaVerdict(runDir, ctlDir string, run, ctl *rundir.Summary) (*verdict.Regression, error) {
+// aaVerdict judges the control against the run with compare's rule,
+// widened by the drift the earlier controls measured (nil: assumed).
+func aaVerdict(runDir, ctlDir string, run, ctl *rundir.Summary, drift *verdict.Drift) (*verdict.Regression, error) {
 	var ivs [2]verdict.RunIntervals
 	for i, x := range []struct {
 		dir string
@@ -201,7 +262,27 @@ func aaVerdict(runDir, ctlDir string, run, ctl *rundir.Summary) (*verdict.Regres
 		}
 		ivs[i] = verdict.SteadyIntervals(x.s, tags)
 	}
-	return verdict.CompareIntervals([]*rundir.Summary{run}, []*rundir.Summary{ctl}, ivs[:1], ivs[1:], verdict.IntervalOptions{}), nil
+	return verdict.CompareIntervals([]*rundir.Summary{run}, []*rundir.Summary{ctl}, ivs[:1], ivs[1:], verdict.IntervalOptions{Drift: drift}), nil
+}
+
+// controlLogs is an A/A verdict's log ratio per figure, the median over
+// its judged ops (checks with too few ops or withheld left out).
+func controlLogs(v *verdict.Regression) map[string]float64 {
+	xs := map[string][]float64{}
+	for _, ov := range v.Ops {
+		for _, c := range ov.Checks {
+			if c.Ratio == nil || !(c.Ratio.Estimate > 0) || c.Call == verdict.CallTooFew || c.Call == verdict.CallWithheld {
+				continue
+			}
+			xs[c.Quantile] = append(xs[c.Quantile], math.Log(c.Ratio.Estimate))
+		}
+	}
+	out := map[string]float64{}
+	for q, l := range xs {
+		sort.Float64s(l)
+		out[q] = l[len(l)/2]
+	}
+	return out
 }
 
 // controlMDE is one A/A verdict's minimum detectable effect at p50 and

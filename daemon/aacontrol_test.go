@@ -22,11 +22,11 @@ func TestControlsRecord(t *testing.T) {
 		t.Fatal("calibration without a control")
 	}
 	for i, alarm := range []bool{false, true, false, false} {
-		if err := c.add(dir, "s", "h", alarm, 1.2+0.1*float64(i), 2); err != nil {
+		if err := c.add(dir, "s", "h", alarm, 1.2+0.1*float64(i), 2, map[string]float64{"p50": 0.1 * float64(i%2*2-1), "p99": math.Inf(1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.add(dir, "other", "h", false, 9, 9); err != nil {
+	if err := c.add(dir, "other", "h", false, 9, 9, nil); err != nil {
 		t.Fatal(err)
 	}
 	var again controls
@@ -35,12 +35,25 @@ func TestControlsRecord(t *testing.T) {
 		t.Fatalf("%+v", cal)
 	}
 	t.Log(cal.Line())
+	d, err := ControlsDrift(dir, "s", "h")
+	if err != nil || d.Source != verdict.DriftControls || d.DF != 4 || math.Abs(d.SD["p50"]-0.1) > 1e-12 || len(d.SD) != 1 {
+		t.Fatalf("drift %+v %v", d, err)
+	}
+	if _, err := ControlsDrift(dir, "other", "h"); err == nil {
+		t.Fatal("a drift from controls without ratios")
+	}
+	if _, err := ControlsDrift(t.TempDir(), "s", "h"); err == nil {
+		t.Fatal("a drift without a record")
+	}
 	v := &verdict.Regression{Ops: []verdict.OpRegression{{Checks: []verdict.QuantCheck{
 		{Quantile: "p50", Ratio: &verdict.Interval{Estimate: 1, Lo: 0.8, Hi: 1.25, Level: 0.95}, Call: verdict.CallWithinNoise},
 		{Quantile: "p99", Ratio: &verdict.Interval{Estimate: 1, Lo: 0.5, Hi: 2, Level: 0.95}, Call: verdict.CallTooFew},
 	}}}}
 	if p50, p99 := controlMDE(v, 0.2); math.Abs(p50-1.5) > 1e-9 || p99 != 0 {
 		t.Fatalf("mde %v %v", p50, p99)
+	}
+	if l := controlLogs(v); len(l) != 1 || l["p50"] != 0 {
+		t.Fatalf("log ratios %v", l)
 	}
 }
 

@@ -263,7 +263,7 @@ func (d *Daemon) judgeRegression(scenario, id string, sum *rundir.Summary) *Regr
 		return nil
 	}
 	reg := verdict.Compare(hist, sum, verdict.RegressOptions{Threshold: rc.Threshold, K: rc.K, MinHistory: rc.MinHistory, Level: rc.Level})
-	reg.Controls = d.ctrl.calibration(d.dataDir(), scenario, hostKey(sum))
+	reg.Controls = d.ctrl.calibration(d.dataDir(), scenario, HostKey(sum))
 	if reg.NotJudged == "" {
 		d.m.setRegression(scenario, reg)
 	}

@@ -17,6 +17,10 @@ type Call string
 //	faster        Hi < 1
 //	too few ops   fewer than MinBeyond ops beyond the percentile on a
 //	              side (TailCall): no call either way
+//	inconclusive  the within-run interval clears 1+t but the interval
+//	              widened by the between-run drift does not (drift.go):
+//	              slower than the runs' seconds explain, not more than
+//	              two runs of the same thing differ
 //	no verdict: bound
 //	              the phase was generator- or host-bound in a run
 //	              (selfbound.go): what was measured was not the store
@@ -28,6 +32,7 @@ const (
 	CallNoData      Call = "no data"
 	CallTooFew      Call = "too few ops"
 	CallWithheld    Call = "no verdict: bound"
+	CallDrift       Call = "inconclusive: within between-run drift"
 )
 
 // MinBeyond is how many ops a side needs beyond a percentile for a call

@@ -91,6 +91,9 @@ type Regression struct {
 	// Controls is the same measured by the daemon's hidden A/A control
 	// runs of the scenario on this host (daemon regression.aa_controls).
 	Controls *Calibration `json:"controls,omitempty"`
+	// Drift is the between-run spread the intervals were widened by when
+	// a side had one run (MethodBootstrap; drift.go).
+	Drift *Drift `json:"drift,omitempty"`
 }
 
 // OpRegression is one op in one phase.
@@ -127,8 +130,12 @@ type QuantCheck struct {
 	Change    float64 `json:"change"` // (candidate-baseline)/baseline
 	Regressed bool    `json:"regressed"`
 	// Ratio is candidate/baseline with its confidence interval
-	// (MethodBootstrap).
+	// (MethodBootstrap), the call's: with one run on a side, widened by
+	// the between-run drift.
 	Ratio *Interval `json:"ratio,omitempty"`
+	// Within is the interval from the runs' seconds alone, before the
+	// drift widened it (absent when nothing widened it).
+	Within *Interval `json:"within,omitempty"`
 	// Prediction is where a new run like the history would fall, in
 	// seconds (MethodHistory): Estimate the history's geometric mean,
 	// [Lo, Hi] the prediction interval at Level; a regression is a
@@ -426,6 +433,9 @@ func (v *Regression) Table() string {
 	for _, n := range v.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
+	if v.Drift != nil {
+		b.WriteString(v.Drift.Line() + "\n")
+	}
 	for _, c := range []*Calibration{v.Calibration, v.Controls} {
 		if c != nil {
 			b.WriteString(c.Line() + "\n")
@@ -457,7 +467,19 @@ func (v *Regression) Table() string {
 	} else if withheld > 0 {
 		fmt.Fprintf(&b, "verdict: no regression in the ops judged; %d op(s) of generator- or host-bound phases not judged\n", withheld)
 	} else if v.Method == MethodBootstrap {
-		b.WriteString("verdict: no regression (every difference within noise or below the threshold)\n")
+		drift := 0
+		for _, o := range v.Ops {
+			for _, c := range o.Checks {
+				if c.Call == CallDrift {
+					drift++
+				}
+			}
+		}
+		if drift > 0 {
+			fmt.Fprintf(&b, "verdict: no regression shown (every difference within noise or below the threshold, %d %s)\n", drift, CallDrift)
+		} else {
+			b.WriteString("verdict: no regression (every difference within noise or below the threshold)\n")
+		}
 	} else {
 		b.WriteString("verdict: ok\n")
 	}

@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -59,6 +60,11 @@ type IntervalOptions struct {
 	// latency ratio lies above 1+Threshold (0 = DefaultRegressThreshold).
 	Threshold float64
 	Bootstrap BootstrapOptions
+	// Drift is the between-run spread measured for this scenario and
+	// host (the daemon's A/A controls), used when a side has one run and
+	// the other side's repeats do not measure it; nil = DefaultDrift,
+	// assumed (drift.go).
+	Drift *Drift
 }
 
 // CompareIntervals judges the candidate runs against the baseline runs
@@ -86,9 +92,7 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 			v.KeptUnlike = true
 		}
 	}
-	if len(base) == 1 || len(cand) == 1 {
-		v.Notes = append(v.Notes, "one run on a side: the intervals hold the noise within a run (second to second), not a host's drift between runs; repeats cover that")
-	}
+	drift := runDrift(v, len(base), len(cand), o.Drift)
 	for _, ph := range cand[0].Phases {
 		if !ph.Kind.Compared() {
 			continue
@@ -117,13 +121,22 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 				if !iv.Valid() {
 					continue
 				}
-				qc := QuantCheck{Quantile: q, Baseline: bq[i], Candidate: cq[i], Ratio: &iv, Change: iv.Estimate - 1,
-					Noise: bq[i] * (iv.Hi - iv.Lo) / 2, Call: TailCall(iv, o.Threshold, regressPercentiles[i], n)}
+				d := drift
+				if d == nil {
+					d = repeatsDrift(q, bs, cs, func(rep [][]*hdr.Histogram) float64 { return mergedQuantiles(rep)[i] })
+				}
+				qc := QuantCheck{Quantile: q, Baseline: bq[i], Candidate: cq[i], Change: iv.Estimate - 1}
+				qc.Ratio, qc.Within, qc.Call = judgeLatency(iv, d, i, o.Threshold, n)
+				qc.Noise = bq[i] * (qc.Ratio.Hi - qc.Ratio.Lo) / 2
 				qc.Regressed = qc.Call == CallRegression
 				ov.add(qc)
 			}
 			if ph.TargetRate == 0 {
-				if qc, ok := throughputCheck(bs, cs, opo, o.Threshold); ok {
+				d := drift
+				if d == nil {
+					d = repeatsDrift(QuantThroughput, bs, cs, func(rep [][]*hdr.Histogram) float64 { return meanOf(rates(rep)) })
+				}
+				if qc, ok := throughputCheck(bs, cs, opo, o.Threshold, d); ok {
 					ov.add(qc)
 				}
 			}
@@ -139,21 +152,119 @@ func CompareIntervals(base, cand []*rundir.Summary, baseIv, candIv []RunInterval
 	withholdBound(v, append(append([]*rundir.Summary{}, base...), cand...)...)
 	explainRegression(v, base, cand, false)
 	v.Calibration = calibrateIntervals(v, [2][]RunIntervals{baseIv, candIv}, o.Threshold, bo)
+	foldDriftMDE(v.Calibration, drift, o.Threshold, bo.Level)
 	return v
+}
+
+// runDrift is the drift a comparison of nb baseline and nc candidate
+// runs is widened by, with its note on v: none with repeats on both
+// sides (their t interval holds it), nil with repeats on one side (each
+// figure's own, repeatsDrift), else the measured one given or the
+// assumed DefaultDrift.
+func runDrift(v *Regression, nb, nc int, measured *Drift) *Drift {
+	switch {
+	case nb >= 2 && nc >= 2:
+		return nil
+	case nb >= 2 || nc >= 2:
+		v.Drift = &Drift{Source: DriftRepeats, DF: max(nb, nc) - 1}
+		v.Notes = append(v.Notes, "one run on a side: the intervals are widened by the between-run spread the other side's repeats show (per op and figure)")
+		return nil
+	}
+	d := measured
+	if d == nil {
+		d = DefaultDrift()
+	}
+	v.Drift = d
+	why := "the between-run spread of the daemon's A/A controls"
+	if d.Source == DriftAssumed {
+		why = "an assumed between-run spread (no repeats or A/A controls measured it)"
+	}
+	v.Notes = append(v.Notes, "one run on a side: the seconds of a run hold the noise within it, not a host's drift between runs; the intervals are widened by "+why+
+		"; \""+string(CallDrift)+"\" where the within-run interval clears the threshold but drift could explain it: repeat the runs interleaved to tell")
+	return d
+}
+
+// repeatsDrift is the drift of figure q the side with repeats shows
+// when the other has one run (sideDrift of fig of each repeat); nil
+// when neither or both sides have repeats.
+func repeatsDrift(q string, bs, cs [][]*hdr.Histogram, fig func([][]*hdr.Histogram) float64) *Drift {
+	side := bs
+	switch {
+	case len(bs) >= 2 && len(cs) >= 2, len(bs) < 2 && len(cs) < 2:
+		return nil
+	case len(cs) >= 2:
+		side = cs
+	}
+	figs := make([]float64, len(side))
+	for r, rep := range side {
+		figs[r] = fig([][]*hdr.Histogram{rep})
+	}
+	return sideDrift(q, figs)
+}
+
+// judgeLatency calls the within-run interval iv of percentile
+// regressPercentiles[i] of sides of n ops, widened by drift d
+// (TailCall on the widened interval; CallDrift where only the
+// within-run one is a regression).
+func judgeLatency(iv Interval, d *Drift, i int, threshold float64, n [2]int64) (ratio, within *Interval, call Call) {
+	ratio, within = driftInterval(iv, d, regressQuantiles[i])
+	call = TailCall(*ratio, threshold, regressPercentiles[i], n)
+	if within != nil && call != CallRegression && TailCall(*within, threshold, regressPercentiles[i], n) == CallRegression {
+		call = CallDrift
+	}
+	return ratio, within, call
+}
+
+// driftInterval is the call's interval of figure q and, when the drift
+// widened it, the within-run interval it started from.
+func driftInterval(iv Interval, d *Drift, q string) (*Interval, *Interval) {
+	h, ok := d.band(q, iv.Level)
+	if !ok {
+		return &iv, nil
+	}
+	w := withDrift(iv, h)
+	if w == iv {
+		return &iv, nil
+	}
+	return &w, &iv
+}
+
+// foldDriftMDE widens each MDE of c by the drift as the verdict's
+// interval is widened: the MDE (1+t)·exp(w), w the typical within-run
+// log half-width, becomes (1+t)·exp(hypot(w, band)).
+func foldDriftMDE(c *Calibration, d *Drift, threshold, level float64) {
+	if c == nil || d == nil {
+		return
+	}
+	for q, m := range c.MDE {
+		if h, ok := d.band(q, level); ok {
+			c.MDE[q] = (1 + threshold) * math.Exp(math.Hypot(math.Max(0, math.Log(m/(1+threshold))), h))
+		}
+	}
+	if c.Note != "" {
+		c.Note += "; MDE with the between-run drift"
+	}
 }
 
 // throughputCheck compares a closed-loop op's ops/s per interval: the
 // candidate regresses when the whole interval of its ratio lies below
 // 1/(1+threshold).
-func throughputCheck(bs, cs [][]*hdr.Histogram, o BootstrapOptions, threshold float64) (QuantCheck, bool) {
+func throughputCheck(bs, cs [][]*hdr.Histogram, o BootstrapOptions, threshold float64, d *Drift) (QuantCheck, bool) {
 	br, cr := rates(bs), rates(cs)
-	iv := RateRatio(br, cr, o)
-	if !iv.Valid() {
+	raw := RateRatio(br, cr, o)
+	if !raw.Valid() {
 		return QuantCheck{}, false
 	}
-	inv := Interval{Estimate: 1 / iv.Estimate, Lo: 1 / iv.Hi, Hi: 1 / iv.Lo, Level: iv.Level}
-	qc := QuantCheck{Quantile: QuantThroughput, Baseline: meanOf(br), Candidate: meanOf(cr), Ratio: &iv, Change: iv.Estimate - 1,
-		Call: Decide(inv, threshold)}
+	inverse := func(iv Interval) Interval {
+		return Interval{Estimate: 1 / iv.Estimate, Lo: 1 / iv.Hi, Hi: 1 / iv.Lo, Level: iv.Level}
+	}
+	qc := QuantCheck{Quantile: QuantThroughput, Baseline: meanOf(br), Candidate: meanOf(cr), Change: raw.Estimate - 1}
+	qc.Ratio, qc.Within = driftInterval(raw, d, QuantThroughput)
+	iv := *qc.Ratio
+	qc.Call = Decide(inverse(iv), threshold)
+	if qc.Within != nil && qc.Call != CallRegression && Decide(inverse(*qc.Within), threshold) == CallRegression {
+		qc.Call = CallDrift
+	}
 	qc.Noise = qc.Baseline * (iv.Hi - iv.Lo) / 2
 	switch qc.Call { // the words are about speed, not latency
 	case CallSlower:

@@ -121,9 +121,15 @@ func ServerWindowOf(samples []rundir.ServerSample, from, to time.Time, op string
 		dt := s.At.Sub(p.At).Seconds()
 		var busy float64
 		okBusy := false
+		// A sample without commandstats (its INFO commandstats failed
+		// under load) has no base to subtract from: every total after it
+		// would count as spent in one interval (a real run read a busy
+		// share of 310%). A command missing from a sample that has them
+		// had no call yet: its total is this interval's.
+		pHas := hasCommandStats(p.Stats)
 		for k, v := range s.Stats {
 			name, ok := strings.CutSuffix(strings.TrimPrefix(k, "cmd_"), "_seconds_total")
-			if !ok || !strings.HasPrefix(k, "cmd_") || name == "info" {
+			if !ok || !strings.HasPrefix(k, "cmd_") || name == "info" || !pHas {
 				continue
 			}
 			if d := v - p.Stats[k]; d >= 0 {
@@ -150,6 +156,16 @@ func ServerWindowOf(samples []rundir.ServerSample, from, to time.Time, op string
 		}
 	}
 	return w
+}
+
+// hasCommandStats: the sample holds the server's per-command totals.
+func hasCommandStats(st map[string]float64) bool {
+	for k := range st {
+		if strings.HasPrefix(k, "cmd_") && strings.HasSuffix(k, "_seconds_total") {
+			return true
+		}
+	}
+	return false
 }
 
 func addSeen(m map[string]bool, k string) map[string]bool {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/soakd/soakd/daemon"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/verdict"
 )
@@ -17,7 +18,9 @@ import (
 // closed-loop phase's throughput) with block-bootstrap confidence
 // intervals over the runs' latency.hlog intervals
 // (verdict.CompareIntervals); a regression only where the whole
-// interval clears the threshold. Runs without an interval log fall back
+// interval clears the threshold; with one run on a side the intervals
+// are widened by the between-run drift (the other side's repeats,
+// --controls, or assumed). Runs without an interval log fall back
 // to the percentiles of their summaries, without an interval, and say
 // so.
 func (a *App) compare(args []string) int {
@@ -31,6 +34,7 @@ func (a *App) compare(args []string) int {
 	allowHosts := fs.Bool("allow-unlike-hosts", false, "compare runs from unlike hosts (CPU, cores, kernel, memory, swap, THP, governor, cgroup limits) anyway (with a warning)")
 	history := fs.String("history", "", "a daemon's data_dir (or a `DIR` of run directories): report change points across its completed runs")
 	scenario := fs.String("scenario", "", "with --history: only the runs of the scenario named `NAME`")
+	controls := fs.String("controls", "", "with one run a side: take the between-run drift from the A/A controls a daemon (data_dir `DIR`) ran of this scenario on this host, instead of assuming it")
 	a.colorFlag(fs)
 	pos, code, ok := a.parseCmd("compare", fs, args)
 	if !ok {
@@ -100,8 +104,17 @@ func (a *App) compare(args []string) int {
 			fmt.Fprintf(a.Stderr, "soakd compare: warning: comparing unlike runs: %s: %s\n", dirs[i][k], strings.Join(why, "; "))
 		}
 	}
+	var drift *verdict.Drift
+	if *controls != "" {
+		d, err := daemon.ControlsDrift(*controls, ref.Scenario, daemon.HostKey(ref))
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "soakd compare: --controls: %v\n", err)
+			return exitRefused
+		}
+		drift = d
+	}
 	v, err := compareRuns(dirs, sides, verdict.IntervalOptions{Threshold: *threshold,
-		Bootstrap: verdict.BootstrapOptions{Level: *level, Resamples: *resamples, Seed: *seed}}, *allowUnlike)
+		Bootstrap: verdict.BootstrapOptions{Level: *level, Resamples: *resamples, Seed: *seed}, Drift: drift}, *allowUnlike)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "soakd compare: %v\n", err)
 		return exitRefused

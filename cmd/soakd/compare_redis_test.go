@@ -13,9 +13,11 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/soakd/soakd/daemon"
 	"github.com/soakd/soakd/engine"
 	"github.com/soakd/soakd/internal/testutil"
 	"github.com/soakd/soakd/report"
+	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 	redistarget "github.com/soakd/soakd/targets/redis"
@@ -196,5 +198,31 @@ phases:
 		if iv := ratio(v, op, "p50"); iv == nil || !(iv.Lo > 1.2) {
 			t.Errorf("DEBUG SLEEP %s p50: interval %+v, want it wholly above 1.2", op, iv)
 		}
+	}
+	if v.Drift == nil || v.Drift.Source != verdict.DriftAssumed {
+		t.Errorf("one run a side without controls: drift %+v, want it assumed", v.Drift)
+	}
+	// --controls: the drift a daemon's A/A controls measured of this
+	// scenario on this host widens the intervals instead.
+	sum, err := rundir.ReadSummary(slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	rec := fmt.Sprintf(`[{"scenario": %q, "host": %q, "aa_verdicts": 3, "false_alarms": 0, "log_ratios": {"p50": [0.1, -0.1, 0.05]}}]`, sum.Scenario, daemon.HostKey(sum))
+	if err := os.MkdirAll(filepath.Join(data, daemon.ControlsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, daemon.ControlsDir, daemon.ControlsFile), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	app, out, errb := testApp(nil)
+	code = app.Main(context.Background(), []string{"compare", a2, slow, "--json", "--allow-unlike", "--controls", data})
+	v = &verdict.Regression{}
+	if err := json.Unmarshal(out.Bytes(), v); err != nil {
+		t.Fatalf("compare --controls: %v\n%s\n%s", err, out, errb)
+	}
+	if code != 1 || v.Drift == nil || v.Drift.Source != verdict.DriftControls || v.Drift.DF != 3 {
+		t.Errorf("--controls: exit %d, drift %+v, want 1 and the controls' drift", code, v.Drift)
 	}
 }

@@ -60,4 +60,9 @@ func TestCompareWithoutIntervalLogSaysSo(t *testing.T) {
 	if code := a.Main(context.Background(), []string{"compare", base, cand, "--level", "95"}); code != 2 || !strings.Contains(errb.String(), "--level") {
 		t.Errorf("--level 95: exit %d, %s", code, errb)
 	}
+	a, _, errb = testApp(nil)
+	if code := a.Main(context.Background(), []string{"compare", base, cand, "--controls", t.TempDir()}); code != 2 ||
+		!strings.Contains(errb.String(), "--controls") || !strings.Contains(errb.String(), "calibration.json") {
+		t.Errorf("--controls of a directory without controls: exit %d, %s", code, errb)
+	}
 }
