@@ -122,7 +122,6 @@ phases:
 // all its words (the stemmer may add some), most queries find
 // something, and a second run with the same seed sends the same queries.
 func TestCorpusSearchRedis(t *testing.T) {
-	t.Parallel()
 	so := testutil.NeedFile(t, "/usr/lib/redis/modules/redisearch.so")
 	sc := corpusScenario(t, `
 target: {kind: redis, managed: {persistence: none, args: [--loadmodule, `+so+`]}}

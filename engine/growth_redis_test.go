@@ -26,7 +26,9 @@ func needRedis(t *testing.T) {
 
 func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) (*rundir.Summary, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// A bound for a hung run only: 30 s cut growth runs short (status
+	// interrupted after 3 stages) under a load of 15-20.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	tg, err := targets.Open(ctx, sc.Target, targets.Options{})
 	if err != nil {
@@ -41,6 +43,9 @@ func runOpts(t *testing.T, sc *scenarios.Scenario, reopen bool) (*rundir.Summary
 	sum, err := runWritten(ctx, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if sum.Status != rundir.StatusCompleted {
+		t.Fatalf("run %s: %s", sum.Status, sum.StatusReason)
 	}
 	return sum, dir
 }
