@@ -86,22 +86,10 @@ func killSoakMidRun(t *testing.T, data, cfgPath string) (string, *rundir.Checkpo
 	}
 	defer cmd.Process.Kill()
 	// Killed once the run has checkpointed inside its steady phase.
-	var runDir string
-	var ck *rundir.Checkpoint
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ms, _ := filepath.Glob(filepath.Join(data, "runs", "*", rundir.CheckpointFile))
-		if len(ms) == 1 {
-			c, err := rundir.ReadCheckpoint(filepath.Dir(ms[0]))
-			if err == nil && c.Current != nil && c.Current.Name == "steady" && c.Written.Sub(c.Current.Start) >= time.Second {
-				runDir, ck = filepath.Dir(ms[0]), c
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon's soak never checkpointed in its steady phase; its log:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	runDir := waitSteadyCheckpoint(t, data, stderr.String)
+	ck, err := rundir.ReadCheckpoint(runDir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func TestDaemonStopSuspendsSoakRun(t *testing.T) {
 			data := filepath.Join(dir, "data")
 			cfgBody := "listen: 127.0.0.1:0\ntoken_env: SOAKD_TEST_TOKEN\ndata_dir: " + data + "\nsoaks:\n  - {name: forever, scenario: long.yaml" + tc.resume + "}\n"
 			h := startDaemon(t, dir, cfgBody, nil)
-			runDir := waitSteadyCheckpoint(t, data)
+			runDir := waitSteadyCheckpoint(t, data, h.log.String)
 			id := filepath.Base(runDir)
 			h.stop()
 			_, err := os.Stat(filepath.Join(runDir, rundir.SummaryFile))
@@ -59,8 +59,9 @@ func TestDaemonStopSuspendsSoakRun(t *testing.T) {
 }
 
 // waitSteadyCheckpoint waits for the one run under data to checkpoint
-// a second into its steady phase, and returns its directory.
-func waitSteadyCheckpoint(t *testing.T, data string) string {
+// a second into its steady phase, and returns its directory; log is the
+// daemon's, shown when it never does.
+func waitSteadyCheckpoint(t *testing.T, data string, log func() string) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -73,6 +74,6 @@ func waitSteadyCheckpoint(t *testing.T, data string) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("the soak never checkpointed in its steady phase")
+	t.Fatalf("the soak never checkpointed in its steady phase; the daemon's log:\n%s", log())
 	return ""
 }
