@@ -21,6 +21,7 @@ func TestProgressShowsDraining(t *testing.T) {
 		{9*time.Second + 600*time.Millisecond, "[steady 9s/10s] target 1000/s"},
 		{10 * time.Second, "[steady 10s/10s] target 1000/s"},
 		{10*time.Second + 420*time.Millisecond, "[steady draining 10s+400ms] target 1000/s"},
+		{10*time.Second + 30*time.Millisecond, "[steady 10s/10s] target 1000/s"},
 		{14 * time.Second, "[steady draining 10s+4s] target 1000/s"},
 	} {
 		line := progressLine(seg, 1000, c.elapsed, 950, 0, metricsSet(mix), targets.Classes(), nil)

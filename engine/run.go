@@ -445,8 +445,9 @@ func progressLine(seg *segment, rate float64, elapsed time.Duration, achieved fl
 	}
 	el := term.Duration(elapsed.Truncate(time.Second))
 	switch {
-	case seg.Duration > 0 && elapsed > seg.Duration:
-		// Past its end the segment only waits for the ops in flight.
+	case seg.Duration > 0 && elapsed-seg.Duration >= 50*time.Millisecond:
+		// Past its end the segment only waits for the ops in flight
+		// (less than 50 ms past it rounds to its end: not draining).
 		fmt.Fprintf(&b, "[%s draining %s+%s]", name, term.Duration(seg.Duration), term.Duration((elapsed - seg.Duration).Round(100*time.Millisecond)))
 	case seg.Duration > 0:
 		fmt.Fprintf(&b, "[%s %s/%s]", name, el, term.Duration(seg.Duration))
