@@ -473,7 +473,7 @@ func TestScheduleMissingFileReloadAndSoak(t *testing.T) {
 	cfg := baseConfig(dir) + `schedules:
   - {name: every, cron: "@every 1s", scenario: sched.yaml, overlap: skip}
 soaks:
-  - {name: forever, scenario: soak.yaml}
+  - {name: forever, scenario: soak.yaml, resume: false}
 `
 	h := startDaemon(t, dir, cfg, nil)
 	if err := os.Remove(sched); err != nil {
@@ -506,7 +506,7 @@ soaks:
 	h.reload <- nil
 	waitLog(t, h.log, "reload refused")
 	// Good reload that drops the schedule and keeps the soak.
-	writeFile(t, h.cfg, baseConfig(dir)+"soaks:\n  - {name: forever, scenario: soak.yaml}\n")
+	writeFile(t, h.cfg, baseConfig(dir)+"soaks:\n  - {name: forever, scenario: soak.yaml, resume: false}\n")
 	h.reload <- nil
 	waitLog(t, h.log, "config reloaded")
 	var v RunView
@@ -517,7 +517,9 @@ soaks:
 	if strings.Contains(h.log.String(), "soak stopped by reload") {
 		t.Error("unchanged soak was stopped by the reload")
 	}
-	// SIGTERM: the soak's run is interrupted with a written summary.
+	// SIGTERM: the soak's run (resume: false) is interrupted with a
+	// written summary. (A soak that resumes is suspended instead:
+	// TestDaemonStopSuspendsSoakRun.)
 	h.stop()
 	s, err := rundir.ReadSummary(filepath.Join(dir, "data", "runs", soakID))
 	if err != nil || s.Status != rundir.StatusInterrupted {

@@ -168,8 +168,12 @@ func Run(ctx context.Context, o Options) (sum *rundir.Summary, err error) {
 		sum.StatusReason = b.Error()
 	}
 	if sum != nil && errors.Is(context.Cause(ctx), ErrSuspended) {
-		// Stopped to be resumed: no summary, the checkpoint stays.
-		return nil, ErrSuspended
+		// Stopped to be resumed: no summary, the checkpoint stays. A
+		// run stopped before its first checkpoint could not be resumed:
+		// it ends interrupted, its summary written.
+		if _, err := rundir.ReadCheckpoint(o.OutDir); err == nil {
+			return nil, ErrSuspended
+		}
 	}
 	err = finish(o.OutDir, o.Scenario, sum, err, rn.exporter)
 	if sum != nil {
