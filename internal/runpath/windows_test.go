@@ -46,14 +46,16 @@ slo:
 		if win == nil || win.Window == nil {
 			t.Fatalf("limit %s: no window check in summary.json: %+v", c.limit, back.SLO.Checks)
 		}
-		if win.Op != "get" || win.Window.Judged != 2 || win.Window.Seconds != 1 {
-			t.Errorf("limit %s: window check %+v %+v, want get over 2 windows of 1 s", c.limit, *win, *win.Window)
+		// 2.4 s makes two whole windows; a run the host held up past
+		// 2.5 s (its window runs to the schedule's end) judges a third.
+		if win.Op != "get" || win.Window.Judged < 2 || win.Window.Judged > 3 || win.Window.Seconds != 1 {
+			t.Errorf("limit %s: window check %+v %+v, want get over 2 (or 3) windows of 1 s", c.limit, *win, *win.Window)
 		}
 		if win.Passed != c.passed || back.SLO.Passed != c.passed || sum.SLO.Passed != c.passed {
 			t.Errorf("limit %s: window passed %v, run passed %v (returned %v), want %v", c.limit, win.Passed, back.SLO.Passed, sum.SLO.Passed, c.passed)
 		}
-		if !c.passed && win.Window.Breached != 2 {
-			t.Errorf("limit %s: %d windows over, want 2", c.limit, win.Window.Breached)
+		if !c.passed && win.Window.Breached != win.Window.Judged {
+			t.Errorf("limit %s: %d of %d windows over, want every one", c.limit, win.Window.Breached, win.Window.Judged)
 		}
 	}
 }
