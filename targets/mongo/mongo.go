@@ -18,6 +18,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/description"
 	"go.mongodb.org/mongo-driver/mongo/options"
 	"go.mongodb.org/mongo-driver/mongo/readpref"
 	"go.mongodb.org/mongo-driver/mongo/writeconcern"
@@ -529,13 +530,20 @@ func (t *Target) Classify(err error) string {
 	}
 	if mongo.IsTimeout(err) || errors.Is(err, context.DeadlineExceeded) {
 		// A server selection that timed out because no server answers is
-		// a connection problem, not a slow store.
+		// a connection problem, not a slow store: a server with an error,
+		// or none that ever answered (still of kind unknown: on a loaded
+		// host the selection can time out before the first dial fails).
 		var sse topology.ServerSelectionError
 		if errors.As(err, &sse) {
+			answered := false
 			for _, s := range sse.Desc.Servers {
 				if s.LastError != nil {
 					return targets.ClassConnection
 				}
+				answered = answered || s.Kind != description.Unknown
+			}
+			if !answered {
+				return targets.ClassConnection
 			}
 		}
 		return targets.ClassTimeout
