@@ -73,13 +73,7 @@ func TestDaemonKill9Recovery(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	cfgPath := writeFile(t, filepath.Join(dir, "soakd.yaml"), "listen: 127.0.0.1:0\ntoken_env: SOAKD_TEST_TOKEN\ndata_dir: "+data+
 		"\nsoaks:\n  - {name: forever, scenario: long.yaml}\n")
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), killHelperEnv+"="+cfgPath)
-	var stderr syncBuf
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stderr := startDaemonProcess(t, cfgPath)
 	defer cmd.Process.Kill()
 	var runDir string
 	deadline := time.Now().Add(20 * time.Second)
@@ -165,4 +159,18 @@ func TestRecoveryWithoutRunInfo(t *testing.T) {
 	if txt := report.Text(s); !strings.Contains(txt, "phase steady (unknown kind)") {
 		t.Errorf("report:\n%s", txt)
 	}
+}
+
+// startDaemonProcess starts this test binary as a daemon serving cfgPath
+// (killHelperEnv), its stderr kept, for a test to SIGKILL.
+func startDaemonProcess(t *testing.T, cfgPath string) (*exec.Cmd, *syncBuf) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), killHelperEnv+"="+cfgPath)
+	stderr := &syncBuf{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stderr
 }

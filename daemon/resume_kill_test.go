@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -77,13 +76,7 @@ func TestDaemonResumesKilledSoakRun(t *testing.T) {
 // run's directory and that checkpoint.
 func killSoakMidRun(t *testing.T, data, cfgPath string) (string, *rundir.Checkpoint) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), killHelperEnv+"="+cfgPath)
-	var stderr syncBuf
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stderr := startDaemonProcess(t, cfgPath)
 	defer cmd.Process.Kill()
 	// Killed once the run has checkpointed inside its steady phase.
 	runDir := waitSteadyCheckpoint(t, data, stderr.String)
