@@ -334,6 +334,9 @@ type segState struct {
 	// KeyBase and Limit are a sequential (load) segment's.
 	KeyBase int64  `json:"key_base,omitempty"`
 	Limit   uint64 `json:"limit,omitempty"`
+	// Streams are the workers' op stream positions (streams.go), one
+	// per worker, null where one published none yet.
+	Streams []*streamPos `json:"streams,omitempty"`
 	// Total is what the segment measured so far (encodeSet).
 	Total []byte `json:"total"`
 }
@@ -355,7 +358,7 @@ func (sr *segRun) position() segState {
 	seg, clk := sr.seg, sr.clk
 	st := segState{Stage: seg.Stage, StageIndex: seg.StageIndex, Start: sr.res.Start, T0: clk.t0,
 		Completed: clk.completed.Load(), WarmTail: clk.warmTail.Load(), WarmErrs: clk.warmErrs.Load(), LastEnd: clk.lastEnd.Load(),
-		KeyBase: seg.KeyBase, Limit: seg.Limit, Epoch: sr.retime.Load()}
+		KeyBase: seg.KeyBase, Limit: seg.Limit, Epoch: sr.retime.Load(), Streams: sr.streams.snapshot()}
 	if sr.work != nil {
 		st.Warm = sr.warmSent.Load()
 		st.Sent = sr.scheduled.Load()

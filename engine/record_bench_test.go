@@ -41,7 +41,7 @@ phases:
 		Mix: mix, Source: src, Concurrency: 1, Seed: phaseSeed(1, 0, 0)}
 	clk := newClock(seg, time.Now())
 	rec := metrics.NewWarmupRecorder(mix.Ops())
-	c := &crew{target: nopTarget{}, slots: 1, clk: clk, classIdx: plan.classIdx}
+	c := &crew{target: nopTarget{}, slots: 1, clk: clk, classIdx: plan.classIdx, streams: newStreamCells(1)}
 	w := c.newWorker(seg, 0, rec)
 	ep := &epoch{t0: clk.t0, sched: Schedule{Rate: 1000}}
 	ctx := context.Background()

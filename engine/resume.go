@@ -257,7 +257,7 @@ func (r *runner) resumeSegment(sr *segRun, now time.Time) {
 		}
 	}
 	lost := max(int64(measured)-done(rs.total)-before, 0)
-	r.addSeam(rundir.Seam{Phase: seg.Phase, Stage: seg.Stage, Down: rs.down.UTC(), Resumed: now.UTC(), Lost: lost})
+	r.addSeam(rundir.Seam{Phase: seg.Phase, Stage: seg.Stage, Down: rs.down.UTC(), Resumed: now.UTC(), Lost: lost, Streams: sr.restored})
 	if exp := r.opts.Exporter; exp != nil && lost > 0 {
 		// soakd_ops_lost_total, split over the ops as lostOps splits them.
 		var per [scenarios.NumOps]int64

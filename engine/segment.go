@@ -160,6 +160,10 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	// collection its allocations start, would otherwise run after t0
 	// and delay the first ops by all of it (~2-3 ms for 64 workers).
 	c := &crew{target: r.target, slots: 1, clk: sr.clk, classIdx: r.plan.classIdx}
+	if sink == intervalSink(r) && r.ck != nil {
+		sr.streams = newStreamCells(seg.Concurrency)
+		c.streams = sr.streams
+	}
 	var batchable [scenarios.NumOps]bool
 	if b, _ := r.target.(targets.Batcher); b != nil && b.MaxBatch() > 1 {
 		c.batcher, c.slots = b, b.MaxBatch()
@@ -178,6 +182,9 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 	workers := make([]*worker, seg.Concurrency)
 	for w := range workers {
 		workers[w] = c.newWorker(seg, w, sr.stripes[w%nStripes])
+	}
+	if seg.resume != nil {
+		sr.restored = restoreStreams(seg, seg.resume, workers)
 	}
 	for _, wk := range workers {
 		wg.Add(1)
@@ -268,6 +275,11 @@ type segRun struct {
 	// pos is the position at the collector's last drain, for the
 	// checkpoint written after the interval (the collector's own).
 	pos segState
+	// streams are the workers' stream positions (nil: not
+	// checkpointed); restored says how a resumed segment's streams were
+	// restored (restoreStreams), for its seam.
+	streams  *streamCells
+	restored string
 	// windows are the collector's two interval windows in turn (the
 	// sink keeps the last one it was given until the next interval);
 	// warm takes the warmup's ops (nil without a warmup).
@@ -365,6 +377,11 @@ func (sr *segRun) collect(sink intervalSink, p *pauser, interval time.Duration, 
 	// its end must not precede them (latency.hlog, counts.csv).
 	flush := func(final bool) {
 		p.begin()
+		if sr.ckpt != nil && !final {
+			// Asked before the drain: the busy workers answer while it
+			// runs.
+			sr.streams.ask()
+		}
 		window := sr.windows[n&1]
 		n++
 		window.Reset()

@@ -29,13 +29,16 @@ type opStream interface {
 	fill(slot int, req *targets.Request, i uint64) scenarios.Op
 	// position is where the stream stands.
 	position() position
+	// restore puts the stream where position p says (one this source's
+	// stream of the same worker published: a resumed segment's).
+	restore(p position) error
 }
 
 // position is where an op stream stands: the schedule index after the
 // last one it filled and the state of its random stream (nil when it
 // draws none: a replay's next op is entry next modulo the capture's
-// length, pass next / length). Nothing reads it yet: it is what a run
-// resumed after a crash would restore its streams from.
+// length, pass next / length). A segment's checkpoint keeps each
+// worker's (streams.go); a resumed segment restores its streams from it.
 type position struct {
 	next uint64
 	rng  []byte

@@ -113,6 +113,14 @@ func (s *mixStream) position() position {
 	return position{next: s.next, rng: st}
 }
 
+func (s *mixStream) restore(p position) error {
+	if err := s.pcg.UnmarshalBinary(p.rng); err != nil {
+		return err
+	}
+	s.next = p.next
+	return nil
+}
+
 // cmpOr returns v, or def when v is nil.
 func cmpOr[T any](v, def *T) *T {
 	if v != nil {

@@ -29,6 +29,12 @@ type worker struct {
 	state    atomic.Int32
 	inflight int
 	sendAt   time.Time
+	// id is the worker's number in its segment; streams, when the
+	// segment is checkpointed, where it publishes its stream's position
+	// (streams.go), answered the asks it answered.
+	id       int
+	streams  *streamCells
+	answered uint64
 }
 
 // crew is what a segment's workers share: its target, the target's
@@ -40,6 +46,9 @@ type crew struct {
 	slots    int
 	clk      *clock
 	classIdx map[string]uint8
+	// streams are the workers' positions for the checkpoints (nil:
+	// none).
+	streams *streamCells
 }
 
 // newWorker is seg's w-th worker, recording into rec.
@@ -52,6 +61,7 @@ func (c *crew) newWorker(seg *segment, w int, rec *metrics.Recorder) *worker {
 		reqPtrs:  make([]*targets.Request, c.slots),
 		errs:     make([]error, c.slots),
 		intended: make([]time.Time, c.slots),
+		id:       w, streams: c.streams,
 	}
 	for i := range wk.reqs {
 		wk.reqPtrs[i] = &wk.reqs[i]
@@ -73,6 +83,7 @@ func (w *worker) runChunk(ctx context.Context, c chunk) bool {
 		interruptChunk(w, c, time.Now())
 		return true
 	}
+	w.answer()
 	n := 0
 	now := time.Now()
 	for k := uint32(0); k < c.n; k++ {
@@ -99,6 +110,7 @@ func (w *worker) runChunk(ctx context.Context, c chunk) bool {
 // runClosed runs index i as soon as the worker is free (closed loop):
 // the intended start is the actual start.
 func (w *worker) runClosed(ctx context.Context, i uint64) bool {
+	w.answer()
 	w.src.fill(0, &w.reqs[0], i)
 	w.intended[0] = time.Now()
 	if w.intended[0].UnixNano() < w.clk.warmEnd {

@@ -87,6 +87,11 @@ type Seam struct {
 	Down    time.Time `json:"down"`
 	Resumed time.Time `json:"resumed"`
 	Lost    int64     `json:"lost"`
+	// Streams says how the op streams' random state went on across the
+	// seam: "restored" from the checkpoint, or which were reseeded with
+	// the seam's own seed and why ("" for a segment without streams
+	// restored: a load's records in order).
+	Streams string `json:"streams,omitempty"`
 }
 
 // TargetInfo describes the target without credentials.
