@@ -337,6 +337,9 @@ type segState struct {
 	// Streams are the workers' op stream positions (streams.go), one
 	// per worker, null where one published none yet.
 	Streams []*streamPos `json:"streams,omitempty"`
+	// Lost are the ops its seams lost so far, per op (nil: never
+	// resumed).
+	Lost *lostOps `json:"lost,omitempty"`
 	// Total is what the segment measured so far (encodeSet).
 	Total []byte `json:"total"`
 }
@@ -358,7 +361,8 @@ func (sr *segRun) position() segState {
 	seg, clk := sr.seg, sr.clk
 	st := segState{Stage: seg.Stage, StageIndex: seg.StageIndex, Start: sr.res.Start, T0: clk.t0,
 		Completed: clk.completed.Load(), WarmTail: clk.warmTail.Load(), WarmErrs: clk.warmErrs.Load(), LastEnd: clk.lastEnd.Load(),
-		KeyBase: seg.KeyBase, Limit: seg.Limit, Epoch: sr.retime.Load(), Streams: sr.streams.snapshot()}
+		KeyBase: seg.KeyBase, Limit: seg.Limit, Epoch: sr.retime.Load(), Streams: sr.streams.snapshot(),
+		Lost: sr.seamLost}
 	if sr.work != nil {
 		st.Warm = sr.warmSent.Load()
 		st.Sent = sr.scheduled.Load()

@@ -227,6 +227,9 @@ func (r *runner) resumeSegment(sr *segRun, now time.Time) {
 		sr.retime.Store(st.Epoch)
 	}
 	var measured uint64
+	// skipLo, skipHi are the measured indices due while soakd was down
+	// (open loop): their ops are known one by one.
+	var skipLo, skipHi uint64
 	if sr.work != nil {
 		ep := &epoch{t0: st.T0.Add(seg.Offset), sched: seg.pacing()}
 		f := &dispatchFrom{warm: st.Warm}
@@ -242,6 +245,7 @@ func (r *runner) resumeSegment(sr *segRun, now time.Time) {
 		sr.scheduled.Store(f.sent)
 		sr.warmSent.Store(f.warm)
 		measured = f.sent - f.warm
+		skipLo, skipHi = max(st.Sent, f.warm), f.sent
 	} else {
 		sr.next.Store(st.Sent)
 		sr.scheduled.Store(st.Sent)
@@ -257,22 +261,58 @@ func (r *runner) resumeSegment(sr *segRun, now time.Time) {
 		}
 	}
 	lost := max(int64(measured)-done(rs.total)-before, 0)
-	r.addSeam(rundir.Seam{Phase: seg.Phase, Stage: seg.Stage, Down: rs.down.UTC(), Resumed: now.UTC(), Lost: lost, Streams: sr.restored})
-	if exp := r.opts.Exporter; exp != nil && lost > 0 {
-		// soakd_ops_lost_total, split over the ops as lostOps splits them.
-		var per [scenarios.NumOps]int64
-		seg.Mix.Split(lost, &per)
-		for op, n := range per {
-			if n > 0 {
-				exp.AddLost(seg.Phase, scenarios.Op(op), n)
-			}
+	per, byWeight := seamLostOps(seg, lost, skipLo, skipHi)
+	// The segment's lost ops per op so far: its earlier seams' and this
+	// one's (lostOps at its end).
+	sr.seamLost = &lostOps{Seam: true}
+	if st.Lost != nil {
+		sr.seamLost.add(*st.Lost)
+	}
+	sr.seamLost.add(per)
+	sm := rundir.Seam{Phase: seg.Phase, Stage: seg.Stage, Down: rs.down.UTC(), Resumed: now.UTC(), Lost: lost, Streams: sr.restored, ByWeight: byWeight}
+	for op, n := range per.Ops {
+		if n == 0 {
+			continue
+		}
+		if sm.Ops == nil {
+			sm.Ops = map[string]int64{}
+		}
+		sm.Ops[r.plan.ops.Name(scenarios.Op(op))] = n
+		if exp := r.opts.Exporter; exp != nil {
+			// soakd_ops_lost_total: the seam's own per-op figures.
+			exp.AddLost(seg.Phase, scenarios.Op(op), n)
 		}
 	}
+	r.addSeam(sm)
+}
+
+// exactLost bounds the schedule indices whose ops a seam counts one by
+// one (opFor, ~5 ns each: 2^26 is ~0.3 s of a resume); a longer downtime
+// is split over the ops by the mix's weights.
+const exactLost = 1 << 26
+
+// seamLostOps splits a seam's lost ops over the ops: the indices
+// [skipLo, skipHi) due while soakd was down one by one (each index's op
+// is a pure function of it), when they are lost and no more than
+// exactLost; the rest (the ops in flight or not yet logged at the
+// checkpoint, whose indices are not recorded) by the mix's weights,
+// byWeight of them.
+func seamLostOps(seg *segment, lost int64, skipLo, skipHi uint64) (per lostOps, byWeight int64) {
+	per = lostOps{N: lost, Seam: true}
+	byWeight = lost
+	if k := skipHi - min(skipLo, skipHi); k > 0 && k <= exactLost && int64(k) <= lost {
+		for i := skipLo; i < skipHi; i++ {
+			per.Ops[seg.opFor(i)]++
+		}
+		byWeight -= int64(k)
+	}
+	seg.Mix.Split(byWeight, &per.Ops)
+	return per, byWeight
 }
 
 // lostOps are a resumed segment's lost ops once it ended: what its
-// schedule called for less what completed or was dropped, split over
-// the ops by the mix's weights (their kinds are not recorded).
+// schedule called for less what completed or was dropped; per op, its
+// seams' (seamLostOps), any difference split by the mix's weights.
 func (sr *segRun) lostOps() lostOps {
 	l := lostOps{Seam: true}
 	n := int64(sr.res.Scheduled) - done(sr.res.Total)
@@ -280,6 +320,10 @@ func (sr *segRun) lostOps() lostOps {
 		return l
 	}
 	l.N = n
+	if k := sr.seamLost; k != nil && k.N <= n {
+		l.Ops = k.Ops
+		n -= k.N
+	}
 	sr.seg.Mix.Split(n, &l.Ops)
 	return l
 }

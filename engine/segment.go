@@ -280,6 +280,9 @@ type segRun struct {
 	// restored (restoreStreams), for its seam.
 	streams  *streamCells
 	restored string
+	// seamLost are a resumed segment's lost ops per op, its seams'
+	// (resume.go; nil: never resumed).
+	seamLost *lostOps
 	// windows are the collector's two interval windows in turn (the
 	// sink keeps the last one it was given until the next interval);
 	// warm takes the warmup's ops (nil without a warmup).

@@ -26,7 +26,14 @@ func SeamLine(sm rundir.Seam, start time.Time) string {
 	if sm.Stage != "" {
 		where = append(where, "stage "+sm.Stage)
 	}
-	return line + " (" + strings.Join(where, ", ") + ")"
+	line += " (" + strings.Join(where, ", ") + ")"
+	if sm.ByWeight > 0 && len(sm.Ops) > 0 {
+		line += fmt.Sprintf(", per op: %d by the mix's weights", sm.ByWeight)
+	}
+	if sm.Streams != "" && sm.Streams != "restored" {
+		line += ", streams " + sm.Streams
+	}
+	return line
 }
 
 // writeSeams lists a resumed run's seams under its header, times from

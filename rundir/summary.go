@@ -92,6 +92,12 @@ type Seam struct {
 	// the seam's own seed and why ("" for a segment without streams
 	// restored: a load's records in order).
 	Streams string `json:"streams,omitempty"`
+	// Ops are Lost per op. Those due while soakd was down are counted
+	// one by one; ByWeight of them (the ops in flight or not yet logged
+	// at the checkpoint, whose kinds are not recorded, and a downtime
+	// of more than 2^26 ops) are split over the ops by the mix's weights.
+	Ops      map[string]int64 `json:"ops,omitempty"`
+	ByWeight int64            `json:"by_weight,omitempty"`
 }
 
 // TargetInfo describes the target without credentials.
