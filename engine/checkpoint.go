@@ -66,6 +66,8 @@ type checkpointer struct {
 	// checkpoint was written.
 	every time.Duration
 	last  time.Time
+	// rates are the run's live rate changes so far (runner.rateChanges).
+	rates func() []appliedChange
 	// err is the first failed write; later checkpoints are still tried.
 	err error
 	// out hands the newest checkpoint to the writer (write); done is
@@ -78,7 +80,7 @@ type checkpointer struct {
 // newCheckpointer starts the checkpoints of a run of plan with o.
 func newCheckpointer(r *runner, o Options, start time.Time) *checkpointer {
 	c := &checkpointer{dir: o.OutDir, logs: &r.logs, inserted: r.inserted, stages: &r.stageHists, now: r.time.now, every: o.Checkpoint.Every,
-		out: make(chan []byte, 1), done: make(chan struct{})}
+		out: make(chan []byte, 1), done: make(chan struct{}), rates: r.rateChanges}
 	go c.write()
 	id := o.Checkpoint.Identity
 	id.ScenarioHash = r.plan.sc.Hash()
@@ -240,6 +242,9 @@ func (c *checkpointer) writeLocked(seg *segState) {
 	}
 	c.ck.StageHists = c.encoded
 	c.ck.Inserted = c.inserted.Load()
+	if c.rates != nil {
+		c.ck.RateChanges = checkpointRates(c.rates())
+	}
 	c.last = c.now()
 	c.ck.Written = c.last.UTC()
 	c.ck.Logs = c.logs.sizes()

@@ -24,3 +24,27 @@ func addRateChanges(sum *rundir.Summary, changes []appliedChange) {
 		}
 	}
 }
+
+// rateChanges are the run's live rate changes: those before its last
+// resume (kept in its checkpoint), then its Control's.
+func (r *runner) rateChanges() []appliedChange {
+	return append(append([]appliedChange(nil), r.rates...), r.opts.Control.appliedChanges()...)
+}
+
+// checkpointRates are changes as a checkpoint keeps them.
+func checkpointRates(changes []appliedChange) []rundir.CheckpointRateChange {
+	var out []rundir.CheckpointRateChange
+	for _, c := range changes {
+		out = append(out, rundir.CheckpointRateChange{Phase: c.phase, Stage: c.stage, At: c.at.UTC(), Rate: c.rate, FromRate: c.from})
+	}
+	return out
+}
+
+// resumedRates are a checkpoint's changes back.
+func resumedRates(cs []rundir.CheckpointRateChange) []appliedChange {
+	var out []appliedChange
+	for _, c := range cs {
+		out = append(out, appliedChange{phase: c.Phase, stage: c.Stage, at: c.At, rate: c.Rate, from: c.FromRate})
+	}
+	return out
+}

@@ -199,6 +199,7 @@ func (r *runner) resumeRun(ck *rundir.Checkpoint, sum *rundir.Summary) error {
 	r.stageHists = hs
 	r.inserted.Store(ck.Inserted)
 	r.seams = append(r.seams, ck.Seams...)
+	r.rates = resumedRates(ck.RateChanges)
 	return nil
 }
 

@@ -20,8 +20,9 @@ import (
 // returns a run directory as a SIGKILL at `at` after the start leaves
 // it: the checkpoint as it was then, copied first, and the logs after
 // it (they only grow, so they hold at least what it counts). The run
-// itself goes on to its end in its own directory.
-func killedRun(t *testing.T, sc *scenarios.Scenario, tg targets.Target, at time.Duration) string {
+// itself goes on to its end in its own directory. more set further
+// options, in the bubble.
+func killedRun(t *testing.T, sc *scenarios.Scenario, tg targets.Target, at time.Duration, more ...func(*Options)) string {
 	t.Helper()
 	killed := t.TempDir()
 	synctest.Test(t, func(t *testing.T) {
@@ -36,6 +37,9 @@ func killedRun(t *testing.T, sc *scenarios.Scenario, tg targets.Target, at time.
 		}()
 		o := Options{Scenario: sc, Target: tg, TargetKind: "fake", OutDir: dir, Interval: 250 * time.Millisecond,
 			time: bubbleTime{}, Checkpoint: &CheckpointConfig{}}
+		for _, f := range more {
+			f(&o)
+		}
 		if _, err := Run(context.Background(), o); err != nil {
 			t.Error(err)
 		}
@@ -64,8 +68,9 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 // resumed resumes the killed run in dir, down after its checkpoint, in a
-// synctest bubble (whose clock starts where the killed run's did).
-func resumed(t *testing.T, sc *scenarios.Scenario, tg targets.Target, dir string, down time.Duration) (*rundir.Summary, *rundir.Checkpoint) {
+// synctest bubble (whose clock starts where the killed run's did); more
+// set further options, in the bubble.
+func resumed(t *testing.T, sc *scenarios.Scenario, tg targets.Target, dir string, down time.Duration, more ...func(*Options)) (*rundir.Summary, *rundir.Checkpoint) {
 	t.Helper()
 	ck, err := rundir.ReadCheckpoint(dir)
 	if err != nil {
@@ -76,6 +81,9 @@ func resumed(t *testing.T, sc *scenarios.Scenario, tg targets.Target, dir string
 		time.Sleep(time.Until(ck.Written.Add(down)))
 		o := Options{Scenario: sc, Target: tg, TargetKind: "fake", OutDir: dir, Interval: 250 * time.Millisecond,
 			time: bubbleTime{}, Checkpoint: &CheckpointConfig{}, Resume: ck}
+		for _, f := range more {
+			f(&o)
+		}
 		var err error
 		if sum, err = runWritten(context.Background(), o); err != nil {
 			t.Fatal(err)

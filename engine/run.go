@@ -158,6 +158,7 @@ type runner struct {
 	ck     *checkpointer
 	resume *resumeState
 	seams  []rundir.Seam
+	rates  []appliedChange // live rate changes before the last resume (ratechanges.go)
 }
 
 // Run executes every phase of the scenario and writes the run's logs
@@ -331,7 +332,7 @@ func Run(ctx context.Context, o Options) (_ *rundir.Summary, err error) {
 	sum.End = r.time.now().UTC()
 	host.LoadEnd = hostprobe.Load("/")
 	sum.Host = &host
-	addRateChanges(sum, r.opts.Control.appliedChanges())
+	addRateChanges(sum, r.rateChanges())
 	sum.Seams = r.seams
 	evaluate(sum, r.plan.limits, r.plan.ops, r.phaseSet)
 	// Phase spans end here, at their phases' end times, so they carry

@@ -222,7 +222,11 @@ func (r *runner) runSegment(ctx context.Context, seg *segment, sink intervalSink
 		sr.clk.start(seg, res.Start)
 	}
 	close(sr.begin)
-	r.opts.Control.setCurrent(currentName(seg), seg.Rate)
+	rate := seg.Rate
+	if e := sr.retime.Load(); e != nil {
+		rate = e.Rate // resumed: a live rate change before the kill is in force
+	}
+	r.opts.Control.setCurrent(currentName(seg), rate)
 	sr.pace(ctx, dispatcher{time: r.time, ctl: r.opts.Control, exporter: r.opts.Exporter, seg: sr}, c.slots, &batchable)
 	r.opts.Control.setCurrent("", 0)
 	r.waitWorkers(ctx, &wg, workers, sr.work, cancelOps, r.opts.drainDeadline)

@@ -56,6 +56,20 @@ type Checkpoint struct {
 	// run): a resume killed while waiting there waits again without
 	// arriving twice.
 	Barrier string `json:"barrier,omitempty"`
+	// RateChanges are the live rate changes applied so far, in order
+	// (summary.json's rate_changes at the run's end).
+	RateChanges []CheckpointRateChange `json:"rate_changes,omitempty"`
+}
+
+// CheckpointRateChange is a live rate change applied before the
+// checkpoint: in which phase and stage, when, the new rate and the one
+// it replaced.
+type CheckpointRateChange struct {
+	Phase    string    `json:"phase"`
+	Stage    string    `json:"stage,omitempty"`
+	At       time.Time `json:"at"`
+	Rate     float64   `json:"rate"`
+	FromRate float64   `json:"from_rate,omitempty"`
 }
 
 // CheckpointIdentity is what a resume compares with the run it would
