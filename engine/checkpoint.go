@@ -68,6 +68,8 @@ type checkpointer struct {
 	last  time.Time
 	// rates are the run's live rate changes so far (runner.rateChanges).
 	rates func() []appliedChange
+	// enc encodes the sets, its buffers kept between checkpoints.
+	enc setEncoder
 	// err is the first failed write; later checkpoints are still tried.
 	err error
 	// out hands the newest checkpoint to the writer (write); done is
@@ -169,7 +171,7 @@ func (c *checkpointer) phaseDone(pr *rundir.PhaseResult, total *metrics.Set) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ck.Done = append(c.ck.Done, rundir.CheckpointPhase{Result: *pr, Hists: encodeSet(total)})
+	c.ck.Done = append(c.ck.Done, rundir.CheckpointPhase{Result: *pr, Hists: c.enc.encode(total)})
 	c.ck.Current = nil
 	c.phaseState = nil
 	c.writeLocked(nil)
@@ -210,7 +212,7 @@ func (c *checkpointer) segment(sr *segRun) {
 	if !due {
 		return
 	}
-	st := sr.state()
+	st := sr.state(&c.enc)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.writeLocked(st)
@@ -380,10 +382,10 @@ func (sr *segRun) position() segState {
 
 // state is the segment's checkpoint: its position at the last drain
 // and what it measured up to it (the collector's goroutine: res.Total
-// is its own).
-func (sr *segRun) state() *segState {
+// is its own), encoded with enc.
+func (sr *segRun) state(enc *setEncoder) *segState {
 	st := sr.pos
-	st.Total = encodeSet(sr.res.Total)
+	st.Total = enc.encode(sr.res.Total)
 	return &st
 }
 
@@ -401,13 +403,13 @@ type opState struct {
 	Service []byte           `json:"service"`
 }
 
-// encodeHist encodes h's counts: its range, then each count as a
+// appendHist appends h's counts to b: its range, then each count as a
 // varint, a run of empty buckets as its negated length. hdr's own
 // encoding compresses at zlib's best, ~3 ms a histogram: too slow for
 // a checkpoint a second (the set is compressed once, fast, instead).
-func encodeHist(h *hdr.Histogram) []byte {
+func appendHist(b []byte, h *hdr.Histogram) []byte {
 	s := h.Export()
-	b := binary.AppendVarint(nil, s.LowestTrackableValue)
+	b = binary.AppendVarint(b, s.LowestTrackableValue)
 	b = binary.AppendVarint(b, s.HighestTrackableValue)
 	b = binary.AppendVarint(b, s.SignificantFigures)
 	b = binary.AppendUvarint(b, uint64(len(s.Counts)))
@@ -463,24 +465,69 @@ func decodeHist(b []byte) (*hdr.Histogram, error) {
 	return hdr.Import(&s), nil
 }
 
-// encodeSet encodes s (nil: none), compressed.
+// encodeSet encodes s (nil: none), compressed (setEncoder, once).
 func encodeSet(s *metrics.Set) []byte {
+	var e setEncoder
+	return e.encode(s)
+}
+
+// setEncoder encodes sets as encodeSet does, keeping its buffers and
+// its flate writer from one encoding to the next: a checkpointer's,
+// which would otherwise make ~2 MB of them a checkpoint (a flate writer
+// alone is ~1 MB; BenchmarkCheckpoint). What is left is hdr's Export,
+// a copy of each histogram's counts, which its API gives no other way
+// to read.
+type setEncoder struct {
+	mu sync.Mutex
+	// hist holds the histograms' encodings one after another, ends
+	// where each ends; st is the set's state, out its compressed form.
+	hist []byte
+	ends []int
+	st   setState
+	out  bytes.Buffer
+	fw   *flate.Writer
+}
+
+// encode encodes s (nil: none) into a slice of its own.
+func (e *setEncoder) encode(s *metrics.Set) []byte {
 	if s == nil {
 		return nil
 	}
-	st := setState{Lag: encodeHist(s.Lag)}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.hist, e.ends = appendHist(e.hist[:0], s.Lag), e.ends[:0]
+	e.ends = append(e.ends, len(e.hist))
+	e.st.Ops = e.st.Ops[:0]
 	for op, os := range s.Ops {
 		if os == nil {
 			continue
 		}
-		st.Ops = append(st.Ops, opState{Op: op, Counts: os.OpCounts, Latency: encodeHist(os.Latency), Service: encodeHist(os.Service)})
+		e.hist = appendHist(e.hist, os.Latency)
+		e.ends = append(e.ends, len(e.hist))
+		e.hist = appendHist(e.hist, os.Service)
+		e.ends = append(e.ends, len(e.hist))
+		e.st.Ops = append(e.st.Ops, opState{Op: op, Counts: os.OpCounts})
 	}
-	js, _ := json.Marshal(st)
-	var b bytes.Buffer
-	w, _ := flate.NewWriter(&b, flate.BestSpeed)
-	_, _ = w.Write(js)
-	_ = w.Close()
-	return b.Bytes()
+	// The slices into hist are taken once it stopped growing.
+	part := func(i int) []byte {
+		if i == 0 {
+			return e.hist[:e.ends[0]]
+		}
+		return e.hist[e.ends[i-1]:e.ends[i]]
+	}
+	e.st.Lag = part(0)
+	for i := range e.st.Ops {
+		e.st.Ops[i].Latency, e.st.Ops[i].Service = part(1+2*i), part(2+2*i)
+	}
+	e.out.Reset()
+	if e.fw == nil {
+		e.fw, _ = flate.NewWriter(&e.out, flate.BestSpeed)
+	} else {
+		e.fw.Reset(&e.out)
+	}
+	_ = json.NewEncoder(e.fw).Encode(&e.st)
+	_ = e.fw.Close()
+	return bytes.Clone(e.out.Bytes())
 }
 
 // decodeSet decodes encodeSet's b into a set for ops (nil b: empty).
