@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/soakd/soakd/rundir"
+	"github.com/soakd/soakd/scenarios"
 )
 
 // sentKeys are the keys tg was sent, in order.
@@ -78,6 +79,58 @@ phases:
 				t.Errorf("seams %+v, want one with its streams restored", sum.Seams)
 			}
 		})
+	}
+}
+
+// TestResumeRestoresGrowthStreams: a growth stage's measuring, killed
+// mid-way, goes on with its worker's stream from its checkpointed
+// position too: stage 2's reads after the resume are the ones the
+// killed run drew after that position.
+func TestResumeRestoresGrowthStreams(t *testing.T) {
+	sc := scenario(t, `
+keyspace: {records: 100000}
+phases:
+  - name: grow
+    kind: growth
+    concurrency: 1
+    mix: {read: 100}
+    growth: {batch: 400, load_rate: 400, measure_rate: 200, measure_for: 1s, max_stages: 3, after_cliff: -1}
+`)
+	// Each stage: 1 s insert, 1 s measuring. Stage 2 measures from 3 s:
+	// killed at 3.6 s (checkpoint 3.5 s), resumed at 3.7 s.
+	killed := &recordingTarget{service: 2 * time.Millisecond}
+	dir := killedRun(t, sc, killed, 3600*time.Millisecond)
+	tg := &recordingTarget{service: 2 * time.Millisecond}
+	sum, ck := resumed(t, sc, tg, dir, 200*time.Millisecond)
+	checkIdentity(t, "grow", &sum.Phases[0].Result)
+	st := checkpointSeg(t, ck)
+	if st.Stage != "stage-2" || len(st.Streams) != 1 || st.Streams[0] == nil {
+		t.Fatalf("checkpoint in stage %q with streams %+v, want stage-2's one worker's", st.Stage, st.Streams)
+	}
+	reads := func(tg *recordingTarget) []string {
+		var ks []string
+		for _, r := range tg.seen() {
+			if r.Op == scenarios.OpRead {
+				ks = append(ks, r.Key)
+			}
+		}
+		return ks
+	}
+	// Stage 1 measured 200 reads; stage 2's stream is its own.
+	before, after := reads(killed), reads(tg)
+	from := 200 + int(st.Streams[0].Next)
+	const m = 20
+	if from+m > len(before) || len(after) < m {
+		t.Fatalf("position %d, killed run read %d keys, resumed %d", st.Streams[0].Next, len(before), len(after))
+	}
+	if !slices.Equal(after[:m], before[from:from+m]) {
+		t.Errorf("resumed reads %v, want stage 2's stream's next from its position: %v", after[:m], before[from:from+m])
+	}
+	if slices.Equal(after[:m], before[200:200+m]) {
+		t.Errorf("resumed reads are stage 2's first: its stream restarted")
+	}
+	if len(sum.Seams) != 1 || sum.Seams[0].Streams != "restored" {
+		t.Errorf("seams %+v, want one with its streams restored", sum.Seams)
 	}
 }
 

@@ -304,12 +304,12 @@ func (sr *segRun) halt() { sr.stopOnce.Do(func() { close(sr.stop) }) }
 func (sr *segRun) runWorker(ctx context.Context, wk *worker) {
 	seg := sr.seg
 	if sr.work != nil {
-		for c := range sr.work {
-			if !wk.runChunk(ctx, c) {
+		for {
+			c, ok := wk.next(sr.work)
+			if !ok || !wk.runChunk(ctx, c) {
 				return
 			}
 		}
-		return
 	}
 	<-sr.begin
 	for {

@@ -27,8 +27,9 @@ type opStream interface {
 	// fill prepares request slot slot, req, for schedule index i and
 	// returns its op.
 	fill(slot int, req *targets.Request, i uint64) scenarios.Op
-	// position is where the stream stands.
-	position() position
+	// position is where the stream stands, its random state appended
+	// to rng[:0] (a buffer the caller reuses).
+	position(rng []byte) position
 	// restore puts the stream where position p says (one this source's
 	// stream of the same worker published: a resumed segment's).
 	restore(p position) error

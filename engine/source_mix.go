@@ -108,8 +108,8 @@ func (s *mixStream) fill(slot int, req *targets.Request, i uint64) scenarios.Op 
 	return op
 }
 
-func (s *mixStream) position() position {
-	st, _ := s.pcg.MarshalBinary()
+func (s *mixStream) position(rng []byte) position {
+	st, _ := s.pcg.AppendBinary(rng[:0])
 	return position{next: s.next, rng: st}
 }
 

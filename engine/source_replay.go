@@ -47,7 +47,7 @@ func (s *replayStream) fill(_ int, req *targets.Request, i uint64) scenarios.Op 
 	return req.Op
 }
 
-func (s *replayStream) position() position { return position{next: s.next} }
+func (s *replayStream) position([]byte) position { return position{next: s.next} }
 
 // restore needs no state but next: an entry is read at its own offset.
 func (s *replayStream) restore(p position) error {

@@ -48,7 +48,7 @@ phases:
 	}
 	a := src.stream(seg, 0, 1)
 	fill(a, 0, 10)
-	pos := a.position()
+	pos := a.position(nil)
 	if pos.next != 10 || len(pos.rng) == 0 {
 		t.Fatalf("position %+v, want next 10 and a random state", pos)
 	}
@@ -63,7 +63,7 @@ phases:
 			t.Fatalf("index %d: %q after the position, want %q", 10+i, got[i], want[i])
 		}
 	}
-	if c := src.stream(seg, 0, 1); !bytes.Equal(c.position().rng, src.stream(seg, 0, 1).position().rng) {
+	if c := src.stream(seg, 0, 1); !bytes.Equal(c.position(nil).rng, src.stream(seg, 0, 1).position(nil).rng) {
 		t.Error("two fresh streams of one worker start from different states")
 	}
 }
@@ -96,7 +96,7 @@ func TestReplayStreamPosition(t *testing.T) {
 	if got[0] != "SET" || got[1] != "GET" || got[2] != "SET" {
 		t.Errorf("ops %v, want SET GET SET (looping)", got)
 	}
-	if pos := st.position(); pos.next != 3 || pos.rng != nil {
+	if pos := st.position(nil); pos.next != 3 || pos.rng != nil {
 		t.Errorf("position %+v, want next 3 and no random state", pos)
 	}
 }

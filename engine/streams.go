@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -11,13 +12,17 @@ import (
 
 // A checkpointed segment's workers' stream positions (docs/resume.md).
 // A stream belongs to its worker's goroutine, so the collector never
-// reads one: at each drain it asks (one counter up), and each worker
-// answers at its next op (a chunk, or a closed-loop index) before it
-// fills it, publishing where its stream stands in its own cell. The
-// ask costs a worker one atomic load an op (a plain load on amd64);
-// an answer, a mutex and 20 bytes, once an interval. The checkpoint
-// holds the positions published by its drain: each a position its
-// stream did pass through, at most an interval before the checkpoint.
+// reads one: each worker publishes where its stream stands in a cell of
+// its own, at two moments. When it runs out of work (open loop: no
+// chunk waiting) after drawing since it last published, so that an
+// idle worker's cell holds where it stands; and when the collector has
+// asked (one counter up, at each drain) since its last answer, at its
+// next op before it fills it, so that a busy worker (which never idles,
+// a closed loop's) answers once an interval. The busy path costs one
+// atomic load an op (a plain load on amd64); a publication, a mutex and
+// a 20-byte copy. The checkpoint holds the positions published by its
+// drain: each a position its stream did pass through, at most an
+// interval before the checkpoint.
 
 // streamCells are a segment's workers' published positions.
 type streamCells struct {
@@ -27,10 +32,12 @@ type streamCells struct {
 	cells []streamCell
 }
 
-// streamCell is one worker's last published position (nil: none yet).
+// streamCell is one worker's last published position.
 type streamCell struct {
-	mu  sync.Mutex
-	pos *streamPos
+	mu   sync.Mutex
+	set  bool // false: none published yet
+	next uint64
+	rng  []byte
 }
 
 // streamPos is a position in a checkpoint: the schedule index after
@@ -61,7 +68,9 @@ func (s *streamCells) snapshot() []*streamPos {
 	for i := range s.cells {
 		c := &s.cells[i]
 		c.mu.Lock()
-		out[i] = c.pos
+		if c.set {
+			out[i] = &streamPos{Next: c.next, RNG: bytes.Clone(c.rng)}
+		}
 		c.mu.Unlock()
 	}
 	return out
@@ -72,17 +81,26 @@ func (s *streamCells) snapshot() []*streamPos {
 func (w *worker) answer() {
 	if s := w.streams; s != nil {
 		if g := s.want.Load(); g != w.answered {
-			w.publish(s, g)
+			w.answered = g
+			w.publish()
 		}
 	}
 }
 
-func (w *worker) publish(s *streamCells, g uint64) {
-	w.answered = g
-	p := w.src.position()
-	c := &s.cells[w.id]
+// idle publishes w's stream position, when it drew since it last did,
+// as it runs out of work.
+func (w *worker) idle() {
+	if w.streams != nil && w.drew {
+		w.publish()
+	}
+}
+
+func (w *worker) publish() {
+	w.drew = false
+	c := &w.streams.cells[w.id]
 	c.mu.Lock()
-	c.pos = &streamPos{Next: p.next, RNG: p.rng}
+	p := w.src.position(c.rng)
+	c.set, c.next, c.rng = true, p.next, p.rng
 	c.mu.Unlock()
 }
 

@@ -31,10 +31,12 @@ type worker struct {
 	sendAt   time.Time
 	// id is the worker's number in its segment; streams, when the
 	// segment is checkpointed, where it publishes its stream's position
-	// (streams.go), answered the asks it answered.
+	// (streams.go), answered the asks it answered, drew whether it drew
+	// from its stream since it last published.
 	id       int
 	streams  *streamCells
 	answered uint64
+	drew     bool
 }
 
 // crew is what a segment's workers share: its target, the target's
@@ -104,7 +106,22 @@ func (w *worker) runChunk(ctx context.Context, c chunk) bool {
 	if n == 0 {
 		return true
 	}
+	w.drew = true
 	return w.send(ctx, n)
+}
+
+// next is the next chunk of an open-loop segment's work (ok false once
+// it is closed); a worker about to wait for one publishes its stream's
+// position first (streams.go).
+func (w *worker) next(work <-chan chunk) (c chunk, ok bool) {
+	select {
+	case c, ok = <-work:
+		return c, ok
+	default:
+	}
+	w.idle()
+	c, ok = <-work
+	return c, ok
 }
 
 // runClosed runs index i as soon as the worker is free (closed loop):
