@@ -121,3 +121,37 @@ phases:
 		t.Errorf("soakd_ops_lost_total %v, want %v", c, want)
 	}
 }
+
+// TestSeamLostOpsBound: a seam counts the indices due while down one by
+// one up to exactLost of them, and splits the rest of its lost ops (the
+// ops in flight at the checkpoint) by the mix's weights; a longer
+// downtime is split by weight whole, and says so (byWeight).
+func TestSeamLostOpsBound(t *testing.T) {
+	mix, err := scenarios.NewMix(map[string]float64{"read": 70, "update": 30}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := &segment{Mix: mix, Seed: 7, Source: &mixSource{}}
+	per, byWeight := seamLostOps(seg, 203, 1000, 1200)
+	var want [scenarios.NumOps]int64
+	for i := uint64(1000); i < 1200; i++ {
+		want[seg.opFor(i)]++
+	}
+	var split [scenarios.NumOps]int64
+	mix.Split(3, &split)
+	for _, op := range []scenarios.Op{scenarios.OpRead, scenarios.OpUpdate} {
+		if per.Ops[op] != want[op]+split[op] {
+			t.Errorf("op %s: lost %d, want %d counted + %d by weight", op, per.Ops[op], want[op], split[op])
+		}
+	}
+	if byWeight != 3 || per.N != 203 {
+		t.Errorf("by weight %d of %d, want 3 of 203", byWeight, per.N)
+	}
+	long := int64(exactLost) + 10
+	per, byWeight = seamLostOps(seg, long, 0, exactLost+1)
+	var all [scenarios.NumOps]int64
+	mix.Split(long, &all)
+	if byWeight != long || per.Ops != all {
+		t.Errorf("a downtime past exactLost: %d by weight, ops %v, want all %d by weight", byWeight, per.Ops[:4], long)
+	}
+}
