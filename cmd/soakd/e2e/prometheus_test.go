@@ -270,6 +270,10 @@ var normallyEmpty = map[string][]string{
 		"avg_over_time(soakd_achieved_rate_ops[2m])", "0.95 * (soakd_target_rate_ops > 0)"},
 	"sum by (scenario, op) (rate(soakd_ops_dropped_total[5m])) > 0": {"sum by (scenario, op) (rate(soakd_ops_dropped_total[5m]))"},
 	"min by (scenario, shard) (soakd_target_up) == 0":               {"min by (scenario, shard) (soakd_target_up)"},
+	// lost ops: this run is never killed (the counters are there at 0);
+	// deploy/prometheus/tests/alerts_test.yml fires the alert.
+	"sum by (scenario, shard, phase) (\n  soakd_ops_lost_total > 0\n    unless\n  soakd_ops_lost_total offset 10m == soakd_ops_lost_total\n) > 0\n": {
+		"soakd_ops_lost_total"},
 	// soakd_change_points is set when a run ends (its change points come
 	// from the finished latency.hlog); this test scrapes a running soak.
 	// metrics.TestExporterValues checks the series itself.
@@ -283,6 +287,9 @@ var normallyEmpty = map[string][]string{
 	`max by (phase, stage, reason) (soakd_cliff_time_seconds{scenario=~"$scenario",shard=~"$shard"}) * 1000`:                                  nil,
 	`ceil(sum by (phase) (increase(soakd_rate_changes_total{scenario=~"$scenario",shard=~"$shard"}[$__rate_interval])) > 0)`: {
 		`sum by (phase) (increase(soakd_rate_changes_total{scenario=~"$scenario",shard=~"$shard"}[$__rate_interval]))`},
+	// no resume in this run (the counters are there at 0)
+	`sum by (phase) (soakd_ops_lost_total{scenario=~"$scenario",shard=~"$shard"} > 0 unless soakd_ops_lost_total{scenario=~"$scenario",shard=~"$shard"} offset 1m == soakd_ops_lost_total{scenario=~"$scenario",shard=~"$shard"})`: {
+		`soakd_ops_lost_total{scenario=~"$scenario",shard=~"$shard"}`},
 	// a BGSAVE of 2000 keys lasts a few ms, between scrapes
 	`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"}) > 0`: {
 		`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"})`},
