@@ -37,10 +37,9 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: skipped with -short")
 	}
-	promBin := testutil.NeedTool(t, "prometheus")
 	redisBin := testutil.NeedTool(t, "redis-server")
 	dir := t.TempDir()
-	redisPort, soakdPort, cqlSoakdPort, promPort := freePort(t), freePort(t), freePort(t), freePort(t)
+	redisPort, soakdPort, cqlSoakdPort := freePort(t), freePort(t), freePort(t)
 
 	// Store. AOF is on so its figures (delayed fsyncs) have series for
 	// the server dashboard.
@@ -61,19 +60,8 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	for i, r := range rules {
 		rules[i], _ = filepath.Abs(r)
 	}
-	cfg := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nrule_files: %s\nscrape_configs:\n  - job_name: soakd\n    static_configs: [{targets: ['127.0.0.1:%d', '127.0.0.1:%d']}]\n",
-		jsonList(rules), soakdPort, cqlSoakdPort)
-	writeFile(t, filepath.Join(dir, "prometheus.yml"), cfg)
-	start(t, dir, "prometheus", promBin, "--enable-feature=native-histograms", "--config.file="+filepath.Join(dir, "prometheus.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), fmt.Sprintf("--web.listen-address=127.0.0.1:%d", promPort))
-	prom := fmt.Sprintf("http://127.0.0.1:%d", promPort)
-	waitFor(t, 20*time.Second, func() bool {
-		r, err := http.Get(prom + "/-/ready")
-		if err == nil {
-			r.Body.Close()
-		}
-		return err == nil && r.StatusCode == 200
-	})
+	prom := startPrometheus(t, dir, fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nrule_files: %s\nscrape_configs:\n  - job_name: soakd\n    static_configs: [{targets: ['127.0.0.1:%d', '127.0.0.1:%d']}]\n",
+		jsonList(rules), soakdPort, cqlSoakdPort))
 
 	// The run: a short load, then 20 s at 1000 ops/s.
 	const steady = 20 * time.Second
@@ -517,6 +505,26 @@ func start(t *testing.T, dir, name, bin string, args ...string) {
 			t.Logf("%s log:\n%s", name, b)
 		}
 	})
+}
+
+// startPrometheus starts Prometheus (native histograms on) in dir with
+// config cfg, on a free port, and returns its URL once it is ready.
+func startPrometheus(t *testing.T, dir, cfg string) string {
+	t.Helper()
+	bin := testutil.NeedTool(t, "prometheus")
+	port := freePort(t)
+	writeFile(t, filepath.Join(dir, "prometheus.yml"), cfg)
+	start(t, dir, "prometheus", bin, "--enable-feature=native-histograms", "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port))
+	prom := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitFor(t, 20*time.Second, func() bool {
+		r, err := http.Get(prom + "/-/ready")
+		if err == nil {
+			r.Body.Close()
+		}
+		return err == nil && r.StatusCode == 200
+	})
+	return prom
 }
 
 func freePort(t *testing.T) int {
