@@ -62,7 +62,7 @@ func TestLostOpsAlertEndToEnd(t *testing.T) {
 	waitFor(t, 30*time.Second, func() bool {
 		return len(query(t, prom, `soakd_ops_lost_total{scenario="resume-e2e"}`, time.Now()).Result) > 0
 	})
-	waitCheckpoint(t, s, out, time.Time{})
+	waitCheckpoint(t, s, out, time.Time{}, nil)
 	if s.kill(t, killRand(t)).IsZero() {
 		t.Fatal("the soak ended before its kill")
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,9 +19,9 @@ phases:
   - {name: soak, kind: steady, rate: 0, duration: 12s, warmup: 0s, concurrency: 2, mix: {get: 80, set: 20}}
 `
 
-// growthScenario is a growth phase of 4 stages, each inserting 500
-// records at 1000/s (0.5 s) and then measuring 2 s at 200 ops/s: some
-// 10 s unbroken.
+// growthScenario is a growth phase of 3 stages, each inserting 2500
+// records at 1000/s (2.5 s, a checkpoint in it) and then measuring 2 s
+// at 200 ops/s: some 13.5 s unbroken.
 const growthScenario = `name: growth-resume-e2e
 keyspace: {records: 100000}
 phases:
@@ -28,8 +29,21 @@ phases:
     kind: growth
     concurrency: 4
     mix: {get: 80, set: 20}
-    growth: {batch: 500, load_rate: 1000, measure_rate: 200, measure_for: 2s, max_stages: 4, after_cliff: -1}
+    growth: {batch: 2500, load_rate: 1000, measure_rate: 200, measure_for: 2s, max_stages: 3, after_cliff: -1}
 `
+
+// inInsert says whether a growth phase's checkpoint is in a stage's
+// insert: its segment (the engine's) is a sequential one, with a limit.
+func inInsert(t *testing.T, ck *rundir.Checkpoint) bool {
+	t.Helper()
+	var seg struct {
+		Limit uint64 `json:"limit"`
+	}
+	if err := json.Unmarshal(ck.Current.Segment, &seg); err != nil {
+		t.Fatalf("checkpoint segment: %v", err)
+	}
+	return seg.Limit > 0
+}
 
 // resumeFlags are the flags of the kill tests' runs and resumes:
 // checkpoints each second (the default is 5 s), so that a seam can be
@@ -63,7 +77,7 @@ func TestClosedLoopResumeAfterSIGKILL(t *testing.T) {
 		t.Fatal("the soak completed no op")
 	}
 	checkAccounting(t, "phase "+p.Name, &p.Result)
-	checkSeams(t, sum.Seams, kills, p.Lost, func(rundir.Seam) int64 { return busiest + 2*2 })
+	checkSeams(t, sum.Seams, kills, p.Lost, func(killed, rundir.Seam) int64 { return busiest + 2*2 })
 	if ran := p.End.Sub(p.Start); ran < 12*time.Second {
 		t.Errorf("the phase ran %s from its start, want its 12 s on the wall clock, the downtime in them", ran)
 	}
@@ -73,25 +87,31 @@ func TestClosedLoopResumeAfterSIGKILL(t *testing.T) {
 }
 
 // TestGrowthResumeAfterSIGKILL kills a growth phase with SIGKILL three
-// times at random moments (each in a stage, in its insert or its
-// measuring), resumes it each time with run --resume, and checks it
-// against an unbroken run of the same scenario beside it: the same
-// stages (names, records, scheduled ops, the insert's scheduled
-// records); scheduled = completed + dropped + lost for the phase, each
-// stage and each stage's insert, per op too; a seam per kill in a
-// stage, losing no more than the measuring ops due from its checkpoint
-// to its resume (an insert goes on from its next record), its lost ops
-// its stage's; and latency.hlog holding each op measured or inserted
-// once.
+// times at random moments: after a checkpoint in a stage's insert, then
+// after one in a stage's measuring, then after any. It resumes it each
+// time with run --resume and checks it against an unbroken run of the
+// same scenario beside it: the same stages (names, records, scheduled
+// ops, the insert's scheduled records); scheduled = completed + dropped
+// + lost for the phase, each stage and each stage's insert, per op too;
+// a seam per kill in a stage, its lost ops its stage's: none when it
+// went on from an insert (an insert goes on from its next record, and
+// the measuring after it starts afresh), else no more than the
+// measuring ops due from its checkpoint to its resume; and latency.hlog
+// holding each op measured or inserted once.
 func TestGrowthResumeAfterSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	sc := write(t, dir, "grow.yaml", growthScenario)
 	whole := filepath.Join(dir, "unbroken")
 	unbroken := startSoakd(t, append([]string{"run", sc, "--out", whole}, resumeFlags...)...)
 	out := filepath.Join(dir, "run")
-	kills := killResumed(t, out, 3, killRand(t), append([]string{"run", sc, "--out", out}, resumeFlags...), resumeFlags)
+	kills := killResumed(t, out, 3, killRand(t), append([]string{"run", sc, "--out", out}, resumeFlags...), resumeFlags,
+		func(ck *rundir.Checkpoint) bool { return inInsert(t, ck) },
+		func(ck *rundir.Checkpoint) bool { return !inInsert(t, ck) })
 	if code := unbroken.wait(t); code != exitOK {
 		t.Fatalf("the unbroken run: exit %d\n%s", code, unbroken.out.String())
+	}
+	if len(kills) < 2 {
+		t.Fatalf("%d kills, want one from an insert and one from a measuring at least", len(kills))
 	}
 	want := completedSummary(t, whole, 1).Phases[0]
 	sum := completedSummary(t, out, 1)
@@ -99,8 +119,8 @@ func TestGrowthResumeAfterSIGKILL(t *testing.T) {
 	t.Logf("seams %+v", sum.Seams)
 	checkAccounting(t, "phase "+p.Name, &p.Result)
 
-	if len(p.Stages) != len(want.Stages) || len(p.Stages) != 4 {
-		t.Fatalf("%d stages, the unbroken run %d, want 4", len(p.Stages), len(want.Stages))
+	if len(p.Stages) != len(want.Stages) || len(p.Stages) != 3 {
+		t.Fatalf("%d stages, the unbroken run %d, want 3", len(p.Stages), len(want.Stages))
 	}
 	stageLost := map[string]int64{}
 	var scheduled uint64
@@ -125,7 +145,17 @@ func TestGrowthResumeAfterSIGKILL(t *testing.T) {
 	if scheduled != p.Scheduled {
 		t.Errorf("the stages scheduled %d, the phase %d", scheduled, p.Scheduled)
 	}
-	checkSeams(t, sum.Seams, kills, p.Lost, func(sm rundir.Seam) int64 {
+	for i, k := range kills {
+		part := "measuring"
+		if inInsert(t, k.From) {
+			part = "insert"
+		}
+		t.Logf("kill %d: resumed from a checkpoint in %s's %s", i+1, k.From.Current.Stage, part)
+	}
+	checkSeams(t, sum.Seams, kills, p.Lost, func(k killed, sm rundir.Seam) int64 {
+		if inInsert(t, k.From) {
+			return 0
+		}
 		return int64((sm.Resumed.Sub(sm.Down).Seconds()+0.1)*200) + 1 + 8
 	})
 	for _, sm := range sum.Seams {

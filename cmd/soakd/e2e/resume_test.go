@@ -64,13 +64,14 @@ func (s *started) wait(t *testing.T) int {
 }
 
 // waitCheckpoint waits until dir holds a checkpoint in the middle of a
-// phase written after after (the zero time: any), by the running
-// process s; nil when s ended first with exit 0 (its phase was over).
-func waitCheckpoint(t *testing.T, s *started, dir string, after time.Time) *rundir.Checkpoint {
+// phase written after after (the zero time: any) by the running process
+// s, for which ok (nil: any) holds; nil when s ended first with exit 0
+// (its phase was over).
+func waitCheckpoint(t *testing.T, s *started, dir string, after time.Time, ok func(*rundir.Checkpoint) bool) *rundir.Checkpoint {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		if ck, err := rundir.ReadCheckpoint(dir); err == nil && ck.Current != nil && ck.Written.After(after) {
+		if ck, err := rundir.ReadCheckpoint(dir); err == nil && ck.Current != nil && ck.Written.After(after) && (ok == nil || ok(ck)) {
 			return ck
 		}
 		select {
@@ -120,49 +121,65 @@ func killRand(t *testing.T) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 45))
 }
 
+// killed is one kill of killResumed: when, and the checkpoint the
+// resume went on from.
+type killed struct {
+	At   time.Time
+	From *rundir.Checkpoint
+}
+
 // killResumed starts `soakd run` with run (its --out out), SIGKILLs it
 // up to kills times at random moments and resumes it each time with
 // `soakd run --resume out` and resume, and waits for the last resume to
 // end with exit 0. Each kill is after a checkpoint of the process it
-// kills (the one before is older), so that it is a seam of its own. It
-// returns the kill times: fewer when the soak ended first on a slow
-// host, none failing the test.
-func killResumed(t *testing.T, out string, kills int, rng *rand.Rand, run, resume []string) []time.Time {
+// kills (the one before is older), so that it is a seam of its own,
+// and for which where[i] holds if given for kill i. It returns the
+// kills that made a seam: fewer when the soak ended first on a slow
+// host, or had checkpointed its phase's end when killed; none fails the
+// test.
+func killResumed(t *testing.T, out string, kills int, rng *rand.Rand, run, resume []string, where ...func(*rundir.Checkpoint) bool) []killed {
 	t.Helper()
 	s := startSoakd(t, run...)
-	var at []time.Time
+	var done []killed
 	var last time.Time
-	for range kills {
-		if waitCheckpoint(t, s, out, last) == nil {
+	for i := range kills {
+		var ok func(*rundir.Checkpoint) bool
+		if i < len(where) {
+			ok = where[i]
+		}
+		if waitCheckpoint(t, s, out, last, ok) == nil {
 			break
 		}
 		when := s.kill(t, rng)
 		if when.IsZero() {
 			break
 		}
-		at = append(at, when)
 		ck, err := rundir.ReadCheckpoint(out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		last = ck.Written
-		where := "between phases"
-		if c := ck.Current; c != nil {
-			where = "in phase " + c.Name
-			if c.Stage != "" {
-				where += ", stage " + c.Stage
+		if ck.Current == nil {
+			// The phase's end was checkpointed before the kill: the
+			// resume only finishes the run, with no seam.
+			t.Logf("kill at %s, %s after the checkpoint of the phase's end: no seam", when.Format("15:04:05.000"), when.Sub(last).Round(time.Millisecond))
+		} else {
+			done = append(done, killed{when, ck})
+			in := "in phase " + ck.Current.Name
+			if ck.Current.Stage != "" {
+				in += ", stage " + ck.Current.Stage
 			}
+			t.Logf("kill %d at %s, %s after its checkpoint %s", len(done), when.Format("15:04:05.000"), when.Sub(last).Round(time.Millisecond), in)
 		}
-		t.Logf("kill %d at %s, %s after its checkpoint %s", len(at), when.Format("15:04:05.000"), when.Sub(last).Round(time.Millisecond), where)
 		s = startSoakd(t, append([]string{"run", "--resume", out}, resume...)...)
 	}
 	if code := s.wait(t); code != exitOK {
 		t.Fatalf("the last resume: exit %d\n%s", code, s.out.String())
 	}
-	if len(at) == 0 {
+	if len(done) == 0 {
 		t.Fatal("the soak ended before its first kill")
 	}
-	return at
+	return done
 }
 
 // checkAccounting checks scheduled = completed + dropped + lost for r
@@ -187,22 +204,27 @@ func checkAccounting(t *testing.T, what string, r *rundir.Result) {
 	}
 }
 
-// checkSeams checks a resumed run's seams: one per kill, each down at a
-// checkpoint taken within 3 s before its kill (the 1 s interval, longer
-// when the collector runs late on a busy host) and losing from 0 to
-// maxLost(seam) ops, all of them adding up to the run's lost.
-func checkSeams(t *testing.T, seams []rundir.Seam, kills []time.Time, lost int64, maxLost func(rundir.Seam) int64) {
+// checkSeams checks a resumed run's seams: one per kill, each down at
+// the checkpoint its resume went on from, taken within 3 s before the
+// kill (the 1 s interval, longer when the collector runs late on a busy
+// host), and losing from 0 to maxLost(kill, seam) ops, all of them
+// adding up to the run's lost.
+func checkSeams(t *testing.T, seams []rundir.Seam, kills []killed, lost int64, maxLost func(killed, rundir.Seam) int64) {
 	t.Helper()
 	if len(seams) != len(kills) {
 		t.Fatalf("%d seams, want one per kill (%d): %+v", len(seams), len(kills), seams)
 	}
 	var sum int64
 	for i, sm := range seams {
+		k := kills[i]
 		sum += sm.Lost
-		if before := kills[i].Sub(sm.Down); before > 3*time.Second || before < 0 {
+		if !sm.Down.Equal(k.From.Written) {
+			t.Errorf("seam %d: down at %s, its resume went on from the checkpoint of %s", i+1, sm.Down, k.From.Written)
+		}
+		if before := k.At.Sub(sm.Down); before > 3*time.Second || before < 0 {
 			t.Errorf("seam %d: checkpoint %s before the kill, want within the 1 s checkpoint interval (3 s on a busy host)", i+1, before)
 		}
-		if max := maxLost(sm); sm.Lost > max || sm.Lost < 0 {
+		if max := maxLost(k, sm); sm.Lost > max || sm.Lost < 0 {
 			t.Errorf("seam %d: lost %d over %s down, want 0 to %d", i+1, sm.Lost, sm.Resumed.Sub(sm.Down), max)
 		}
 	}
@@ -273,7 +295,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	// flight or unlogged at it: the 4 workers' (two each) and what the
 	// schedule sent while the collector drained their stripes (pausing
 	// for the pacer: 0.1 s allowed).
-	checkSeams(t, sum.Seams, kills, p.Lost, func(sm rundir.Seam) int64 {
+	checkSeams(t, sum.Seams, kills, p.Lost, func(_ killed, sm rundir.Seam) int64 {
 		return int64((sm.Resumed.Sub(sm.Down).Seconds()+0.1)*200) + 1 + 8
 	})
 	if logged, _ := loggedOps(t, out); logged != p.Completed {
@@ -311,7 +333,7 @@ func TestResumeRefused(t *testing.T) {
 	sc := write(t, dir, "soak.yaml", longScenario)
 	out := filepath.Join(dir, "killed")
 	s := startSoakd(t, "run", sc, "--listen", "", "--quiet", "--out", out)
-	waitCheckpoint(t, s, out, time.Time{})
+	waitCheckpoint(t, s, out, time.Time{}, nil)
 	s.kill(t, rand.New(rand.NewPCG(1, 2)))
 	refused("resume "+out+": --rate cannot change it", "--resume", out, "--rate", "10")
 	write(t, dir, "soak.yaml", strings.Replace(longScenario, "rate: 200", "rate: 300", 1))
@@ -324,7 +346,7 @@ func TestResumeRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := startSoakd(t, "run", "--resume", out, "--listen", "", "--quiet")
-	waitCheckpoint(t, first, out, old.Written)
+	waitCheckpoint(t, first, out, old.Written, nil)
 	refused("resume "+out+": soakd pid "+strconv.Itoa(first.cmd.Process.Pid)+" is running it", "--resume", out)
 	if first.kill(t, rand.New(rand.NewPCG(3, 4))).IsZero() {
 		t.Fatal("the resumed minute-long soak ended by itself")
