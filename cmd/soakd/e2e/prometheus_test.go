@@ -37,10 +37,9 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: skipped with -short")
 	}
-	promBin := testutil.NeedTool(t, "prometheus")
 	redisBin := testutil.NeedTool(t, "redis-server")
 	dir := t.TempDir()
-	redisPort, soakdPort, cqlSoakdPort, promPort := freePort(t), freePort(t), freePort(t), freePort(t)
+	redisPort, soakdPort, cqlSoakdPort := freePort(t), freePort(t), freePort(t)
 
 	// Store. AOF is on so its figures (delayed fsyncs) have series for
 	// the server dashboard.
@@ -61,19 +60,8 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	for i, r := range rules {
 		rules[i], _ = filepath.Abs(r)
 	}
-	cfg := fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nrule_files: %s\nscrape_configs:\n  - job_name: soakd\n    static_configs: [{targets: ['127.0.0.1:%d', '127.0.0.1:%d']}]\n",
-		jsonList(rules), soakdPort, cqlSoakdPort)
-	writeFile(t, filepath.Join(dir, "prometheus.yml"), cfg)
-	start(t, dir, "prometheus", promBin, "--enable-feature=native-histograms", "--config.file="+filepath.Join(dir, "prometheus.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), fmt.Sprintf("--web.listen-address=127.0.0.1:%d", promPort))
-	prom := fmt.Sprintf("http://127.0.0.1:%d", promPort)
-	waitFor(t, 20*time.Second, func() bool {
-		r, err := http.Get(prom + "/-/ready")
-		if err == nil {
-			r.Body.Close()
-		}
-		return err == nil && r.StatusCode == 200
-	})
+	prom := startPrometheus(t, dir, fmt.Sprintf("global: {scrape_interval: 1s, evaluation_interval: 1s}\nrule_files: %s\nscrape_configs:\n  - job_name: soakd\n    static_configs: [{targets: ['127.0.0.1:%d', '127.0.0.1:%d']}]\n",
+		jsonList(rules), soakdPort, cqlSoakdPort))
 
 	// The run: a short load, then up to 5 min at 1000 ops/s, stopped
 	// (SIGINT) once the stall and the fork after it were scraped: a
@@ -279,6 +267,10 @@ var normallyEmpty = map[string][]string{
 		"avg_over_time(soakd_achieved_rate_ops[2m])", "0.95 * (soakd_target_rate_ops > 0)"},
 	"sum by (scenario, op) (rate(soakd_ops_dropped_total[5m])) > 0": {"sum by (scenario, op) (rate(soakd_ops_dropped_total[5m]))"},
 	"min by (scenario, shard) (soakd_target_up) == 0":               {"min by (scenario, shard) (soakd_target_up)"},
+	// lost ops: this run is never killed (the counters are there at 0);
+	// deploy/prometheus/tests/alerts_test.yml fires the alert.
+	"sum by (scenario, shard, phase) (\n  soakd_ops_lost_total > 0\n    unless\n  soakd_ops_lost_total offset 10m == soakd_ops_lost_total\n) > 0\n": {
+		"soakd_ops_lost_total"},
 	// soakd_change_points is set when a run ends (its change points come
 	// from the finished latency.hlog); this test scrapes a running soak.
 	// metrics.TestExporterValues checks the series itself.
@@ -292,6 +284,9 @@ var normallyEmpty = map[string][]string{
 	`max by (phase, stage, reason) (soakd_cliff_time_seconds{scenario=~"$scenario",shard=~"$shard"}) * 1000`:                                  nil,
 	`ceil(sum by (phase) (increase(soakd_rate_changes_total{scenario=~"$scenario",shard=~"$shard"}[$__rate_interval])) > 0)`: {
 		`sum by (phase) (increase(soakd_rate_changes_total{scenario=~"$scenario",shard=~"$shard"}[$__rate_interval]))`},
+	// no resume in this run (the counters are there at 0)
+	`sum by (phase) (soakd_ops_lost_total{scenario=~"$scenario",shard=~"$shard"} > 0 unless soakd_ops_lost_total{scenario=~"$scenario",shard=~"$shard"} offset 1m == soakd_ops_lost_total{scenario=~"$scenario",shard=~"$shard"})`: {
+		`soakd_ops_lost_total{scenario=~"$scenario",shard=~"$shard"}`},
 	// a BGSAVE of 2000 keys lasts a few ms, between scrapes
 	`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"}) > 0`: {
 		`max(soakd_server_rdb_bgsave_in_progress{scenario=~"$scenario",shard=~"$shard"} + soakd_server_aof_rewrite_in_progress{scenario=~"$scenario",shard=~"$shard"})`},
@@ -519,6 +514,26 @@ func start(t *testing.T, dir, name, bin string, args ...string) {
 			t.Logf("%s log:\n%s", name, b)
 		}
 	})
+}
+
+// startPrometheus starts Prometheus (native histograms on) in dir with
+// config cfg, on a free port, and returns its URL once it is ready.
+func startPrometheus(t *testing.T, dir, cfg string) string {
+	t.Helper()
+	bin := testutil.NeedTool(t, "prometheus")
+	port := freePort(t)
+	writeFile(t, filepath.Join(dir, "prometheus.yml"), cfg)
+	start(t, dir, "prometheus", bin, "--enable-feature=native-histograms", "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port))
+	prom := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitFor(t, 20*time.Second, func() bool {
+		r, err := http.Get(prom + "/-/ready")
+		if err == nil {
+			r.Body.Close()
+		}
+		return err == nil && r.StatusCode == 200
+	})
+	return prom
 }
 
 func freePort(t *testing.T) int {
