@@ -526,7 +526,7 @@ func startPrometheus(t *testing.T, dir, cfg string) string {
 	start(t, dir, "prometheus", bin, "--enable-feature=native-histograms", "--config.file="+filepath.Join(dir, "prometheus.yml"),
 		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port))
 	prom := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitFor(t, 20*time.Second, func() bool {
+	waitFor(t, 2*time.Minute, func() bool {
 		r, err := http.Get(prom + "/-/ready")
 		if err == nil {
 			r.Body.Close()
