@@ -226,13 +226,16 @@ func (c *checkpointer) writeLocked(seg *segState) {
 		if cur.Unsupported == "" {
 			cur.Unsupported = c.refused
 		}
+		if cur.Unsupported == "" {
+			cur.Phase = c.phaseState // between two stages: the executor's state alone
+		}
 		if cur.Unsupported == "" && seg != nil {
 			js, err := json.Marshal(seg)
 			if err != nil {
 				c.fail(err)
 				return
 			}
-			cur.Segment, cur.Phase, cur.Stage = js, c.phaseState, seg.Stage
+			cur.Segment, cur.Stage = js, seg.Stage
 		}
 	}
 	if n := len(*c.stages); n != c.encodedN {

@@ -62,6 +62,8 @@ type phaseResume struct {
 	start time.Time
 	state json.RawMessage
 	seg   *segResume
+	// down is the checkpoint's time (a seam between two of its stages).
+	down time.Time
 	// seam notes a resume of one of its segments.
 	seam func(rundir.Seam)
 }
@@ -142,7 +144,7 @@ func newResumeState(ck *rundir.Checkpoint, plan *Plan) (*resumeState, error) {
 		return rs, nil
 	}
 	rs.first, rs.mid = cur.Index, true
-	rs.phase = &phaseResume{start: cur.Start, state: cur.Phase}
+	rs.phase = &phaseResume{start: cur.Start, state: cur.Phase, down: ck.Written}
 	if len(cur.Segment) > 0 {
 		var st segState
 		if err := json.Unmarshal(cur.Segment, &st); err != nil {
