@@ -40,7 +40,8 @@ func fillsDataset(k scenarios.PhaseKind) bool {
 // state in the run's checkpoints.
 func resumableKind(k scenarios.PhaseKind) bool {
 	switch k {
-	case scenarios.PhaseSteady, scenarios.PhaseLoad, scenarios.PhaseGrowth, scenarios.PhaseRamp, scenarios.PhaseReplay:
+	case scenarios.PhaseSteady, scenarios.PhaseLoad, scenarios.PhaseGrowth, scenarios.PhaseRamp, scenarios.PhaseReplay,
+		scenarios.PhaseSweep, scenarios.PhaseCapacity:
 		return true
 	}
 	return false

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -71,7 +72,7 @@ phases:
 			dir := killedRun(t, sc, &recordingTarget{service: svc}, c.at)
 			sum, ck := resumed(t, sc, &recordingTarget{service: svc}, dir, 500*time.Millisecond)
 			if ck.Current == nil || ck.Current.Name != "ramp" || ck.Current.Unsupported != "" {
-				t.Fatalf("checkpoint %+v, want a resumable one in the ramp", ck.Current)
+				t.Fatalf("checkpoint in %s, want a resumable one in the ramp", describeCurrent(ck.Current))
 			}
 			if c.mid != (ck.Current.Stage == "step-2") || c.mid == (len(ck.Current.Segment) == 0) {
 				t.Fatalf("checkpoint in stage %q (segment %d bytes), want mid-step %v", ck.Current.Stage, len(ck.Current.Segment), c.mid)
@@ -110,7 +111,7 @@ func TestResumeReplay(t *testing.T) {
 	tg := &cmdTarget{svc: svc}
 	sum, ck := resumed(t, sc, tg, dir, time.Second)
 	if ck.Current == nil || ck.Current.Name != "replay" || len(ck.Current.Segment) == 0 {
-		t.Fatalf("checkpoint %+v, want one in the replay's segment", ck.Current)
+		t.Fatalf("checkpoint in %s, want one in the replay's segment", describeCurrent(ck.Current))
 	}
 	p := sum.Phases[0]
 	checkIdentity(t, "replay", &p.Result)
@@ -145,4 +146,12 @@ func TestResumeReplay(t *testing.T) {
 	if len(seen) == 0 || len(seen) > 400-200 {
 		t.Errorf("the resumed run sent %d entries, want those after the downtime (at most 200)", len(seen))
 	}
+}
+
+// describeCurrent names a checkpoint's running phase and stage.
+func describeCurrent(cur *rundir.CheckpointCurrent) string {
+	if cur == nil {
+		return "no phase"
+	}
+	return fmt.Sprintf("phase %s stage %q (unsupported %q, segment %d bytes, state %d bytes)", cur.Name, cur.Stage, cur.Unsupported, len(cur.Segment), len(cur.Phase))
 }
