@@ -28,19 +28,16 @@ func (e *ResumeError) Error() string { return "resume: " + e.Msg }
 // CheckResume says whether ck can be resumed as a run of sc: nil, or a
 // *ResumeError naming why not.
 func CheckResume(sc *scenarios.Scenario, ck *rundir.Checkpoint) error {
-	if sc.Repeats() > 1 {
-		return &ResumeError{"a run with repeat: cannot be resumed yet"}
-	}
 	if cur := ck.Current; cur != nil {
 		if cur.Unsupported != "" {
 			return &ResumeError{fmt.Sprintf("phase %s: %s", cur.Name, cur.Unsupported)}
 		}
-		if cur.Index < 0 || cur.Index >= len(sc.Phases) || sc.Phases[cur.Index].Name != cur.Name {
+		if cur.Index < 0 || cur.Index >= len(sc.Phases) || !runsAs(sc, cur.Index, cur.Name) {
 			return &ResumeError{fmt.Sprintf("the checkpoint's phase %s (#%d) is not in scenario %s", cur.Name, cur.Index+1, sc.Name)}
 		}
 	}
-	if len(ck.Done) > len(sc.Phases) {
-		return &ResumeError{fmt.Sprintf("the checkpoint has %d phases done, scenario %s has %d", len(ck.Done), sc.Name, len(sc.Phases))}
+	if n := runUnits(sc); len(ck.Done) > n {
+		return &ResumeError{fmt.Sprintf("the checkpoint has %d phases done, scenario %s has %d", len(ck.Done), sc.Name, n)}
 	}
 	return nil
 }
