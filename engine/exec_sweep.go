@@ -128,7 +128,7 @@ func (sweepExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult)
 			rs := &searchResume{prior: prior, settled: settled, between: between, keep: func(curve []rundir.CapacityPoint, settled time.Duration, probed bool) {
 				keep(k, curve, settled, probed)
 			}}
-			first := len(pr.Stages) - len(prior) // this point's probes are stages first...
+			first := len(pr.Stages) - len(prior) // this point's first probe's stage (replayed ones included)
 			prior, between = nil, false
 			cr := env.capacitySearch(ctx, s, label+"-", pr, acc, rs)
 			rs.end(env)

@@ -193,8 +193,11 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 		}
 		if st != nil {
 			first = st.Done
-			if between && first < len(segs) {
+			switch {
+			case between && first < len(segs):
 				e.seamBetween(segs[first].Stage)
+			case between:
+				e.seamBetween("") // killed after its last step
 			}
 		}
 	}
