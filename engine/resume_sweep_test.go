@@ -33,6 +33,7 @@ phases:
     mix: {read: 100}
     sweep: {over: rate, points: [{rate: 100}, {rate: 200}, {rate: 150}]}
 `)
+	unbroken := map[string]*rundir.PhaseResult{}
 	for _, c := range []struct {
 		name      string
 		sc        string
@@ -55,7 +56,10 @@ phases:
 			if c.sc == "rate" {
 				sc = rate
 			}
-			u := unbrokenRun(t, sc, &recordingTarget{service: capacityService}).Phases[0]
+			if unbroken[c.sc] == nil {
+				unbroken[c.sc] = &unbrokenRun(t, sc, &recordingTarget{service: capacityService}).Phases[0]
+			}
+			u := *unbroken[c.sc]
 			dir := killedRun(t, sc, &recordingTarget{service: capacityService}, c.at)
 			sum, ck := resumed(t, sc, &recordingTarget{service: capacityService}, dir, c.down)
 			if ck.Current == nil || ck.Current.Unsupported != "" || ck.Current.Stage != c.stage {
