@@ -92,11 +92,8 @@ func newCheckpointer(r *runner, o Options, start time.Time) *checkpointer {
 	id.TargetURL = scenarios.RedactURL(o.TargetURL)
 	id.Shard = o.Shard
 	c.ck = rundir.Checkpoint{Version: rundir.CheckpointVersion, Identity: id, Recipe: o.Checkpoint.Recipe, Start: start.UTC()}
-	switch {
-	case r.plan.sc.Repeats() > 1:
-		c.unsupported = "a run with repeat: cannot be resumed mid-phase yet"
-	case len(r.variants()) > 1:
-		c.unsupported = "a run of several variants (targets or persistences) cannot be resumed mid-phase yet"
+	if len(r.variants()) > 1 {
+		c.unsupported = "a run of several variants (targets or persistences) cannot be resumed yet"
 	}
 	return c
 }
@@ -173,6 +170,9 @@ func (c *checkpointer) phaseDone(pr *rundir.PhaseResult, total *metrics.Set) {
 	defer c.mu.Unlock()
 	c.ck.Done = append(c.ck.Done, rundir.CheckpointPhase{Result: *pr, Hists: c.enc.encode(total)})
 	c.ck.Current = nil
+	if c.unsupported != "" { // not between its phases either (resume_rounds.go)
+		c.ck.Current = &rundir.CheckpointCurrent{Index: -1, Name: pr.Name, Kind: string(pr.Kind), Unsupported: c.unsupported}
+	}
 	c.phaseState = nil
 	c.writeLocked(nil)
 }
@@ -230,13 +230,16 @@ func (c *checkpointer) writeLocked(seg *segState) {
 		if cur.Unsupported == "" {
 			cur.Unsupported = c.refused
 		}
+		if cur.Unsupported == "" {
+			cur.Phase = c.phaseState // between two stages: the executor's state alone
+		}
 		if cur.Unsupported == "" && seg != nil {
 			js, err := json.Marshal(seg)
 			if err != nil {
 				c.fail(err)
 				return
 			}
-			cur.Segment, cur.Phase, cur.Stage = js, c.phaseState, seg.Stage
+			cur.Segment, cur.Stage = js, seg.Stage
 		}
 	}
 	if n := len(*c.stages); n != c.encodedN {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/soakd/soakd/rundir"
@@ -183,38 +184,40 @@ slo:
 	}
 }
 
+// TestCancelMarksInterrupted: a run cancelled 1.5 s into a 30 s phase
+// (in a synctest bubble, on a store with a fixed 1 ms service time)
+// ends at once as interrupted, failed, with the ops due by then.
 func TestCancelMarksInterrupted(t *testing.T) {
+	t.Parallel()
 	sc := scenario(t, `
 keyspace: {records: 100}
 phases:
-  - {name: steady, kind: steady, rate: 200, duration: 30s, mix: {get: 100}}
+  - {name: steady, kind: steady, rate: 200, duration: 30s, warmup: 0s, mix: {get: 100}}
 `)
-	tg, err := targets.Open(context.Background(), sc.Target, targets.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-	defer cancel()
-	dir := t.TempDir()
-	start := time.Now()
-	sum, err := runWritten(ctx, Options{Scenario: sc, Target: tg, TargetKind: "embedded", OutDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Errorf("cancel took %v", time.Since(start))
-	}
-	back, err := rundir.ReadSummary(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back.Status != rundir.StatusInterrupted || sum.SLO.Passed {
-		t.Errorf("status %q passed %v, want interrupted and failed", back.Status, sum.SLO.Passed)
-	}
-	if c := back.Phases[0].Completed; c < 200 || c > 400 {
-		t.Errorf("completed %d in ~1.5s at 200/s", c)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+		defer cancel()
+		dir := t.TempDir()
+		start := time.Now()
+		sum, err := runWritten(ctx, Options{Scenario: sc, Target: &recordingTarget{service: time.Millisecond}, TargetKind: "fake", OutDir: dir, time: bubbleTime{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("cancel took %v of the bubble's time", d)
+		}
+		back, err := rundir.ReadSummary(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Status != rundir.StatusInterrupted || sum.SLO.Passed {
+			t.Errorf("status %q passed %v, want interrupted and failed", back.Status, sum.SLO.Passed)
+		}
+		// 200/s for 1.5 s: 300 due, give or take the op at the edge.
+		if c := back.Phases[0].Completed; c < 299 || c > 301 {
+			t.Errorf("completed %d in 1.5s at 200/s, want 300", c)
+		}
+	})
 }
 
 func TestClosedLoop(t *testing.T) {

@@ -45,9 +45,28 @@ func (capacityExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResu
 	base := env.base
 	base.Mix, base.Source = mix, env.mix
 	acc := newPhaseAcc(mix.Ops())
-	cr := env.capacitySearch(ctx, base, "", pr, acc)
+	// Resumed: the probes finished before the kill replay the search up
+	// to the one it was killed in (searchResume).
+	st, between, err := env.stagedResume(acc, pr)
+	if err != nil {
+		return nil, err
+	}
+	sr := &searchResume{between: between, keep: func(curve []rundir.CapacityPoint, settled time.Duration, probed bool) {
+		keep := &stagedState{Stages: pr.Stages, Acc: encodeAcc(&acc.sum), Curve: curve, Settled: settled}
+		if probed {
+			env.ck.stageDone(keep)
+		} else {
+			env.ck.setPhaseState(keep)
+		}
+	}}
+	if st != nil {
+		sr.prior, sr.settled = st.Curve, st.Settled
+	}
+	cr := env.capacitySearch(ctx, base, "", pr, acc, sr)
+	sr.end(env)
 	pr.Capacity = cr
 	acc.result(&pr.Result, false, env.classes, env.ops)
+	acc.sum.lost.apply(&pr.Result, env.ops)
 	pr.TargetRate = cr.HighestRateHeld
 	return acc.sum.Total, nil
 }
@@ -61,48 +80,78 @@ func (capacityExec) judge(pr *rundir.PhaseResult, l *verdict.Limits, hist *metri
 
 // capacitySearch runs one capacity search with the phase's capacity:
 // block and base's mix; its probes are stages of pr named
-// <prefix>probe-N and added to acc.
-func (e *phaseEnv) capacitySearch(ctx context.Context, base segment, prefix string, pr *rundir.PhaseResult, acc *phaseAcc) *rundir.CapacityResult {
+// <prefix>probe-N and added to acc. rs keeps the search in the run's
+// checkpoints and resumes it (resume_capacity.go).
+func (e *phaseEnv) capacitySearch(ctx context.Context, base segment, prefix string, pr *rundir.PhaseResult, acc *phaseAcc, rs *searchResume) *rundir.CapacityResult {
 	c := *e.ph.Capacity
 	cr := &rundir.CapacityResult{}
 	failedLast, recheck := false, false
 	lastHeld := 0.0
-	probe := func(rate float64) bool {
-		var settled time.Duration
-		if failedLast {
-			settled = e.settle(ctx, base, settleRate(lastHeld, c.Start), min(settleSlice, c.StepDuration.D()))
+	noted := func(pt rundir.CapacityPoint) bool {
+		cr.Curve = append(cr.Curve, pt)
+		failedLast = !pt.Passed
+		if pt.Passed && pt.Rate > lastHeld {
+			lastHeld = pt.Rate
 		}
-		if ctx.Err() != nil {
-			return false
+		return pt.Passed
+	}
+	var probe func(rate float64) bool
+	probe = func(rate float64) bool {
+		if pt, ok := rs.replay(cr); ok {
+			return noted(pt)
 		}
 		i := len(pr.Stages)
 		s := base
 		s.Stage, s.StageIndex = fmt.Sprintf("%sprobe-%d", prefix, len(cr.Curve)+1), i+1
+		var settled time.Duration
+		if e.resuming(s.Stage) {
+			settled = rs.settled // settled before the kill
+		} else {
+			rs.seamBefore(e, s.Stage)
+			if failedLast {
+				settled = e.settle(ctx, base, settleRate(lastHeld, c.Start), min(settleSlice, c.StepDuration.D()))
+				rs.kept(cr.Curve, settled, false)
+			}
+		}
+		if ctx.Err() != nil {
+			return false
+		}
 		s.Rate = math.Round(rate)
 		s.Duration = c.StepDuration.D()
 		s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
 		st, res, span := e.runStage(ctx, &s, acc, pr)
-		ok, failedChecks := e.limits.Probe(judged(e.ph.Name, &st.Result, false, res.Total, e.ops))
+		// A probe a resume cut is judged on the ops it ran (its lost
+		// ones are neither latency nor failures), unless too few ran.
+		jr, called := upPart(st.Result)
+		ok, failedChecks := false, []rundir.Check(nil)
+		if called {
+			ok, failedChecks = e.limits.Probe(judged(e.ph.Name, &jr, false, res.Total, e.ops))
+		}
 		var failed []string
 		for _, c := range failedChecks {
 			failed = append(failed, c.String())
 		}
+		if !called {
+			failed = []string{fmt.Sprintf("seam: %d of its %d ops were lost to a kill, too few ran to call it: probed again", st.Lost, st.Scheduled)}
+		}
 		span.SetAttributes(resultAttrs(&st.Result)...)
 		span.SetAttributes(attribute.Bool("soakd.probe.passed", ok))
 		span.End()
-		failedLast = !ok
-		if ok && s.Rate > lastHeld {
-			lastHeld = s.Rate
-		}
 		pt := rundir.CapacityPoint{Rate: s.Rate, Achieved: st.AchievedRate, Goodput: st.GoodputRate, P99: map[string]float64{}, Passed: ok, Failed: failed,
-			SettledSeconds: settled.Seconds(), DrainSeconds: res.Drain.Seconds(), Recheck: recheck}
+			SettledSeconds: settled.Seconds(), DrainSeconds: res.Drain.Seconds(), Recheck: recheck, Lost: st.Lost, Uncalled: !called}
 		if st.Self != nil {
 			pt.Bound = st.Self.Bound
 		}
 		for op, o := range st.Ops {
 			pt.P99[op] = o.Latency.P99
 		}
-		cr.Curve = append(cr.Curve, pt)
+		if !called {
+			cr.Curve = append(cr.Curve, pt)
+			rs.kept(cr.Curve, 0, ctx.Err() == nil)
+			return ctx.Err() == nil && probe(rate)
+		}
+		noted(pt)
+		rs.kept(cr.Curve, 0, ctx.Err() == nil)
 		return ok
 	}
 	cr.HighestRateHeld = verdict.SearchCapacity(c, func(rate float64) bool {
@@ -112,15 +161,15 @@ func (e *phaseEnv) capacitySearch(ctx context.Context, base segment, prefix stri
 	// again. A run stopped meanwhile keeps the search's answer.
 	if ctx.Err() == nil && cr.HighestRateHeld > 0 {
 		recheck = true
-		held := verdict.ConfirmCapacity(cr.Curve, func(rate float64) bool {
+		held := verdict.ConfirmCapacity(calledProbes(cr.Curve), func(rate float64) bool {
 			return ctx.Err() == nil && probe(rate)
 		})
 		if ctx.Err() == nil {
 			cr.HighestRateHeld = held
 		}
-		cr.Confirmation = verdict.Confirmation(cr.Curve, cr.HighestRateHeld)
+		cr.Confirmation = verdict.Confirmation(calledProbes(cr.Curve), cr.HighestRateHeld)
 	}
-	cr.Bound, cr.Note = verdict.LimitBound(cr.Curve, cr.HighestRateHeld)
+	cr.Bound, cr.Note = verdict.LimitBound(calledProbes(cr.Curve), cr.HighestRateHeld)
 	return cr
 }
 

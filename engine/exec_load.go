@@ -29,7 +29,7 @@ func (loadExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult) 
 		if n := loadedThrough(env.shard, s, res.Scheduled, env.ph.Load.Records); n > env.inserted.Load() {
 			env.inserted.Store(n)
 		}
-	}), nil
+	})
 }
 
 func (loadExec) judge(*rundir.PhaseResult, *verdict.Limits, *metrics.Set, *scenarios.OpTable) *rundir.Verdict {

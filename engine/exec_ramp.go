@@ -30,5 +30,5 @@ func (rampExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult) 
 		s.Seed = base.Seed + uint64(i+1)*0x632be59bd9b4e019
 		segs = append(segs, s)
 	}
-	return env.runSegments(ctx, pr, mix, segs, nil), nil
+	return env.runSegments(ctx, pr, mix, segs, nil)
 }

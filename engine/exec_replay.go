@@ -29,7 +29,7 @@ func (replayExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 		s.Duration = ph.Duration.D()
 	}
 	pr.Replay = p.result()
-	return env.runSegments(ctx, pr, p.mix, []segment{s}, nil), nil
+	return env.runSegments(ctx, pr, p.mix, []segment{s}, nil)
 }
 
 // refuseShards: a replay is not split across shards yet. Each shard

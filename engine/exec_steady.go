@@ -23,5 +23,5 @@ func (steadyExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult
 	if s.Warmup > 0 {
 		pr.WarmupSeconds = s.Warmup.Seconds()
 	}
-	return env.runSegments(ctx, pr, mix, []segment{s}, nil), nil
+	return env.runSegments(ctx, pr, mix, []segment{s}, nil)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
@@ -67,7 +68,35 @@ func (sweepExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult)
 	// Points run in order (a round of a repeated sweep shuffles them)
 	// and are listed as the scenario lists them.
 	byIndex := make([]*rundir.SweepPoint, len(sw.Points))
-	for _, j := range order {
+	// Resumed: the points finished before the kill are kept, the one it
+	// was killed in goes on (a capacity point: its search).
+	st, between, err := env.stagedResume(acc, pr)
+	if err != nil {
+		return nil, err
+	}
+	first := 0
+	var done []sweepPointDone
+	var prior []rundir.CapacityPoint
+	var settled time.Duration
+	if st != nil {
+		first, done, prior, settled = st.Done, st.Points, st.Curve, st.Settled
+		for _, d := range done {
+			if d.Index < 0 || d.Index >= len(byIndex) {
+				return nil, &ResumeError{fmt.Sprintf("phase %s: the checkpoint's point #%d is not in the sweep", ph.Name, d.Index+1)}
+			}
+			byIndex[d.Index] = &d.Point
+		}
+	}
+	keep := func(k int, curve []rundir.CapacityPoint, settled time.Duration, write bool) {
+		ks := &stagedState{Done: k, Stages: pr.Stages, Acc: encodeAcc(&acc.sum), Points: done, Curve: curve, Settled: settled}
+		if write {
+			env.ck.stageDone(ks)
+		} else {
+			env.ck.setPhaseState(ks)
+		}
+	}
+	for k := first; k < len(order); k++ {
+		j := order[k]
 		pt := sw.Points[j]
 		if ctx.Err() != nil {
 			break
@@ -96,8 +125,13 @@ func (sweepExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult)
 			rp.X = xs[j]
 		}
 		if sw.Measure == scenarios.MeasureCapacity {
-			first := len(pr.Stages)
-			cr := env.capacitySearch(ctx, s, label+"-", pr, acc)
+			rs := &searchResume{prior: prior, settled: settled, between: between, keep: func(curve []rundir.CapacityPoint, settled time.Duration, probed bool) {
+				keep(k, curve, settled, probed)
+			}}
+			first := len(pr.Stages) - len(prior) // this point's first probe's stage (replayed ones included)
+			prior, between = nil, false
+			cr := env.capacitySearch(ctx, s, label+"-", pr, acc, rs)
+			rs.end(env)
 			held := cr.HighestRateHeld
 			rp.HighestRateHeld = &held
 			rp.Confirmation = cr.Confirmation
@@ -111,16 +145,31 @@ func (sweepExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult)
 			}
 			rp.AchievedOpsPerSec = held
 			byIndex[j] = &rp
+			if ctx.Err() == nil {
+				done = append(done, sweepPointDone{j, rp})
+				keep(k+1, nil, 0, true)
+			}
 			continue
 		}
 		segs := []segment{s}
 		shardSegments(env.shard, segs)
 		s = segs[0]
+		if between {
+			env.seamBetween(s.Stage)
+			between = false
+		}
 		st, _, span := env.runStage(ctx, &s, acc, pr)
 		span.SetAttributes(resultAttrs(&st.Result)...)
 		span.End()
 		rundir.FillSweepPoint(&rp, &st)
 		byIndex[j] = &rp
+		if ctx.Err() == nil {
+			done = append(done, sweepPointDone{j, rp})
+			keep(k+1, nil, 0, true)
+		}
+	}
+	if between {
+		env.seamBetween("") // resumed after its last point
 	}
 	for _, p := range byIndex {
 		if p != nil {
@@ -129,6 +178,7 @@ func (sweepExec) run(ctx context.Context, env *phaseEnv, pr *rundir.PhaseResult)
 	}
 	pr.Sweep = out
 	acc.result(&pr.Result, true, env.classes, env.ops)
+	acc.sum.lost.apply(&pr.Result, env.ops)
 	for _, st := range pr.Stages {
 		pr.TargetRate = max(pr.TargetRate, st.TargetRate)
 	}

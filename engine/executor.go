@@ -179,10 +179,29 @@ func (r *runner) stageSpan(ctx context.Context, s *segment) (context.Context, tr
 // after, when set, sees each segment's result as it ends. It fills
 // pr.Result and its target rate: the segment's, or the highest
 // stage's.
-func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix *scenarios.Mix, segs []segment, after func(*segment, *segResult)) *metrics.Set {
+func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix *scenarios.Mix, segs []segment, after func(*segment, *segResult)) (*metrics.Set, error) {
 	shardSegments(e.shard, segs)
 	acc := newPhaseAcc(mix.Ops())
-	for i := range segs {
+	first := 0
+	// Several segments (a ramp's steps): each one's end is kept in the
+	// checkpoints, and a resumed run skips those finished.
+	staged := len(segs) > 1
+	if staged {
+		st, between, err := e.stagedResume(acc, pr)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			first = st.Done
+			switch {
+			case between && first < len(segs):
+				e.seamBetween(segs[first].Stage)
+			case between:
+				e.seamBetween("") // killed after its last step
+			}
+		}
+	}
+	for i := first; i < len(segs); i++ {
 		if ctx.Err() != nil {
 			break
 		}
@@ -215,10 +234,14 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 		acc.add(res)
 		if s.Stage != "" {
 			st := stageResult(s, res, e.stages.stats(), e.ops)
+			res.lost.apply(&st.Result, e.ops)
 			pr.Stages = append(pr.Stages, st)
 			e.stages.keepStageHists(e.ph.Name, s.Stage, res.Total)
 			ss.SetAttributes(resultAttrs(&st.Result)...)
 			ss.End()
+		}
+		if staged && ctx.Err() == nil {
+			e.ck.stageDone(&stagedState{Done: i + 1, Stages: pr.Stages, Acc: encodeAcc(&acc.sum), EndedEarly: pr.EndedEarly})
 		}
 		if len(segs) == 1 {
 			pr.TargetRate = s.Rate
@@ -237,7 +260,7 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 			}
 		}
 	}
-	return acc.sum.Total
+	return acc.sum.Total, nil
 }
 
 // runStage runs one stage of a phase (a capacity probe, a sweep point)
@@ -246,9 +269,11 @@ func (e *phaseEnv) runSegments(ctx context.Context, pr *rundir.PhaseResult, mix 
 // ends the span, after adding what it judged.
 func (e *phaseEnv) runStage(ctx context.Context, s *segment, acc *phaseAcc, pr *rundir.PhaseResult) (rundir.StageResult, *segResult, trace.Span) {
 	sctx, span := e.stages.stageSpan(ctx, s)
+	e.resumeSegment(sctx, s) // the stage a killed run was in goes on
 	res := e.stages.measure(sctx, s)
 	acc.add(res)
 	st := stageResult(s, res, e.stages.stats(), e.ops)
+	res.lost.apply(&st.Result, e.ops)
 	e.stages.keepStageHists(e.ph.Name, s.Stage, res.Total)
 	pr.Stages = append(pr.Stages, st)
 	return st, res, span

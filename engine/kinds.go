@@ -39,5 +39,10 @@ func fillsDataset(k scenarios.PhaseKind) bool {
 // middle after a kill (resume.go): the kinds whose executors keep their
 // state in the run's checkpoints.
 func resumableKind(k scenarios.PhaseKind) bool {
-	return k == scenarios.PhaseSteady || k == scenarios.PhaseLoad || k == scenarios.PhaseGrowth
+	switch k {
+	case scenarios.PhaseSteady, scenarios.PhaseLoad, scenarios.PhaseGrowth, scenarios.PhaseRamp, scenarios.PhaseReplay,
+		scenarios.PhaseSweep, scenarios.PhaseCapacity:
+		return true
+	}
+	return false
 }

@@ -28,19 +28,16 @@ func (e *ResumeError) Error() string { return "resume: " + e.Msg }
 // CheckResume says whether ck can be resumed as a run of sc: nil, or a
 // *ResumeError naming why not.
 func CheckResume(sc *scenarios.Scenario, ck *rundir.Checkpoint) error {
-	if sc.Repeats() > 1 {
-		return &ResumeError{"a run with repeat: cannot be resumed yet"}
-	}
 	if cur := ck.Current; cur != nil {
 		if cur.Unsupported != "" {
 			return &ResumeError{fmt.Sprintf("phase %s: %s", cur.Name, cur.Unsupported)}
 		}
-		if cur.Index < 0 || cur.Index >= len(sc.Phases) || sc.Phases[cur.Index].Name != cur.Name {
+		if cur.Index < 0 || cur.Index >= len(sc.Phases) || !runsAs(sc, cur.Index, cur.Name) {
 			return &ResumeError{fmt.Sprintf("the checkpoint's phase %s (#%d) is not in scenario %s", cur.Name, cur.Index+1, sc.Name)}
 		}
 	}
-	if len(ck.Done) > len(sc.Phases) {
-		return &ResumeError{fmt.Sprintf("the checkpoint has %d phases done, scenario %s has %d", len(ck.Done), sc.Name, len(sc.Phases))}
+	if n := runUnits(sc); len(ck.Done) > n {
+		return &ResumeError{fmt.Sprintf("the checkpoint has %d phases done, scenario %s has %d", len(ck.Done), sc.Name, n)}
 	}
 	return nil
 }
@@ -62,6 +59,8 @@ type phaseResume struct {
 	start time.Time
 	state json.RawMessage
 	seg   *segResume
+	// down is the checkpoint's time (a seam between two of its stages).
+	down time.Time
 	// seam notes a resume of one of its segments.
 	seam func(rundir.Seam)
 }
@@ -142,7 +141,7 @@ func newResumeState(ck *rundir.Checkpoint, plan *Plan) (*resumeState, error) {
 		return rs, nil
 	}
 	rs.first, rs.mid = cur.Index, true
-	rs.phase = &phaseResume{start: cur.Start, state: cur.Phase}
+	rs.phase = &phaseResume{start: cur.Start, state: cur.Phase, down: ck.Written}
 	if len(cur.Segment) > 0 {
 		var st segState
 		if err := json.Unmarshal(cur.Segment, &st); err != nil {

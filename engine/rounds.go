@@ -167,7 +167,20 @@ func (r *runner) runRounds(ctx context.Context, sum *rundir.Summary, spans *[]tr
 		r.inserted.Store(vs[vi].inserted)
 		cur = vi
 	}
+	// Resumed: the phases and rounds finished before the kill are
+	// skipped (the checkpoint holds their results), the one it was
+	// killed in goes on in its round (resume_rounds.go).
+	skip, mid := r.resume.rounds()
+	if r.resume != nil && len(vs) == 1 {
+		vs[0].inserted = r.inserted.Load() // the checkpoint's
+	}
+	unit := 0
 	run := func(pi int, ph *scenarios.Phase, vi, repeat int) (stop bool, err error) {
+		u := unit
+		unit++
+		if u < skip {
+			return false, nil // finished before the kill
+		}
 		if ctx.Err() != nil {
 			return true, nil
 		}
@@ -175,7 +188,12 @@ func (r *runner) runRounds(ctx context.Context, sum *rundir.Summary, spans *[]tr
 		if repeat > 1 {
 			key = fmt.Sprintf("%s#%d", key, repeat)
 		}
-		if err := r.waitBarrier(ctx, pi, key); err != nil {
+		if u == skip && mid != "" {
+			// Resumed in its middle: its barrier was passed.
+			if label := PhaseLabel(ph.Name, vs[vi].name, repeat); label != mid {
+				return true, &ResumeError{fmt.Sprintf("the checkpoint's phase %s is not the run's %d-th phase and round (%s)", mid, u+1, label)}
+			}
+		} else if err := r.waitBarrier(ctx, pi, key); err != nil {
 			if ctx.Err() == nil {
 				stopErr = err
 			}

@@ -7,9 +7,10 @@ import (
 
 // eventAnnotations mark the run's events on every dashboard: change
 // points and cliffs at the time the run found them (the series' value is
-// the event's Unix time), live rate changes, and the store's persistence
-// (BGSAVE, AOF rewrite, fork). A change point of the rate itself is left
-// out: a live rate change, which has its own annotation, makes one.
+// the event's Unix time), live rate changes, the store's persistence
+// (BGSAVE, AOF rewrite, fork), and resumes that lost ops. A change point
+// of the rate itself is left out: a live rate change, which has its own
+// annotation, makes one.
 func eventAnnotations() []*dashboard.AnnotationQueryBuilder {
 	grafanaDS := "grafana"
 	return []*dashboard.AnnotationQueryBuilder{
@@ -34,6 +35,7 @@ func eventAnnotations() []*dashboard.AnnotationQueryBuilder {
 		annotation("Fork", "dark-red",
 			"max(changes("+sel("soakd_server_latest_fork_seconds")+"[1m])) > 0",
 			"Fork", "fork", false),
+		seamAnnotation(),
 	}
 }
 

@@ -164,7 +164,7 @@ func TestDashboards(t *testing.T) {
 			}
 			exprs = append(exprs, a.Expr)
 		}
-		for _, n := range []string{"Change points", "Cliffs", "Rate changes", "Persistence (BGSAVE / AOF rewrite started)"} {
+		for _, n := range []string{"Change points", "Cliffs", "Rate changes", "Persistence (BGSAVE / AOF rewrite started)", "Resumes (ops lost)"} {
 			if !names[n] {
 				t.Errorf("%s: no %q annotation", f, n)
 			}

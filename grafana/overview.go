@@ -77,6 +77,7 @@ func overview() *dashboard.DashboardBuilder {
 			nativeQ("0.99", sel("soakd_schedule_lag_seconds"), "phase", "p99 {{phase}}"),
 			nativeQ("0.99", sel("soakd_schedule_lag_classic_seconds_bucket"), "phase, le", "p99 {{phase}} (classic)"),
 			nativeQ("1", sel("soakd_schedule_lag_classic_seconds_bucket"), "phase, le", "max {{phase}} (classic)"))).
+		WithPanel(lostOps()).
 		WithRow(dashboard.NewRowBuilder("Daemon (soakd serve): verdicts across runs")).
 		WithPanel(status("Regression verdict per op", "soakd_regression: the last completed run of the scenario against its history (soakd compare's verdict).", "none", 8,
 			thresholds("green", from(1, "red")), target{"max by (op) (" + scenarioSel("soakd_regression") + ")", "{{op}}"}).

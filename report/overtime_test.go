@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -32,34 +33,28 @@ type perSecond func(op string, i int) (n int, lo, hi int64, top int)
 // "soak" from start.
 func writeLog(t *testing.T, start time.Time, secs int, ops []string, f perSecond) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w := hdr.NewHistogramLogWriter(&buf)
-	_ = w.OutputLogFormatVersion()
-	_ = w.OutputStartTime(start.UnixMilli())
-	_ = w.OutputLegend()
+	fx := newHlogFixture(t, start)
 	for i := 0; i < secs; i++ {
 		for _, op := range ops {
 			n, lo, hi, top := f(op, i)
 			if n == 0 {
 				continue
 			}
-			h := metrics.NewHist()
-			for j := 0; j < n; j++ {
-				v := lo
-				if j >= n-top {
-					v = hi
+			from := start.Add(time.Duration(i) * time.Second)
+			fx.interval(t, "soak."+op+".latency", from, from.Add(time.Second), fmt.Sprint(n, lo, hi, top), func() *hdr.Histogram {
+				h := metrics.NewHist()
+				for j := 0; j < n; j++ {
+					v := lo
+					if j >= n-top {
+						v = hi
+					}
+					_ = h.RecordValue(v)
 				}
-				_ = h.RecordValue(v)
-			}
-			h.SetTag("soak." + op + ".latency")
-			h.SetStartTimeMs(start.Add(time.Duration(i) * time.Second).UnixMilli())
-			h.SetEndTimeMs(start.Add(time.Duration(i+1) * time.Second).UnixMilli())
-			if err := w.OutputIntervalHistogram(h); err != nil {
-				t.Fatal(err)
-			}
+				return h
+			})
 		}
 	}
-	return buf.Bytes()
+	return fx.bytes()
 }
 
 func soakSummary(start time.Time, secs int, warmup float64, ops ...string) *rundir.Summary {

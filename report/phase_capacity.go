@@ -28,8 +28,14 @@ func writeCapacity(b *strings.Builder, p *rundir.PhaseResult) {
 		writeConfirmation(b, c.Confirmation)
 		for _, pt := range c.Curve {
 			mark := "held"
-			if !pt.Passed {
+			switch {
+			case pt.Uncalled:
+				mark = "NOT CALLED" // a seam left too few of its ops
+			case !pt.Passed:
 				mark = "FAIL"
+			}
+			if pt.Lost > 0 {
+				mark += fmt.Sprintf(" (%d ops lost to a seam)", pt.Lost)
 			}
 			if pt.Recheck {
 				mark += " (recheck)"
@@ -78,6 +84,9 @@ func capacitySection(p *rundir.PhaseResult) (notes []string, plots []Plot) {
 		lbl := "held"
 		if !pt.Passed {
 			lbl = FailedLabel
+			if pt.Uncalled {
+				lbl = "not called" // a seam left too few of its ops to judge
+			}
 			if len(pt.Failed) > 0 {
 				lbl += ": " + strings.Join(pt.Failed, "; ")
 			}
@@ -104,7 +113,10 @@ func capacitySection(p *rundir.PhaseResult) (notes []string, plots []Plot) {
 		for _, pt := range curve {
 			if v, ok := pt.P99[op]; ok {
 				lbl := "held"
-				if !pt.Passed {
+				switch {
+				case pt.Uncalled:
+					lbl = "not called"
+				case !pt.Passed:
 					lbl = FailedLabel
 				}
 				sr.Points = append(sr.Points, Point{X: pt.Rate, Y: v, Label: lbl})

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -15,30 +16,25 @@ import (
 func TestTimelineBucketsLongRuns(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var buf bytes.Buffer
-	w := hdr.NewHistogramLogWriter(&buf)
-	_ = w.OutputLogFormatVersion()
-	_ = w.OutputStartTime(start.UnixMilli())
-	_ = w.OutputLegend()
 	const secs = 1500
+	fx := newHlogFixture(t, start)
 	for i := 0; i < secs; i++ {
-		h := metrics.NewHist()
 		v := int64(1_000_000) // 1 ms
 		if i == 700 {
 			v = 50_000_000 // one slow second
 		}
-		for j := 0; j < 10; j++ {
-			_ = h.RecordValue(v)
-		}
-		h.SetTag("p.get.latency")
-		h.SetStartTimeMs(start.Add(time.Duration(i) * time.Second).UnixMilli())
-		h.SetEndTimeMs(start.Add(time.Duration(i+1) * time.Second).UnixMilli())
-		if err := w.OutputIntervalHistogram(h); err != nil {
-			t.Fatal(err)
-		}
+		from := start.Add(time.Duration(i) * time.Second)
+		fx.interval(t, "p.get.latency", from, from.Add(time.Second), fmt.Sprint(v), func() *hdr.Histogram {
+			h := metrics.NewHist()
+			for j := 0; j < 10; j++ {
+				_ = h.RecordValue(v)
+			}
+			return h
+		})
 	}
+	buf := bytes.NewBuffer(fx.bytes())
 	s := &rundir.Summary{Phases: []rundir.PhaseResult{{Name: "p", Start: start, End: start.Add(secs * time.Second)}}}
-	tl, err := readTimeline(&buf, "test.hlog", s, timelineWidth)
+	tl, err := readTimeline(buf, "test.hlog", s, timelineWidth)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -473,6 +473,11 @@ type CapacityPoint struct {
 	Shard string `json:"shard,omitempty"`
 	// Recheck: a probe of the confirmation, not of the search.
 	Recheck bool `json:"recheck,omitempty"`
+	// Lost is the probe's ops lost to a kill it was resumed after (a
+	// seam): it was judged on the ops it ran. Uncalled: so few ran that
+	// it was not called either way, and its rate was probed again.
+	Lost     int64 `json:"lost,omitempty"`
+	Uncalled bool  `json:"uncalled,omitempty"`
 	// Bound is the probe's stage's Self.Bound: a probe soakd or the
 	// host limited says nothing about the store.
 	Bound string `json:"bound,omitempty"`

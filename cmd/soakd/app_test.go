@@ -91,47 +91,75 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
-func TestRunServesMetrics(t *testing.T) {
-	dir := t.TempDir()
-	sc := write(t, dir, "m.yaml", "keyspace: {records: 100}\nphases: [{kind: steady, rate: 100, duration: 3s, mix: {get: 100}}]\n")
-	var errb syncBuf
-	a := &App{Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" }, Now: time.Now}
-	done := make(chan int)
-	go func() {
-		done <- a.Main(context.Background(), []string{"run", sc, "--out", filepath.Join(dir, "r"), "--listen", "127.0.0.1:0"})
-	}()
-	var url string
-	deadline := time.Now().Add(5 * time.Second)
-	for url == "" && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		if i := strings.Index(errb.String(), "metrics on "); i >= 0 {
-			rest := errb.String()[i+len("metrics on "):]
-			url = strings.TrimSpace(rest[:strings.Index(rest, "\n")])
+// servingRun is a `soakd run` in the background whose /metrics a test
+// reads: start it with args (a long run: the test cancels it once it
+// has looked, so a slow host cannot end it first).
+type servingRun struct {
+	errb   syncBuf
+	cancel context.CancelFunc
+	done   chan int
+	url    string
+}
+
+// startServingRun starts a run of args and waits (up to 2 min) for the
+// metrics address it prints.
+func startServingRun(t *testing.T, args ...string) *servingRun {
+	t.Helper()
+	r := &servingRun{done: make(chan int, 1)}
+	a := &App{Stdout: &bytes.Buffer{}, Stderr: &r.errb, Getenv: func(string) string { return "" }, Now: time.Now}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	t.Cleanup(cancel)
+	go func() { r.done <- a.Main(ctx, args) }()
+	giveUp := time.Now().Add(2 * time.Minute)
+	for r.url == "" {
+		if time.Now().After(giveUp) {
+			t.Fatalf("no metrics address printed in 2 min: %s", r.errb.String())
+		}
+		select {
+		case code := <-r.done:
+			t.Fatalf("run ended (exit %d) before printing its metrics address: %s", code, r.errb.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if i := strings.Index(r.errb.String(), "metrics on "); i >= 0 {
+			rest := r.errb.String()[i+len("metrics on "):]
+			if j := strings.Index(rest, "\n"); j >= 0 {
+				r.url = strings.TrimSpace(rest[:j])
+			}
 		}
 	}
-	if url == "" {
-		t.Fatal("no metrics address printed")
+	return r
+}
+
+// stop cancels the run and checks it ended interrupted (exit 1).
+func (r *servingRun) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	if code := <-r.done; code != 1 {
+		t.Fatalf("exit %d after cancel, want 1 (interrupted): %s", code, r.errb.String())
 	}
+}
+
+// TestRunServesMetrics: a run serves its series on the address it
+// prints, once it has measured its first interval (polled for up to
+// 2 min; the run lasts 10).
+func TestRunServesMetrics(t *testing.T) {
+	dir := t.TempDir()
+	sc := write(t, dir, "m.yaml", "keyspace: {records: 100}\nphases: [{kind: steady, rate: 100, duration: 10m, mix: {get: 100}}]\n")
+	r := startServingRun(t, "run", sc, "--out", filepath.Join(dir, "r"), "--listen", "127.0.0.1:0")
 	wants := []string{`soakd_ops_total{op="get",outcome="ok",phase="steady-1",scenario="m",shard="0"}`, "soakd_op_latency_seconds_bucket", "soakd_target_rate_ops"}
-	var missing []string
-	// The series appear once the run has measured (its first interval);
-	// the run lasts 3 s, so the server answers until then.
-	for deadline := time.Now().Add(2500 * time.Millisecond); ; time.Sleep(100 * time.Millisecond) {
-		body := httpGet(t, url)
-		missing = missing[:0]
+	giveUp := time.Now().Add(2 * time.Minute)
+	for missing := wants; len(missing) > 0; time.Sleep(100 * time.Millisecond) {
+		body := httpGet(t, r.url)
+		missing = missing[:0:0]
 		for _, want := range wants {
 			if !strings.Contains(body, want) {
 				missing = append(missing, want)
 			}
 		}
-		if len(missing) == 0 || time.Now().After(deadline) {
-			break
+		if len(missing) > 0 && time.Now().After(giveUp) {
+			t.Fatalf("/metrics lacks %v", missing)
 		}
 	}
-	for _, m := range missing {
-		t.Errorf("/metrics lacks %s", m)
-	}
-	if code := <-done; code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
+	r.stop(t)
 }

@@ -95,7 +95,13 @@ func changeRun(t *testing.T, ctx context.Context, sc *scenarios.Scenario, adm *a
 	if err := report.FinishRun(dir, sum, 200*time.Millisecond, nil); err != nil {
 		t.Fatal(err)
 	}
+	// The first change up of each metric after the sleeps began is
+	// theirs; a later one inside the slowed stretch (a loaded host's
+	// own step, from 0.9 to 1.3 ms at p50 in one CI run, with the
+	// server's busy share flat) is not theirs to explain, so only the
+	// first is held to the label.
 	found := 0
+	first := map[string]bool{}
 	for _, c := range sum.Phases[0].ChangePoints {
 		t.Logf("%s", report.ChangeLine(c))
 		if c.Explain == nil {
@@ -107,8 +113,12 @@ func changeRun(t *testing.T, ctx context.Context, sc *scenarios.Scenario, adm *a
 		if (c.Metric != rundir.MetricP50 && c.Metric != rundir.MetricP99) || !c.Up() || c.At.Before(slowFrom.Add(-400*time.Millisecond)) {
 			continue
 		}
-		found++
 		t.Logf("%s: %s: %s", report.ChangeLine(c), c.Explain.Cause, c.Explain.Why)
+		if first[c.Metric] {
+			continue
+		}
+		first[c.Metric] = true
+		found++
 		if c.Explain.Cause != rundir.CauseServer {
 			t.Errorf("change at +%.1fs labelled %s, want %s", c.OffsetSeconds, c.Explain.Cause, rundir.CauseServer)
 		}

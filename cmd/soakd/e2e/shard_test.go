@@ -31,7 +31,14 @@ const shardRecords = 12000
 // shardScenario: ordered keys so the test can read record numbers back;
 // zipfian reads/updates stay inside keyspace.records, so the only keys
 // beyond it are the steady phase's inserts.
-func shardScenario(t *testing.T, rate int, dur string) string {
+// shardSLO judges what a sharded run controls, not the host's speed:
+// no errors (a read of a record the barrier should have waited for).
+const shardSLO = "slo: {max_error_ratio: 0, max_dropped_ratio: 1}\n"
+
+// shardScenario is the sharded runs' scenario: a load, then dur of
+// steady at rate, judged by slo (max_lag 30 s: a loaded host drops
+// nothing, so every scheduled op completes).
+func shardScenario(t *testing.T, rate int, dur, slo string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "shard.yaml")
 	y := fmt.Sprintf(`name: shard-test
@@ -45,12 +52,9 @@ phases:
     rate: %d
     duration: %s
     concurrency: 8
-    max_lag: 2s
+    max_lag: 30s
     mix: {read: 45, update: 45, insert: 10}
-slo:
-  latency: {"*": {p99: 1s}}
-  min_achieved_ratio: 0.9
-`, shardRecords, rate, dur)
+%s`, shardRecords, rate, dur, slo)
 	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +92,7 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 	srv := startTestRedis(t)
 	bin := buildSoakd(t)
 	const n, rate = 4, 4000
-	scen := shardScenario(t, rate, "4s")
+	scen := shardScenario(t, rate, "4s", shardSLO)
 	base := t.TempDir()
 	dirs := make([]string, n)
 	for i := range dirs {
@@ -245,22 +249,10 @@ func TestShardKilledMidRunIsMissing(t *testing.T) {
 	bin := buildSoakd(t)
 	// 8 s of steady: long enough that shard 1 is still running when it is
 	// killed, however slowly a busy host starts the processes.
-	scen := shardScenario(t, 1000, "8s")
 	// What is tested is the report of a run with a shard missing, not
 	// the latency or rate a busy host held: the shards that finish must
-	// exit 0 (shard 0 failed the p99 or achieved-rate SLO, exit 1, under
-	// a load of 21), so their SLO only counts errors.
-	b, err := os.ReadFile(scen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slo := "slo:\n  latency: {\"*\": {p99: 1s}}\n  min_achieved_ratio: 0.9\n"
-	if !strings.Contains(string(b), slo) {
-		t.Fatalf("shardScenario's SLO changed:\n%s", b)
-	}
-	if err := os.WriteFile(scen, []byte(strings.Replace(string(b), slo, "slo: {max_dropped_ratio: 1}\n", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// exit 0, so their SLO counts nothing a missing partner causes.
+	scen := shardScenario(t, 1000, "8s", "slo: {max_dropped_ratio: 1}\n")
 	base := t.TempDir()
 	dirs := []string{filepath.Join(base, "s0"), filepath.Join(base, "s1"), filepath.Join(base, "s2")}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -342,7 +334,7 @@ func grepLines(s, sub string) string {
 // writes its run directory marked interrupted.
 func TestShardRunIDWarningAndBarrierTimeout(t *testing.T) {
 	srv := startTestRedis(t)
-	scen := shardScenario(t, 100, "1s")
+	scen := shardScenario(t, 100, "1s", shardSLO)
 	run := func(args ...string) (int, string) {
 		base := []string{"run", scen, "--target", "redis://" + srv.Addr(), "--listen", "", "--quiet"}
 		code, _, errb := runSoakd(t, append(base, args...)...)
