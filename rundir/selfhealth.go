@@ -44,6 +44,11 @@ type SelfHealth struct {
 	RunqueueBusyShare float64 `json:"runqueue_busy_share"`
 	StealShare        float64 `json:"steal_share"`
 	LoadShare         float64 `json:"load_share"`
+	// DemandMax is the most CPU soakd used plus its threads' run-queue
+	// wait in an interval (cores), and DemandBusyShare the share of
+	// intervals where it passed verdict.GeneratorDemandShare of them.
+	DemandMax       float64 `json:"demand_max,omitempty"`
+	DemandBusyShare float64 `json:"demand_busy_share,omitempty"`
 	// Bound is BoundGenerator, BoundHost or "" (the store was what was
 	// measured); Reason says which figure made it so.
 	Bound  string `json:"bound,omitempty"`

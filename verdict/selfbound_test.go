@@ -35,6 +35,9 @@ func TestSelfBoundRule(t *testing.T) {
 	// What 1,000 GET/s against a local redis-server summed on a quiet
 	// 2-core host: threads wake often, and their waits add up.
 	wakeful := func() selfhealth.Sample { return selfhealth.Sample{CPU: 0.1, Load1: 0.9, RunqueueDelay: 0.46} }
+	// An in-process CPU hog beside other work: neither figure alone.
+	wanted := func() selfhealth.Sample { return selfhealth.Sample{CPU: 1.13, Load1: 1.5, RunqueueDelay: 0.8} }
+	busy := func() selfhealth.Sample { return selfhealth.Sample{CPU: 1.0, Load1: 1.5, RunqueueDelay: 0.5} }
 	both := func() selfhealth.Sample {
 		return selfhealth.Sample{CPU: 1.95, Load1: 12, Steal: 0.3, RunqueueDelay: 0.5}
 	}
@@ -55,6 +58,8 @@ func TestSelfBoundRule(t *testing.T) {
 		{"load", 2, 60, 20, load, rundir.BoundHost, "host load up to 11.0 on 2 cores, above 2x cores in 33% of intervals"},
 		{"run queue", 2, 60, 20, rq, rundir.BoundGenerator, "soakd's threads waited for a CPU up to 1350 ms a second, over 1000 ms in 33% of intervals"},
 		{"run queue of a quiet host's many wake-ups: not", 2, 60, 60, wakeful, "", ""},
+		{"cpu and run queue together", 2, 60, 20, wanted, rundir.BoundGenerator, "soakd's threads ran or waited for a CPU on up to 1.93 of 2 cores (CPU plus run-queue wait), above 90% in 33% of intervals"},
+		{"busy, with room: not", 2, 60, 60, busy, "", ""},
 		{"soakd's CPU comes first", 2, 60, 20, both, rundir.BoundGenerator, "soakd CPU"},
 		{"one interval of one: bound", 2, 1, 1, cpu, rundir.BoundGenerator, "in 100% of intervals"},
 		{"one interval of five: not", 2, 5, 1, cpu, "", ""},
