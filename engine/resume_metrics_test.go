@@ -6,8 +6,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/soakd/soakd/metrics"
 	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/targets"
@@ -40,31 +38,9 @@ phases:
 	if p.Lost < 150 {
 		t.Fatalf("lost %d, want the ~200 due in the 1 s down", p.Lost)
 	}
-	reg := prometheus.NewRegistry()
-	if err := exp.Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, mf := range mfs {
-		if mf.GetName() != "soakd_ops_lost_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			lbl := map[string]string{}
-			for _, l := range m.GetLabel() {
-				lbl[l.GetName()] = l.GetValue()
-			}
-			if lbl["phase"] == "steady" {
-				got[lbl["op"]] += m.GetCounter().GetValue()
-			}
-		}
-	}
+	got := lostCounters(t, exp, "steady")
 	for _, op := range []string{"read", "update"} {
-		if want := float64(p.Ops[op].Lost); got[op] != want || want == 0 {
+		if want := p.Ops[op].Lost; got[op] != want || want == 0 {
 			t.Errorf("soakd_ops_lost_total{op=%q} = %v, summary's lost %v", op, got[op], want)
 		}
 	}
