@@ -1,16 +1,13 @@
 package engine
 
 import (
-	"context"
 	"maps"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/soakd/soakd/metrics"
-	"github.com/soakd/soakd/rundir"
 	"github.com/soakd/soakd/scenarios"
 	"github.com/soakd/soakd/targets"
 )
@@ -59,20 +56,8 @@ phases:
 	// One worker and no drops: the killed run's n-th request is index n.
 	killed := &recordingTarget{service: 5 * time.Millisecond}
 	dir := killedRun(t, sc, killed, 2100*time.Millisecond)
-	ck, err := rundir.ReadCheckpoint(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	exp := metrics.NewExporter(sc.Name, "0", targets.Classes(), nil)
-	var sum *rundir.Summary
-	synctest.Test(t, func(t *testing.T) {
-		time.Sleep(time.Until(ck.Written.Add(time.Second)))
-		o := Options{Scenario: sc, Target: &recordingTarget{service: 5 * time.Millisecond}, TargetKind: "fake", OutDir: dir, Interval: 250 * time.Millisecond,
-			time: bubbleTime{}, Checkpoint: &CheckpointConfig{}, Resume: ck, Exporter: exp}
-		if sum, err = runWritten(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-	})
+	sum, ck := resumed(t, sc, &recordingTarget{service: 5 * time.Millisecond}, dir, time.Second, func(o *Options) { o.Exporter = exp })
 	p := sum.Phases[0]
 	checkIdentity(t, "steady", &p.Result)
 	sm := checkSeam(t, sum, ck, "steady", time.Second, p.Lost)
