@@ -124,7 +124,7 @@ phases:
 func TestCorpusSearchRedis(t *testing.T) {
 	so := testutil.NeedFile(t, "/usr/lib/redis/modules/redisearch.so")
 	sc := corpusScenario(t, `
-target: {kind: redis, managed: {persistence: none, args: [--loadmodule, `+so+`]}}
+target: {kind: redis, managed: {persistence: none, args: [--loadmodule, `+so+`, TIMEOUT, 0]}}
 record:
   source: docs.ndjson
   key_field: id

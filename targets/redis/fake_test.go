@@ -23,6 +23,8 @@ type fakeServer struct {
 	mu      sync.Mutex
 	cmds    [][]string
 	silent  bool // never reply (timeouts)
+	// ftconf answers FT.CONFIG GET (RediSearch 2.x); nil: unknown command.
+	ftconf map[string]string
 }
 
 func startFake(t *testing.T, modules ...[2]any) *fakeServer {
@@ -124,6 +126,20 @@ func (f *fakeServer) serve(c net.Conn) {
 			w.WriteString(":1\r\n")
 		case "FT.SEARCH":
 			w.WriteString("*1\r\n:0\r\n")
+		case "FT.CONFIG":
+			f.mu.Lock()
+			v, ok := f.ftconf[strings.ToUpper(args[len(args)-1])]
+			known := f.ftconf != nil
+			f.mu.Unlock()
+			switch {
+			case !known:
+				w.WriteString("-ERR unknown command 'FT.CONFIG'\r\n")
+			case !ok:
+				w.WriteString("*0\r\n")
+			default:
+				name := strings.ToUpper(args[len(args)-1])
+				w.WriteString("*1\r\n*2\r\n$" + strconv.Itoa(len(name)) + "\r\n" + name + "\r\n$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n")
+			}
 		case "JSON.GET":
 			w.WriteString("$2\r\n{}\r\n")
 		case "HGETALL":

@@ -69,6 +69,7 @@ func (t *Target) searchOp(ctx context.Context, c cmdable, r *targets.Request) po
 type Module struct {
 	Name    string
 	Version int
+	Args    []string // the arguments it was loaded with
 }
 
 // Modules lists the server's modules (MODULE LIST).
@@ -107,6 +108,12 @@ func setModuleField(m *Module, k string, v any) {
 			m.Version = int(n)
 		default:
 			m.Version, _ = strconv.Atoi(fmt.Sprint(v))
+		}
+	case "args":
+		if as, ok := v.([]any); ok {
+			for _, a := range as {
+				m.Args = append(m.Args, fmt.Sprint(a))
+			}
 		}
 	}
 }
@@ -181,6 +188,8 @@ func (t *Target) prepareSearch(ctx context.Context, sc *scenarios.Scenario) erro
 	if t.search.mode == searchJSON {
 		t.search.module += " + RedisJSON " + versionString(js.Version)
 	}
+	t.search.module += " (" + describeSearchTimeout(t.searchTimeout(ctx, ft)) + ")"
+
 	var args []any
 	switch {
 	case sc.HasCorpus():

@@ -68,7 +68,7 @@ func TestSearchMixThroughEngine(t *testing.T) {
 	if _, err := os.Stat(redisearchSO); err != nil {
 		t.Fatalf("%s is missing: install redis-redisearch (CI does)", redisearchSO)
 	}
-	s := startRedis(t, "--loadmodule", redisearchSO)
+	s := startRedis(t, "--loadmodule", redisearchSO, "TIMEOUT", "0")
 	tg := openURL(t, s)
 	hook := &ftSearchHook{}
 	tg.c.AddHook(hook)

@@ -25,7 +25,7 @@ func searchScenario() *scenarios.Scenario {
 
 func TestSearchRediSearch1(t *testing.T) {
 	testutil.NeedFile(t, redisearchSO)
-	s := startRedis(t, "--loadmodule", redisearchSO)
+	s := startRedis(t, "--loadmodule", redisearchSO, "TIMEOUT", "0")
 	tg := openURL(t, s)
 	rc := rawClient(t, s)
 	ctx := ctxT(t)
@@ -117,7 +117,7 @@ func TestSearchWithoutModuleFailsAtPrepare(t *testing.T) {
 	}
 	// JSON documents need RedisJSON, which is not installed here.
 	if _, err := os.Stat(redisearchSO); err == nil {
-		s2 := startRedis(t, "--loadmodule", redisearchSO)
+		s2 := startRedis(t, "--loadmodule", redisearchSO, "TIMEOUT", "0")
 		tg2 := openTarget(t, scenarios.Target{URL: s2.URL(), Client: scenarios.ClientOf(scenarios.ClientCommon{}, ClientConfig{Search: "json"})}, targets.Options{})
 		if err := tg2.Prepare(ctxT(t), searchScenario()); err == nil || !strings.Contains(err.Error(), "RedisJSON") {
 			t.Fatalf("json without RedisJSON: %v", err)

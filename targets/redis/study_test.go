@@ -17,7 +17,7 @@ func TestStudySearchMix(t *testing.T) {
 	if _, err := os.Stat(redisearchSO); err != nil {
 		t.Fatalf("%s is missing: install redis-redisearch (CI does)", redisearchSO)
 	}
-	s := startRedis(t, "--loadmodule", redisearchSO)
+	s := startRedis(t, "--loadmodule", redisearchSO, "TIMEOUT", "0")
 	sum, dir := studytest.Run(t, "../../scenarios/study-search-mix-redis.yaml", "redis://"+s.Addr())
 	studytest.CheckSweep(t, sum)
 	studytest.CheckReport(t, sum, dir)
