@@ -109,26 +109,34 @@ slo:
 	if err := rc.Do(context.Background(), "DEBUG", "SLEEP", "0.2").Err(); err != nil {
 		t.Fatalf("DEBUG SLEEP: %v", err)
 	}
+	// lastScrape is the time of the newest scrape of the steady phase.
+	lastScrape := func() time.Time {
+		r := query(t, prom, `timestamp(soakd_target_rate_ops{scenario="e2e",phase="steady"})`, time.Now()).Result
+		if len(r) == 0 || len(r[0].Value) != 2 {
+			return time.Time{}
+		}
+		ts, _ := strconv.ParseFloat(fmt.Sprint(r[0].Value[1]), 64)
+		return time.UnixMilli(int64(ts * 1000))
+	}
 	// The fork after the stall's window was scraped: a sample 3 s on.
 	scrapedAfter := func(at time.Time) {
 		t.Helper()
-		waitFor(t, 2*time.Minute, func() bool {
-			r := query(t, prom, `timestamp(soakd_target_rate_ops{scenario="e2e",phase="steady"})`, time.Now()).Result
-			if len(r) == 0 || len(r[0].Value) != 2 {
-				return false
-			}
-			ts, _ := strconv.ParseFloat(fmt.Sprint(r[0].Value[1]), 64)
-			return ts >= float64(at.UnixMilli())/1000
-		})
+		waitFor(t, 2*time.Minute, func() bool { return !lastScrape().Before(at) })
 	}
 	scrapedAfter(stallAt.Add(3 * time.Second))
 	forkAt := time.Now()
 	if err := rc.BgSave(context.Background()).Err(); err != nil {
 		t.Fatalf("BGSAVE: %v", err)
 	}
-	// The fork's figures scraped, the run is stopped.
+	// The fork's figures scraped (soakd's INFO poll saw the fork and
+	// Prometheus scraped that poll: a loaded host can take seconds), then
+	// the run is stopped. The panels are evaluated at that last scrape, a
+	// moment soakd was still being scraped.
 	scrapedAfter(forkAt.Add(3 * time.Second))
-	lastUp := time.Now()
+	waitFor(t, 2*time.Minute, func() bool {
+		return len(query(t, prom, `changes(soakd_server_latest_fork_seconds{scenario="e2e"}[1m]) > 0`, time.Now()).Result) > 0
+	})
+	at := lastScrape()
 	_ = run.Process.Signal(os.Interrupt)
 	select {
 	case err := <-done:
@@ -139,8 +147,6 @@ slo:
 	case <-time.After(2 * time.Minute):
 		t.Fatal("soakd run did not stop on SIGINT")
 	}
-	// Evaluate at a moment soakd was still being scraped.
-	at := lastUp.Add(-3 * time.Second)
 
 	// The stall as Prometheus saw it.
 	t.Logf("stall injected at %s; evaluating at %s", stallAt.Format("15:04:05.000"), at.Format("15:04:05.000"))
