@@ -25,6 +25,8 @@ type fakeServer struct {
 	silent  bool // never reply (timeouts)
 	// ftconf answers FT.CONFIG GET (RediSearch 2.x); nil: unknown command.
 	ftconf map[string]string
+	// ftconfMap answers it as RESP3 does: a map, not a list of pairs.
+	ftconfMap bool
 }
 
 func startFake(t *testing.T, modules ...[2]any) *fakeServer {
@@ -129,13 +131,16 @@ func (f *fakeServer) serve(c net.Conn) {
 		case "FT.CONFIG":
 			f.mu.Lock()
 			v, ok := f.ftconf[strings.ToUpper(args[len(args)-1])]
-			known := f.ftconf != nil
+			known, asMap := f.ftconf != nil, f.ftconfMap
 			f.mu.Unlock()
 			switch {
 			case !known:
 				w.WriteString("-ERR unknown command 'FT.CONFIG'\r\n")
 			case !ok:
 				w.WriteString("*0\r\n")
+			case asMap:
+				name := strings.ToUpper(args[len(args)-1])
+				w.WriteString("%1\r\n$" + strconv.Itoa(len(name)) + "\r\n" + name + "\r\n$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n")
 			default:
 				name := strings.ToUpper(args[len(args)-1])
 				w.WriteString("*1\r\n*2\r\n$" + strconv.Itoa(len(name)) + "\r\n" + name + "\r\n$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n")

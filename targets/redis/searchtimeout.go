@@ -43,18 +43,33 @@ func (t *Target) searchTimeout(ctx context.Context, ft *Module) (ms int64, polic
 	return ms, policy
 }
 
-// ftConfig is one FT.CONFIG GET value; false when the module has no
+// ftConfig is one FT.CONFIG GET value: a list of [name, value] pairs
+// under RESP2, a map under RESP3. False when the module has no
 // FT.CONFIG (1.x) or does not know the name.
 func (t *Target) ftConfig(ctx context.Context, name string) (string, bool) {
-	v, err := t.adminClient().Do(ctx, "FT.CONFIG", "GET", name).Slice()
-	if err != nil || len(v) == 0 {
+	v, err := t.adminClient().Do(ctx, "FT.CONFIG", "GET", name).Result()
+	if err != nil {
 		return "", false
 	}
-	pair, ok := v[0].([]any)
-	if !ok || len(pair) < 2 || pair[1] == nil {
+	var val any
+	switch r := v.(type) {
+	case []any:
+		if len(r) > 0 {
+			if pair, ok := r[0].([]any); ok && len(pair) >= 2 {
+				val = pair[1]
+			}
+		}
+	case map[any]any:
+		for k, x := range r {
+			if strings.EqualFold(fmt.Sprint(k), name) {
+				val = x
+			}
+		}
+	}
+	if val == nil {
 		return "", false
 	}
-	return fmt.Sprint(pair[1]), true
+	return fmt.Sprint(val), true
 }
 
 // moduleArg is the value after name in a module's load arguments.

@@ -34,20 +34,24 @@ func TestSearchTimeoutDescribed(t *testing.T) {
 	}
 }
 
-// RediSearch 2.x answers FT.CONFIG GET, which wins over the defaults.
+// RediSearch 2.x answers FT.CONFIG GET, which wins over the defaults:
+// a list of pairs under RESP2, a map under RESP3.
 func TestSearchTimeoutFromFTConfig(t *testing.T) {
-	f := startFake(t, [2]any{"search", 20804})
-	f.mu.Lock()
-	f.ftconf = map[string]string{"TIMEOUT": "100", "ON_TIMEOUT": "FAIL"}
-	f.mu.Unlock()
-	tg := openTarget(t, scenarios.Target{URL: f.url()}, targets.Options{})
-	if err := tg.Prepare(ctxT(t), searchScenarioPrefix("doc:")); err != nil {
-		t.Fatal(err)
-	}
-	if d := tg.Describe(); !strings.Contains(d, "RediSearch 2.8.4 (query timeout 100 ms fails the search)") {
-		t.Fatalf("target line %q", d)
-	}
-	if got := f.commands("FT.CONFIG"); len(got) != 2 {
-		t.Fatalf("FT.CONFIG sent %q", got)
+	for _, asMap := range []bool{false, true} {
+		f := startFake(t, [2]any{"search", 20804})
+		f.mu.Lock()
+		f.ftconf = map[string]string{"TIMEOUT": "100", "ON_TIMEOUT": "FAIL"}
+		f.ftconfMap = asMap
+		f.mu.Unlock()
+		tg := openTarget(t, scenarios.Target{URL: f.url()}, targets.Options{})
+		if err := tg.Prepare(ctxT(t), searchScenarioPrefix("doc:")); err != nil {
+			t.Fatal(err)
+		}
+		if d := tg.Describe(); !strings.Contains(d, "RediSearch 2.8.4 (query timeout 100 ms fails the search)") {
+			t.Errorf("map reply %v: target line %q", asMap, d)
+		}
+		if got := f.commands("FT.CONFIG"); len(got) != 2 {
+			t.Fatalf("FT.CONFIG sent %q", got)
+		}
 	}
 }
