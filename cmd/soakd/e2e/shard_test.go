@@ -36,8 +36,10 @@ const shardRecords = 12000
 const shardSLO = "slo: {max_error_ratio: 0, max_dropped_ratio: 1}\n"
 
 // shardScenario is the sharded runs' scenario: a load, then dur of
-// steady at rate, judged by slo (max_lag 30 s: a loaded host drops
-// nothing, so every scheduled op completes).
+// steady at rate, judged by slo (max_lag 30 s in both phases: a loaded
+// host drops nothing, so every scheduled op completes; a load that
+// dropped records would fail the steady phase's reads as not_found, as
+// it did at load 17).
 func shardScenario(t *testing.T, rate int, dur, slo string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "shard.yaml")
@@ -46,7 +48,7 @@ target: {kind: redis}
 record: {fields: 2, field_bytes: 16}
 keyspace: {records: %d, prefix: "rec:", distribution: zipfian, ordered: true}
 phases:
-  - {name: load, kind: load, concurrency: 4, rate: 24000}
+  - {name: load, kind: load, concurrency: 4, rate: 24000, max_lag: 30s}
   - name: steady
     kind: steady
     rate: %d
@@ -102,7 +104,7 @@ func TestShardProcessesHoldRateLoadOnceAndMerge(t *testing.T) {
 	cmds := startShards(t, bin, scen, "redis://"+srv.Addr(), n, dirs, nil, runID)
 	for i, c := range cmds {
 		if err := c.Wait(); err != nil {
-			t.Fatalf("shard %d: %v\n%s", i, err, c.Stderr)
+			t.Fatalf("shard %d: %v\n%s%s", i, err, c.Stderr, summaryText(dirs[i]))
 		}
 	}
 
@@ -292,7 +294,7 @@ func TestShardKilledMidRunIsMissing(t *testing.T) {
 	}
 	for _, i := range []int{0, 2} {
 		if err := cmds[i].Wait(); err != nil {
-			t.Fatalf("shard %d: %v\n%s", i, err, cmds[i].Stderr)
+			t.Fatalf("shard %d: %v\n%s%s", i, err, cmds[i].Stderr, summaryText(dirs[i]))
 		}
 	}
 	run := func(args ...string) (int, string) {
@@ -371,4 +373,14 @@ func TestShardRunIDWarningAndBarrierTimeout(t *testing.T) {
 	if code, msg := run("--shard", "1/2", "--barrier-timeout", "0s", "--run-id", "x"); code != exitRefused || !strings.Contains(msg, "must be positive") {
 		t.Fatalf("--barrier-timeout 0s: exit %d %s", code, msg)
 	}
+}
+
+// summaryText is a run directory's summary.txt, for a failure message:
+// a shard's exit status 1 is a missed SLO, which only the summary names.
+func summaryText(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
+	if err != nil {
+		return "(no summary.txt: " + err.Error() + ")"
+	}
+	return string(b)
 }
