@@ -156,7 +156,7 @@ func TestGrowthResumeAfterSIGKILL(t *testing.T) {
 		if inInsert(t, k.From) {
 			return 0
 		}
-		return int64((sm.Resumed.Sub(sm.Down).Seconds()+0.1)*200) + 1 + 8
+		return int64((sm.Resumed.Sub(sm.Down).Seconds()+0.5)*200) + 1 + 8 // as TestResumeAfterSIGKILL: 0.5 s for the drain
 	})
 	for _, sm := range sum.Seams {
 		if _, ok := stageLost[sm.Stage]; !ok {

@@ -294,9 +294,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	// Lost: the ops due from the checkpoint to the resume, and those in
 	// flight or unlogged at it: the 4 workers' (two each) and what the
 	// schedule sent while the collector drained their stripes (pausing
-	// for the pacer: 0.1 s allowed).
+	// for the pacer: 0.5 s allowed; at load 12 a drain took 0.3 s).
 	checkSeams(t, sum.Seams, kills, p.Lost, func(_ killed, sm rundir.Seam) int64 {
-		return int64((sm.Resumed.Sub(sm.Down).Seconds()+0.1)*200) + 1 + 8
+		return int64((sm.Resumed.Sub(sm.Down).Seconds()+0.5)*200) + 1 + 8
 	})
 	if logged, _ := loggedOps(t, out); logged != p.Completed {
 		t.Errorf("latency.hlog holds %d ops, the phase completed %d: an op counted twice or missing", logged, p.Completed)
