@@ -81,14 +81,16 @@ phases:
 		return connectionsReceived(t, rc) - before
 	}
 	// The load runs on the fast path's own pool; go-redis keeps one
-	// connection for PING, INFO and stats.
-	if got := run("default", "", true); got != 50+1 {
-		t.Errorf("concurrency 50, no pool_size: soakd opened %d connections, want 50 + 1 go-redis", got)
+	// connection for PING, INFO and stats; go-redis opens another when
+	// two of its calls overlap, and a CI host at load 13 counted 52.
+	// Either way the pool followed the 50 workers, not go-redis's 20.
+	if got := run("default", "", true); got < 50+1 || got > 50+2 {
+		t.Errorf("concurrency 50, no pool_size: soakd opened %d connections, want 50 + 1 or 2 go-redis", got)
 	}
 	if got := run("capped", ", client: {pool_size: 8}", false); got > 8+1 {
 		t.Errorf("pool_size 8: soakd opened %d connections, want at most 8 + 1 go-redis", got)
 	}
-	if got := run("goredis", ", client: {protocol: goredis}", true); got != 50 {
-		t.Errorf("concurrency 50, protocol goredis: soakd opened %d connections, want 50", got)
+	if got := run("goredis", ", client: {protocol: goredis}", true); got < 50 || got > 50+2 {
+		t.Errorf("concurrency 50, protocol goredis: soakd opened %d connections, want 50 (up to 2 more on a loaded host, as above)", got)
 	}
 }
