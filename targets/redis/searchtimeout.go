@@ -23,21 +23,19 @@ const (
 // GET where the module has it (2.x), otherwise the module's load
 // arguments (1.x), otherwise RediSearch's defaults.
 func (t *Target) searchTimeout(ctx context.Context, ft *Module) (ms int64, policy string) {
+	setting := func(name string) (string, bool) {
+		if v, ok := t.ftConfig(ctx, name); ok {
+			return v, true
+		}
+		return moduleArg(ft.Args, name)
+	}
 	ms, policy = searchTimeoutDefaultMS, searchOnTimeoutDefault
-	if v, ok := moduleArg(ft.Args, "TIMEOUT"); ok {
+	if v, ok := setting("TIMEOUT"); ok {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			ms = n
 		}
 	}
-	if v, ok := moduleArg(ft.Args, "ON_TIMEOUT"); ok {
-		policy = strings.ToLower(v)
-	}
-	if v, ok := t.ftConfig(ctx, "TIMEOUT"); ok {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			ms = n
-		}
-	}
-	if v, ok := t.ftConfig(ctx, "ON_TIMEOUT"); ok {
+	if v, ok := setting("ON_TIMEOUT"); ok {
 		policy = strings.ToLower(v)
 	}
 	return ms, policy
